@@ -1,0 +1,258 @@
+"""The Protocol each arm kind implements, and the spec a plugin registers it with.
+
+Scores are always higher-is-better inside the engine. Vectors are numpy ``float32``
+arrays of shape ``(n, dim)``, L2-normalised so that a dot product is the cosine
+similarity. Plugins need no base class: matching the Protocol is enough.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import numpy as np
+from pydantic import BaseModel
+
+from .types import Chunk, Collapsed, Document, Filters, FusedHit, Run
+
+ArmKind = Literal["storage", "keyword", "embedder", "semantic", "reranker", "dedup"]
+ARM_KINDS: tuple[ArmKind, ...] = ("storage", "keyword", "embedder", "semantic", "reranker", "dedup")
+
+
+class NoOptions(BaseModel, extra="forbid"):
+    """Options model of an arm that takes no options."""
+
+
+@dataclass(frozen=True, slots=True)
+class ArmContext:
+    """What a factory gets besides its options.
+
+    :param root: directory where this scope's files live (created if missing).
+    :param storage: the assembled storage, for keyword and semantic arms; ``None``
+        when the storage itself is being built.
+    """
+
+    root: Path
+    storage: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class ArmSpec:
+    """One arm implementation offered by a plugin.
+
+    :param kind: which Protocol the built arm implements.
+    :param name: the name settings use to pick it (unique per kind).
+    :param factory: ``factory(options, context) -> arm``.
+    :param options_model: pydantic model validating the arm's options
+        (settings table ``[arms.<name>]``).
+    :param requires_storage: storage names this arm works with; empty means any.
+    :param description: one line for ``octomem plugins``.
+    """
+
+    kind: ArmKind
+    name: str
+    factory: Callable[[Any, ArmContext], Any]
+    options_model: type[BaseModel] = NoOptions
+    requires_storage: frozenset[str] = field(default_factory=frozenset)
+    description: str = ""
+
+
+@runtime_checkable
+class Storage(Protocol):
+    """Where documents, chunks and metadata live.
+
+    Writes happen inside :meth:`transaction`; the keyword and semantic arms that
+    require this storage write their index rows through the same transaction object.
+    """
+
+    name: str
+
+    def transaction(self) -> AbstractContextManager[Any]:
+        """Open one write transaction: commit on normal exit, roll back on an exception."""
+        ...
+
+    def add_document(self, tx: Any, document: Document, chunks: Sequence[Chunk]) -> list[Chunk]:
+        """Store a document and its chunks; return the chunks with their new integer ids."""
+        ...
+
+    def delete_document(self, tx: Any, document_id: str) -> list[int]:
+        """Delete a document and its chunks; return the removed chunk ids (empty if none)."""
+        ...
+
+    def get_document(self, document_id: str) -> Document | None:
+        """Return the stored document, or ``None``."""
+        ...
+
+    def find_documents(self, text: str) -> list[Document]:
+        """Return the documents whose text is exactly ``text``, oldest first."""
+        ...
+
+    def get_chunks(self, chunk_ids: Sequence[int]) -> list[Chunk]:
+        """Return the chunks with these ids, in the given order; unknown ids are skipped."""
+        ...
+
+    def iter_chunks(self, filters: Filters | None = None) -> Iterator[Chunk]:
+        """Yield every stored chunk passing ``filters``, in id order."""
+        ...
+
+    def counts(self) -> dict[str, int]:
+        """Return ``{"documents": n, "chunks": n}``."""
+        ...
+
+    def get_meta(self, key: str) -> str | None:
+        """Read a value from the storage's key-value metadata table."""
+        ...
+
+    def set_meta(self, tx: Any, key: str, value: str) -> None:
+        """Write a value to the metadata table inside ``tx``."""
+        ...
+
+    def size_bytes(self) -> int:
+        """Return the storage's size on disk in bytes (0 for in-memory)."""
+        ...
+
+    def close(self) -> None:
+        """Release connections and files."""
+        ...
+
+
+@runtime_checkable
+class KeywordArm(Protocol):
+    """Lexical retrieval, e.g. BM25.
+
+    Any string is a valid query: syntax characters of the backend never raise.
+    """
+
+    name: str
+
+    def index(self, tx: Any, chunks: Sequence[Chunk]) -> None:
+        """Index stored chunks inside the storage transaction ``tx``."""
+        ...
+
+    def remove(self, tx: Any, chunk_ids: Sequence[int]) -> None:
+        """Drop chunks from the index inside ``tx``."""
+        ...
+
+    def search(self, text: str, filters: Filters, k: int) -> Run:
+        """Return at most ``k`` hits passing ``filters``, best first.
+
+        :param k: number of candidates, >= 1.
+        :returns: hits with 1-based ranks and higher-is-better scores (BM25 scores
+            for BM25 arms); empty when no term of ``text`` occurs.
+        """
+        ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Text to vectors. Loads its model lazily; never blocks construction.
+
+    :ivar model_id: identity stored beside the vectors it produces.
+    :ivar dim: vector dimension.
+    :ivar max_tokens: longest chunk in tokens (special tokens excluded) the model was trained on.
+    """
+
+    name: str
+    model_id: str
+    dim: int
+    max_tokens: int
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Return each text's length in model tokens (special tokens excluded)."""
+        ...
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed passages.
+
+        :returns: ``(len(texts), dim)`` float32, each row of unit L2 norm.
+        :raises EmbedderUnavailableError: the model cannot be loaded.
+        """
+        ...
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Embed one query.
+
+        :returns: ``(dim,)`` float32 of unit L2 norm.
+        :raises EmbedderUnavailableError: the model cannot be loaded.
+        """
+        ...
+
+
+@runtime_checkable
+class SemanticArm(Protocol):
+    """A vector index with k-nearest-neighbour search by cosine similarity."""
+
+    name: str
+
+    def bind(self, tx: Any, model_id: str, dim: int) -> None:
+        """Declare which embedder's vectors this index holds; record it on first use.
+
+        :raises EmbedderMismatchError: the index holds vectors of another model or dimension.
+        """
+        ...
+
+    def add(self, tx: Any, chunk_ids: Sequence[int], vectors: np.ndarray) -> None:
+        """Store vectors, row ``i`` for ``chunk_ids[i]``; ``vectors`` is ``(n, dim)`` float32."""
+        ...
+
+    def remove(self, tx: Any, chunk_ids: Sequence[int]) -> None:
+        """Drop the vectors of these chunks inside ``tx``."""
+        ...
+
+    def missing(self, limit: int | None = None) -> list[int]:
+        """Return ids of stored chunks that have no vector yet, ascending."""
+        ...
+
+    def vectors(self, chunk_ids: Sequence[int]) -> np.ndarray:
+        """Return ``(len(chunk_ids), dim)`` float32; a zero row where a chunk has no vector."""
+        ...
+
+    def search(self, vector: np.ndarray, filters: Filters, k: int) -> Run:
+        """Return at most ``k`` hits passing ``filters`` (applied inside the KNN), best first.
+
+        :param vector: ``(dim,)`` float32 unit-norm query vector.
+        :returns: hits whose score is the cosine similarity in [-1, 1].
+        """
+        ...
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    """Re-scores (query, passage) pairs, e.g. with a cross-encoder."""
+
+    name: str
+
+    def rerank(self, query: str, texts: Sequence[str]) -> np.ndarray:
+        """Return ``(len(texts),)`` float32 relevance scores, higher is better."""
+        ...
+
+
+@runtime_checkable
+class Dedup(Protocol):
+    """Collapses repetitions in an answer (or diversifies it)."""
+
+    name: str
+
+    def dedup(
+        self, hits: Sequence[FusedHit], vectors: np.ndarray | None
+    ) -> tuple[list[FusedHit], list[Collapsed]]:
+        """Return the hits to keep (order preserved, ranks renumbered) and what went.
+
+        :param hits: fused hits, best first.
+        :param vectors: ``(len(hits), dim)`` float32 unit-norm rows for ``hits``, zero
+            rows where a chunk has no vector; ``None`` when no semantic arm is available.
+        """
+        ...
+
+
+PROTOCOLS: dict[ArmKind, type] = {
+    "storage": Storage,
+    "keyword": KeywordArm,
+    "embedder": Embedder,
+    "semantic": SemanticArm,
+    "reranker": Reranker,
+    "dedup": Dedup,
+}

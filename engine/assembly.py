@@ -1,0 +1,114 @@
+"""Building arms from settings: name lookup, options validation, compatibility checks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from .arms import PROTOCOLS, ArmContext, ArmKind, ArmSpec
+from .errors import ArmBuildError, ArmConfigError, IncompatibleArmsError, OctomemError
+from .manager import ArmRegistry
+from .settings import LoadedSettings, PipelineSettings
+
+
+@dataclass(frozen=True, slots=True)
+class Arms:
+    """The arms of one assembled pipeline; ``None`` where settings name none."""
+
+    storage: Any
+    keyword: Any | None
+    embedder: Any | None
+    semantic: Any | None
+    reranker: Any | None
+    dedup: Any | None
+
+
+def arm_options(spec: ArmSpec, loaded: LoadedSettings) -> BaseModel:
+    """Validate ``arms.<name>`` from the settings against the arm's options model.
+
+    :raises ArmConfigError: names the setting (``arms.<name>.<field>``) and its layer.
+    """
+    raw = loaded.settings.arms.get(spec.name, {})
+    try:
+        return spec.options_model(**raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(["arms", spec.name, *(str(p) for p in err["loc"])])
+        raise ArmConfigError(
+            f"setting {key!r} from {loaded.source_of(key)}: {err['msg']}"
+        ) from exc
+
+
+def _specs(pipeline: PipelineSettings, registry: ArmRegistry) -> dict[ArmKind, ArmSpec]:
+    specs: dict[ArmKind, ArmSpec] = {"storage": registry.get("storage", pipeline.storage)}
+    for kind in ("keyword", "embedder", "semantic", "reranker", "dedup"):
+        name = getattr(pipeline, kind)
+        if name:
+            specs[kind] = registry.get(kind, name)  # type: ignore[arg-type]
+    return specs
+
+
+def check_compatible(pipeline: PipelineSettings, registry: ArmRegistry) -> dict[ArmKind, ArmSpec]:
+    """Look every configured arm up and refuse impossible combinations before building any.
+
+    :returns: the spec of each configured arm kind.
+    :raises ArmNotFoundError: a configured name is not installed (lists what is).
+    :raises IncompatibleArmsError: e.g. ``fts5`` with a non-SQLite storage, or a semantic
+        arm without an embedder; the message names both arms.
+    """
+    specs = _specs(pipeline, registry)
+    storage = pipeline.storage
+    for kind, spec in specs.items():
+        if spec.requires_storage and storage not in spec.requires_storage:
+            needs = " or ".join(repr(s) for s in sorted(spec.requires_storage))
+            raise IncompatibleArmsError(
+                f"{kind} arm {spec.name!r} needs storage {needs}, but pipeline.storage is "
+                f"{storage!r}; choose another {kind} arm or storage"
+            )
+    if "semantic" in specs and "embedder" not in specs:
+        raise IncompatibleArmsError(
+            f"semantic arm {pipeline.semantic!r} needs an embedder, but pipeline.embedder is "
+            "empty; set pipeline.embedder (e.g. fastembed) or pipeline.semantic to empty"
+        )
+    return specs
+
+
+def _build(spec: ArmSpec, loaded: LoadedSettings, context: ArmContext) -> Any:
+    options = arm_options(spec, loaded)
+    try:
+        arm = spec.factory(options, context)
+    except OctomemError:
+        raise
+    except Exception as exc:  # a plugin's own failure: report it by arm name
+        raise ArmBuildError(spec.kind, spec.name, f"{type(exc).__name__}: {exc}") from exc
+    protocol = PROTOCOLS[spec.kind]
+    if not isinstance(arm, protocol):
+        raise ArmBuildError(
+            spec.kind, spec.name, f"{type(arm).__name__} does not implement {protocol.__name__}"
+        )
+    return arm
+
+
+def build_arms(loaded: LoadedSettings, registry: ArmRegistry, root: Path) -> Arms:
+    """Check the configured combination, then build storage first and the other arms on it.
+
+    :param root: directory for this scope's files; created if missing.
+    :raises OctomemError: any of :func:`check_compatible`'s errors, or an arm's
+        :class:`ArmConfigError` / :class:`PluginLoadError`.
+    """
+    specs = check_compatible(loaded.settings.pipeline, registry)
+    root.mkdir(parents=True, exist_ok=True)
+    storage = _build(specs["storage"], loaded, ArmContext(root=root))
+    context = ArmContext(root=root, storage=storage)
+    built = {kind: _build(spec, loaded, context) for kind, spec in specs.items() if kind != "storage"}
+    return Arms(
+        storage=storage,
+        keyword=built.get("keyword"),
+        embedder=built.get("embedder"),
+        semantic=built.get("semantic"),
+        reranker=built.get("reranker"),
+        dedup=built.get("dedup"),
+    )

@@ -1,0 +1,92 @@
+"""Splitting document text into chunks no longer than the embedder's trained length."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+#: Paragraph breaks, then sentence ends, then whitespace: the boundaries tried in order.
+_PARAGRAPH = re.compile(r"\n\s*\n")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_WORD = re.compile(r"\s+")
+
+CountTokens = Callable[[Sequence[str]], list[int]]
+
+
+def _pieces(text: str, pattern: re.Pattern[str]) -> list[str]:
+    return [p.strip() for p in pattern.split(text) if p.strip()]
+
+
+def _split_long(piece: str, max_tokens: int, count: CountTokens) -> list[str]:
+    """Split one piece that is over budget: by sentence, then by word windows."""
+    sentences = _pieces(piece, _SENTENCE)
+    if len(sentences) > 1:
+        return _pack(sentences, max_tokens, count)
+    words = _pieces(piece, _WORD)
+    if len(words) <= 1:  # one enormous "word": cut on characters, ~4 chars a token
+        step = max(1, max_tokens * 4)
+        return [piece[i : i + step] for i in range(0, len(piece), step)]
+    out: list[str] = []
+    current: list[str] = []
+    for word in words:
+        if current and count([" ".join([*current, word])])[0] > max_tokens:
+            out.append(" ".join(current))
+            current = []
+        current.append(word)
+    if current:
+        out.append(" ".join(current))
+    return out
+
+
+def _pack(pieces: list[str], max_tokens: int, count: CountTokens) -> list[str]:
+    """Greedily join consecutive pieces while the joined text stays within budget."""
+    sizes = count(pieces)
+    chunks: list[str] = []
+    current: list[str] = []
+    used = 0
+    for piece, size in zip(pieces, sizes, strict=True):
+        if size > max_tokens:
+            if current:
+                chunks.append(" ".join(current))
+                current, used = [], 0
+            chunks.extend(_split_long(piece, max_tokens, count))
+            continue
+        if current and used + size > max_tokens:
+            chunks.append(" ".join(current))
+            current, used = [], 0
+        current.append(piece)
+        used += size
+    if current:
+        chunks.append(" ".join(current))
+    return chunks
+
+
+def split_text(text: str, max_tokens: int, count: CountTokens) -> list[str]:
+    """Split ``text`` into chunks of at most ``max_tokens`` tokens each.
+
+    Text within budget stays one chunk (whitespace kept as given). Longer text is split
+    on paragraph breaks, then sentence ends, then words, and consecutive pieces are
+    packed greedily up to the budget. Token counts come from the embedder
+    (``count``), so the budget matches the model (254 content tokens for MiniLM,
+    trained at 256 with [CLS] and [SEP]).
+
+    :param max_tokens: the budget per chunk in model tokens, >= 1.
+    :param count: returns each text's token count.
+    :returns: non-empty chunk texts in document order; ``[]`` for blank text.
+    :raises ValueError: ``max_tokens < 1``.
+    """
+    if max_tokens < 1:
+        raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
+    if not text.strip():
+        return []
+    if count([text])[0] <= max_tokens:
+        return [text.strip()]
+    return _pack(_pieces(text, _PARAGRAPH), max_tokens, count)
+
+
+def word_count(texts: Sequence[str]) -> list[int]:
+    """Estimate tokens as whitespace words times 1.3 (WordPiece averages ~1.3 per English word).
+
+    Used when no embedder is configured, so chunks stay a sensible size anyway.
+    """
+    return [int(len(t.split()) * 1.3) + 1 for t in texts]

@@ -1,0 +1,126 @@
+"""Rich rendering of CLI output: answers, reports, plugin and settings tables."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from .manager import ArmRegistry
+from .pipeline import AddReport
+from .settings import LoadedSettings
+from .types import Answer
+
+ARM_KIND_ORDER = ("storage", "keyword", "embedder", "semantic", "reranker", "dedup")
+
+
+def progress(console: Console) -> Progress:
+    """Return a progress bar with count, rate-friendly elapsed and remaining time."""
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=False,
+    )
+
+
+def ingest_report(console: Console, report: AddReport, embedded: int, semantic_error: str | None) -> None:
+    """Print what an ingest did."""
+    console.print(
+        f"added {len(report.added)}, replaced {len(report.replaced)}, unchanged "
+        f"{len(report.unchanged)} documents; {report.chunks} chunks indexed, {embedded} embedded"
+    )
+    problem = report.semantic_error or semantic_error
+    if problem:
+        console.print(f"[yellow]vectors not written: {problem}[/yellow]")
+        console.print("[yellow]these chunks are still found by their words[/yellow]")
+
+
+def _snippet(text: str, width: int = 90) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def answer(console: Console, query: str, ans: Answer, explain: bool) -> None:
+    """Print an answer as a ranked table; with ``explain``, each arm's rank and score."""
+    table = Table(title=f"{query!r}", title_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("score", justify="right")
+    arm_names = [*ans.arms_ran]
+    extra = sorted({a for h in ans.hits for a in h.contributions} - set(arm_names))
+    arm_names += extra
+    if explain:
+        for arm in arm_names:
+            table.add_column(f"{arm}\nrank / score", justify="right")
+    table.add_column("id")
+    table.add_column("text")
+    for hit in ans.hits:
+        cells = [str(hit.rank), f"{hit.score:.4f}"]
+        if explain:
+            for arm in arm_names:
+                h = hit.contributions.get(arm)
+                cells.append(f"{h.rank} / {h.score:.3f}" if h else "–")
+        title = f"[bold]{hit.chunk.title}[/bold] " if hit.chunk.title else ""
+        cells += [hit.chunk.document_id[:16], title + _snippet(hit.chunk.text)]
+        table.add_row(*cells)
+    console.print(table)
+    line = f"arms: {', '.join(ans.arms_ran) or 'none'}"
+    if "total" in ans.timings_ms:
+        line += f" · {ans.timings_ms['total']:.1f} ms"
+    console.print(line)
+    for arm, why in ans.arms_unavailable.items():
+        console.print(f"[yellow]{arm} unavailable: {why}[/yellow]")
+    if not ans.semantic_available:
+        console.print("[yellow]semantic_available: false (keyword-only answer)[/yellow]")
+    for c in ans.collapsed:
+        console.print(f"collapsed chunk {c.chunk_id} into {c.kept_chunk_id}: {c.reason}")
+    if ans.unembedded_hits:
+        console.print(f"{len(ans.unembedded_hits)} hit(s) found by words only (no vector yet)")
+
+
+def plugins(console: Console, registry: ArmRegistry) -> None:
+    """Print installed arms by kind with their distribution and version."""
+    table = Table(title="installed arms")
+    for col in ("kind", "name", "distribution", "version", "description"):
+        table.add_column(col)
+    for kind in ARM_KIND_ORDER:
+        for p in registry.provided(kind):  # type: ignore[arg-type]
+            table.add_row(kind, p.spec.name, p.distribution, p.version, p.spec.description)
+    console.print(table)
+
+
+def status(console: Console, info: dict[str, Any]) -> None:
+    """Print a pipeline's status."""
+    table = Table(show_header=False)
+    for key, value in info.items():
+        if key == "arms":
+            value = ", ".join(f"{k}={v}" for k, v in value.items() if v)
+        table.add_row(key, "" if value is None else str(value))
+    console.print(table)
+
+
+def _flatten(data: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    rows: list[tuple[str, Any]] = []
+    for key, value in data.items():
+        if isinstance(value, dict) and value and key != "weights":
+            rows += _flatten(value, f"{prefix}{key}.")
+        else:
+            rows.append((f"{prefix}{key}", value))
+    return rows
+
+
+def settings(console: Console, loaded: LoadedSettings) -> None:
+    """Print every effective setting with the layer it came from."""
+    table = Table(title="effective settings")
+    for col in ("key", "value", "from"):
+        table.add_column(col)
+    for key, value in _flatten(loaded.settings.model_dump(mode="json")):
+        table.add_row(key, repr(value), loaded.source_of(key))
+    console.print(table)

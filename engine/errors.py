@@ -1,0 +1,100 @@
+"""Every error octomem raises on purpose, under one :class:`OctomemError`."""
+
+from __future__ import annotations
+
+
+class OctomemError(Exception):
+    """Base class of every error octomem raises on purpose.
+
+    The CLI prints ``str(error)`` as one line; the MCP server returns it as a tool error.
+    """
+
+
+class PluginLoadError(OctomemError):
+    """An entry point in group ``octomem`` failed to import or register.
+
+    :param entry_point: the entry point's name.
+    :param distribution: the distribution that declares it (``"?"`` when unknown).
+    """
+
+    def __init__(self, entry_point: str, distribution: str, reason: str) -> None:
+        self.entry_point = entry_point
+        self.distribution = distribution
+        super().__init__(
+            f"plugin {entry_point!r} from distribution {distribution!r} failed to load: {reason}"
+        )
+
+
+class DuplicateArmError(OctomemError):
+    """Two plugins register an arm of the same kind under the same name."""
+
+    def __init__(self, kind: str, name: str, first: str, second: str) -> None:
+        self.kind, self.name = kind, name
+        super().__init__(
+            f"{kind} arm {name!r} is registered twice: by {first!r} and by {second!r}; "
+            "uninstall one of them"
+        )
+
+
+class ArmNotFoundError(OctomemError, KeyError):
+    """Settings name an arm that no installed plugin registers."""
+
+    def __init__(self, kind: str, name: str, available: list[str]) -> None:
+        self.kind, self.name, self.available = kind, name, available
+        names = ", ".join(sorted(available)) or "none"
+        OctomemError.__init__(
+            self, f"no {kind} arm named {name!r}; installed {kind} arms: {names}"
+        )
+
+    def __str__(self) -> str:  # KeyError would otherwise quote the message
+        return str(self.args[0])
+
+
+class ArmConfigError(OctomemError):
+    """An arm's options or a setting failed validation; names the setting and its source."""
+
+
+class IncompatibleArmsError(OctomemError):
+    """Two configured arms cannot work together (e.g. ``fts5`` without ``sqlite`` storage)."""
+
+
+class EmbedderMismatchError(OctomemError):
+    """Stored vectors were made by a different embedder than the configured one."""
+
+
+class EmbedderUnavailableError(OctomemError):
+    """The embedder's model cannot be loaded (missing files, no hub access, bad path)."""
+
+
+class InvalidQueryError(OctomemError, ValueError):
+    """A query or filter value is unusable; the message names the argument."""
+
+
+class NotFoundError(OctomemError, KeyError):
+    """No stored item has the given id or text."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class AmbiguousMatchError(OctomemError):
+    """A text matches several stored statements, so none was changed.
+
+    :param matches: the ``(id, text)`` pairs that matched.
+    """
+
+    def __init__(self, text: str, matches: list[tuple[str, str]]) -> None:
+        self.matches = matches
+        listed = "; ".join(f"{i}: {t[:60]!r}" for i, t in matches)
+        super().__init__(
+            f"{len(matches)} statements match {text[:60]!r}, none was removed; "
+            f"forget one by id: {listed}"
+        )
+
+
+class ArmBuildError(OctomemError):
+    """An arm's factory failed, or built something that does not implement its Protocol."""
+
+    def __init__(self, kind: str, name: str, reason: str) -> None:
+        self.kind, self.name = kind, name
+        super().__init__(f"{kind} arm {name!r} could not be built: {reason}")

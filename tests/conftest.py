@@ -1,0 +1,80 @@
+"""Shared fixtures: temporary roots, settings without the real model, registered test plugins."""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from octomem.engine.manager import ArmRegistry, load_registry
+from octomem.engine.settings import LoadedSettings, load_settings
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep every test away from the real home, config and data directories."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    for key in list(os.environ):
+        if key.startswith("OCTOMEM_"):
+            monkeypatch.delenv(key)
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    """A fresh, empty data directory."""
+    path = tmp_path / "data"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def registry() -> ArmRegistry:
+    """Every installed arm (entry points of group ``octomem``)."""
+    return load_registry()
+
+
+@pytest.fixture
+def hashing_settings(data_dir: Path) -> LoadedSettings:
+    """Default arms but the deterministic hashing embedder: no model file is read."""
+    return load_settings(
+        overrides={"data_dir": str(data_dir), "pipeline": {"embedder": "hashing"}},
+        read_user_config=False,
+    )
+
+
+@pytest.fixture
+def install_test_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str, str], Path]]:
+    """Install a plugin as a real distribution with an ``octomem`` entry point.
+
+    Call ``install_test_plugin(module_name, source)``: writes the module and a
+    ``.dist-info`` with ``entry_points.txt`` into a folder put first on ``sys.path``
+    (and ``PYTHONPATH``, for subprocesses). Undone after the test.
+    """
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]))
+    installed: list[str] = []
+
+    def install(module_name: str, source: str) -> Path:
+        (site / f"{module_name}.py").write_text(textwrap.dedent(source))
+        dist = site / f"{module_name.replace('_', '-')}-0.0.1.dist-info"
+        dist.mkdir()
+        (dist / "METADATA").write_text(
+            f"Metadata-Version: 2.1\nName: {module_name.replace('_', '-')}\nVersion: 0.0.1\n"
+        )
+        (dist / "entry_points.txt").write_text(f"[octomem]\n{module_name} = {module_name}\n")
+        installed.append(module_name)
+        return site
+
+    yield install
+    for name in installed:
+        sys.modules.pop(name, None)

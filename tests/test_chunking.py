@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from octomem.engine.chunking import split_text, word_count
+
+
+def words(texts):  # one token per whitespace word: easy to check by hand
+    return [len(t.split()) for t in texts]
+
+
+def test_short_text_stays_one_chunk() -> None:
+    assert split_text("  Prefers tabs over spaces.  ", 10, words) == ["Prefers tabs over spaces."]
+
+
+def test_blank_text_has_no_chunk() -> None:
+    assert split_text(" \n\t ", 10, words) == []
+
+
+def test_paragraphs_then_sentences_are_packed_within_budget() -> None:
+    text = "one two three. four five six.\n\nseven eight nine ten. eleven twelve."
+    chunks = split_text(text, 6, words)
+    assert chunks == ["one two three. four five six.", "seven eight nine ten. eleven twelve."]
+
+
+def test_a_sentence_over_budget_is_cut_on_words() -> None:
+    chunks = split_text(" ".join(f"w{i}" for i in range(25)), 10, words)
+    assert [len(c.split()) for c in chunks] == [10, 10, 5]
+
+
+@settings(max_examples=60)
+@given(st.lists(st.text(alphabet="abc .\n", min_size=0, max_size=40), max_size=30), st.integers(1, 30))
+def test_no_chunk_exceeds_budget_and_no_word_is_lost(parts: list[str], budget: int) -> None:
+    text = " ".join(parts)
+    chunks = split_text(text, budget, words)
+    assert all(words([c])[0] <= budget for c in chunks)
+    assert " ".join(chunks).split() == text.split()
+
+
+def test_word_count_estimate() -> None:
+    assert word_count(["a b c d e f g h i j"]) == [14]
