@@ -1,4 +1,4 @@
-"""The ``octomem`` command line: ingest, add, search, forget, plugins, status, config, serve."""
+"""The ``octomem`` command line: ingest, add, search, forget, plugins, status, config, serve, bench."""
 
 from __future__ import annotations
 
@@ -130,7 +130,8 @@ def search(
     tag: Annotated[list[str] | None, typer.Option("--tag", help="Only hits with every tag; repeatable.")] = None,
 ) -> None:
     """Search: keyword and semantic arms, fused by reciprocal rank, deduplicated."""
-    from .results import as_json as dump, recall_result
+    from .results import as_json as dump
+    from .results import recall_result
 
     pipeline = _pipeline()
     try:
@@ -183,6 +184,33 @@ def serve() -> None:
     # Imported by name at run time: the engine has no static dependency on the server.
     server = importlib.import_module("octomem.mcp_server.server")
     server.create_server(state.config, state.overrides).run("stdio")
+
+
+@app.command()
+def bench(
+    dataset: Annotated[Path | None, typer.Argument(help="A BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv).")] = None,
+    combo: Annotated[list[str] | None, typer.Option("--combo", help="`NAME=arm+arm+...` (e.g. `hybrid=fts5+sqlite-vec`); repeatable. Default: every installed arm alone and the hybrids.")] = None,
+    split: Annotated[str, typer.Option(help="Which qrels/<split>.tsv to evaluate on.")] = "test",
+    group_by: Annotated[str | None, typer.Option("--group-by", help="`metadata.FIELD`: a query only sees documents with its own value (LoCoMo: metadata.conv_id).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Report folder (default ./octomem-bench/<dataset>).")] = None,
+    top_k: Annotated[int, typer.Option("--top-k", help="Hits per query (100: recall@100 needs it).")] = 100,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="Where built indexes and vectors are kept for reuse.")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N judged queries (a smoke run).")] = None,
+    synthetic: Annotated[str | None, typer.Option("--synthetic", help="Scale curve instead of a dataset: sizes, e.g. `10k,100k,1M`.")] = None,
+) -> None:
+    """Measure arm combinations on a BEIR folder: quality (ranx) and cost, side by side.
+
+    Writes report.md, report.json and PNG plots to --out. Needs `pip install 'octomem[bench]'`.
+    """
+    try:
+        entry = importlib.import_module("octomem.benchmarks.entry")
+    except ImportError as exc:  # ranx, matplotlib, rank-bm25 come with the bench extra
+        raise OctomemError(f"octomem bench needs the bench extra ({exc}): pip install 'octomem[bench]'") from exc
+    entry.main(
+        dataset=dataset, combos=combo, split=split, group_by=group_by, out=out, top_k=top_k,
+        cache_dir=cache_dir, limit=limit, synthetic=synthetic, config_file=state.config,
+        overrides=state.overrides, console=console,
+    )
 
 
 def main() -> None:

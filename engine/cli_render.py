@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -49,26 +51,25 @@ def _snippet(text: str, width: int = 90) -> str:
 
 
 def answer(console: Console, query: str, ans: Answer, explain: bool) -> None:
-    """Print an answer as a ranked table; with ``explain``, each arm's rank and score."""
-    table = Table(title=f"{query!r}", title_justify="left")
-    table.add_column("#", justify="right")
-    table.add_column("score", justify="right")
+    """Print an answer as a ranked table; with ``explain``, each arm's rank and raw score."""
+    table = Table(title=escape(repr(query)), title_justify="left", box=box.SIMPLE_HEAD, expand=True)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("score", justify="right", no_wrap=True)
     arm_names = [*ans.arms_ran]
-    extra = sorted({a for h in ans.hits for a in h.contributions} - set(arm_names))
-    arm_names += extra
+    arm_names += sorted({a for h in ans.hits for a in h.contributions} - set(arm_names))
     if explain:
         for arm in arm_names:
-            table.add_column(f"{arm}\nrank / score", justify="right")
-    table.add_column("id")
-    table.add_column("text")
+            table.add_column(f"{arm}\nrank·score", justify="right", no_wrap=True)
+    table.add_column("hit", ratio=1, min_width=30)
     for hit in ans.hits:
         cells = [str(hit.rank), f"{hit.score:.4f}"]
         if explain:
             for arm in arm_names:
                 h = hit.contributions.get(arm)
-                cells.append(f"{h.rank} / {h.score:.3f}" if h else "–")
-        title = f"[bold]{hit.chunk.title}[/bold] " if hit.chunk.title else ""
-        cells += [hit.chunk.document_id[:16], title + _snippet(hit.chunk.text)]
+                cells.append(f"{h.rank}·{h.score:.3g}" if h else "–")
+        head = f"[bold]{escape(hit.chunk.title)}[/bold] " if hit.chunk.title else ""
+        cells.append(f"{head}[dim]{escape(hit.chunk.document_id)}[/dim]\n"
+                     f"{escape(_snippet(hit.chunk.text, 160))}")
         table.add_row(*cells)
     console.print(table)
     line = f"arms: {', '.join(ans.arms_ran) or 'none'}"
@@ -76,7 +77,7 @@ def answer(console: Console, query: str, ans: Answer, explain: bool) -> None:
         line += f" · {ans.timings_ms['total']:.1f} ms"
     console.print(line)
     for arm, why in ans.arms_unavailable.items():
-        console.print(f"[yellow]{arm} unavailable: {why}[/yellow]")
+        console.print(f"[yellow]{arm} unavailable:[/yellow] {escape(why)}")
     if not ans.semantic_available:
         console.print("[yellow]semantic_available: false (keyword-only answer)[/yellow]")
     for c in ans.collapsed:

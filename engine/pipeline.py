@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .assembly import Arms, build_arms
-from .chunking import split_text, word_count
+from .chunking import CountTokens, split_text, word_count
 from .errors import (
     AmbiguousMatchError,
     EmbedderMismatchError,
@@ -86,6 +86,7 @@ class Pipeline:
         self.root = root or self.settings.data_dir
         self.arms: Arms = build_arms(loaded, registry, self.root)
         self.semantic_error: str | None = None
+        self._counter: tuple[CountTokens, int] | None = None
         if self.arms.semantic is not None:
             embedder = self.arms.embedder
             try:
@@ -96,10 +97,22 @@ class Pipeline:
 
     # ---- write path -------------------------------------------------------------
 
+    def _token_counter(self) -> tuple[CountTokens, int]:
+        """Return the embedder's token counter and budget, or a word estimate without one."""
+        if self._counter is None:
+            embedder = self.arms.embedder
+            if embedder is None:
+                self._counter = (word_count, 254)
+            else:
+                try:
+                    embedder.count_tokens(["probe"])
+                    self._counter = (embedder.count_tokens, embedder.max_tokens)
+                except EmbedderUnavailableError:  # e.g. a hub model whose tokenizer isn't cached
+                    self._counter = (word_count, embedder.max_tokens)
+        return self._counter
+
     def _chunk(self, document: Document) -> list[Chunk]:
-        embedder = self.arms.embedder
-        count = embedder.count_tokens if embedder is not None else word_count
-        budget = embedder.max_tokens if embedder is not None else 254
+        count, budget = self._token_counter()
         if document.title:
             budget = max(16, budget - count([document.title])[0])
         texts = split_text(document.text, budget, count)
@@ -290,7 +303,11 @@ class Pipeline:
             for rank, f in enumerate((f for f in head if f.chunk_id in chunks), start=1)
         ]
         if self.arms.reranker is not None and hits:
-            hits = self._rerank(query, hits)
+            try:
+                hits = self._rerank(query, hits)
+                answer.arms_ran.append(self.arms.reranker.name)
+            except EmbedderUnavailableError as exc:
+                answer.arms_unavailable[self.arms.reranker.name] = str(exc)
         vectors = self._vectors(hits)
         if vectors is not None:
             answer.unembedded_hits.extend(

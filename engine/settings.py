@@ -39,8 +39,9 @@ class RetrievalSettings(BaseModel, extra="forbid"):
 
     top_k: int = Field(10, ge=1, le=1000, description="hits in an answer")
     candidate_k: int = Field(
-        100, ge=1, le=10_000,
-        description="hits each arm returns before fusion (BEIR's usual depth of 100)",
+        100, ge=1, le=4096,
+        description="hits each arm returns before fusion (BEIR's usual depth of 100; "
+        "at most 4096, sqlite-vec's largest k)",
     )
     fusion: Literal["rrf", "weighted"] = Field("rrf", description="how runs are combined")
     rrf_k: int = Field(

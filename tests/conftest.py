@@ -66,7 +66,9 @@ def install_test_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iter
 
     def install(module_name: str, source: str) -> Path:
         (site / f"{module_name}.py").write_text(textwrap.dedent(source))
-        dist = site / f"{module_name.replace('_', '-')}-0.0.1.dist-info"
+        # the folder name must use underscores: importlib.metadata reads the dist name
+        # from it up to the first "-" (so "octomem-test-x-..." would shadow "octomem")
+        dist = site / f"{module_name}-0.0.1.dist-info"
         dist.mkdir()
         (dist / "METADATA").write_text(
             f"Metadata-Version: 2.1\nName: {module_name.replace('_', '-')}\nVersion: 0.0.1\n"
@@ -78,3 +80,30 @@ def install_test_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iter
     yield install
     for name in installed:
         sys.modules.pop(name, None)
+
+
+# --- Arm contract fixtures (storage, keyword and semantic contract suites) -----------------
+
+
+@pytest.fixture
+def build_arm(registry: ArmRegistry, tmp_path: Path) -> Iterator[Callable[..., object]]:
+    """Build arms through their registered spec factory, with default options.
+
+    Call ``build_arm(kind, name, storage=None, root=None)``; ``root`` defaults to one
+    scope directory per test. Storages built here are closed after the test.
+    """
+    from octomem.engine.arms import ArmContext
+
+    storages: list[object] = []
+
+    def build(kind: str, name: str, storage: object = None, root: Path | None = None) -> object:
+        spec = registry.get(kind, name)  # type: ignore[arg-type]
+        context = ArmContext(root=root or tmp_path / "scope", storage=storage)
+        arm = spec.factory(spec.options_model(), context)
+        if kind == "storage":
+            storages.append(arm)
+        return arm
+
+    yield build
+    for storage in storages:
+        storage.close()  # type: ignore[attr-defined]

@@ -1,0 +1,5 @@
+"""The benchmark runner: measure arm combinations on BEIR-layout data, quality and cost.
+
+``octomem bench`` (see :mod:`octomem.benchmarks.command`) is the entry; committed reports
+live in ``benchmarks/results/<dataset>/`` and are listed in ``docs/benchmarks.md``.
+"""

@@ -1,0 +1,162 @@
+"""``octomem bench``: build the cache, run every combination, evaluate, write the report."""
+
+from __future__ import annotations
+
+import platform
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from octomem.engine.errors import OctomemError
+from octomem.engine.manager import ArmRegistry, load_registry
+from octomem.engine.settings import LoadedSettings, load_settings
+
+from . import baseline
+from .cache import IndexCache
+from .combos import Combo, default_combos, parse_combo
+from .dataset import BeirDataset, load_dataset, query_filters
+from .metrics import Evaluation, best_of, evaluate_runs
+from .runner import ComboResult, run_combo
+
+#: Hits asked per query: recall@100 needs a 100-deep ranking.
+DEFAULT_TOP_K = 100
+
+
+@dataclass(slots=True)
+class BenchResult:
+    """Everything one ``octomem bench`` run measured (what the report is written from)."""
+
+    dataset: BeirDataset
+    group_by: str | None
+    top_k: int
+    combos: list[ComboResult]
+    evaluation: Evaluation
+    build: dict[str, Any]
+    command: str
+    seconds: float
+
+
+def deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """Return ``base`` with ``extra`` merged in, nested dicts merged key by key."""
+    out = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def bench_registry() -> ArmRegistry:
+    """Return the installed arms plus the in-process ``grep`` baseline."""
+    return load_registry(extra_plugins=[baseline])
+
+
+@contextmanager
+def progress_bars(console: Console | None) -> Iterator[Callable[[str, int], Callable[[int], None]]]:
+    """Yield ``progress(label, total) -> advance(n)`` drawing rich progress bars."""
+    if console is None:
+        yield lambda label, total: (lambda n: None)
+        return
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=False) as bar:
+        def progress(label: str, total: int) -> Callable[[int], None]:
+            task = bar.add_task(label, total=total)
+            return lambda n: bar.advance(task, n)
+        yield progress
+
+
+def resolve_combos(specs: list[str] | None, registry: ArmRegistry, loaded: LoadedSettings) -> list[Combo]:
+    """Parse ``--combo`` values, or return the default rows.
+
+    :raises OctomemError: a bad combination, or two rows with the same name.
+    """
+    settings = loaded.settings
+    combos = [parse_combo(s, registry, settings) for s in specs] if specs else default_combos(registry, settings)
+    names = [c.name for c in combos]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise OctomemError(f"--combo: row names must be unique, repeated: {', '.join(dupes)}")
+    if not combos:
+        raise OctomemError("no combination to run: no keyword or semantic arm is installed")
+    return combos
+
+
+def _limit(dataset: BeirDataset, limit: int | None) -> BeirDataset:
+    if not limit:
+        return dataset
+    keep = list(dataset.queries)[:limit]
+    return BeirDataset(
+        folder=dataset.folder, name=dataset.name, split=dataset.split,
+        queries={q: dataset.queries[q] for q in keep},
+        query_metadata={q: dataset.query_metadata[q] for q in keep},
+        qrels={q: dataset.qrels[q] for q in keep}, corpus_sha256=dataset.corpus_sha256,
+        corpus_path=dataset.corpus_path,
+    )
+
+
+def run_bench(dataset_dir: Path, combo_specs: list[str] | None = None, *, split: str = "test",
+              group_by: str | None = None, top_k: int = DEFAULT_TOP_K,
+              cache_dir: Path | None = None, config_file: Path | None = None,
+              overrides: dict[str, Any] | None = None, limit: int | None = None,
+              console: Console | None = None, registry: ArmRegistry | None = None) -> BenchResult:
+    """Measure every combination on one split of a BEIR folder.
+
+    :param combo_specs: ``NAME=arm+arm+...`` values; ``None`` for the default rows.
+    :param group_by: ``metadata.FIELD``: each query only sees documents with its value.
+    :param limit: evaluate only the first ``limit`` judged queries (smoke runs).
+    :raises OctomemError: bad folder, split, combination or settings.
+    """
+    started = time.perf_counter()
+    registry = registry or bench_registry()
+    overrides = overrides or {}
+
+    def settings_for(extra: dict[str, Any]) -> LoadedSettings:
+        return load_settings(config_file, deep_merge(overrides, extra))
+
+    dataset = _limit(load_dataset(dataset_dir, split), limit)
+    filters = query_filters(dataset, group_by)
+    combos = resolve_combos(combo_specs, registry, settings_for({}))
+    results: list[ComboResult] = []
+    build: dict[str, Any] = {}
+    with progress_bars(console) as progress:
+        cache = IndexCache(dataset, registry, settings_for, cache_dir, progress)
+        entries = {}
+        for combo in combos:
+            entry = entries.get(combo.chunker) or cache.entry(combo.chunker)
+            entries[combo.chunker] = entry
+            if combo.keyword:
+                cache.ensure_keyword(entry, combo.keyword)
+            if combo.semantic and combo.embedder:
+                cache.ensure_semantic(entry, combo.semantic, combo.embedder)
+        for chunker, entry in entries.items():
+            build[chunker or "words"] = {"root": str(entry.root), "key": entry.key, "steps": entry.steps}
+        for combo in combos:
+            advance = progress(f"querying {combo.name}", len(dataset.queries))
+            results.append(run_combo(combo, entries[combo.chunker], dataset, filters,
+                                     settings_for, registry, top_k, advance))
+    runs = {r.combo.name: r.run for r in results}
+    single = [r.combo.name for r in results if r.combo.single_arm]
+    first = evaluate_runs(dataset.qrels, runs, None)
+    best = best_of(first.scores, single)
+    evaluation = evaluate_runs(dataset.qrels, runs, best) if best else first
+    return BenchResult(
+        dataset=dataset, group_by=group_by, top_k=top_k, combos=results, evaluation=evaluation,
+        build=build, command=" ".join(["octomem", *sys.argv[1:]]) if sys.argv else "",
+        seconds=time.perf_counter() - started,
+    )
+
+
+def machine() -> dict[str, Any]:
+    """Return what the numbers depend on: CPU count, platform, Python."""
+    import os
+
+    return {"cpus": os.cpu_count(), "platform": platform.platform(),
+            "python": platform.python_version(), "processor": platform.processor()}

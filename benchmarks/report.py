@@ -1,0 +1,153 @@
+"""Writing a run's report: ``report.json`` (everything) and ``report.md`` (the tables)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from .command import BenchResult, machine
+from .metrics import ALPHA, METRICS, STAT_TEST
+from .runner import OTHER, TOTAL, ComboResult
+
+MIB = 1024 * 1024
+_LABELS = {"ndcg@10": "nDCG@10", "recall@10": "R@10", "recall@100": "R@100", "mrr@10": "MRR@10"}
+
+
+def _stages(combo: ComboResult) -> list[str]:
+    """Timed stages of a row, arms first, then ``other`` and ``total``."""
+    arms = [s for s in combo.timings_ms if s not in (TOTAL, OTHER)]
+    return [*arms, OTHER, TOTAL]
+
+
+def _latency(combo: ComboResult) -> dict[str, dict[str, float]]:
+    return {
+        stage: {"p50_ms": combo.percentile(stage, 50) or 0.0, "p95_ms": combo.percentile(stage, 95) or 0.0,
+                "mean_ms": sum(combo.timings_ms[stage]) / len(combo.timings_ms[stage])}
+        for stage in _stages(combo) if combo.timings_ms.get(stage)
+    }
+
+
+def to_json(result: BenchResult) -> dict[str, Any]:
+    """Return the whole run as JSON-ready data."""
+    ev = result.evaluation
+    rows = []
+    for r in result.combos:
+        name = r.combo.name
+        rows.append({
+            "name": name, "spec": r.combo.spec(), "arms_ran": r.arms_ran,
+            "arms_unavailable": r.arms_unavailable, "quality": ev.scores[name],
+            "p_value_vs_baseline": ev.p_values.get(name), "latency": _latency(r),
+            "warmup_ms": r.warmup_ms, "index_bytes": r.index_bytes,
+            "peak_rss_bytes": r.peak_rss_bytes, "rss_bytes": r.rss_bytes,
+            "chunker": r.combo.chunker,
+        })
+    ds = result.dataset
+    return {
+        "dataset": {"name": ds.name, "folder": str(ds.folder), "split": ds.split,
+                    "queries": len(ds.queries), "corpus_sha256": ds.corpus_sha256},
+        "group_by": result.group_by, "top_k": result.top_k, "metrics": list(METRICS),
+        "stat_test": {"test": f"ranx compare, {STAT_TEST} (two-sided paired t-test)",
+                      "baseline": ev.baseline, "alpha": ALPHA},
+        "rows": rows, "build": result.build, "machine": machine(), "command": result.command,
+        "seconds": result.seconds, "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+    }
+
+
+def _p(p: float | None) -> str:
+    if p is None:
+        return "—"
+    text = f"{p:.2g}" if p >= 1e-4 else "<1e-4"
+    return f"**{text}**" if p < ALPHA else text
+
+
+def _quality_table(data: dict[str, Any]) -> list[str]:
+    base = data["stat_test"]["baseline"]
+    head = ["row", "arms", *(_LABELS[m] for m in METRICS), f"p vs {base} (nDCG@10)", "p (R@100)"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in data["rows"]:
+        p = row["p_value_vs_baseline"] or {}
+        cells = [row["name"], f"`{row['spec']}`", *(f"{row['quality'][m]:.4f}" for m in METRICS),
+                 "(baseline)" if row["name"] == base else _p(p.get("ndcg@10")), _p(p.get("recall@100"))]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def _cost_table(data: dict[str, Any]) -> list[str]:
+    head = ["row", "e2e p50 ms", "e2e p95 ms", "per stage p50 / p95 ms", "first query ms",
+            "index MiB", "peak RSS MiB"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in data["rows"]:
+        lat = row["latency"]
+        stages = "; ".join(f"{s} {v['p50_ms']:.2f} / {v['p95_ms']:.2f}"
+                           for s, v in lat.items() if s != TOTAL)
+        cells = [row["name"], f"{lat[TOTAL]['p50_ms']:.2f}", f"{lat[TOTAL]['p95_ms']:.2f}", stages,
+                 f"{row['warmup_ms']:.0f}", f"{row['index_bytes'] / MIB:.1f}",
+                 f"{row['peak_rss_bytes'] / MIB:.0f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def _build_table(data: dict[str, Any]) -> list[str]:
+    lines = ["| chunked by | step | seconds | docs/s | chunks/s | on disk MiB |", "|---|---|---|---|---|---|"]
+    for chunker, entry in data["build"].items():
+        steps = entry["steps"]
+        docs = steps.get("storage", {}).get("documents", 0)
+        chunks = steps.get("storage", {}).get("chunks", 0)
+        for step, s in steps.items():
+            sec = max(float(s.get("seconds", 0.0)), 1e-9)
+            size = f"{s['bytes'] / MIB:.1f}" if "bytes" in s else "—"
+            lines.append(f"| {chunker} | {step} | {sec:.2f} | {docs / sec:,.0f} | {chunks / sec:,.0f} | {size} |")
+    return lines
+
+
+def to_markdown(data: dict[str, Any]) -> str:
+    """Return the report as Markdown: quality, cost, ingest tables and the plots."""
+    ds, m = data["dataset"], data["machine"]
+    group = f", candidates grouped by `{data['group_by']}`" if data["group_by"] else ""
+    out = [
+        f"# octomem bench: {ds['name']} ({ds['split']}, {ds['queries']} queries{group})", "",
+        f"Command: `{data['command']}`  ", f"Date: {data['date']}; {m['cpus']} CPUs, {m['platform']}, "
+        f"Python {m['python']}; run took {data['seconds']:.0f} s.", "",
+        "## Quality", "",
+        f"Computed by ranx over `qrels/{ds['split']}.tsv`; answers of top_k={data['top_k']}, "
+        "chunks mapped to their document (best chunk first). p: two-sided paired t-test "
+        f"(ranx `compare`) against the best single arm, **bold** below {data['stat_test']['alpha']}.", "",
+        *_quality_table(data), "",
+        "## Cost per query", "",
+        "Wall time of `Pipeline.search` per query (after one untimed warm-up query); stages "
+        "from `Answer.timings_ms`, `other` = fusion, fetching chunks and vectors, rerank, dedup. "
+        "Index = storage plus the row's keyword and vector indexes on disk. Peak RSS is the "
+        "process's peak so far (it includes earlier rows).", "",
+        *_cost_table(data), "",
+        "## Ingest (built once, cached)", "",
+        "`storage`: documents chunked and stored (no index); `keyword:*`: that arm indexing the "
+        "stored chunks; `vectors`: the embedder's compute only; `semantic:*`: writing the vectors "
+        "into that arm's index.", "",
+        *_build_table(data), "",
+        "## Plots", "", "![quality vs latency](quality_vs_latency.png)", "",
+        "![latency by stage](latency_breakdown.png)", "",
+    ]
+    unavailable = [(r["name"], a, why) for r in data["rows"] for a, why in r["arms_unavailable"].items()]
+    if unavailable:
+        out += ["## Arms that did not run", ""] + [f"- {n}: {a}: {why}" for n, a, why in unavailable] + [""]
+    return "\n".join(out)
+
+
+def write_report(result: BenchResult, out: Path) -> dict[str, Path]:
+    """Write ``report.json``, ``report.md`` and the plots into ``out`` (created if missing).
+
+    :returns: kind -> path of each file written.
+    """
+    from .plots import plot_latency_breakdown, plot_quality_vs_latency
+
+    out.mkdir(parents=True, exist_ok=True)
+    data = to_json(result)
+    paths = {"json": out / "report.json", "markdown": out / "report.md",
+             "quality_plot": out / "quality_vs_latency.png", "latency_plot": out / "latency_breakdown.png"}
+    paths["json"].write_text(json.dumps(data, indent=2, default=float) + "\n", encoding="utf-8")
+    paths["markdown"].write_text(to_markdown(data), encoding="utf-8")
+    plot_quality_vs_latency(data, paths["quality_plot"])
+    plot_latency_breakdown(data, paths["latency_plot"])
+    return paths

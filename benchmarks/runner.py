@@ -1,0 +1,135 @@
+"""Running one combination: open its pipeline on a cache entry, ask every query, time it."""
+
+from __future__ import annotations
+
+import gc
+import os
+import resource
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from octomem.engine.manager import ArmRegistry
+from octomem.engine.pipeline import Pipeline
+from octomem.engine.types import Answer, Filters, Query
+
+from .cache import CacheEntry, SettingsFor
+from .combos import Combo
+from .dataset import BeirDataset
+
+#: Stage name for end-to-end time in ``Answer.timings_ms``.
+TOTAL = "total"
+#: Stage name for what ``total`` spends outside the timed arms (fusion, fetching chunks
+#: and vectors, rerank, dedup).
+OTHER = "other"
+
+
+@dataclass(slots=True)
+class ComboResult:
+    """What one combination returned and cost.
+
+    :param run: query id -> {document id -> score}; scores follow the answer's order.
+    :param timings_ms: stage -> one wall time per query, in milliseconds.
+    :param warmup_ms: the first (untimed) query: model loads and lazy index builds.
+    :param peak_rss_bytes: the process's peak resident set size after this row (it
+        includes every earlier row: peaks only grow).
+    :param rss_bytes: resident set size right after this row, before its pipeline closes.
+    """
+
+    combo: Combo
+    run: dict[str, dict[str, float]]
+    timings_ms: dict[str, list[float]]
+    warmup_ms: float
+    arms_ran: list[str]
+    arms_unavailable: dict[str, str]
+    index_bytes: int
+    peak_rss_bytes: int
+    rss_bytes: int
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def percentile(self, stage: str, q: float) -> float | None:
+        """Return the ``q``-th percentile (0-100) of ``stage``'s times in ms, or ``None``."""
+        values = self.timings_ms.get(stage)
+        return float(np.percentile(values, q)) if values else None
+
+
+def peak_rss_bytes() -> int:
+    """Return the process's peak resident set size in bytes (``ru_maxrss``, KiB on Linux)."""
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
+
+
+def rss_bytes() -> int:
+    """Return the current resident set size in bytes (0 where ``/proc`` is missing)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def document_run(answer: Answer) -> dict[str, float]:
+    """Turn an answer's chunk hits into a document ranking (best chunk per document).
+
+    :returns: document id -> score ``n - i`` for the ``i``-th distinct document (0-based)
+        of ``n``, so scores keep the answer's order exactly (after rerank and dedup too).
+    """
+    order: list[str] = []
+    for hit in answer.hits:
+        if hit.chunk.document_id not in order:
+            order.append(hit.chunk.document_id)
+    return {doc: float(len(order) - i) for i, doc in enumerate(order)}
+
+
+def _record(timings: dict[str, list[float]], answer: Answer, wall_ms: float, arms: list[str]) -> None:
+    stages = dict(answer.timings_ms)
+    stages[TOTAL] = wall_ms
+    stages[OTHER] = max(wall_ms - sum(v for k, v in stages.items() if k in arms), 0.0)
+    for stage, ms in stages.items():
+        timings.setdefault(stage, []).append(ms)
+
+
+def run_combo(combo: Combo, entry: CacheEntry, dataset: BeirDataset,
+              filters: Mapping[str, Filters], settings_for: SettingsFor, registry: ArmRegistry,
+              top_k: int, advance: Callable[[int], None] | None = None) -> ComboResult:
+    """Ask every query of ``dataset`` through ``combo``'s pipeline opened on ``entry``.
+
+    One untimed warm-up query first. Latency is the wall time of ``Pipeline.search`` at
+    ``top_k``; the per-stage times are the answer's own ``timings_ms``.
+
+    :param top_k: hits per answer (100 so recall@100 can be measured).
+    """
+    pipeline = Pipeline(settings_for(combo.settings_overrides()), registry, entry.root)
+    try:
+        qids = list(dataset.queries)
+        start = time.perf_counter()
+        pipeline.search(Query(dataset.queries[qids[0]], top_k=top_k, filters=filters[qids[0]]))
+        warmup_ms = (time.perf_counter() - start) * 1e3
+        run: dict[str, dict[str, float]] = {}
+        timings: dict[str, list[float]] = {}
+        ran: list[str] = []
+        unavailable: dict[str, str] = {}
+        arms = [a for a in (combo.keyword, combo.semantic) if a] + ["embed_query"]
+        for qid in qids:
+            query = Query(dataset.queries[qid], top_k=top_k, filters=filters[qid])
+            start = time.perf_counter()
+            answer = pipeline.search(query)
+            wall_ms = (time.perf_counter() - start) * 1e3
+            run[qid] = document_run(answer)
+            _record(timings, answer, wall_ms, arms)
+            ran += [a for a in answer.arms_ran if a not in ran]
+            unavailable.update(answer.arms_unavailable)
+            if advance:
+                advance(1)
+        current = rss_bytes()
+    finally:
+        pipeline.close()
+    del pipeline
+    gc.collect()
+    return ComboResult(
+        combo=combo, run=run, timings_ms=timings, warmup_ms=warmup_ms, arms_ran=ran,
+        arms_unavailable=unavailable, index_bytes=entry.index_bytes(combo.keyword, combo.semantic),
+        peak_rss_bytes=peak_rss_bytes(), rss_bytes=current,
+    )

@@ -1,0 +1,210 @@
+"""Assemble the pipeline and warm its embedder on a background thread.
+
+The MCP server must answer ``initialize`` and ``tools/list`` at once, but assembling
+the pipeline imports every installed plugin (fastembed, onnxruntime, ...) and the
+embedder's first use loads an ONNX model. :class:`PipelineLoader` does both on one
+daemon thread, started when the server starts; tool calls wait for what they need:
+
+- ``forget`` and ``status`` wait for the assembly only (no model involved);
+- ``remember`` and ``recall`` also wait for the embedder's warm-up, so an answer is
+  never silently keyword-only because it arrived a second too early.
+
+A warm-up that fails is logged and remembered, never raised here: the pipeline then
+reports the semantic arm under ``arms_unavailable`` with the embedder's own reason.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from octomem.engine.errors import OctomemError
+from octomem.engine.pipeline import Pipeline
+
+log = logging.getLogger(__name__)
+
+#: Longest a tool call waits for the pipeline or the embedding model (seconds).
+READY_TIMEOUT_S = 120.0
+#: Longest shutdown waits for a model load in progress (seconds): a native library torn
+#: down under a loading thread at interpreter exit aborts the process.
+SHUTDOWN_WAIT_S = 10.0
+
+ModelState = Literal["starting", "loading", "ready", "failed", "not-configured"]
+
+
+class ServerNotReadyError(OctomemError):
+    """The pipeline or its embedding model is still loading after the wait limit."""
+
+
+@dataclass
+class _Run:
+    """One assembly of the pipeline, from start to close (events set by the loader thread)."""
+
+    assembled: threading.Event = field(default_factory=threading.Event)
+    warmed: threading.Event = field(default_factory=threading.Event)
+    pipeline: Pipeline | None = None
+    error: OctomemError | None = None
+    model_state: ModelState = "starting"
+    model_error: str | None = None
+    model_seconds: float | None = None
+    closed: bool = False
+    thread: threading.Thread | None = None
+
+
+class PipelineLoader:
+    """Own one lazily assembled :class:`Pipeline` and its embedder warm-up.
+
+    :param opener: builds the pipeline (e.g. ``open_pipeline`` with the server's
+        settings); called once per :meth:`start`, on the loader thread.
+    :param timeout_s: how long :meth:`pipeline` waits before giving up, in seconds.
+    """
+
+    def __init__(self, opener: Callable[[], Pipeline], timeout_s: float = READY_TIMEOUT_S) -> None:
+        self._opener = opener
+        self._timeout_s = timeout_s
+        self._lock = threading.Lock()
+        self._run: _Run | None = None
+        #: Serialises writes (remember, forget) so concurrent calls never contend for SQLite.
+        self.write_lock = threading.Lock()
+
+    # ---- lifecycle ----------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start assembling on a daemon thread; a no-op while a run is active."""
+        with self._lock:
+            if self._run is not None:
+                return
+            run = self._run = _Run()
+            run.thread = threading.Thread(
+                target=self._load, args=(run,), name="octomem-loader", daemon=True
+            )
+        run.thread.start()
+
+    def close(self, wait_s: float = 0.0) -> None:
+        """Close the pipeline, or have the loader thread close it when it is done.
+
+        A later :meth:`start` (or tool call) assembles a fresh pipeline.
+
+        :param wait_s: wait up to this many seconds for a load in progress to finish.
+        """
+        with self._lock:
+            run, self._run = self._run, None
+            if run is None:
+                return
+            run.closed = True
+            pipeline = run.pipeline if run.warmed.is_set() else None
+        if pipeline is not None:
+            _close_quietly(pipeline)
+        elif run.thread is not None and wait_s > 0:
+            run.thread.join(wait_s)
+
+    def _load(self, run: _Run) -> None:
+        start = time.perf_counter()
+        try:
+            pipeline = self._opener()
+        except OctomemError as exc:
+            log.error("memory pipeline could not be assembled: %s", one_line(str(exc)))
+            _fail(run, exc)
+            return
+        except Exception as exc:  # a plugin's bug: traceback to the log, one line to tools
+            log.exception("memory pipeline could not be assembled")
+            _fail(run, OctomemError(f"the memory pipeline could not be assembled: "
+                                    f"{type(exc).__name__}: {exc}"))
+            return
+        log.info("pipeline assembled in %.2f s (%s)", time.perf_counter() - start, pipeline.root)
+        run.pipeline = pipeline
+        run.assembled.set()
+        _warm(run, pipeline)
+        with self._lock:
+            run.warmed.set()
+            close_now = run.closed
+        if close_now:
+            _close_quietly(pipeline)
+
+    # ---- access -------------------------------------------------------------------
+
+    def _current(self) -> _Run:
+        self.start()
+        with self._lock:
+            run = self._run
+        if run is None:  # closed between start() and here
+            raise ServerNotReadyError("the memory server is shutting down")
+        return run
+
+    def pipeline(self, *, warm: bool = False) -> Pipeline:
+        """Return the assembled pipeline, waiting for it (and for the model when ``warm``).
+
+        :param warm: also wait until the embedder's warm-up has finished (or failed).
+        :raises OctomemError: the pipeline could not be assembled (the engine's message).
+        :raises ServerNotReadyError: still loading after ``timeout_s`` seconds.
+        """
+        run = self._current()
+        if not run.assembled.wait(self._timeout_s):
+            raise ServerNotReadyError(
+                f"the memory pipeline is still being assembled after {self._timeout_s:.0f} s; "
+                "try again shortly or see the server log"
+            )
+        if run.error is not None:
+            raise run.error
+        if warm and not run.warmed.wait(self._timeout_s):
+            raise ServerNotReadyError(
+                f"the embedding model is still loading after {self._timeout_s:.0f} s; "
+                "try again shortly or see the server log"
+            )
+        assert run.pipeline is not None
+        return run.pipeline
+
+    def model_state(self) -> tuple[ModelState, str | None, float | None]:
+        """Return the embedder's warm-up state, its error and its load time in seconds."""
+        run = self._current()
+        return run.model_state, run.model_error, run.model_seconds
+
+
+def _warm(run: _Run, pipeline: Pipeline) -> None:
+    """Load the embedder's model now (if it has a ``load`` method); record the outcome."""
+    embedder = pipeline.arms.embedder
+    load = getattr(embedder, "load", None)
+    if embedder is None:
+        run.model_state = "not-configured"
+        return
+    if not callable(load):
+        run.model_state = "ready"  # it loads on first use; nothing to warm
+        return
+    run.model_state = "loading"
+    start = time.perf_counter()
+    try:
+        load()
+    except OctomemError as exc:  # the pipeline reports it as arms_unavailable
+        run.model_state, run.model_error = "failed", one_line(str(exc))
+        log.warning("embedder %r could not load its model: %s", embedder.name, run.model_error)
+        return
+    except Exception as exc:  # an embedder's bug: same outcome, plus the traceback
+        log.exception("embedder %r crashed while loading its model", embedder.name)
+        run.model_state, run.model_error = "failed", one_line(f"{type(exc).__name__}: {exc}")
+        return
+    run.model_seconds = round(time.perf_counter() - start, 3)
+    run.model_state = "ready"
+    log.info("embedder %r loaded its model in %.2f s", embedder.name, run.model_seconds)
+
+
+def _fail(run: _Run, error: OctomemError) -> None:
+    """Record an assembly failure and release every waiting tool call."""
+    run.error, run.model_state = error, "failed"
+    run.assembled.set()
+    run.warmed.set()
+
+
+def _close_quietly(pipeline: Pipeline) -> None:
+    try:
+        pipeline.close()
+    except Exception:  # shutting down: log, never raise
+        log.exception("closing the memory pipeline failed")
+
+
+def one_line(message: str) -> str:
+    """Return ``message`` on one line (tool errors and log lines are single lines)."""
+    return " ".join(part.strip() for part in message.splitlines() if part.strip())

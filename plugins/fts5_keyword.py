@@ -1,0 +1,178 @@
+"""The ``fts5`` keyword arm: BM25 over an SQLite FTS5 index inside the ``sqlite`` storage.
+
+Ranking is Okapi BM25 (Robertson & Zaragoza, "The Probabilistic Relevance Framework:
+BM25 and Beyond", Foundations and Trends in IR 3(4), 2009) as computed by FTS5's
+``bm25()`` with its fixed constants k1 = 1.2 and b = 0.75. FTS5 returns the score
+negated (more negative is better), so this arm reports ``-bm25()``: higher is better.
+
+Title and text are indexed together as one field, as BEIR's BM25 baselines do
+(Thakur et al., NeurIPS 2021 Datasets and Benchmarks), with FTS5's
+``porter unicode61`` tokenizer (Unicode case folding, diacritics removed, Porter stemmer).
+
+User text never reaches ``MATCH`` as FTS5 syntax: it is split into word tokens, English
+stopwords are dropped, and each remaining term is double-quoted and OR-ed, so any
+string is a valid query and a document matching more terms ranks higher.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import apsw
+from octomem.engine.arms import ArmContext, ArmSpec
+from octomem.engine.hookspecs import hookimpl
+from octomem.engine.types import Chunk, Filters, Hit, Run
+from octomem.plugins.sqlite_storage import SqliteStorage, filter_sql, require_sqlite
+from pydantic import BaseModel, Field
+
+NAME = "fts5"
+TABLE = "fts5_chunks"
+
+#: Lucene's English stop words (``EnglishAnalyzer.ENGLISH_STOP_WORDS_SET``, Apache Lucene,
+#: ``org.apache.lucene.analysis.en``), which Pyserini's default English analyzer uses for
+#: the BEIR BM25 baselines.
+ENGLISH_STOPWORDS: frozenset[str] = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into",
+    "is", "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then",
+    "there", "these", "they", "this", "to", "was", "will", "with",
+})
+
+# Runs of Unicode letters and digits (``\w`` without the underscore), close to the
+# characters unicode61 keeps in tokens; everything else (syntax included) separates terms.
+_WORD = re.compile(r"[^\W_]+")
+
+
+class Fts5Options(BaseModel, extra="forbid"):
+    """Options of the ``fts5`` keyword arm (settings table ``[arms.fts5]``)."""
+
+    stopwords: bool = Field(default=True, description="drop Lucene's English stop words")
+    max_terms: int = Field(
+        default=256, ge=1, le=10_000, description="distinct query terms kept (the first ones)"
+    )
+
+
+def query_terms(text: str, stopwords: bool = True, max_terms: int = 256) -> list[str]:
+    """Split user text into distinct lowercase search terms, in order of first appearance.
+
+    :param text: any string (punctuation, FTS5 operators, NUL bytes and emoji included).
+    :param stopwords: drop :data:`ENGLISH_STOPWORDS`.
+    :param max_terms: keep at most this many terms.
+    :returns: terms made only of Unicode letters and digits; empty when none is left.
+    """
+    terms: dict[str, None] = {}
+    for match in _WORD.finditer(text.casefold()):
+        term = match.group()
+        if stopwords and term in ENGLISH_STOPWORDS:
+            continue
+        terms[term] = None
+        if len(terms) >= max_terms:
+            break
+    return list(terms)
+
+
+def match_expression(terms: Sequence[str]) -> str:
+    """Return an FTS5 query matching any of ``terms``: ``"t1" OR "t2" ...``.
+
+    Each term is an FTS5 string (double quotes doubled), so no term is read as syntax.
+    """
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def _has_index(conn: apsw.Connection) -> bool:
+    row = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (TABLE,)).fetchone()
+    return row is not None
+
+
+def _create_index(tx: apsw.Connection) -> None:
+    """Create the FTS5 table and index the chunks already stored (title + text as one field)."""
+    tx.execute(
+        f"CREATE VIRTUAL TABLE {TABLE} USING fts5("
+        "body, content='', contentless_delete=1, tokenize='porter unicode61')"
+    )
+    tx.execute(
+        f"INSERT INTO {TABLE} (rowid, body) SELECT id, CASE WHEN coalesce(title, '') = '' "
+        "THEN text ELSE title || char(10) || text END FROM chunks"
+    )
+
+
+class Fts5KeywordArm:
+    """BM25 keyword search over an FTS5 index kept in the ``sqlite`` storage's file.
+
+    The index is contentless (``content=''``, ``contentless_delete=1``): it stores terms
+    only, keyed by chunk id; text is read from the ``chunks`` table. When the index is
+    first created, chunks already in the storage are indexed.
+
+    :param storage: the ``sqlite`` storage whose transactions the index writes through.
+    :raises IncompatibleArmsError: ``storage`` is not the ``sqlite`` storage.
+    """
+
+    name = NAME
+
+    def __init__(self, storage: Any, options: Fts5Options | None = None) -> None:
+        self.storage: SqliteStorage = require_sqlite(storage, NAME)
+        self.options = options or Fts5Options()
+        if not _has_index(self.storage.connection()):
+            with self.storage.transaction() as tx:
+                if not _has_index(tx):  # another process may have created it meanwhile
+                    _create_index(tx)
+
+    def index(self, tx: apsw.Connection, chunks: Sequence[Chunk]) -> None:
+        """Index stored chunks (title and text as one field) inside the storage transaction.
+
+        Re-indexing a chunk id replaces its previous entry.
+        """
+        for chunk in chunks:
+            body = f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
+            tx.execute(f"DELETE FROM {TABLE} WHERE rowid = ?", (chunk.id,))
+            tx.execute(f"INSERT INTO {TABLE} (rowid, body) VALUES (?, ?)", (chunk.id, body))
+
+    def remove(self, tx: apsw.Connection, chunk_ids: Sequence[int]) -> None:
+        """Drop these chunk ids from the index inside ``tx``; unknown ids are ignored."""
+        for chunk_id in chunk_ids:
+            tx.execute(f"DELETE FROM {TABLE} WHERE rowid = ?", (int(chunk_id),))
+
+    def search(self, text: str, filters: Filters, k: int) -> Run:
+        """Rank chunks passing ``filters`` by BM25 against the terms of ``text``.
+
+        Filters are part of the same SQL statement as ``MATCH``, so they apply before
+        ``ORDER BY`` / ``LIMIT``: ``k`` matching chunks come back whenever they exist.
+
+        :param text: any string; its word tokens minus stopwords are OR-ed.
+        :param filters: kind, tag, time and metadata restrictions.
+        :param k: maximum number of hits, >= 1.
+        :returns: hits best first, 1-based ranks, scores ``-bm25()`` (higher is better,
+            ties broken by ascending chunk id); empty when ``text`` has no usable term.
+        """
+        terms = query_terms(text, self.options.stopwords, self.options.max_terms)
+        if not terms or k < 1:
+            return []
+        where, params = filter_sql(filters, "c")
+        rows: list[Any] = self.storage.connection().execute(
+            f"SELECT c.id, -bm25({TABLE}) AS score FROM {TABLE} "
+            f"JOIN chunks AS c ON c.id = {TABLE}.rowid "
+            f"WHERE {TABLE} MATCH ? AND {where} ORDER BY score DESC, c.id LIMIT ?",
+            [match_expression(terms), *params, int(k)],
+        ).fetchall()
+        return [Hit(cid, float(s), rank, NAME) for rank, (cid, s) in enumerate(rows, 1)]
+
+
+def build(options: Fts5Options, context: ArmContext) -> Fts5KeywordArm:
+    """Build the arm over ``context.storage``.
+
+    :raises IncompatibleArmsError: the storage is not ``sqlite``.
+    """
+    return Fts5KeywordArm(context.storage, options)
+
+
+@hookimpl
+def octomem_register_keyword_arms() -> list[ArmSpec]:
+    """Offer the ``fts5`` keyword arm (requires the ``sqlite`` storage)."""
+    return [
+        ArmSpec(
+            kind="keyword", name=NAME, factory=build, options_model=Fts5Options,
+            requires_storage=frozenset({"sqlite"}),
+            description="BM25 over SQLite FTS5 (porter unicode61, k1=1.2, b=0.75)",
+        )
+    ]

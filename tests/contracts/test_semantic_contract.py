@@ -1,0 +1,191 @@
+"""Contract of the ``SemanticArm`` Protocol, run over every registered semantic arm.
+
+Each arm is paired with every registered storage it accepts (``requires_storage``).
+Vectors are deterministic unit vectors, so expected cosines are computed with numpy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from octomem.engine.arms import SemanticArm
+from octomem.engine.errors import EmbedderMismatchError
+from octomem.engine.manager import load_registry
+from octomem.engine.types import Chunk, Document, Filters, Hit
+
+_REGISTRY = load_registry()
+PAIRS = [
+    (arm, storage)
+    for arm in _REGISTRY.names("semantic")
+    for storage in _REGISTRY.names("storage")
+    if not _REGISTRY.get("semantic", arm).requires_storage
+    or storage in _REGISTRY.get("semantic", arm).requires_storage
+]
+pytestmark = pytest.mark.parametrize(("arm_name", "storage_name"), PAIRS)
+
+DIM = 8
+MODEL = "test/model-a"
+
+
+class Boom(Exception):
+    """Raised inside a transaction to force a rollback."""
+
+
+def _unit(rows: np.ndarray) -> np.ndarray:
+    rows = np.asarray(rows, dtype=np.float32)
+    return (rows / np.linalg.norm(rows, axis=-1, keepdims=True)).astype(np.float32)
+
+
+@pytest.fixture
+def setup(build_arm: Callable[..., Any], arm_name: str, storage_name: str) -> tuple[Any, Any]:
+    storage = build_arm("storage", storage_name)
+    arm = build_arm("semantic", arm_name, storage=storage)
+    with storage.transaction() as tx:
+        arm.bind(tx, MODEL, DIM)
+    return storage, arm
+
+
+def _store(storage: Any, n: int, **fields: Any) -> list[int]:
+    """Store ``n`` one-chunk documents; return their chunk ids."""
+    ids = []
+    with storage.transaction() as tx:
+        for i in range(n):
+            doc = Document(text=f"chunk {i} {fields}", **fields)
+            chunk = Chunk(document_id=doc.id, ordinal=0, text=doc.text)
+            ids.append(storage.add_document(tx, doc, [chunk])[0].id)
+    return ids
+
+
+def _add(storage: Any, arm: Any, ids: list[int], vectors: np.ndarray) -> None:
+    with storage.transaction() as tx:
+        arm.add(tx, ids, vectors)
+
+
+def _assert_well_formed(run: list[Hit], arm_name: str, k: int) -> None:
+    assert len(run) <= k
+    assert [h.rank for h in run] == list(range(1, len(run) + 1))
+    scores = [h.score for h in run]
+    assert scores == sorted(scores, reverse=True)
+    assert all(-1.0 - 1e-5 <= s <= 1.0 + 1e-5 for s in scores)
+    assert all(h.arm == arm_name for h in run)
+
+
+def test_implements_protocol(setup: tuple[Any, Any], arm_name: str) -> None:
+    assert isinstance(setup[1], SemanticArm)
+    assert setup[1].name == arm_name
+
+
+def test_search_scores_are_cosine_similarities(setup: tuple[Any, Any], arm_name: str) -> None:
+    storage, arm = setup
+    vecs = _unit(np.random.default_rng(7).normal(size=(40, DIM)))
+    ids = _store(storage, 40)
+    _add(storage, arm, ids, vecs)
+    query = vecs[13]
+    run = arm.search(query, Filters(), 10)
+    _assert_well_formed(run, arm_name, 10)
+    assert run[0].chunk_id == ids[13]
+    assert run[0].score == pytest.approx(1.0, abs=1e-5)
+    cosines = vecs @ query
+    expected = [ids[i] for i in np.argsort(-cosines)[:10]]
+    assert [h.chunk_id for h in run] == expected
+    by_id = dict(zip(ids, cosines.tolist(), strict=True))
+    for hit in run:
+        assert hit.score == pytest.approx(by_id[hit.chunk_id], abs=1e-5)
+    assert len(arm.search(query, Filters(), 100)) == 40
+
+
+def test_missing_vectors_and_remove(setup: tuple[Any, Any]) -> None:
+    storage, arm = setup
+    ids = _store(storage, 6)
+    assert arm.missing() == ids
+    assert arm.missing(limit=2) == ids[:2]
+    vecs = _unit(np.eye(DIM, dtype=np.float32)[:3] + 0.1)
+    _add(storage, arm, [ids[4], ids[1], ids[2]], vecs)
+    assert arm.missing() == [ids[0], ids[3], ids[5]]
+    got = arm.vectors([ids[1], ids[0], ids[4]])
+    assert got.shape == (3, DIM) and got.dtype == np.float32
+    np.testing.assert_allclose(got[0], vecs[1], atol=1e-6)
+    np.testing.assert_array_equal(got[1], np.zeros(DIM, dtype=np.float32))
+    np.testing.assert_allclose(got[2], vecs[0], atol=1e-6)
+    with storage.transaction() as tx:
+        arm.remove(tx, [ids[1]])
+    assert arm.missing() == [ids[0], ids[1], ids[3], ids[5]]
+    assert ids[1] not in {h.chunk_id for h in arm.search(vecs[1], Filters(), 10)}
+
+
+def test_add_replaces_an_existing_vector(setup: tuple[Any, Any]) -> None:
+    storage, arm = setup
+    (cid,) = _store(storage, 1)
+    first, second = _unit(np.eye(DIM, dtype=np.float32)[:2])
+    _add(storage, arm, [cid], first[None, :])
+    _add(storage, arm, [cid], second[None, :])
+    np.testing.assert_allclose(arm.vectors([cid])[0], second, atol=1e-6)
+    assert len(arm.search(second, Filters(), 5)) == 1
+
+
+def test_rollback_leaves_no_vector(setup: tuple[Any, Any]) -> None:
+    storage, arm = setup
+    (cid,) = _store(storage, 1)
+    with pytest.raises(Boom), storage.transaction() as tx:
+        arm.add(tx, [cid], _unit(np.ones((1, DIM))))
+        raise Boom
+    assert arm.missing() == [cid]
+    assert arm.search(_unit(np.ones(DIM)), Filters(), 5) == []
+
+
+SELECTIVE = {
+    "kinds": Filters(kinds=("NOTE",)),
+    "tags": Filters(tags=("rare", "keep")),
+    "created": Filters(created_after=1000.0, created_before=2000.0),
+    "metadata": Filters(metadata={"conv": "c9"}),
+    "all": Filters(kinds=("NOTE",), tags=("rare",), created_after=1000.0, metadata={"conv": "c9"}),
+}
+
+
+@pytest.mark.parametrize("which", sorted(SELECTIVE))
+def test_filters_apply_inside_the_knn(setup: tuple[Any, Any], arm_name: str, which: str) -> None:
+    storage, arm = setup
+    rng = np.random.default_rng(3)
+    query = _unit(np.eye(DIM)[0])
+    # 300 distractors close to the query (the best is the query itself), 7 targets far away.
+    distractor_ids = _store(storage, 300, created_at=5000.0)
+    near = _unit(query + 0.2 * rng.normal(size=(300, DIM)))
+    near[0] = query
+    _add(storage, arm, distractor_ids, near)
+    target_ids = _store(storage, 7, kind="NOTE", tags=("rare", "keep"), created_at=1500.0,
+                        metadata={"conv": "c9"})
+    far = _unit(-query + 0.5 * rng.normal(size=(7, DIM)))
+    _add(storage, arm, target_ids, far)
+    unfiltered = arm.search(query, Filters(), 300)
+    assert unfiltered[0].chunk_id == distractor_ids[0]
+    assert not set(target_ids) & {h.chunk_id for h in unfiltered}  # post-filtering finds none
+    run = arm.search(query, SELECTIVE[which], 5)
+    _assert_well_formed(run, arm_name, 5)
+    cosines = far @ query
+    assert [h.chunk_id for h in run] == [target_ids[i] for i in np.argsort(-cosines)[:5]]
+    assert {h.chunk_id for h in arm.search(query, SELECTIVE[which], 50)} == set(target_ids)
+    assert arm.search(query, Filters(tags=("absent",)), 5) == []
+
+
+def test_bind_is_idempotent_and_mismatch_raises(setup: tuple[Any, Any]) -> None:
+    storage, arm = setup
+    with storage.transaction() as tx:
+        arm.bind(tx, MODEL, DIM)  # same model again: fine
+    for model, dim in (("test/model-b", DIM), (MODEL, DIM * 2)):
+        with pytest.raises(EmbedderMismatchError) as err, storage.transaction() as tx:
+            arm.bind(tx, model, dim)
+        message = str(err.value)
+        assert MODEL in message and model in message and "reindex" in message
+
+
+def test_mismatch_is_detected_by_a_new_arm_instance(
+    build_arm: Callable[..., Any], arm_name: str, storage_name: str, setup: tuple[Any, Any]
+) -> None:
+    storage, _ = setup
+    fresh = build_arm("semantic", arm_name, storage=storage)
+    with pytest.raises(EmbedderMismatchError), storage.transaction() as tx:
+        fresh.bind(tx, "another/model", DIM)

@@ -1,0 +1,36 @@
+"""Docs stay in step with the code: every hook and every setting is documented."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from octomem.engine import hookspecs
+from octomem.engine.settings import Settings
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def test_every_hook_has_a_heading_in_the_plugin_guide() -> None:
+    headings = set(re.findall(r"^### (\w+)$", (DOCS / "plugins.md").read_text(), re.M))
+    hooks = {name for name in dir(hookspecs) if name.startswith("octomem_")}
+    assert hooks == set(hookspecs.HOOK_BY_KIND.values())
+    assert hooks <= headings, f"undocumented hooks: {hooks - headings}"
+
+
+def _keys(model: type, prefix: str = "") -> set[str]:
+    keys = set()
+    for name, field in model.model_fields.items():
+        ann = field.annotation
+        if isinstance(ann, type) and hasattr(ann, "model_fields"):
+            keys |= _keys(ann, f"{prefix}{name}.")
+        elif name != "arms":
+            keys.add(f"{prefix}{name}")
+    return keys
+
+
+def test_every_setting_is_in_the_settings_reference() -> None:
+    text = (DOCS / "settings.md").read_text()
+    documented = set(re.findall(r"^\| `([a-z_.]+)` \|", text, re.M))
+    missing = _keys(Settings) - documented
+    assert not missing, f"settings missing from docs/settings.md: {sorted(missing)}"

@@ -1,0 +1,304 @@
+"""The MCP server driven through the SDK's in-memory client (real pipeline, hashing embedder)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult
+
+from octomem.engine.errors import ArmConfigError
+from octomem.mcp_server.server import create_server
+
+pytestmark = pytest.mark.anyio
+
+TOOLS = {"remember", "recall", "forget", "status"}
+#: What the SDK returns for a crash (an exception that is not an OctomemError).
+CRASH = "Error executing tool"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def hashing_overrides(data_dir: Path, **pipeline: Any) -> dict[str, Any]:
+    """Settings overrides: a temporary data dir and the deterministic hashing embedder."""
+    return {"data_dir": str(data_dir), "pipeline": {"embedder": "hashing", **pipeline}}
+
+
+@pytest.fixture
+def server(data_dir: Path) -> MCPServer:
+    return create_server(overrides=hashing_overrides(data_dir))
+
+
+@pytest.fixture
+async def client(server: MCPServer) -> AsyncIterator[Client]:
+    async with Client(server, read_timeout_seconds=60) as connected:
+        yield connected
+
+
+def text_of(result: CallToolResult) -> str:
+    return " ".join(getattr(block, "text", "") for block in result.content)
+
+
+async def ok(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    """Call a tool that must succeed; return its structured result."""
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, text_of(result)
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+async def tool_error(client: Client, tool: str, **arguments: Any) -> str:
+    """Call a tool that must fail deliberately; return its one-line message."""
+    result = await client.call_tool(tool, arguments)
+    assert result.is_error, result.structured_content
+    message = text_of(result)
+    assert message.strip() != CRASH and "Traceback" not in message
+    return message
+
+
+# ---- tools/list -----------------------------------------------------------------------
+
+
+async def test_lists_the_four_tools_with_teaching_descriptions(client: Client) -> None:
+    tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert set(tools) == TOOLS
+    for tool in tools.values():
+        assert tool.description and len(tool.description) > 200, tool.name
+        assert tool.output_schema is not None, tool.name
+    assert "before `remember`" in str(tools["recall"].description)
+    assert "`recall` first" in str(tools["remember"].description)
+    assert tools["recall"].input_schema["required"] == ["query"]
+    recall_hints, forget_hints = tools["recall"].annotations, tools["forget"].annotations
+    assert recall_hints is not None and recall_hints.read_only_hint is True
+    assert forget_hints is not None and forget_hints.destructive_hint is True
+    assert set(tools["recall"].input_schema["properties"]) == {
+        "query", "top_k", "kinds", "tags", "explain"
+    }
+
+
+# ---- remember / recall / forget -------------------------------------------------------
+
+
+async def test_remember_recall_explain_forget(client: Client) -> None:
+    stored = await ok(client, "remember", text="The deploy script lives in ops/deploy.sh",
+                      kind="FACT", tags=["ops"])
+    assert stored["kind"] == "FACT" and stored["tags"] == ["ops"] and stored["embedded"]
+    await ok(client, "remember", text="The user prefers tabs over spaces")
+    await ok(client, "remember", text="Billing runs on the first day of each month")
+
+    answer = await ok(client, "recall", query="where is the deploy script", explain=True)
+    top = answer["hits"][0]
+    assert top["id"] == stored["id"] and top["rank"] == 1 and top["score"] > 0
+    assert set(answer["arms_ran"]) == {"fts5", "sqlite-vec"} and answer["semantic_available"]
+    assert set(top["arms"]) >= {"fts5", "sqlite-vec"}
+    for arm in top["arms"].values():
+        assert arm["rank"] >= 1 and isinstance(arm["score"], float)
+
+    plain = await ok(client, "recall", query="deploy script")
+    assert "arms" not in plain["hits"][0] or plain["hits"][0]["arms"] is None
+
+    removed = await ok(client, "forget", id_or_text=stored["id"])
+    assert removed["id"] == stored["id"] and removed["text"] == stored["text"]
+    after = await ok(client, "recall", query="where is the deploy script")
+    assert stored["id"] not in {h["id"] for h in after["hits"]}
+    assert (await ok(client, "status"))["documents"] == 2
+
+
+async def test_recall_filters_by_kinds_and_tags(client: Client) -> None:
+    fact = await ok(client, "remember", text="Release notes go in CHANGES.md", kind="FACT",
+                    tags=["docs", "release"])
+    todo = await ok(client, "remember", text="Write release notes for 2.0", kind="TODO",
+                    tags=["release"])
+    by_kind = await ok(client, "recall", query="release notes", kinds=["TODO"])
+    assert [h["id"] for h in by_kind["hits"]] == [todo["id"]]
+    by_tags = await ok(client, "recall", query="release notes", tags=["release", "docs"])
+    assert [h["id"] for h in by_tags["hits"]] == [fact["id"]]
+    both = await ok(client, "recall", query="release notes", top_k=1)
+    assert len(both["hits"]) == 1
+
+
+async def test_forget_by_exact_text(client: Client) -> None:
+    stored = await ok(client, "remember", text="The staging database is db-stage-2")
+    removed = await ok(client, "forget", id_or_text="The staging database is db-stage-2")
+    assert removed["id"] == stored["id"]
+    assert (await ok(client, "status"))["documents"] == 0
+
+
+async def test_ambiguous_forget_lists_both_and_removes_none(client: Client) -> None:
+    text = "The office wifi password rotates every Monday"
+    first = await ok(client, "remember", text=text)
+    second = await ok(client, "remember", text=text)
+    message = await tool_error(client, "forget", id_or_text=text)
+    assert first["id"] in message and second["id"] in message and "none was removed" in message
+    assert (await ok(client, "status"))["documents"] == 2
+    await ok(client, "forget", id_or_text=second["id"])
+    assert (await ok(client, "forget", id_or_text=text))["id"] == first["id"]
+
+
+async def test_forget_unknown_is_a_tool_error(client: Client) -> None:
+    message = await tool_error(client, "forget", id_or_text="no such memory")
+    assert "no such memory" in message
+
+
+async def test_status_reports_arms_and_model_state(client: Client) -> None:
+    status = await ok(client, "status")
+    assert status["arms"]["embedder"] == "hashing" and status["arms"]["keyword"] == "fts5"
+    assert status["semantic_available"] and status["model_state"] == "ready"
+
+
+# ---- bad arguments and hostile queries ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "named"),
+    [
+        ("recall", {"query": ""}, "query"),
+        ("recall", {"query": "   "}, "query"),
+        ("recall", {}, "query"),
+        ("recall", {"query": "x", "top_k": 0}, "top_k"),
+        ("recall", {"query": "x", "top_k": 1001}, "top_k"),
+        ("recall", {"query": "x", "top_k": "many"}, "top_k"),
+        ("recall", {"query": "x", "kinds": ["fact"]}, "kinds"),
+        ("recall", {"query": "x", "tags": [" "]}, "tags"),
+        ("remember", {"text": ""}, "text"),
+        ("remember", {"text": "x", "kind": "two words"}, "kind"),
+        ("remember", {"text": "x", "kind": "fact"}, "kind"),
+        ("remember", {"text": "x", "tags": [""]}, "tags"),
+        ("forget", {"id_or_text": " "}, "id_or_text"),
+    ],
+)
+async def test_bad_arguments_name_the_argument(
+    client: Client, tool: str, arguments: dict[str, Any], named: str
+) -> None:
+    message = await tool_error(client, tool, **arguments)
+    assert named in message
+    assert (await ok(client, "status"))["documents"] == 0
+
+
+HOSTILE = ["state-of-the-art", '"unclosed', "a:b", "NEAR(", "C++", "*", "AND", "(x OR", "^", "'"]
+
+
+async def test_hostile_queries_give_results(client: Client) -> None:
+    await ok(client, "remember", text="C++ templates are state-of-the-art metaprogramming")
+    await ok(client, "remember", text="The a:b ratio is 3:1 (see NEAR docs)")
+    for query in HOSTILE:
+        answer = await ok(client, "recall", query=query)
+        assert isinstance(answer["hits"], list), query
+    found = await ok(client, "recall", query="state-of-the-art")
+    assert found["hits"] and "state-of-the-art" in found["hits"][0]["text"]
+    assert "query" in await tool_error(client, "recall", query="")
+
+
+# ---- settings and assembly errors -----------------------------------------------------
+
+
+def test_bad_settings_fail_when_the_server_is_created(data_dir: Path) -> None:
+    with pytest.raises(ArmConfigError, match=r"retrieval\.top_k"):
+        create_server(overrides={"data_dir": str(data_dir), "retrieval": {"top_k": 0}})
+
+
+async def test_assembly_error_is_a_one_line_tool_error(data_dir: Path) -> None:
+    server = create_server(overrides=hashing_overrides(data_dir, keyword="nope"))
+    async with Client(server, read_timeout_seconds=60) as client:
+        assert {t.name for t in (await client.list_tools()).tools} == TOOLS
+        for tool, arguments in [("status", {}), ("recall", {"query": "x"}),
+                                ("remember", {"text": "x"}), ("forget", {"id_or_text": "x"})]:
+            message = await tool_error(client, tool, **arguments)
+            assert "no keyword arm named 'nope'" in message and "fts5" in message
+            assert "\n" not in message
+
+
+# ---- start-up with a slow or broken model ---------------------------------------------
+
+TEST_EMBEDDERS = '''
+import threading, time, zlib
+import numpy as np
+from octomem.engine.arms import ArmSpec
+from octomem.engine.errors import EmbedderUnavailableError
+from octomem.engine.hookspecs import hookimpl
+
+LOAD_SECONDS = 1.5
+
+
+class WordEmbedder:
+    """Deterministic 64-d word hashing; ``load`` sleeps (slow) or fails (broken)."""
+
+    dim, max_tokens = 64, 254
+
+    def __init__(self, name):
+        self.name, self.model_id = name, f"{name}-test-v1"
+        self._lock, self._loaded = threading.Lock(), False
+
+    def load(self):
+        with self._lock:
+            if self.name == "broken":
+                raise EmbedderUnavailableError("broken test model: no weights file")
+            if not self._loaded:
+                time.sleep(LOAD_SECONDS)
+                self._loaded = True
+
+    def count_tokens(self, texts):
+        return [len(t.split()) for t in texts]
+
+    def _one(self, text):
+        v = np.zeros(self.dim, dtype=np.float32)
+        for w in text.lower().split():
+            v[zlib.crc32(w.encode()) % self.dim] += 1.0
+        n = np.linalg.norm(v)
+        return v / n if n else np.eye(self.dim, dtype=np.float32)[0]
+
+    def embed_documents(self, texts):
+        self.load()
+        return np.stack([self._one(t) for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
+
+    def embed_query(self, text):
+        self.load()
+        return self._one(text)
+
+
+@hookimpl
+def octomem_register_embedders():
+    return [ArmSpec(kind="embedder", name=n, factory=lambda o, c, n=n: WordEmbedder(n))
+            for n in ("slow", "broken")]
+'''
+
+
+@pytest.fixture
+def test_embedders(install_test_plugin: Callable[[str, str], Path]) -> None:
+    install_test_plugin("octomem_test_embedders", TEST_EMBEDDERS)
+
+
+@pytest.mark.usefixtures("test_embedders")
+async def test_tools_list_answers_while_the_model_loads(data_dir: Path) -> None:
+    server = create_server(overrides=hashing_overrides(data_dir) | {"pipeline": {"embedder": "slow"}})
+    start = time.perf_counter()
+    async with Client(server, read_timeout_seconds=60) as client:
+        assert {t.name for t in (await client.list_tools()).tools} == TOOLS
+        assert time.perf_counter() - start < 1.0
+        assert (await ok(client, "status"))["model_state"] in {"starting", "loading"}
+        answer = await ok(client, "recall", query="anything")  # waits for the model
+        assert answer["semantic_available"] and answer["arms_unavailable"] == {}
+        status = await ok(client, "status")
+        assert status["model_state"] == "ready" and status["model_load_seconds"] >= 1.0
+
+
+@pytest.mark.usefixtures("test_embedders")
+async def test_a_model_that_cannot_load_leaves_keyword_search(data_dir: Path) -> None:
+    server = create_server(overrides={"data_dir": str(data_dir), "pipeline": {"embedder": "broken"}})
+    async with Client(server, read_timeout_seconds=60) as client:
+        stored = await ok(client, "remember", text="Invoices are archived after 90 days")
+        assert not stored["embedded"] and "no weights file" in stored["semantic_error"]
+        answer = await ok(client, "recall", query="invoices archived")
+        assert [h["id"] for h in answer["hits"]] == [stored["id"]]
+        assert answer["arms_ran"] == ["fts5"] and not answer["semantic_available"]
+        assert "no weights file" in answer["arms_unavailable"]["sqlite-vec"]
+        status = await ok(client, "status")
+        assert status["model_state"] == "failed" and "no weights file" in status["model_error"]

@@ -1,0 +1,184 @@
+"""What the SQLite implementations promise beyond the Protocols: connections, schema, KNN plans."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import apsw
+import numpy as np
+import pytest
+import sqlite_vec
+from pydantic import ValidationError
+
+from octomem.engine.arms import ArmContext
+from octomem.engine.errors import IncompatibleArmsError, InvalidQueryError, OctomemError
+from octomem.engine.types import Chunk, Document, Filters
+from octomem.plugins import sqlite_storage
+from octomem.plugins.fts5_keyword import Fts5KeywordArm
+from octomem.plugins.sqlite_storage import SqliteStorage, SqliteStorageOptions, filter_sql
+from octomem.plugins.sqlite_vec_semantic import KNN_MAX_K, SqliteVecSemanticArm, knn_sql
+
+
+@pytest.fixture
+def storage(tmp_path: Path):  # type: ignore[no-untyped-def]
+    store = SqliteStorage(tmp_path / "t.sqlite3")
+    yield store
+    store.close()
+
+
+def _add(storage: SqliteStorage, text: str, **fields: object) -> int:
+    doc = Document(text=text, **fields)  # type: ignore[arg-type]
+    with storage.transaction() as tx:
+        chunk = Chunk(document_id=doc.id, ordinal=0, text=text)
+        return storage.add_document(tx, doc, [chunk])[0].id
+
+
+def _in_thread(fn):  # type: ignore[no-untyped-def]
+    out: list[object] = []
+    thread = threading.Thread(target=lambda: out.append(fn()))
+    thread.start()
+    thread.join(timeout=30)
+    return out[0]
+
+
+def test_one_connection_per_thread_each_with_sqlite_vec(storage: SqliteStorage) -> None:
+    main = storage.connection()
+    assert storage.connection() is main
+    other = _in_thread(storage.connection)
+    assert other is not main
+    version = _in_thread(lambda: storage.connection().execute("SELECT vec_version()").fetchone()[0])
+    assert str(version).startswith("v")
+
+
+def test_wal_busy_timeout_and_schema_version(tmp_path: Path) -> None:
+    spec_options = SqliteStorageOptions(filename="custom.db", busy_timeout_ms=1234)
+    store = sqlite_storage.build(spec_options, ArmContext(root=tmp_path / "scope"))
+    try:
+        assert store.path == tmp_path / "scope" / "custom.db" and store.path.exists()
+        conn = store.connection()
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 1234
+        assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert store.get_meta("schema_version") == str(sqlite_storage.SCHEMA_VERSION)
+        assert store.size_bytes() > 0
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize(
+    "bad", [{"filename": "a/b.db"}, {"filename": ":memory:"}, {"busy_timeout_ms": -1}]
+)
+def test_options_are_validated(bad: dict[str, object]) -> None:
+    with pytest.raises(ValidationError):
+        SqliteStorageOptions(**bad)  # type: ignore[arg-type]
+
+
+def test_newer_schema_is_refused(storage: SqliteStorage) -> None:
+    with storage.transaction() as tx:
+        storage.set_meta(tx, "schema_version", "99")
+    storage.close()
+    with pytest.raises(OctomemError, match="schema version 99"):
+        SqliteStorage(storage.path)
+
+
+def test_busy_timeout_bounds_the_wait_for_the_write_lock(tmp_path: Path) -> None:
+    holder = SqliteStorage(tmp_path / "b.db")
+    waiter = SqliteStorage(tmp_path / "b.db", busy_timeout_ms=150)
+    try:
+        with holder.transaction():
+            start = time.monotonic()
+            with pytest.raises(apsw.BusyError), waiter.transaction():
+                pass
+            assert 0.1 <= time.monotonic() - start < 5
+    finally:
+        holder.close()
+        waiter.close()
+
+
+def test_extension_loading_failure_is_a_friendly_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_vec, "loadable_path", lambda: str(tmp_path / "no-such-vec0"))
+    with pytest.raises(OctomemError, match="cannot load the sqlite-vec extension") as err:
+        SqliteStorage(tmp_path / "x.db")
+    assert isinstance(err.value.__cause__, apsw.Error)
+
+
+def test_nested_transaction_is_a_savepoint(storage: SqliteStorage) -> None:
+    with storage.transaction() as tx:
+        storage.set_meta(tx, "outer", "kept")
+        with pytest.raises(RuntimeError), storage.transaction() as inner:
+            storage.set_meta(inner, "inner", "dropped")
+            raise RuntimeError
+    assert storage.get_meta("outer") == "kept" and storage.get_meta("inner") is None
+
+
+def test_duplicate_document_id_and_closed_storage(storage: SqliteStorage) -> None:
+    _add(storage, "first", id="same")
+    with pytest.raises(OctomemError, match="already exists"):
+        _add(storage, "second", id="same")
+    assert storage.get_document("same").text == "first"  # type: ignore[union-attr]
+    storage.close()
+    with pytest.raises(OctomemError, match="closed"):
+        storage.counts()
+
+
+def test_filter_sql_fragment() -> None:
+    assert filter_sql(Filters(), "c") == ("1", [])
+    sql, params = filter_sql(Filters(kinds=("A", "B"), metadata={'we"ird.key': "v"}), "c")
+    assert "c.kind IN (?, ?)" in sql and params[:2] == ["A", "B"] and params[-1] == "v"
+    with pytest.raises(ValueError):
+        filter_sql(Filters(), "c; DROP TABLE chunks")
+
+
+def test_metadata_keys_with_dots_and_quotes(storage: SqliteStorage) -> None:
+    cid = _add(storage, "odd keys", metadata={'we"ird.key': "v", "n": 2.5})
+    _add(storage, "other", metadata={"we": {"ird": "v"}})
+    for meta in ({'we"ird.key': "v"}, {"n": "2.5"}):
+        assert [c.id for c in storage.iter_chunks(Filters(metadata=meta))] == [cid]
+
+
+def test_arms_refuse_another_storage() -> None:
+    for arm_class in (Fts5KeywordArm, SqliteVecSemanticArm):
+        with pytest.raises(IncompatibleArmsError, match="requires storage 'sqlite'"):
+            arm_class(object())
+
+
+def test_knn_filters_are_constraints_of_the_vec0_scan(storage: SqliteStorage) -> None:
+    arm = SqliteVecSemanticArm(storage)
+    with storage.transaction() as tx:
+        arm.bind(tx, "m", 4)
+    filters = Filters(kinds=("A",), tags=("t",), created_after=1.0, created_before=9.0,
+                      metadata={"k": "v"})
+    sql, params = knn_sql(filters)
+    plan = storage.connection().execute(
+        "EXPLAIN QUERY PLAN " + sql, [np.ones(4, np.float32).tobytes(), 5, *params]).fetchall()
+    vec_scan = next(row[3] for row in plan if "VIRTUAL TABLE" in row[3])
+    # vec0 idxStr blocks: '{' query vector, '}' k, '[' rowid IN (...), '&' metadata constraint
+    assert vec_scan.count("&") == 3 and "[" in vec_scan and "{" in vec_scan
+
+
+def test_semantic_arm_edges(storage: SqliteStorage) -> None:
+    arm = SqliteVecSemanticArm(storage)
+    ids = [_add(storage, f"c{i}") for i in range(3)]
+    assert arm.search(np.ones(4, np.float32), Filters(), 5) == []  # unbound
+    assert arm.missing() == ids and arm.vectors(ids).shape == (3, 0)
+    with pytest.raises(OctomemError, match="bind"), storage.transaction() as tx:
+        arm.add(tx, ids[:1], np.ones((1, 4), np.float32))
+    with storage.transaction() as tx:
+        arm.bind(tx, "m", 4)
+    with pytest.raises(OctomemError, match="zero"), storage.transaction() as tx:
+        arm.add(tx, ids[:1], np.zeros((1, 4), np.float32))
+    with pytest.raises(InvalidQueryError), storage.transaction() as tx:
+        arm.add(tx, ids, np.ones((2, 4), np.float32))
+    with storage.transaction() as tx:  # the 999 chunk was never stored (e.g. deleted meanwhile)
+        arm.add(tx, [*ids, 999], np.eye(4, dtype=np.float32))
+    assert arm.missing() == []
+    assert arm.search(np.zeros(4, np.float32), Filters(), 5) == []
+    assert len(arm.search(np.ones(4, np.float32), Filters(), KNN_MAX_K * 3)) == 3
+    with storage.transaction() as tx:
+        arm.reset(tx)
+        arm.bind(tx, "other-model", 2)
+    assert storage.get_meta("sqlite-vec.model_id") == "other-model" and arm.missing() == ids
