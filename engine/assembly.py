@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,9 +38,15 @@ def arm_options(spec: ArmSpec, loaded: LoadedSettings) -> BaseModel:
     except ValidationError as exc:
         err = exc.errors()[0]
         key = ".".join(["arms", spec.name, *(str(p) for p in err["loc"])])
-        raise ArmConfigError(
-            f"setting {key!r} from {loaded.source_of(key)}: {err['msg']}"
-        ) from exc
+        message = f"setting {key!r} from {loaded.source_of(key)}: {err['msg']}"
+        if err["type"] == "extra_forbidden":
+            known = list(spec.options_model.model_fields)
+            close = difflib.get_close_matches(str(err["loc"][-1]), known, n=1)
+            message = f"unknown setting {key!r} in {loaded.source_of(key)}" + (
+                f"; did you mean 'arms.{spec.name}.{close[0]}'?" if close
+                else f"; {spec.name} takes: {', '.join(known) or 'no options'}"
+            )
+        raise ArmConfigError(message) from exc
 
 
 def _specs(pipeline: PipelineSettings, registry: ArmRegistry) -> dict[ArmKind, ArmSpec]:

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from . import cli_render as render
 from .app import open_pipeline
+from .assembly import arm_options, check_compatible
 from .errors import OctomemError
 from .manager import load_registry
 from .pipeline import Pipeline
@@ -174,8 +175,13 @@ def status() -> None:
 
 @app.command()
 def config() -> None:
-    """Print every effective setting and the layer it came from."""
-    render.settings(console, load_settings(state.config, state.overrides))
+    """Print every effective setting (configured arms' options included), its cost group
+    (identity: needs re-indexing; runtime; retrieval: reorders answers) and its layer."""
+    loaded = load_settings(state.config, state.overrides)
+    registry = load_registry()
+    specs = check_compatible(loaded.settings.pipeline, registry)
+    options = {spec.name: arm_options(spec, loaded).model_dump(mode="json") for spec in specs.values()}
+    render.settings(console, loaded, options, {spec.name: spec for spec in specs.values()})
 
 
 @app.command()

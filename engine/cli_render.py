@@ -19,7 +19,7 @@ from rich.table import Table
 
 from .manager import ArmRegistry
 from .pipeline import AddReport
-from .settings import LoadedSettings
+from .settings import LoadedSettings, setting_group
 from .types import Answer
 
 ARM_KIND_ORDER = ("storage", "keyword", "embedder", "semantic", "reranker", "dedup")
@@ -117,11 +117,21 @@ def _flatten(data: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
     return rows
 
 
-def settings(console: Console, loaded: LoadedSettings) -> None:
-    """Print every effective setting with the layer it came from."""
-    table = Table(title="effective settings")
-    for col in ("key", "value", "from"):
-        table.add_column(col)
-    for key, value in _flatten(loaded.settings.model_dump(mode="json")):
-        table.add_row(key, repr(value), loaded.source_of(key))
+def settings(console: Console, loaded: LoadedSettings, arm_options: dict[str, dict[str, Any]],
+             arm_specs: dict[str, Any]) -> None:
+    """Print every effective setting, its cost group and the layer it came from.
+
+    :param arm_options: effective options of each configured arm, by arm name.
+    :param arm_specs: arm name -> spec, to group ``arms.*`` keys by arm kind.
+    """
+    table = Table(title="effective settings", box=box.SIMPLE_HEAD)
+    table.add_column("key", no_wrap=True)
+    table.add_column("value", overflow="fold")
+    table.add_column("group", no_wrap=True)
+    table.add_column("from", overflow="fold")
+    dumped = loaded.settings.model_dump(mode="json")
+    dumped["arms"] = {**dumped.get("arms", {}), **arm_options}
+    for key, value in _flatten(dumped):
+        group = setting_group(key, arm_specs)
+        table.add_row(key, escape(repr(value)), group, loaded.source_of(key))
     console.print(table)

@@ -1,4 +1,4 @@
-"""Settings: packaged defaults < user config < ``--config FILE`` < ``OCTOMEM_*`` < ``--set``.
+"""Settings: defaults < user config < project config < ``--config FILE`` < ``OCTOMEM_*`` < ``--set``.
 
 Each later layer wins per key. Every effective value remembers the layer it came
 from (:attr:`LoadedSettings.provenance`), and an unknown key is an error naming the
@@ -23,37 +23,57 @@ from .errors import ArmConfigError
 ENV_PREFIX = "OCTOMEM_"
 
 
+#: What changing a setting costs, shown by ``octomem config`` and docs/settings.md:
+#: identity — the stored index depends on it (changing it means re-indexing or
+#: re-embedding); runtime — where and how octomem runs, results unchanged;
+#: retrieval — reorders the next answer only.
+GROUPS = ("identity", "runtime", "retrieval")
+
+
+def _field(default: Any, group: str, description: str, **constraints: Any) -> Any:
+    """Declare a setting with its cost group (see :data:`GROUPS`)."""
+    factory = {"default_factory": default} if callable(default) else {"default": default}
+    return Field(
+        **factory, description=description, json_schema_extra={"group": group}, **constraints
+    )
+
+
 class PipelineSettings(BaseModel, extra="forbid"):
     """Which arm of each kind the pipeline is assembled from, by registered name."""
 
-    storage: str = Field("sqlite", description="storage arm (documents, chunks, metadata)")
-    keyword: str | None = Field("fts5", description="keyword (BM25) arm; empty for none")
-    embedder: str | None = Field("fastembed", description="embedder; empty for keyword-only")
-    semantic: str | None = Field("sqlite-vec", description="vector index arm; empty for none")
-    reranker: str | None = Field(None, description="reranker arm; off by default")
-    dedup: str | None = Field("cosine", description="dedup arm; empty for none")
+    storage: str = _field("sqlite", "identity", "storage arm (documents, chunks, metadata)")
+    keyword: str | None = _field("fts5", "identity", "keyword (BM25) arm; empty for none")
+    embedder: str | None = _field(
+        "fastembed", "identity", "embedder; its model id is stored beside the vectors, so "
+        "changing it means re-embedding; empty for keyword-only",
+    )
+    semantic: str | None = _field("sqlite-vec", "identity", "vector index arm; empty for none")
+    reranker: str | None = _field(None, "retrieval", "reranker arm; off by default")
+    dedup: str | None = _field("cosine", "retrieval", "dedup arm; empty for none")
 
 
 class RetrievalSettings(BaseModel, extra="forbid"):
     """How runs are fused and cut. Changing these reorders the next answer only."""
 
-    top_k: int = Field(10, ge=1, le=1000, description="hits in an answer")
-    candidate_k: int = Field(
-        100, ge=1, le=4096,
-        description="hits each arm returns before fusion (BEIR's usual depth of 100; "
-        "at most 4096, sqlite-vec's largest k)",
+    top_k: int = _field(10, "retrieval", "hits in an answer", ge=1, le=1000)
+    candidate_k: int = _field(
+        100, "retrieval", "hits each arm returns before fusion (BEIR's usual depth of 100; "
+        "at most 4096, sqlite-vec's largest k)", ge=1, le=4096,
     )
-    fusion: Literal["rrf", "weighted"] = Field("rrf", description="how runs are combined")
-    rrf_k: int = Field(
-        60, ge=1, le=10_000,
-        description="RRF constant k (Cormack, Clarke & Buettcher, SIGIR 2009)",
+    fusion: Literal["rrf", "weighted"] = _field("rrf", "retrieval", "how runs are combined")
+    rrf_k: int = _field(
+        60, "retrieval", "RRF constant k (Cormack, Clarke & Buettcher, SIGIR 2009)",
+        ge=1, le=10_000,
     )
-    weights: dict[str, float] = Field(
-        default_factory=dict,
-        description="per-arm weight by arm name for either fusion (default 1.0 each)",
+    weights: dict[str, float] = _field(
+        dict, "retrieval", "per-arm weight by arm name for either fusion (default 1.0 each)"
     )
-    rerank_top_n: int = Field(20, ge=1, le=1000, description="fused hits the reranker re-scores")
-    embed_batch_size: int = Field(64, ge=1, le=4096, description="texts per embedder call")
+    rerank_top_n: int = _field(
+        20, "retrieval", "fused hits the reranker re-scores", ge=1, le=1000
+    )
+    embed_batch_size: int = _field(
+        64, "runtime", "texts per embedder call during ingest", ge=1, le=4096
+    )
 
 
 def _default_data_dir() -> Path:
@@ -72,10 +92,12 @@ class Settings(BaseSettings):
         env_prefix=ENV_PREFIX, env_nested_delimiter="__", extra="forbid"
     )
 
-    data_dir: Path = Field(default_factory=_default_data_dir, description="where data lives")
+    data_dir: Path = _field(_default_data_dir, "runtime", "where data lives")
     pipeline: PipelineSettings = Field(default_factory=PipelineSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
-    arms: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    arms: dict[str, dict[str, Any]] = _field(
+        dict, "identity", "options of each arm by arm name (validated by the arm)"
+    )
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, *_: Any, **__: Any):  # type: ignore[no-untyped-def, override]
@@ -98,6 +120,51 @@ class LoadedSettings:
             if layer:
                 return layer
         return "default"
+
+
+#: Group of ``arms.<name>.<option>`` by the arm's kind, unless the option declares one:
+#: options of arms that build the index are identity, the others reorder answers only.
+ARM_KIND_GROUPS = {
+    "storage": "identity", "keyword": "identity", "embedder": "identity",
+    "semantic": "identity", "reranker": "retrieval", "dedup": "retrieval",
+}
+
+
+def _declared_group(field: Any) -> str | None:
+    extra = field.json_schema_extra
+    return str(extra["group"]) if isinstance(extra, dict) and "group" in extra else None
+
+
+def setting_group(dotted_key: str, arm_specs: dict[str, Any] | None = None) -> str:
+    """Return the cost group (:data:`GROUPS`) of a dotted setting key.
+
+    :param arm_specs: arm name -> :class:`~octomem.engine.arms.ArmSpec`, to place
+        ``arms.<name>.<option>`` keys by the option's declared group or the arm's kind
+        (:data:`ARM_KIND_GROUPS`); without it such keys are ``identity``.
+    :raises KeyError: the key is not a setting.
+    """
+    parts = dotted_key.split(".")
+    if parts[0] == "arms" and len(parts) >= 2:
+        spec = (arm_specs or {}).get(parts[1])
+        if spec is None:
+            return "identity"
+        option = spec.options_model.model_fields.get(parts[2]) if len(parts) > 2 else None
+        return (option and _declared_group(option)) or ARM_KIND_GROUPS[spec.kind]
+    model: type[BaseModel] = Settings
+    for i, part in enumerate(parts):
+        field = model.model_fields[part]
+        annotation = field.annotation
+        nested = isinstance(annotation, type) and issubclass(annotation, BaseModel)
+        if nested and i + 1 < len(parts):
+            model = annotation
+            continue
+        return _declared_group(field) or "runtime"
+    raise KeyError(dotted_key)
+
+
+def project_config_path(project_root: Path) -> Path:
+    """Return ``<project_root>/.octomem/config.toml``."""
+    return project_root / ".octomem" / "config.toml"
 
 
 def user_config_path() -> Path:
@@ -184,11 +251,18 @@ def load_settings(
     config_file: Path | None = None,
     overrides: dict[str, Any] | None = None,
     *,
+    project_root: Path | None = None,
     read_user_config: bool = True,
 ) -> LoadedSettings:
     """Read every layer and return the effective settings with their provenance.
 
+    Layers, each later one winning per key: packaged defaults < user config
+    (:func:`user_config_path`) < project config (:func:`project_config_path`) <
+    ``config_file`` < ``OCTOMEM_*`` environment variables < ``overrides``.
+
     :param config_file: the ``--config FILE`` layer.
+    :param project_root: the project whose ``.octomem/config.toml`` is read (default:
+        the current directory).
     :param overrides: the ``--set`` layer, nested (see :func:`parse_overrides`).
     :raises ArmConfigError: an unknown key, a bad value or an unreadable file; the
         message names the key and the layer.
@@ -197,6 +271,9 @@ def load_settings(
     user = user_config_path()
     if read_user_config and user.is_file():
         layers.append((f"user config ({user})", _read_toml(user, "user config")))
+    project = project_config_path(project_root or Path.cwd())
+    if project.is_file():
+        layers.append((f"project config ({project})", _read_toml(project, "project config")))
     if config_file is not None:
         layers.append((f"--config ({config_file})", _read_toml(config_file, "--config")))
     layers.append(("environment", _env_layer()))
