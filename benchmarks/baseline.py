@@ -85,8 +85,10 @@ class GrepArm:
             if found:
                 scored.append((-found, chunk.id))
         scored.sort()
-        return [Hit(chunk_id=cid, score=float(-neg), rank=i, arm=NAME)
-                for i, (neg, cid) in enumerate(scored[:k], start=1)]
+        return [
+            Hit(chunk_id=cid, score=float(-neg), rank=i, arm=NAME)
+            for i, (neg, cid) in enumerate(scored[:k], start=1)
+        ]
 
 
 def build(options: NoOptions, context: ArmContext) -> GrepArm:
@@ -97,5 +99,11 @@ def build(options: NoOptions, context: ArmContext) -> GrepArm:
 @hookimpl
 def octomem_register_keyword_arms() -> list[ArmSpec]:
     """Offer the ``grep`` substring baseline (benchmark runner only)."""
-    return [ArmSpec(kind="keyword", name=NAME, factory=build,
-                    description="substring baseline: count of query words found (bench only)")]
+    return [
+        ArmSpec(
+            kind="keyword",
+            name=NAME,
+            factory=build,
+            description="substring baseline: count of query words found (bench only)",
+        )
+    ]

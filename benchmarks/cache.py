@@ -11,6 +11,7 @@ extended run (a new keyword arm, a new semantic arm) only does what is missing.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import time
@@ -74,7 +75,10 @@ class CacheEntry:
     def index_bytes(self, keyword: str | None, semantic: str | None) -> int:
         """Return the on-disk bytes a combination reads: storage plus its arms' indexes."""
         total = int(self.steps.get("storage", {}).get("bytes", 0))
-        for step in (f"keyword:{keyword}" if keyword else "", f"semantic:{semantic}" if semantic else ""):
+        for step in (
+            f"keyword:{keyword}" if keyword else "",
+            f"semantic:{semantic}" if semantic else "",
+        ):
             total += int(self.steps.get(step, {}).get("bytes", 0))
         return total
 
@@ -102,8 +106,14 @@ class IndexCache:
     :param progress: progress reporter for long steps.
     """
 
-    def __init__(self, dataset: BeirDataset, registry: ArmRegistry, settings_for: SettingsFor,
-                 cache_dir: Path | None = None, progress: ProgressFor | None = None) -> None:
+    def __init__(
+        self,
+        dataset: BeirDataset,
+        registry: ArmRegistry,
+        settings_for: SettingsFor,
+        cache_dir: Path | None = None,
+        progress: ProgressFor | None = None,
+    ) -> None:
         self.dataset = dataset
         self.registry = registry
         self.settings_for = settings_for
@@ -113,8 +123,14 @@ class IndexCache:
         self.embed_calls = 0
 
     def _open(self, root: Path, **pipeline: str | None) -> Pipeline:
-        arms = {"keyword": None, "embedder": None, "semantic": None, "reranker": None,
-                "dedup": None, **pipeline}
+        arms = {
+            "keyword": None,
+            "embedder": None,
+            "semantic": None,
+            "reranker": None,
+            "dedup": None,
+            **pipeline,
+        }
         loaded = self.settings_for({"pipeline": arms})
         return Pipeline(loaded, self.registry, root)
 
@@ -123,9 +139,13 @@ class IndexCache:
         loaded = self.settings_for({})
         storage = loaded.settings.pipeline.storage
         key: dict[str, Any] = {
-            "dataset": self.dataset.name, "corpus_sha256": self.dataset.corpus_sha256,
-            "storage": storage, "storage_options": loaded.settings.arms.get(storage, {}),
-            "embedder": None, "model_id": None, "max_tokens": None,
+            "dataset": self.dataset.name,
+            "corpus_sha256": self.dataset.corpus_sha256,
+            "storage": storage,
+            "storage_options": loaded.settings.arms.get(storage, {}),
+            "embedder": None,
+            "model_id": None,
+            "max_tokens": None,
         }
         if chunker:
             spec = self.registry.get("embedder", chunker)
@@ -137,8 +157,11 @@ class IndexCache:
         """Return the entry for ``chunker``, stored and chunked, building it if needed."""
         key = self.key(chunker)
         digest = _digest(key)
-        root = self.cache_dir / f"{self.dataset.name}-{self.dataset.corpus_sha256[:12]}" / (
-            f"{chunker or 'words'}-{digest[:12]}")
+        root = (
+            self.cache_dir
+            / f"{self.dataset.name}-{self.dataset.corpus_sha256[:12]}"
+            / (f"{chunker or 'words'}-{digest[:12]}")
+        )
         build = root / BUILD_FILE
         if build.is_file():
             data = json.loads(build.read_text(encoding="utf-8"))
@@ -164,7 +187,9 @@ class IndexCache:
         size = _size(pipeline)
         pipeline.close()
         entry.steps["storage"] = {
-            "seconds": report.seconds_indexing, "bytes": size, "documents": counts["documents"],
+            "seconds": report.seconds_indexing,
+            "bytes": size,
+            "documents": counts["documents"],
             "chunks": counts["chunks"],
         }
         entry.save()
@@ -210,22 +235,28 @@ class IndexCache:
                 rows = emb.embed_documents([embedding_text(c) for c in batch])
                 seconds += time.perf_counter() - start
                 self.embed_calls += 1
-                ids[done:done + len(batch)] = [c.id for c in batch]
-                vectors[done:done + len(batch)] = rows
+                ids[done : done + len(batch)] = [c.id for c in batch]
+                vectors[done : done + len(batch)] = rows
                 done += len(batch)
                 advance(len(batch))
         finally:
             pipeline.close()
         np.save(entry.root / VECTORS_FILE, vectors[:done])
         np.save(entry.root / IDS_FILE, ids[:done])
-        entry.steps["vectors"] = {"seconds": seconds, "chunks": done, "model_id": entry.key["model_id"]}
+        entry.steps["vectors"] = {
+            "seconds": seconds,
+            "chunks": done,
+            "model_id": entry.key["model_id"],
+        }
         entry.save()
 
     def ensure_semantic(self, entry: CacheEntry, semantic: str, embedder: str) -> None:
         """Embed the stored chunks once (``vectors.npy``), then load them into ``semantic``."""
         if embedder != entry.key["embedder"]:
-            raise OctomemError(f"cache entry {entry.root} was chunked by {entry.key['embedder']!r}, "
-                               f"not {embedder!r}")
+            raise OctomemError(
+                f"cache entry {entry.root} was chunked by {entry.key['embedder']!r}, "
+                f"not {embedder!r}"
+            )
         self._embed(entry, embedder)
         step = f"semantic:{semantic}"
         if step in entry.steps:
@@ -242,8 +273,8 @@ class IndexCache:
             start = time.perf_counter()
             for lo in range(0, len(ids), WRITE_BATCH):
                 with storage.transaction() as tx:
-                    arm.add(tx, ids[lo:lo + WRITE_BATCH].tolist(), vectors[lo:lo + WRITE_BATCH])
-                advance(len(ids[lo:lo + WRITE_BATCH]))
+                    arm.add(tx, ids[lo : lo + WRITE_BATCH].tolist(), vectors[lo : lo + WRITE_BATCH])
+                advance(len(ids[lo : lo + WRITE_BATCH]))
             seconds = time.perf_counter() - start
         finally:
             pipeline.close()
@@ -255,6 +286,4 @@ class IndexCache:
 
 
 def _digest(key: dict[str, Any]) -> str:
-    import hashlib
-
     return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()

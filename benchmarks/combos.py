@@ -60,18 +60,33 @@ class Combo:
 
     def spec(self) -> str:
         """Return the ``arm+arm+...`` form of this combination (without its name)."""
-        parts = [p for p in (self.keyword, self.semantic, self.embedder, self.reranker,
-                             self.dedup, self.fusion) if p]
+        parts = [
+            p
+            for p in (
+                self.keyword,
+                self.semantic,
+                self.embedder,
+                self.reranker,
+                self.dedup,
+                self.fusion,
+            )
+            if p
+        ]
         parts += [f"{k}={v}" for k, v in _flatten(self.overrides)]
         return "+".join(parts)
 
     def settings_overrides(self) -> dict[str, Any]:
         """Return the nested overrides that assemble this row's pipeline."""
-        out: dict[str, Any] = {k: (dict(v) if isinstance(v, dict) else v)
-                               for k, v in self.overrides.items()}
+        out: dict[str, Any] = {
+            k: (dict(v) if isinstance(v, dict) else v) for k, v in self.overrides.items()
+        }
         out["pipeline"] = {
-            **out.get("pipeline", {}), "keyword": self.keyword, "semantic": self.semantic,
-            "embedder": self.embedder, "reranker": self.reranker, "dedup": self.dedup,
+            **out.get("pipeline", {}),
+            "keyword": self.keyword,
+            "semantic": self.semantic,
+            "embedder": self.embedder,
+            "reranker": self.reranker,
+            "dedup": self.dedup,
         }
         if self.fusion:
             out["retrieval"] = {**out.get("retrieval", {}), "fusion": self.fusion}
@@ -108,8 +123,9 @@ def _assign(arms: dict[str, str], kind: str, name: str, text: str) -> None:
     arms[kind] = name
 
 
-def _part(part: str, text: str, registry: ArmRegistry, arms: dict[str, str],
-          overrides: dict[str, Any]) -> str | None:
+def _part(
+    part: str, text: str, registry: ArmRegistry, arms: dict[str, str], overrides: dict[str, Any]
+) -> str | None:
     """Read one ``+``-separated part; return it when it is a fusion name."""
     if "=" in part:
         _merge(overrides, parse_overrides([part]))
@@ -119,7 +135,9 @@ def _part(part: str, text: str, registry: ArmRegistry, arms: dict[str, str],
     kind, _, name = part.rpartition(":")
     kinds = [kind] if kind else _kinds_of(name, registry)
     if kind and kind not in COMBO_KINDS:
-        raise OctomemError(f"--combo {text!r}: {kind!r} is not an arm kind ({', '.join(COMBO_KINDS)})")
+        raise OctomemError(
+            f"--combo {text!r}: {kind!r} is not an arm kind ({', '.join(COMBO_KINDS)})"
+        )
     if not kinds or (kind and name not in registry.names(kind)):  # type: ignore[arg-type]
         known = sorted({n for k in COMBO_KINDS for n in registry.names(k)})  # type: ignore[arg-type]
         raise OctomemError(
@@ -145,7 +163,9 @@ def parse_combo(text: str, registry: ArmRegistry, settings: Settings) -> Combo:
         name, spec = text, text
     name, spec = name.strip(), spec.strip()
     if not name or not spec:
-        raise OctomemError(f"--combo {text!r}: expected NAME=arm+arm+..., e.g. hybrid=fts5+sqlite-vec")
+        raise OctomemError(
+            f"--combo {text!r}: expected NAME=arm+arm+..., e.g. hybrid=fts5+sqlite-vec"
+        )
     arms: dict[str, str] = {}
     overrides: dict[str, Any] = {}
     fusion = None
@@ -166,9 +186,15 @@ def parse_combo(text: str, registry: ArmRegistry, settings: Settings) -> Combo:
     if "semantic" not in arms:
         embedder = None
     return Combo(
-        name=name, keyword=arms.get("keyword"), semantic=arms.get("semantic"),
-        embedder=embedder, reranker=arms.get("reranker"), dedup=arms.get("dedup"),
-        fusion=fusion, chunker=embedder or settings.pipeline.embedder, overrides=overrides,
+        name=name,
+        keyword=arms.get("keyword"),
+        semantic=arms.get("semantic"),
+        embedder=embedder,
+        reranker=arms.get("reranker"),
+        dedup=arms.get("dedup"),
+        fusion=fusion,
+        chunker=embedder or settings.pipeline.embedder,
+        overrides=overrides,
     )
 
 
@@ -195,9 +221,19 @@ def default_combos(registry: ArmRegistry, settings: Settings) -> list[Combo]:
     rows.append(Combo("hybrid-rrf", keyword=keyword, fusion="rrf", **sem))  # type: ignore[arg-type]
     rows.append(Combo("hybrid-weighted", keyword=keyword, fusion="weighted", **sem))  # type: ignore[arg-type]
     if pipe.dedup:
-        rows.append(Combo(f"hybrid-rrf+{pipe.dedup}", keyword=keyword, fusion="rrf",
-                          dedup=pipe.dedup, **sem))  # type: ignore[arg-type]
+        rows.append(
+            Combo(
+                f"hybrid-rrf+{pipe.dedup}", keyword=keyword, fusion="rrf", dedup=pipe.dedup, **sem
+            )
+        )  # type: ignore[arg-type]
     if pipe.reranker:
-        rows.append(Combo(f"hybrid-rrf+{pipe.reranker}", keyword=keyword, fusion="rrf",
-                          reranker=pipe.reranker, **sem))  # type: ignore[arg-type]
+        rows.append(
+            Combo(
+                f"hybrid-rrf+{pipe.reranker}",
+                keyword=keyword,
+                fusion="rrf",
+                reranker=pipe.reranker,
+                **sem,
+            )
+        )  # type: ignore[arg-type]
     return rows

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import platform
 import sys
 import time
@@ -25,8 +26,14 @@ from .dataset import BeirDataset, load_dataset, query_filters
 from .metrics import Evaluation, best_of, evaluate_runs
 from .runner import ComboResult, run_combo
 
-#: Hits asked per query: recall@100 needs a 100-deep ranking.
+#: Hits asked per query in the quality pass: recall@100 needs a 100-deep ranking.
 DEFAULT_TOP_K = 100
+#: Hits asked per query in the latency pass: what an agent typically asks for.
+LATENCY_TOP_K = 10
+#: Queries timed in the latency pass (spread over the split).
+LATENCY_QUERIES = 300
+#: ``--combo`` value that stands for the default rows.
+DEFAULTS = "defaults"
 
 
 @dataclass(slots=True)
@@ -36,6 +43,7 @@ class BenchResult:
     dataset: BeirDataset
     group_by: str | None
     top_k: int
+    latency_top_k: int
     combos: list[ComboResult]
     evaluation: Evaluation
     build: dict[str, Any]
@@ -63,23 +71,38 @@ def bench_registry() -> ArmRegistry:
 def progress_bars(console: Console | None) -> Iterator[Callable[[str, int], Callable[[int], None]]]:
     """Yield ``progress(label, total) -> advance(n)`` drawing rich progress bars."""
     if console is None:
-        yield lambda label, total: (lambda n: None)
+        yield lambda label, total: lambda n: None
         return
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=console, transient=False) as bar:
+
         def progress(label: str, total: int) -> Callable[[int], None]:
             task = bar.add_task(label, total=total)
             return lambda n: bar.advance(task, n)
+
         yield progress
 
 
-def resolve_combos(specs: list[str] | None, registry: ArmRegistry, loaded: LoadedSettings) -> list[Combo]:
-    """Parse ``--combo`` values, or return the default rows.
+def resolve_combos(
+    specs: list[str] | None, registry: ArmRegistry, loaded: LoadedSettings
+) -> list[Combo]:
+    """Parse ``--combo`` values; the value ``defaults`` (and no value at all) stands for
+    the default rows (:func:`~octomem.benchmarks.combos.default_combos`).
 
     :raises OctomemError: a bad combination, or two rows with the same name.
     """
     settings = loaded.settings
-    combos = [parse_combo(s, registry, settings) for s in specs] if specs else default_combos(registry, settings)
+    combos: list[Combo] = []
+    for spec in specs or [DEFAULTS]:
+        if spec.strip() == DEFAULTS:
+            combos += default_combos(registry, settings)
+        else:
+            combos.append(parse_combo(spec, registry, settings))
     names = [c.name for c in combos]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
@@ -94,19 +117,31 @@ def _limit(dataset: BeirDataset, limit: int | None) -> BeirDataset:
         return dataset
     keep = list(dataset.queries)[:limit]
     return BeirDataset(
-        folder=dataset.folder, name=dataset.name, split=dataset.split,
+        folder=dataset.folder,
+        name=dataset.name,
+        split=dataset.split,
         queries={q: dataset.queries[q] for q in keep},
         query_metadata={q: dataset.query_metadata[q] for q in keep},
-        qrels={q: dataset.qrels[q] for q in keep}, corpus_sha256=dataset.corpus_sha256,
+        qrels={q: dataset.qrels[q] for q in keep},
+        corpus_sha256=dataset.corpus_sha256,
         corpus_path=dataset.corpus_path,
     )
 
 
-def run_bench(dataset_dir: Path, combo_specs: list[str] | None = None, *, split: str = "test",
-              group_by: str | None = None, top_k: int = DEFAULT_TOP_K,
-              cache_dir: Path | None = None, config_file: Path | None = None,
-              overrides: dict[str, Any] | None = None, limit: int | None = None,
-              console: Console | None = None, registry: ArmRegistry | None = None) -> BenchResult:
+def run_bench(
+    dataset_dir: Path,
+    combo_specs: list[str] | None = None,
+    *,
+    split: str = "test",
+    group_by: str | None = None,
+    top_k: int = DEFAULT_TOP_K,
+    cache_dir: Path | None = None,
+    config_file: Path | None = None,
+    overrides: dict[str, Any] | None = None,
+    limit: int | None = None,
+    console: Console | None = None,
+    registry: ArmRegistry | None = None,
+) -> BenchResult:
     """Measure every combination on one split of a BEIR folder.
 
     :param combo_specs: ``NAME=arm+arm+...`` values; ``None`` for the default rows.
@@ -137,26 +172,50 @@ def run_bench(dataset_dir: Path, combo_specs: list[str] | None = None, *, split:
             if combo.semantic and combo.embedder:
                 cache.ensure_semantic(entry, combo.semantic, combo.embedder)
         for chunker, entry in entries.items():
-            build[chunker or "words"] = {"root": str(entry.root), "key": entry.key, "steps": entry.steps}
+            build[chunker or "words"] = {
+                "root": str(entry.root),
+                "key": entry.key,
+                "steps": entry.steps,
+            }
         for combo in combos:
             advance = progress(f"querying {combo.name}", len(dataset.queries))
-            results.append(run_combo(combo, entries[combo.chunker], dataset, filters,
-                                     settings_for, registry, top_k, advance))
+            results.append(
+                run_combo(
+                    combo,
+                    entries[combo.chunker],
+                    dataset,
+                    filters,
+                    settings_for,
+                    registry,
+                    top_k,
+                    advance,
+                    latency_top_k=LATENCY_TOP_K,
+                    latency_queries=LATENCY_QUERIES,
+                )
+            )
     runs = {r.combo.name: r.run for r in results}
     single = [r.combo.name for r in results if r.combo.single_arm]
     first = evaluate_runs(dataset.qrels, runs, None)
     best = best_of(first.scores, single)
     evaluation = evaluate_runs(dataset.qrels, runs, best) if best else first
     return BenchResult(
-        dataset=dataset, group_by=group_by, top_k=top_k, combos=results, evaluation=evaluation,
-        build=build, command=" ".join(["octomem", *sys.argv[1:]]) if sys.argv else "",
+        dataset=dataset,
+        group_by=group_by,
+        top_k=top_k,
+        latency_top_k=LATENCY_TOP_K,
+        combos=results,
+        evaluation=evaluation,
+        build=build,
+        command=" ".join(["octomem", *sys.argv[1:]]) if sys.argv else "",
         seconds=time.perf_counter() - started,
     )
 
 
 def machine() -> dict[str, Any]:
     """Return what the numbers depend on: CPU count, platform, Python."""
-    import os
-
-    return {"cpus": os.cpu_count(), "platform": platform.platform(),
-            "python": platform.python_version(), "processor": platform.processor()}
+    return {
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "processor": platform.processor(),
+    }

@@ -63,7 +63,9 @@ def read_qrels(path: Path) -> dict[str, dict[str, int]]:
     """
     if not path.is_file():
         splits = sorted(p.stem for p in path.parent.glob("*.tsv")) if path.parent.is_dir() else []
-        raise OctomemError(f"{path}: no such qrels file; splits here: {', '.join(splits) or 'none'}")
+        raise OctomemError(
+            f"{path}: no such qrels file; splits here: {', '.join(splits) or 'none'}"
+        )
     qrels: dict[str, dict[str, int]] = {}
     with path.open(encoding="utf-8", newline="") as fh:
         for lineno, row in enumerate(csv.reader(fh, delimiter="\t"), start=1):
@@ -119,9 +121,14 @@ def load_dataset(folder: Path, split: str = "test") -> BeirDataset:
             f"queries.jsonl (first: {missing[0]!r})"
         )
     return BeirDataset(
-        folder=folder, name=folder.resolve().name, split=split,
-        queries={q: texts[q] for q in qrels}, query_metadata={q: metadata[q] for q in qrels},
-        qrels=qrels, corpus_sha256=file_sha256(corpus), corpus_path=corpus,
+        folder=folder,
+        name=folder.resolve().name,
+        split=split,
+        queries={q: texts[q] for q in qrels},
+        query_metadata={q: metadata[q] for q in qrels},
+        qrels=qrels,
+        corpus_sha256=file_sha256(corpus),
+        corpus_path=corpus,
     )
 
 
@@ -136,7 +143,7 @@ def parse_group_by(group_by: str | None) -> str | None:
         raise OctomemError(
             f"--group-by {group_by!r}: expected metadata.FIELD, e.g. metadata.conv_id"
         )
-    return group_by[len(GROUP_BY_PREFIX):]
+    return group_by[len(GROUP_BY_PREFIX) :]
 
 
 def query_filters(dataset: BeirDataset, group_by: str | None) -> dict[str, Filters]:

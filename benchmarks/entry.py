@@ -14,10 +14,21 @@ from .command import run_bench
 from .report import write_report
 
 
-def main(*, dataset: Path | None, combos: list[str] | None, split: str, group_by: str | None,
-         out: Path | None, top_k: int, cache_dir: Path | None, limit: int | None,
-         synthetic: str | None, config_file: Path | None, overrides: dict[str, Any],
-         console: Console) -> None:
+def main(
+    *,
+    dataset: Path | None,
+    combos: list[str] | None,
+    split: str,
+    group_by: str | None,
+    out: Path | None,
+    top_k: int,
+    cache_dir: Path | None,
+    limit: int | None,
+    synthetic: str | None,
+    config_file: Path | None,
+    overrides: dict[str, Any],
+    console: Console,
+) -> None:
     """Run ``octomem bench`` and print where the report went.
 
     :raises OctomemError: neither or both of ``dataset`` and ``synthetic``, or any error
@@ -28,15 +39,30 @@ def main(*, dataset: Path | None, combos: list[str] | None, split: str, group_by
     if synthetic is not None:
         from .synthetic import run_scale_curve
 
-        run_scale_curve(synthetic, out or Path("octomem-bench") / "synthetic", config_file,
-                        overrides, console, cache_dir=cache_dir)
+        run_scale_curve(
+            synthetic,
+            out or Path("octomem-bench") / "synthetic",
+            config_file,
+            overrides,
+            console,
+            cache_dir=cache_dir,
+        )
         return
     assert dataset is not None
     if top_k < 1:
         raise OctomemError(f"--top-k must be >= 1, got {top_k}")
-    result = run_bench(dataset, combos, split=split, group_by=group_by, top_k=top_k,
-                       cache_dir=cache_dir, config_file=config_file, overrides=overrides,
-                       limit=limit, console=console)
+    result = run_bench(
+        dataset,
+        combos,
+        split=split,
+        group_by=group_by,
+        top_k=top_k,
+        cache_dir=cache_dir,
+        config_file=config_file,
+        overrides=overrides,
+        limit=limit,
+        console=console,
+    )
     paths = write_report(result, out or Path("octomem-bench") / result.dataset.name)
     table = Table(title=f"{result.dataset.name} ({split}, {len(result.dataset.queries)} queries)")
     for column in ("row", "nDCG@10", "R@100", "MRR@10", "p vs best single", "p50 ms", "p95 ms"):
@@ -45,10 +71,17 @@ def main(*, dataset: Path | None, combos: list[str] | None, split: str, group_by
     for r in result.combos:
         name = r.combo.name
         p = (ev.p_values.get(name) or {}).get("ndcg@10")
-        table.add_row(name, f"{ev.scores[name]['ndcg@10']:.4f}", f"{ev.scores[name]['recall@100']:.4f}",
-                      f"{ev.scores[name]['mrr@10']:.4f}",
-                      "baseline" if name == ev.baseline else (f"{p:.2g}" if p is not None else "—"),
-                      f"{r.percentile('total', 50):.2f}", f"{r.percentile('total', 95):.2f}")
+        table.add_row(
+            name,
+            f"{ev.scores[name]['ndcg@10']:.4f}",
+            f"{ev.scores[name]['recall@100']:.4f}",
+            f"{ev.scores[name]['mrr@10']:.4f}",
+            "baseline" if name == ev.baseline else (f"{p:.2g}" if p is not None else "—"),
+            f"{r.percentile('total', 50):.2f}",
+            f"{r.percentile('total', 95):.2f}",
+        )
     console.print(table)
-    console.print(f"report: {paths['markdown']}  (JSON {paths['json'].name}, plots "
-                  f"{paths['quality_plot'].name}, {paths['latency_plot'].name})")
+    console.print(
+        f"report: {paths['markdown']}  (JSON {paths['json'].name}, plots "
+        f"{paths['quality_plot'].name}, {paths['latency_plot'].name})"
+    )

@@ -34,11 +34,13 @@ class Evaluation:
     :param scores: run name -> metric -> mean over queries.
     :param p_values: run name -> metric -> p-value of the paired test against
         ``baseline`` (absent for the baseline itself).
+    :param pairwise: run name -> other run name -> metric -> p-value (every pair).
     """
 
     baseline: str | None
     scores: dict[str, dict[str, float]] = field(default_factory=dict)
     p_values: dict[str, dict[str, float]] = field(default_factory=dict)
+    pairwise: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
 
 
 def ranx_run(run: Mapping[str, Mapping[str, float]], queries: list[str], name: str) -> Run:
@@ -47,8 +49,9 @@ def ranx_run(run: Mapping[str, Mapping[str, float]], queries: list[str], name: s
     return Run(data, name=name)
 
 
-def evaluate_runs(qrels: Mapping[str, Mapping[str, int]], runs: Mapping[str, RunDict],
-                  baseline: str | None) -> Evaluation:
+def evaluate_runs(
+    qrels: Mapping[str, Mapping[str, int]], runs: Mapping[str, RunDict], baseline: str | None
+) -> Evaluation:
     """Evaluate ``runs`` on ``qrels`` with ranx; test each against ``baseline``.
 
     :param runs: run name -> run; at least one.
@@ -65,14 +68,19 @@ def evaluate_runs(qrels: Mapping[str, Mapping[str, int]], runs: Mapping[str, Run
     out = Evaluation(baseline)
     for name in runs:
         out.scores[name] = {m: float(table[name]["scores"][m]) for m in METRICS}
+        out.pairwise[name] = {
+            other: {m: float(p[m]) for m in METRICS}
+            for other, p in table[name]["comparisons"].items()
+            if other in runs
+        }
         if baseline is not None and name != baseline:
-            p = table[name]["comparisons"][baseline]
-            out.p_values[name] = {m: float(p[m]) for m in METRICS}
+            out.p_values[name] = out.pairwise[name][baseline]
     return out
 
 
-def best_of(scores: Mapping[str, Mapping[str, float]], names: list[str],
-            metric: str = "ndcg@10") -> str | None:
+def best_of(
+    scores: Mapping[str, Mapping[str, float]], names: list[str], metric: str = "ndcg@10"
+) -> str | None:
     """Return the name among ``names`` with the highest ``metric`` (first on ties)."""
     best = None
     for name in names:

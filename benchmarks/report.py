@@ -23,35 +23,74 @@ def _stages(combo: ComboResult) -> list[str]:
 
 def _latency(combo: ComboResult) -> dict[str, dict[str, float]]:
     return {
-        stage: {"p50_ms": combo.percentile(stage, 50) or 0.0, "p95_ms": combo.percentile(stage, 95) or 0.0,
-                "mean_ms": sum(combo.timings_ms[stage]) / len(combo.timings_ms[stage])}
-        for stage in _stages(combo) if combo.timings_ms.get(stage)
+        stage: {
+            "p50_ms": combo.percentile(stage, 50) or 0.0,
+            "p95_ms": combo.percentile(stage, 95) or 0.0,
+            "mean_ms": sum(combo.timings_ms[stage]) / len(combo.timings_ms[stage]),
+        }
+        for stage in _stages(combo)
+        if combo.timings_ms.get(stage)
     }
 
 
 def to_json(result: BenchResult) -> dict[str, Any]:
     """Return the whole run as JSON-ready data."""
     ev = result.evaluation
+    single = [r.combo.name for r in result.combos if r.combo.single_arm]
     rows = []
     for r in result.combos:
         name = r.combo.name
-        rows.append({
-            "name": name, "spec": r.combo.spec(), "arms_ran": r.arms_ran,
-            "arms_unavailable": r.arms_unavailable, "quality": ev.scores[name],
-            "p_value_vs_baseline": ev.p_values.get(name), "latency": _latency(r),
-            "warmup_ms": r.warmup_ms, "index_bytes": r.index_bytes,
-            "peak_rss_bytes": r.peak_rss_bytes, "rss_bytes": r.rss_bytes,
-            "chunker": r.combo.chunker,
-        })
+        rows.append(
+            {
+                "name": name,
+                "spec": r.combo.spec(),
+                "arms_ran": r.arms_ran,
+                "arms_unavailable": r.arms_unavailable,
+                "quality": ev.scores[name],
+                "p_value_vs_baseline": ev.p_values.get(name),
+                "p_values_vs_single_arms": {
+                    other: ev.pairwise[name][other]
+                    for other in single
+                    if other != name and other in ev.pairwise.get(name, {})
+                },
+                "latency": _latency(r),
+                "latency_quality_pass": {
+                    "top_k": result.top_k,
+                    "p50_ms": r.percentile(TOTAL, 50, eval_pass=True),
+                    "p95_ms": r.percentile(TOTAL, 95, eval_pass=True),
+                },
+                "warmup_ms": r.warmup_ms,
+                "index_bytes": r.index_bytes,
+                "peak_rss_bytes": r.peak_rss_bytes,
+                "rss_bytes": r.rss_bytes,
+                "chunker": r.combo.chunker,
+            }
+        )
     ds = result.dataset
     return {
-        "dataset": {"name": ds.name, "folder": str(ds.folder), "split": ds.split,
-                    "queries": len(ds.queries), "corpus_sha256": ds.corpus_sha256},
-        "group_by": result.group_by, "top_k": result.top_k, "metrics": list(METRICS),
-        "stat_test": {"test": f"ranx compare, {STAT_TEST} (two-sided paired t-test)",
-                      "baseline": ev.baseline, "alpha": ALPHA},
-        "rows": rows, "build": result.build, "machine": machine(), "command": result.command,
-        "seconds": result.seconds, "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        "dataset": {
+            "name": ds.name,
+            "folder": str(ds.folder),
+            "split": ds.split,
+            "queries": len(ds.queries),
+            "corpus_sha256": ds.corpus_sha256,
+        },
+        "group_by": result.group_by,
+        "top_k": result.top_k,
+        "latency_top_k": result.latency_top_k,
+        "metrics": list(METRICS),
+        "stat_test": {
+            "test": f"ranx compare, {STAT_TEST} (two-sided paired t-test)",
+            "baseline": ev.baseline,
+            "alpha": ALPHA,
+            "single_arms": single,
+        },
+        "rows": rows,
+        "build": result.build,
+        "machine": machine(),
+        "command": result.command,
+        "seconds": result.seconds,
+        "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
     }
 
 
@@ -68,29 +107,75 @@ def _quality_table(data: dict[str, Any]) -> list[str]:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in data["rows"]:
         p = row["p_value_vs_baseline"] or {}
-        cells = [row["name"], f"`{row['spec']}`", *(f"{row['quality'][m]:.4f}" for m in METRICS),
-                 "(baseline)" if row["name"] == base else _p(p.get("ndcg@10")), _p(p.get("recall@100"))]
+        cells = [
+            row["name"],
+            f"`{row['spec']}`",
+            *(f"{row['quality'][m]:.4f}" for m in METRICS),
+            "(baseline)" if row["name"] == base else _p(p.get("ndcg@10")),
+            _p(p.get("recall@100")),
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 
+def _vs_single_table(data: dict[str, Any]) -> list[str]:
+    """nDCG@10 difference and p-value of each multi-arm row against each single arm."""
+    single = data["stat_test"]["single_arms"]
+    by_name = {r["name"]: r for r in data["rows"]}
+    rows = [r for r in data["rows"] if r["name"] not in single and r["p_values_vs_single_arms"]]
+    if not rows or not single:
+        return []
+    lines = [
+        "| row | " + " | ".join(f"vs {s}" for s in single) + " |",
+        "|" + "---|" * (1 + len(single)),
+    ]
+    for row in rows:
+        cells = []
+        for arm in single:
+            delta = row["quality"]["ndcg@10"] - by_name[arm]["quality"]["ndcg@10"]
+            cells.append(f"{delta:+.4f} (p {_p(row['p_values_vs_single_arms'][arm]['ndcg@10'])})")
+        lines.append(f"| {row['name']} | " + " | ".join(cells) + " |")
+    return ["nDCG@10 difference to each single arm, p of the paired t-test:", "", *lines, ""]
+
+
 def _cost_table(data: dict[str, Any]) -> list[str]:
-    head = ["row", "e2e p50 ms", "e2e p95 ms", "per stage p50 / p95 ms", "first query ms",
-            "index MiB", "peak RSS MiB"]
+    k, k_eval = data["latency_top_k"], data["top_k"]
+    head = [
+        "row",
+        f"p50 ms @{k}",
+        f"p95 ms @{k}",
+        f"per stage p50 / p95 ms @{k}",
+        f"p50 / p95 ms @{k_eval}",
+        "first query ms",
+        "index MiB",
+        "peak RSS MiB",
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in data["rows"]:
         lat = row["latency"]
-        stages = "; ".join(f"{s} {v['p50_ms']:.2f} / {v['p95_ms']:.2f}"
-                           for s, v in lat.items() if s != TOTAL)
-        cells = [row["name"], f"{lat[TOTAL]['p50_ms']:.2f}", f"{lat[TOTAL]['p95_ms']:.2f}", stages,
-                 f"{row['warmup_ms']:.0f}", f"{row['index_bytes'] / MIB:.1f}",
-                 f"{row['peak_rss_bytes'] / MIB:.0f}"]
+        stages = "; ".join(
+            f"{s} {v['p50_ms']:.2f} / {v['p95_ms']:.2f}" for s, v in lat.items() if s != TOTAL
+        )
+        deep = row["latency_quality_pass"]
+        cells = [
+            row["name"],
+            f"{lat[TOTAL]['p50_ms']:.2f}",
+            f"{lat[TOTAL]['p95_ms']:.2f}",
+            stages,
+            f"{deep['p50_ms']:.2f} / {deep['p95_ms']:.2f}",
+            f"{row['warmup_ms']:.0f}",
+            f"{row['index_bytes'] / MIB:.1f}",
+            f"{row['peak_rss_bytes'] / MIB:.0f}",
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 
 def _build_table(data: dict[str, Any]) -> list[str]:
-    lines = ["| chunked by | step | seconds | docs/s | chunks/s | on disk MiB |", "|---|---|---|---|---|---|"]
+    lines = [
+        "| chunked by | step | seconds | docs/s | chunks/s | on disk MiB |",
+        "|---|---|---|---|---|---|",
+    ]
     for chunker, entry in data["build"].items():
         steps = entry["steps"]
         docs = steps.get("storage", {}).get("documents", 0)
@@ -98,7 +183,10 @@ def _build_table(data: dict[str, Any]) -> list[str]:
         for step, s in steps.items():
             sec = max(float(s.get("seconds", 0.0)), 1e-9)
             size = f"{s['bytes'] / MIB:.1f}" if "bytes" in s else "—"
-            lines.append(f"| {chunker} | {step} | {sec:.2f} | {docs / sec:,.0f} | {chunks / sec:,.0f} | {size} |")
+            lines.append(
+                f"| {chunker} | {step} | {sec:.2f} | {docs / sec:,.0f} "
+                f"| {chunks / sec:,.0f} | {size} |"
+            )
     return lines
 
 
@@ -107,31 +195,58 @@ def to_markdown(data: dict[str, Any]) -> str:
     ds, m = data["dataset"], data["machine"]
     group = f", candidates grouped by `{data['group_by']}`" if data["group_by"] else ""
     out = [
-        f"# octomem bench: {ds['name']} ({ds['split']}, {ds['queries']} queries{group})", "",
-        f"Command: `{data['command']}`  ", f"Date: {data['date']}; {m['cpus']} CPUs, {m['platform']}, "
-        f"Python {m['python']}; run took {data['seconds']:.0f} s.", "",
-        "## Quality", "",
+        f"# octomem bench: {ds['name']} ({ds['split']}, {ds['queries']} queries{group})",
+        "",
+        f"Command: `{data['command']}`  ",
+        f"Date: {data['date']}; {m['cpus']} CPUs, {m['platform']}, "
+        f"Python {m['python']}; run took {data['seconds']:.0f} s.",
+        "",
+        "## Quality",
+        "",
         f"Computed by ranx over `qrels/{ds['split']}.tsv`; answers of top_k={data['top_k']}, "
         "chunks mapped to their document (best chunk first). p: two-sided paired t-test "
-        f"(ranx `compare`) against the best single arm, **bold** below {data['stat_test']['alpha']}.", "",
-        *_quality_table(data), "",
-        "## Cost per query", "",
-        "Wall time of `Pipeline.search` per query (after one untimed warm-up query); stages "
-        "from `Answer.timings_ms`, `other` = fusion, fetching chunks and vectors, rerank, dedup. "
-        "Index = storage plus the row's keyword and vector indexes on disk. Peak RSS is the "
-        "process's peak so far (it includes earlier rows).", "",
-        *_cost_table(data), "",
-        "## Ingest (built once, cached)", "",
+        "(ranx `compare`) against the best single arm, **bold** below "
+        f"{data['stat_test']['alpha']}.",
+        "",
+        *_quality_table(data),
+        "",
+        *_vs_single_table(data),
+        "## Cost per query",
+        "",
+        f"Wall time of `Pipeline.search` per query at top_k={data['latency_top_k']} (up to 300 "
+        "queries spread over the split, after one untimed warm-up query), and end to end at "
+        f"top_k={data['top_k']} over every query of the quality pass. Stages from "
+        "`Answer.timings_ms`; `other` = fusion, fetching chunks and vectors, rerank, dedup. "
+        "First query = the warm-up (model load, lazy index build). Index = storage plus the "
+        "row's keyword and vector indexes on disk. Peak RSS = the process's peak while the row "
+        "ran (reset before each row).",
+        "",
+        *_cost_table(data),
+        "",
+        "## Ingest (built once, cached)",
+        "",
         "`storage`: documents chunked and stored (no index); `keyword:*`: that arm indexing the "
         "stored chunks; `vectors`: the embedder's compute only; `semantic:*`: writing the vectors "
-        "into that arm's index.", "",
-        *_build_table(data), "",
-        "## Plots", "", "![quality vs latency](quality_vs_latency.png)", "",
-        "![latency by stage](latency_breakdown.png)", "",
+        "into that arm's index.",
+        "",
+        *_build_table(data),
+        "",
+        "## Plots",
+        "",
+        "![quality vs latency](quality_vs_latency.png)",
+        "",
+        "![latency by stage](latency_breakdown.png)",
+        "",
     ]
-    unavailable = [(r["name"], a, why) for r in data["rows"] for a, why in r["arms_unavailable"].items()]
+    unavailable = [
+        (r["name"], a, why) for r in data["rows"] for a, why in r["arms_unavailable"].items()
+    ]
     if unavailable:
-        out += ["## Arms that did not run", ""] + [f"- {n}: {a}: {why}" for n, a, why in unavailable] + [""]
+        out += (
+            ["## Arms that did not run", ""]
+            + [f"- {n}: {a}: {why}" for n, a, why in unavailable]
+            + [""]
+        )
     return "\n".join(out)
 
 
@@ -144,8 +259,12 @@ def write_report(result: BenchResult, out: Path) -> dict[str, Path]:
 
     out.mkdir(parents=True, exist_ok=True)
     data = to_json(result)
-    paths = {"json": out / "report.json", "markdown": out / "report.md",
-             "quality_plot": out / "quality_vs_latency.png", "latency_plot": out / "latency_breakdown.png"}
+    paths = {
+        "json": out / "report.json",
+        "markdown": out / "report.md",
+        "quality_plot": out / "quality_vs_latency.png",
+        "latency_plot": out / "latency_breakdown.png",
+    }
     paths["json"].write_text(json.dumps(data, indent=2, default=float) + "\n", encoding="utf-8")
     paths["markdown"].write_text(to_markdown(data), encoding="utf-8")
     plot_quality_vs_latency(data, paths["quality_plot"])

@@ -34,8 +34,11 @@ class ComboResult:
     :param run: query id -> {document id -> score}; scores follow the answer's order.
     :param timings_ms: stage -> one wall time per query, in milliseconds.
     :param warmup_ms: the first (untimed) query: model loads and lazy index builds.
-    :param peak_rss_bytes: the process's peak resident set size after this row (it
-        includes every earlier row: peaks only grow).
+    :param timings_ms: stage -> one wall time per query, in milliseconds, of the latency
+        pass (``latency_top_k`` hits, what an agent asks for).
+    :param eval_timings_ms: the same for the quality pass (``top_k`` hits).
+    :param peak_rss_bytes: the process's peak resident set size while this row ran
+        (reset before it where Linux allows, see :func:`reset_peak_rss`).
     :param rss_bytes: resident set size right after this row, before its pipeline closes.
     """
 
@@ -48,16 +51,38 @@ class ComboResult:
     index_bytes: int
     peak_rss_bytes: int
     rss_bytes: int
+    eval_timings_ms: dict[str, list[float]] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def percentile(self, stage: str, q: float) -> float | None:
+    def percentile(self, stage: str, q: float, eval_pass: bool = False) -> float | None:
         """Return the ``q``-th percentile (0-100) of ``stage``'s times in ms, or ``None``."""
-        values = self.timings_ms.get(stage)
+        values = (self.eval_timings_ms if eval_pass else self.timings_ms).get(stage)
         return float(np.percentile(values, q)) if values else None
 
 
+def reset_peak_rss() -> bool:
+    """Reset the process's peak RSS (Linux >= 4.0: ``5`` into ``/proc/self/clear_refs``).
+
+    :returns: whether it could be reset (otherwise peaks include earlier work).
+    """
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
 def peak_rss_bytes() -> int:
-    """Return the process's peak resident set size in bytes (``ru_maxrss``, KiB on Linux)."""
+    """Return the peak resident set size in bytes since the last :func:`reset_peak_rss`
+    (``VmHWM``), else since the process started (``ru_maxrss``, KiB on Linux)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
 
 
@@ -83,7 +108,9 @@ def document_run(answer: Answer) -> dict[str, float]:
     return {doc: float(len(order) - i) for i, doc in enumerate(order)}
 
 
-def _record(timings: dict[str, list[float]], answer: Answer, wall_ms: float, arms: list[str]) -> None:
+def _record(
+    timings: dict[str, list[float]], answer: Answer, wall_ms: float, arms: list[str]
+) -> None:
     stages = dict(answer.timings_ms)
     stages[TOTAL] = wall_ms
     stages[OTHER] = max(wall_ms - sum(v for k, v in stages.items() if k in arms), 0.0)
@@ -91,16 +118,52 @@ def _record(timings: dict[str, list[float]], answer: Answer, wall_ms: float, arm
         timings.setdefault(stage, []).append(ms)
 
 
-def run_combo(combo: Combo, entry: CacheEntry, dataset: BeirDataset,
-              filters: Mapping[str, Filters], settings_for: SettingsFor, registry: ArmRegistry,
-              top_k: int, advance: Callable[[int], None] | None = None) -> ComboResult:
+def _ask(
+    pipeline: Pipeline,
+    text: str,
+    top_k: int,
+    filters: Filters,
+    timings: dict[str, list[float]],
+    arms: list[str],
+) -> Answer:
+    query = Query(text, top_k=top_k, filters=filters)
+    start = time.perf_counter()
+    answer = pipeline.search(query)
+    _record(timings, answer, (time.perf_counter() - start) * 1e3, arms)
+    return answer
+
+
+def spread(items: list[str], n: int) -> list[str]:
+    """Return ``n`` items evenly spaced through ``items`` (all of them when ``n >= len``)."""
+    if n >= len(items):
+        return list(items)
+    step = len(items) / n
+    return [items[int(i * step)] for i in range(n)]
+
+
+def run_combo(
+    combo: Combo,
+    entry: CacheEntry,
+    dataset: BeirDataset,
+    filters: Mapping[str, Filters],
+    settings_for: SettingsFor,
+    registry: ArmRegistry,
+    top_k: int,
+    advance: Callable[[int], None] | None = None,
+    latency_top_k: int | None = None,
+    latency_queries: int = 300,
+) -> ComboResult:
     """Ask every query of ``dataset`` through ``combo``'s pipeline opened on ``entry``.
 
-    One untimed warm-up query first. Latency is the wall time of ``Pipeline.search`` at
-    ``top_k``; the per-stage times are the answer's own ``timings_ms``.
+    One untimed warm-up query, then the quality pass (every query at ``top_k``), then the
+    latency pass (``latency_queries`` queries spread over the set, at ``latency_top_k``).
+    Times are wall times of ``Pipeline.search``; stages are the answer's ``timings_ms``.
 
-    :param top_k: hits per answer (100 so recall@100 can be measured).
+    :param top_k: hits per answer in the quality pass (100 so recall@100 can be measured).
+    :param latency_top_k: hits per answer in the latency pass; ``None``: no separate pass,
+        the quality pass's times are reported.
     """
+    reset_peak_rss()
     pipeline = Pipeline(settings_for(combo.settings_overrides()), registry, entry.root)
     try:
         qids = list(dataset.queries)
@@ -108,28 +171,36 @@ def run_combo(combo: Combo, entry: CacheEntry, dataset: BeirDataset,
         pipeline.search(Query(dataset.queries[qids[0]], top_k=top_k, filters=filters[qids[0]]))
         warmup_ms = (time.perf_counter() - start) * 1e3
         run: dict[str, dict[str, float]] = {}
-        timings: dict[str, list[float]] = {}
+        evals: dict[str, list[float]] = {}
         ran: list[str] = []
         unavailable: dict[str, str] = {}
         arms = [a for a in (combo.keyword, combo.semantic) if a] + ["embed_query"]
         for qid in qids:
-            query = Query(dataset.queries[qid], top_k=top_k, filters=filters[qid])
-            start = time.perf_counter()
-            answer = pipeline.search(query)
-            wall_ms = (time.perf_counter() - start) * 1e3
+            answer = _ask(pipeline, dataset.queries[qid], top_k, filters[qid], evals, arms)
             run[qid] = document_run(answer)
-            _record(timings, answer, wall_ms, arms)
             ran += [a for a in answer.arms_ran if a not in ran]
             unavailable.update(answer.arms_unavailable)
             if advance:
                 advance(1)
+        timings = evals
+        if latency_top_k is not None:
+            timings = {}
+            for qid in spread(qids, latency_queries):
+                _ask(pipeline, dataset.queries[qid], latency_top_k, filters[qid], timings, arms)
         current = rss_bytes()
     finally:
         pipeline.close()
     del pipeline
     gc.collect()
     return ComboResult(
-        combo=combo, run=run, timings_ms=timings, warmup_ms=warmup_ms, arms_ran=ran,
-        arms_unavailable=unavailable, index_bytes=entry.index_bytes(combo.keyword, combo.semantic),
-        peak_rss_bytes=peak_rss_bytes(), rss_bytes=current,
+        combo=combo,
+        run=run,
+        timings_ms=timings,
+        warmup_ms=warmup_ms,
+        arms_ran=ran,
+        arms_unavailable=unavailable,
+        index_bytes=entry.index_bytes(combo.keyword, combo.semantic),
+        peak_rss_bytes=peak_rss_bytes(),
+        rss_bytes=current,
+        eval_timings_ms=evals,
     )

@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 from pydantic import BaseModel
 
-from .types import Chunk, Collapsed, Document, Filters, FusedHit, Run
+from .types import Chunk, Collapsed, Document, Filters, ForgetRecord, FusedHit, Run
 
 ArmKind = Literal["storage", "keyword", "embedder", "semantic", "reranker", "dedup"]
 ARM_KINDS: tuple[ArmKind, ...] = ("storage", "keyword", "embedder", "semantic", "reranker", "dedup")
@@ -120,6 +120,66 @@ class Storage(Protocol):
 
 
 @runtime_checkable
+class VersionedStorage(Storage, Protocol):
+    """Optional capability of a storage: statement history, recall counters, forget log.
+
+    Memory semantics (supersede, ``as_of``, revisions, ``recalls``, ``forget`` with a
+    reason) need it; a storage without it still serves plain search. Stored chunks carry
+    ``valid_from``/``valid_to`` so that keyword and semantic arms apply
+    :class:`~octomem.engine.types.Filters` validity rules inside their searches (by
+    default only chunks with ``valid_to is None`` pass).
+    """
+
+    def supersede(
+        self, tx: Any, document_id: str, superseded_by: str, valid_to: float
+    ) -> list[int]:
+        """Mark a document (and its current chunks) superseded from ``valid_to`` (epoch s) on.
+
+        :returns: ids of the chunks whose validity changed.
+        """
+        ...
+
+    def revise_document(
+        self, tx: Any, document: Document, chunks: Sequence[Chunk]
+    ) -> tuple[list[Chunk], list[int]]:
+        """Store changed content of an existing document as its next revision.
+
+        :returns: ``(new chunks with ids, ids of the chunks retired, kept with valid_to)``.
+        """
+        ...
+
+    def iter_documents(
+        self, kinds: Sequence[str] = (), include_superseded: bool = False
+    ) -> Iterator[Document]:
+        """Yield documents newest ``created_at`` first (current ones unless asked)."""
+        ...
+
+    def document_chunks(self, document_id: str) -> list[Chunk]:
+        """Return every chunk of a document, every revision, by revision then ordinal."""
+        ...
+
+    def noncurrent_chunk_ids(self, limit: int | None = None) -> list[int]:
+        """Return ids of chunks whose ``valid_to`` is set, ascending (at most ``limit``)."""
+        ...
+
+    def record_recalls(self, tx: Any, document_ids: Sequence[str], at: float) -> None:
+        """Add one to each document's ``recalls`` and set ``last_recalled_at = at``."""
+        ...
+
+    def record_forgotten(self, tx: Any, record: ForgetRecord) -> None:
+        """Log a forgotten statement (id, kind, hash, times, reason; never the text)."""
+        ...
+
+    def get_forgotten(self, document_id: str) -> ForgetRecord | None:
+        """Return the forget-log entry of ``document_id``, or ``None``."""
+        ...
+
+    def iter_forgotten(self) -> Iterator[ForgetRecord]:
+        """Yield every forget-log entry, oldest first."""
+        ...
+
+
+@runtime_checkable
 class KeywordArm(Protocol):
     """Lexical retrieval, e.g. BM25.
 
@@ -188,9 +248,14 @@ class SemanticArm(Protocol):
     name: str
 
     def bind(self, tx: Any, model_id: str, dim: int) -> None:
-        """Declare which embedder's vectors this index holds; record it on first use.
+        """Select the vectors of the embedder ``(model_id, dim)``; create their set on first use.
 
-        :raises EmbedderMismatchError: the index holds vectors of another model or dimension.
+        Vectors of several embedders may live side by side, keyed by model id and
+        dimension; after ``bind`` every other method reads and writes the bound
+        embedder's vectors only, so vectors of two models are never compared.
+
+        :raises EmbedderMismatchError: an index that can hold one model only holds
+            vectors of another model or dimension.
         """
         ...
 
@@ -203,7 +268,14 @@ class SemanticArm(Protocol):
         ...
 
     def missing(self, limit: int | None = None) -> list[int]:
-        """Return ids of stored chunks that have no vector yet, ascending."""
+        """Return ids of stored chunks that have no vector of the bound embedder, ascending."""
+        ...
+
+    def missing_count(self) -> int:
+        """Return how many stored chunks have no vector of the bound embedder.
+
+        Cheap (the pipeline calls it on every search to say how complete the vectors are).
+        """
         ...
 
     def vectors(self, chunk_ids: Sequence[int]) -> np.ndarray:
@@ -239,7 +311,10 @@ class Dedup(Protocol):
     def dedup(
         self, hits: Sequence[FusedHit], vectors: np.ndarray | None
     ) -> tuple[list[FusedHit], list[Collapsed]]:
-        """Return the hits to keep (order preserved, ranks renumbered) and what went.
+        """Return the hits to keep, best first with ranks renumbered 1..n, and what went.
+
+        A collapsing dedup keeps the input order; a diversifying one (e.g. MMR) may
+        reorder the hits, but the first hit stays first. Every removed hit is reported.
 
         :param hits: fused hits, best first.
         :param vectors: ``(len(hits), dim)`` float32 unit-norm rows for ``hits``, zero

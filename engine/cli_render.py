@@ -84,6 +84,9 @@ def answer(console: Console, query: str, ans: Answer, explain: bool) -> None:
         console.print(f"collapsed chunk {c.chunk_id} into {c.kept_chunk_id}: {c.reason}")
     if ans.unembedded_hits:
         console.print(f"{len(ans.unembedded_hits)} hit(s) found by words only (no vector yet)")
+    if ans.chunks_without_vector:
+        console.print(f"[yellow]{ans.chunks_without_vector} chunks have no vector of the "
+                      "configured embedder: found by words only until `octomem reindex`[/yellow]")
 
 
 def plugins(console: Console, registry: ArmRegistry) -> None:

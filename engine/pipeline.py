@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .arms import VersionedStorage
 from .assembly import Arms, build_arms
 from .chunking import CountTokens, split_text, word_count
 from .errors import (
@@ -50,6 +51,7 @@ class AddReport:
     :param seconds_indexing: wall time of storage + keyword index writes (seconds).
     :param seconds_embedding: wall time of embedding + vector writes (seconds).
     :param semantic_error: why no vectors were written, or ``None``.
+    :param chunk_ids: ids of the chunks this call stored, ascending.
     """
 
     added: list[str] = field(default_factory=list)
@@ -60,6 +62,7 @@ class AddReport:
     seconds_indexing: float = 0.0
     seconds_embedding: float = 0.0
     semantic_error: str | None = None
+    chunk_ids: list[int] = field(default_factory=list)
 
 
 def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
@@ -128,18 +131,24 @@ class Pipeline:
     def _write(self, tx: Any, document: Document, report: AddReport) -> None:
         storage, keyword = self.arms.storage, self.arms.keyword
         old = storage.get_document(document.id)
-        if old is not None:
-            if content_hash(old) == content_hash(document):
-                report.unchanged.append(document.id)
-                return
-            self._delete(tx, document.id)
+        if old is not None and content_hash(old) == content_hash(document):
+            report.unchanged.append(document.id)
+            return
+        if old is not None and isinstance(storage, VersionedStorage):
+            # a new revision: the old chunks stay, superseded, so as_of still finds them
+            stored, _ = storage.revise_document(tx, document, self._chunk(document))
             report.replaced.append(document.id)
         else:
-            report.added.append(document.id)
-        stored = storage.add_document(tx, document, self._chunk(document))
+            if old is not None:
+                self._delete(tx, document.id)
+                report.replaced.append(document.id)
+            else:
+                report.added.append(document.id)
+            stored = storage.add_document(tx, document, self._chunk(document))
         if keyword is not None:
             keyword.index(tx, stored)
         report.chunks += len(stored)
+        report.chunk_ids.extend(c.id for c in stored)
 
     def add(
         self, documents: Iterable[Document], progress: Progress | None = None, *, embed: bool = True
@@ -150,10 +159,12 @@ class Pipeline:
         :data:`DOCS_PER_TRANSACTION` documents; embedding happens afterwards, outside
         any write transaction, so a chunk is searchable by its words before its vector
         exists. A document whose id exists with the same title and text is left alone;
-        with different content it is replaced.
+        with different content it is replaced (on a :class:`VersionedStorage`: stored as
+        its next revision, the old chunks kept as superseded so ``as_of`` finds them).
 
         :param progress: called with the number of documents just written.
-        :param embed: embed the new chunks now (otherwise :meth:`embed_pending` later).
+        :param embed: embed the chunks this call stored now (otherwise :meth:`embed_pending`
+            later); older chunks without a vector are left to ``octomem reindex``.
         :raises InvalidQueryError: a document has empty text.
         """
         report = AddReport()
@@ -171,16 +182,20 @@ class Pipeline:
         if embed:
             start = time.perf_counter()
             try:
-                report.embedded = self.embed_pending()
+                report.embedded = self.embed_pending(chunk_ids=report.chunk_ids)
             except (EmbedderUnavailableError, EmbedderMismatchError) as exc:
                 report.semantic_error = str(exc)
             report.seconds_embedding = time.perf_counter() - start
         return report
 
-    def embed_pending(self, progress: Progress | None = None) -> int:
-        """Embed every chunk that has no vector yet, in batches outside write transactions.
+    def embed_pending(
+        self, progress: Progress | None = None, chunk_ids: Sequence[int] | None = None
+    ) -> int:
+        """Embed every chunk that has no vector of the configured embedder yet, in batches
+        outside write transactions (``octomem reindex``); resumable, as each batch commits.
 
         :param progress: called with the number of chunks just embedded.
+        :param chunk_ids: embed only these chunks (e.g. those just stored).
         :returns: number of chunks embedded.
         :raises EmbedderMismatchError: stored vectors belong to another model.
         :raises EmbedderUnavailableError: the model cannot be loaded.
@@ -191,7 +206,8 @@ class Pipeline:
         if self.semantic_error:
             raise EmbedderMismatchError(self.semantic_error)
         done = 0
-        for ids in _batches(semantic.missing(), self.settings.retrieval.embed_batch_size):
+        pending = semantic.missing() if chunk_ids is None else list(chunk_ids)
+        for ids in _batches(pending, self.settings.retrieval.embed_batch_size):
             chunks = self.arms.storage.get_chunks(ids)
             if not chunks:
                 continue
@@ -294,7 +310,8 @@ class Pipeline:
         k = max(self.settings.retrieval.candidate_k, query.top_k)
         fused = self._fuse(self._runs(query, k, answer))
         answer = replace(answer, semantic_available=self.arms.semantic is not None
-                         and self.arms.semantic.name in answer.arms_ran)
+                         and self.arms.semantic.name in answer.arms_ran,
+                         chunks_without_vector=self._without_vector())
         depth = max(query.top_k * 3, self.settings.retrieval.rerank_top_n if self.arms.reranker else 0)
         head = fused[:depth]
         chunks = {c.id: c for c in self.arms.storage.get_chunks([f.chunk_id for f in head])}
@@ -322,6 +339,12 @@ class Pipeline:
         answer.timings_ms["total"] = (time.perf_counter() - total) * 1e3
         return replace(answer, hits=hits)
 
+    def _without_vector(self) -> int:
+        """Return how many chunks the semantic arm cannot see (no vector of this embedder)."""
+        if self.arms.semantic is None or self.semantic_error:
+            return 0
+        return int(self.arms.semantic.missing_count())
+
     def _vectors(self, hits: Sequence[FusedHit]) -> np.ndarray | None:
         if self.arms.semantic is None or self.semantic_error or not hits:
             return None
@@ -333,7 +356,7 @@ class Pipeline:
         """Return counts, configured arms, the embedder's identity and semantic availability."""
         arms = self.arms
         counts = arms.storage.counts()
-        missing = len(arms.semantic.missing()) if arms.semantic is not None else counts["chunks"]
+        missing = arms.semantic.missing_count() if arms.semantic is not None else counts["chunks"]
         return {
             "root": str(self.root),
             "documents": counts["documents"],

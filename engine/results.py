@@ -62,6 +62,10 @@ class RecallResult(BaseModel):
     unembedded_hits: list[int] = Field(
         default_factory=list, description="chunk ids found by words only (no vector yet)"
     )
+    chunks_without_vector: int = Field(
+        0, description="stored chunks with no vector of the configured embedder: found by "
+        "keyword search only until `octomem reindex` embeds them",
+    )
     timings_ms: dict[str, float] = Field(default_factory=dict)
 
 
@@ -103,6 +107,7 @@ def recall_result(query: str, answer: Answer, explain: bool = False) -> RecallRe
         collapsed=[CollapsedHit(chunk_id=c.chunk_id, kept_chunk_id=c.kept_chunk_id, reason=c.reason)
                    for c in answer.collapsed],
         unembedded_hits=answer.unembedded_hits,
+        chunks_without_vector=answer.chunks_without_vector,
         timings_ms={k: round(v, 3) for k, v in answer.timings_ms.items()},
     )
 

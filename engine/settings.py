@@ -44,8 +44,9 @@ class PipelineSettings(BaseModel, extra="forbid"):
     storage: str = _field("sqlite", "identity", "storage arm (documents, chunks, metadata)")
     keyword: str | None = _field("fts5", "identity", "keyword (BM25) arm; empty for none")
     embedder: str | None = _field(
-        "fastembed", "identity", "embedder; its model id is stored beside the vectors, so "
-        "changing it means re-embedding; empty for keyword-only",
+        "fastembed", "identity", "embedder; each model's vectors are kept side by side, keyed "
+        "by model id: switching to one with missing vectors needs `octomem reindex`; empty for "
+        "keyword-only",
     )
     semantic: str | None = _field("sqlite-vec", "identity", "vector index arm; empty for none")
     reranker: str | None = _field(None, "retrieval", "reranker arm; off by default")
@@ -74,6 +75,18 @@ class RetrievalSettings(BaseModel, extra="forbid"):
     embed_batch_size: int = _field(
         64, "runtime", "texts per embedder call during ingest", ge=1, le=4096
     )
+    recency_weight: float = _field(
+        0.01, "retrieval", "largest recency bonus, a fraction of the fused score: breaks ties "
+        "toward newer statements, never lifts a match weaker by more than this",
+        ge=0.0, le=0.1,
+    )
+    recency_half_life_days: float = _field(
+        30.0, "retrieval", "days after which the recency bonus halves", gt=0.0, le=36_500.0
+    )
+    duplicate_threshold: float = _field(
+        0.85, "retrieval", "cosine at or above which remember reports an existing statement "
+        "as a near duplicate (MiniLM: near-copies ~0.94, paraphrases ~0.79)", gt=0.0, le=1.0,
+    )
 
 
 def _default_data_dir() -> Path:
@@ -93,6 +106,9 @@ class Settings(BaseSettings):
     )
 
     data_dir: Path = _field(_default_data_dir, "runtime", "where data lives")
+    global_root: Path | None = _field(
+        None, "runtime", "the global scope's directory (--global-root); empty: data_dir"
+    )
     pipeline: PipelineSettings = Field(default_factory=PipelineSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     arms: dict[str, dict[str, Any]] = _field(

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 DEFAULT_KIND = "ITEM"
+#: The reserved kind of a session handoff: recording one supersedes the scope's previous one.
+HANDOFF_KIND = "HANDOFF"
 
 
 def new_document_id() -> str:
@@ -25,6 +27,17 @@ class Document:
     :param event_time: when what it says happened, seconds since the epoch, or ``None``.
     :param metadata: free JSON-serialisable fields (e.g. ``{"conv_id": "c1"}``),
         usable as equality filters.
+    :param supersedes: id of the older statement this one replaces, or ``None``.
+
+    History and usage, maintained by the storage (a caller leaves the defaults; an
+    import restores them):
+
+    :param superseded_by: id of the statement that replaced this one, or ``None``.
+    :param valid_to: when this version stopped being current (epoch seconds), ``None``
+        while it is current. It is valid from :attr:`valid_from`.
+    :param revision: 1 for the first content of this id, +1 for every changed re-ingest.
+    :param recalls: how many recall answers returned it.
+    :param last_recalled_at: when a recall last returned it (epoch seconds), or ``None``.
     """
 
     text: str
@@ -36,6 +49,22 @@ class Document:
     created_at: float = field(default_factory=time.time)
     event_time: float | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    supersedes: str | None = None
+    superseded_by: str | None = None
+    valid_to: float | None = None
+    revision: int = 1
+    recalls: int = 0
+    last_recalled_at: float | None = None
+
+    @property
+    def valid_from(self) -> float:
+        """When what it says became true: ``event_time`` if given, else ``created_at``."""
+        return self.created_at if self.event_time is None else self.event_time
+
+    @property
+    def is_current(self) -> bool:
+        """True while no later statement or revision has replaced it."""
+        return self.valid_to is None
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +73,13 @@ class Chunk:
 
     :param id: storage-assigned integer id, unique within one storage; ``0`` before storing.
     :param ordinal: 0-based position of the chunk in its document.
+    :param valid_from: when it became valid, epoch seconds (the document's
+        :attr:`Document.valid_from`).
+    :param valid_to: when it stopped being current (superseded, or replaced by a new
+        revision), epoch seconds; ``None`` while current.
+    :param revision: the document revision this chunk belongs to; ``0`` before storing
+        means "the document's current revision".
+
     Kind, tags, times and metadata are copied from the document so arms can filter
     without a join.
     """
@@ -58,6 +94,9 @@ class Chunk:
     title: str | None = None
     uri: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    valid_from: float = 0.0
+    valid_to: float | None = None
+    revision: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +108,14 @@ class Filters:
     :param created_after: keep ``created_at >= created_after`` (epoch seconds), or ``None``.
     :param created_before: keep ``created_at < created_before`` (epoch seconds), or ``None``.
     :param metadata: keep chunks whose ``metadata[key] == value`` for every item.
+    :param valid_after: keep ``valid_from >= valid_after`` (epoch seconds; ``since``).
+    :param valid_before: keep ``valid_from < valid_before`` (epoch seconds; ``until``).
+    :param as_of: keep what was current at this instant (epoch seconds):
+        ``valid_from <= as_of`` and (``valid_to`` is ``None`` or ``valid_to > as_of``).
+    :param include_superseded: keep superseded chunks and old revisions too.
+
+    Without ``as_of`` and ``include_superseded`` only current chunks pass
+    (``valid_to is None``): the default view of a memory is what is true now.
     """
 
     kinds: tuple[str, ...] = ()
@@ -76,16 +123,46 @@ class Filters:
     created_after: float | None = None
     created_before: float | None = None
     metadata: Mapping[str, str] = field(default_factory=dict)
+    valid_after: float | None = None
+    valid_before: float | None = None
+    as_of: float | None = None
+    include_superseded: bool = False
 
     def is_empty(self) -> bool:
-        """Return True when no restriction is set."""
+        """Return True when nothing is restricted beyond the default current-only view.
+
+        An arm that skips :meth:`matches` when this is True must still leave out chunks
+        whose ``valid_to`` is set (or never see them).
+        """
         return not (
             self.kinds
             or self.tags
             or self.metadata
             or self.created_after is not None
             or self.created_before is not None
+            or self.valid_after is not None
+            or self.valid_before is not None
+            or self.as_of is not None
         )
+
+    def cache_key(self) -> tuple[Any, ...]:
+        """Return a hashable value equal for two filters exactly when they restrict alike."""
+        return (
+            self.kinds, tuple(sorted(set(self.tags))), self.created_after, self.created_before,
+            tuple(sorted((str(k), str(v)) for k, v in self.metadata.items())),
+            self.valid_after, self.valid_before, self.as_of, self.include_superseded,
+        )
+
+    def matches_validity(self, valid_from: float, valid_to: float | None) -> bool:
+        """Return True when a version valid over ``[valid_from, valid_to)`` passes the
+        ``since``/``until``, ``as_of`` and current-only rules."""
+        if self.valid_after is not None and valid_from < self.valid_after:
+            return False
+        if self.valid_before is not None and valid_from >= self.valid_before:
+            return False
+        if self.as_of is not None:
+            return valid_from <= self.as_of and (valid_to is None or valid_to > self.as_of)
+        return self.include_superseded or valid_to is None
 
     def matches(self, chunk: Chunk) -> bool:
         """Return True when ``chunk`` passes every restriction (for arms that filter in Python)."""
@@ -97,7 +174,27 @@ class Filters:
             return False
         if self.created_before is not None and chunk.created_at >= self.created_before:
             return False
+        if not self.matches_validity(chunk.valid_from, chunk.valid_to):
+            return False
         return all(str(chunk.metadata.get(k)) == str(v) for k, v in self.metadata.items())
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetRecord:
+    """What remains of a forgotten statement: never its text.
+
+    :param content_sha256: sha256 hex of the forgotten text (to recognise it, not read it).
+    :param created_at: when the statement had been recorded, epoch seconds.
+    :param forgotten_at: when it was forgotten, epoch seconds.
+    :param reason: why, as the caller gave it (``None`` when no reason was given).
+    """
+
+    id: str
+    kind: str
+    content_sha256: str
+    created_at: float
+    forgotten_at: float
+    reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +265,9 @@ class Answer:
     :param semantic_available: whether a semantic arm contributed.
     :param collapsed: what dedup removed, and why.
     :param unembedded_hits: ids of hits whose chunk has no vector yet (found by words only).
+    :param chunks_without_vector: stored chunks with no vector of the configured embedder
+        (e.g. after switching embedders, until ``octomem reindex``): the semantic arm
+        searches the vectors that exist, and these chunks are found by keyword only.
     :param timings_ms: stage name -> wall time in milliseconds.
     """
 
@@ -178,3 +278,4 @@ class Answer:
     collapsed: list[Collapsed] = field(default_factory=list)
     unembedded_hits: list[int] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    chunks_without_vector: int = 0

@@ -1,4 +1,5 @@
-"""``python -m octomem.mcp_server [--config FILE] [--set KEY=VALUE ...]``: serve over stdio.
+"""``python -m octomem.mcp_server [--project-root DIR] [--global-root DIR] [--config FILE]
+[--set KEY=VALUE ...]``: serve one project's memory over stdio.
 
 Settings come from the usual layers (``OCTOMEM_*`` environment variables included);
 logs go to stderr, stdout carries the protocol.
@@ -17,7 +18,16 @@ from octomem.engine.settings import parse_overrides
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m octomem.mcp_server", description="Serve octomem's memory tools over MCP stdio."
+        prog="python -m octomem.mcp_server",
+        description="Serve one project's octomem memory over MCP stdio."
+    )
+    parser.add_argument(
+        "--project-root", type=Path, default=None,
+        help="the project this server serves; its .octomem/ is the local scope (default: cwd)",
+    )
+    parser.add_argument(
+        "--global-root", type=Path, default=None,
+        help="the global scope's directory (default: setting global_root, else data_dir)",
     )
     parser.add_argument("--config", type=Path, help="settings file (the --config layer)")
     parser.add_argument(
@@ -44,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     from .server import create_server  # after logging is set up: the SDK configures it too
 
     try:
-        server = create_server(args.config, parse_overrides(args.pairs))
+        server = create_server(args.config, parse_overrides(args.pairs), args.project_root,
+                               args.global_root)
     except OctomemError as exc:
         print(f"octomem: error: {exc}", file=sys.stderr)
         return 2

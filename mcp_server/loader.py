@@ -1,16 +1,16 @@
-"""Assemble the pipeline and warm its embedder on a background thread.
+"""Open the memory (both scopes' pipelines) and warm its embedder on a background thread.
 
 The MCP server must answer ``initialize`` and ``tools/list`` at once, but assembling
-the pipeline imports every installed plugin (fastembed, onnxruntime, ...) and the
-embedder's first use loads an ONNX model. :class:`PipelineLoader` does both on one
+the pipelines imports every installed plugin (fastembed, onnxruntime, ...) and the
+embedder's first use loads an ONNX model. :class:`MemoryLoader` does both on one
 daemon thread, started when the server starts; tool calls wait for what they need:
 
-- ``forget`` and ``status`` wait for the assembly only (no model involved);
-- ``remember`` and ``recall`` also wait for the embedder's warm-up, so an answer is
-  never silently keyword-only because it arrived a second too early.
+- ``forget``, ``status`` and the resources wait for the assembly only (no model involved);
+- ``remember``, ``recall`` and ``ingest`` also wait for the embedder's warm-up, so an
+  answer is never silently keyword-only because it arrived a second too early.
 
-A warm-up that fails is logged and remembered, never raised here: the pipeline then
-reports the semantic arm under ``arms_unavailable`` with the embedder's own reason.
+A warm-up that fails is logged and remembered, never raised here: recall then reports
+the semantic arm under ``arms_unavailable`` with the embedder's own reason.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from octomem.engine.errors import OctomemError
-from octomem.engine.pipeline import Pipeline
+from octomem.engine.memory import Memory
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ class _Run:
 
     assembled: threading.Event = field(default_factory=threading.Event)
     warmed: threading.Event = field(default_factory=threading.Event)
-    pipeline: Pipeline | None = None
+    memory: Memory | None = None
     error: OctomemError | None = None
     model_state: ModelState = "starting"
     model_error: str | None = None
@@ -55,15 +55,15 @@ class _Run:
     thread: threading.Thread | None = None
 
 
-class PipelineLoader:
-    """Own one lazily assembled :class:`Pipeline` and its embedder warm-up.
+class MemoryLoader:
+    """Own one lazily opened :class:`Memory` and its embedder warm-up.
 
-    :param opener: builds the pipeline (e.g. ``open_pipeline`` with the server's
-        settings); called once per :meth:`start`, on the loader thread.
-    :param timeout_s: how long :meth:`pipeline` waits before giving up, in seconds.
+    :param opener: opens the memory (e.g. ``open_memory`` with the server's settings and
+        project); called once per :meth:`start`, on the loader thread.
+    :param timeout_s: how long :meth:`memory` waits before giving up, in seconds.
     """
 
-    def __init__(self, opener: Callable[[], Pipeline], timeout_s: float = READY_TIMEOUT_S) -> None:
+    def __init__(self, opener: Callable[[], Memory], timeout_s: float = READY_TIMEOUT_S) -> None:
         self._opener = opener
         self._timeout_s = timeout_s
         self._lock = threading.Lock()
@@ -85,9 +85,9 @@ class PipelineLoader:
         run.thread.start()
 
     def close(self, wait_s: float = 0.0) -> None:
-        """Close the pipeline, or have the loader thread close it when it is done.
+        """Close the memory, or have the loader thread close it when it is done.
 
-        A later :meth:`start` (or tool call) assembles a fresh pipeline.
+        A later :meth:`start` (or tool call) opens a fresh one.
 
         :param wait_s: wait up to this many seconds for a load in progress to finish.
         """
@@ -96,16 +96,17 @@ class PipelineLoader:
             if run is None:
                 return
             run.closed = True
-            pipeline = run.pipeline if run.warmed.is_set() else None
-        if pipeline is not None:
-            _close_quietly(pipeline)
+            memory = run.memory if run.warmed.is_set() else None
+        if memory is not None:
+            _close_quietly(memory)
         elif run.thread is not None and wait_s > 0:
             run.thread.join(wait_s)
 
     def _load(self, run: _Run) -> None:
         start = time.perf_counter()
         try:
-            pipeline = self._opener()
+            memory = self._opener()
+            memory.scopes.require("global")  # assemble now: settings and arms fail here
         except OctomemError as exc:
             log.error("memory pipeline could not be assembled: %s", one_line(str(exc)))
             _fail(run, exc)
@@ -115,15 +116,16 @@ class PipelineLoader:
             _fail(run, OctomemError(f"the memory pipeline could not be assembled: "
                                     f"{type(exc).__name__}: {exc}"))
             return
-        log.info("pipeline assembled in %.2f s (%s)", time.perf_counter() - start, pipeline.root)
-        run.pipeline = pipeline
+        log.info("memory opened in %.2f s (project %s, global %s)", time.perf_counter() - start,
+                 memory.roots.project, memory.roots.global_)
+        run.memory = memory
         run.assembled.set()
-        _warm(run, pipeline)
+        _warm(run, memory)
         with self._lock:
             run.warmed.set()
             close_now = run.closed
         if close_now:
-            _close_quietly(pipeline)
+            _close_quietly(memory)
 
     # ---- access -------------------------------------------------------------------
 
@@ -135,8 +137,8 @@ class PipelineLoader:
             raise ServerNotReadyError("the memory server is shutting down")
         return run
 
-    def pipeline(self, *, warm: bool = False) -> Pipeline:
-        """Return the assembled pipeline, waiting for it (and for the model when ``warm``).
+    def memory(self, *, warm: bool = False) -> Memory:
+        """Return the opened memory, waiting for it (and for the model when ``warm``).
 
         :param warm: also wait until the embedder's warm-up has finished (or failed).
         :raises OctomemError: the pipeline could not be assembled (the engine's message).
@@ -155,8 +157,8 @@ class PipelineLoader:
                 f"the embedding model is still loading after {self._timeout_s:.0f} s; "
                 "try again shortly or see the server log"
             )
-        assert run.pipeline is not None
-        return run.pipeline
+        assert run.memory is not None
+        return run.memory
 
     def model_state(self) -> tuple[ModelState, str | None, float | None]:
         """Return the embedder's warm-up state, its error and its load time in seconds."""
@@ -164,9 +166,9 @@ class PipelineLoader:
         return run.model_state, run.model_error, run.model_seconds
 
 
-def _warm(run: _Run, pipeline: Pipeline) -> None:
+def _warm(run: _Run, memory: Memory) -> None:
     """Load the embedder's model now (if it has a ``load`` method); record the outcome."""
-    embedder = pipeline.arms.embedder
+    embedder = memory.scopes.shared_arm("embedder")
     load = getattr(embedder, "load", None)
     if embedder is None:
         run.model_state = "not-configured"
@@ -198,11 +200,11 @@ def _fail(run: _Run, error: OctomemError) -> None:
     run.warmed.set()
 
 
-def _close_quietly(pipeline: Pipeline) -> None:
+def _close_quietly(memory: Memory) -> None:
     try:
-        pipeline.close()
+        memory.close()
     except Exception:  # shutting down: log, never raise
-        log.exception("closing the memory pipeline failed")
+        log.exception("closing the memory failed")
 
 
 def one_line(message: str) -> str:

@@ -1,4 +1,4 @@
-"""Result models the MCP tools add to the engine's (:mod:`octomem.engine.results`)."""
+"""Result models the MCP tools add to the engine's (:mod:`octomem.engine.memory_results`)."""
 
 from __future__ import annotations
 
@@ -6,34 +6,37 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from octomem.engine.results import StoredItem
-
 from .loader import ModelState
 
 
-class RememberedItem(StoredItem):
-    """A memory just stored, and whether it can already be found by meaning."""
+class ScopeStatus(BaseModel):
+    """What one scope holds."""
 
-    embedded: bool = Field(
-        description="its vector was written; when false it is found by its words only"
-    )
-    semantic_error: str | None = Field(None, description="why no vector was written")
+    model_config = ConfigDict(extra="allow")
+
+    root: str = Field(description="the scope's directory")
+    exists: bool = Field(description="false for a local scope nothing was written to yet")
+    documents: int = 0
+    chunks: int = 0
+    chunks_without_vector: int = Field(0, description="chunks found by their words only, so far")
+    current: int = Field(0, description="documents that are current")
+    superseded: int = Field(0, description="documents kept as history (superseded)")
+    forgotten: int = Field(0, description="entries in the forget log (texts deleted)")
+    size_bytes: int = Field(0, description="storage size on disk, bytes")
+    semantic_error: str | None = None
 
 
 class StatusResult(BaseModel):
     """What the memory holds, how the pipeline is assembled, and the model's state."""
 
-    model_config = ConfigDict(extra="allow", protected_namespaces=())
+    model_config = ConfigDict(protected_namespaces=())
 
-    root: str = Field(description="the scope directory the data lives in")
-    documents: int
-    chunks: int
-    chunks_without_vector: int = Field(description="chunks found by their words only, so far")
-    size_bytes: int = Field(description="storage size on disk, bytes")
+    project_root: str = Field(description="the project this server is bound to")
+    scopes: dict[str, ScopeStatus] = Field(description="local and global")
+    documents: int = Field(description="documents in both scopes")
     arms: dict[str, str | None] = Field(description="arm kind -> configured arm name (or null)")
     embedder_model: str | None = Field(None, description="identity of the embedding model")
     semantic_available: bool
-    semantic_error: str | None = None
     model_state: ModelState = Field(
         description="embedding model warm-up: starting, loading, ready, failed, not-configured"
     )
@@ -44,7 +47,17 @@ class StatusResult(BaseModel):
 def status_result(
     status: dict[str, Any], state: ModelState, error: str | None, seconds: float | None
 ) -> StatusResult:
-    """Combine the pipeline's status dict with the loader's model state."""
+    """Combine :meth:`Memory.status <octomem.engine.memory.Memory.status>` with the loader's
+    model state."""
+    shared = ("arms", "embedder_model", "semantic_available")  # reported once, below
+    scopes = {name: ScopeStatus(**{k: v for k, v in info.items() if k not in shared})
+              for name, info in status["scopes"].items()}
+    opened = [info for info in status["scopes"].values() if info.get("exists")]
+    first = opened[0] if opened else {}
     return StatusResult(
-        **status, model_state=state, model_error=error, model_load_seconds=seconds
+        project_root=status["project_root"], scopes=scopes,
+        documents=sum(s.documents for s in scopes.values()),
+        arms=first.get("arms", {}), embedder_model=first.get("embedder_model"),
+        semantic_available=bool(opened) and all(i.get("semantic_available") for i in opened),
+        model_state=state, model_error=error, model_load_seconds=seconds,
     )

@@ -1,8 +1,12 @@
-"""The octomem MCP server: the configured pipeline behind four memory tools.
+"""The octomem MCP server: one project's memory (local and global scopes) behind five tools.
 
-The server only assembles the pipeline the settings describe (through
-:func:`octomem.engine.app.open_pipeline`, exactly like the CLI) and exposes it as the
-tools ``remember``, ``recall``, ``forget`` and ``status`` (see :mod:`.tools`).
+The server only opens the memory the settings describe (through
+:func:`octomem.engine.app.open_memory`, exactly like the CLI), bound to one project
+(``--project-root``, default the current directory), and exposes it as the tools
+``remember``, ``recall``, ``forget``, ``ingest`` and ``status`` (see :mod:`.tools`) and
+the resources ``octomem://memory/{scope}`` and ``octomem://item/{id}``
+(:mod:`.resources`). Several server processes may serve the same scopes at once (two
+clients, one memory): every write is one short SQLite transaction.
 
 Start-up and the embedding model
 --------------------------------
@@ -37,18 +41,13 @@ from typing import Any
 import anyio
 from mcp.server.mcpserver import MCPServer
 
-from octomem.engine.app import open_pipeline
+from octomem.engine.app import open_memory
 from octomem.engine.settings import load_settings
 
-from .loader import SHUTDOWN_WAIT_S, PipelineLoader
+from .descriptions import INSTRUCTIONS
+from .loader import SHUTDOWN_WAIT_S, MemoryLoader
+from .resources import register_resources
 from .tools import register_tools
-
-INSTRUCTIONS = """\
-octomem is your long-term memory across sessions, stored locally. `recall` before you \
-answer anything that past work, the user's preferences or earlier decisions could inform, \
-and before `remember` (to avoid duplicates). `remember` one self-contained, durable \
-statement per call. `forget` a memory by id when it is wrong or outdated, then remember the \
-correction. `status` explains what is stored and whether semantic search is available."""
 
 
 def _version() -> str:
@@ -59,22 +58,28 @@ def _version() -> str:
 
 
 def create_server(
-    config_file: Path | None = None, overrides: dict[str, Any] | None = None
+    config_file: Path | None = None, overrides: dict[str, Any] | None = None,
+    project_root: Path | None = None, global_root: Path | None = None,
 ) -> MCPServer:
-    """Build the MCP server for the pipeline the settings describe (assembled lazily).
+    """Build the MCP server for one project's memory (opened lazily).
 
     :param config_file: the ``--config FILE`` settings layer.
     :param overrides: the ``--set`` layer, nested (``{"retrieval": {"top_k": 5}}``).
+    :param project_root: the project whose ``.octomem/`` is the local scope (default: the
+        current directory); its ``.octomem/config.toml`` is a settings layer.
+    :param global_root: the global scope's directory (default: setting ``global_root``,
+        else ``data_dir``).
     :returns: an unstarted server; ``server.run("stdio")`` serves it.
     :raises ArmConfigError: an unknown key or bad value in any settings layer (checked
         now; arm lookup and plugin loading happen in the background and surface as
         tool errors).
     """
-    load_settings(config_file, overrides)
-    loader = PipelineLoader(partial(open_pipeline, config_file, overrides))
+    project = Path(project_root or Path.cwd()).resolve()
+    load_settings(config_file, overrides, project_root=project)
+    loader = MemoryLoader(partial(open_memory, config_file, overrides, project, global_root))
 
     @asynccontextmanager
-    async def lifespan(_: MCPServer) -> AsyncIterator[PipelineLoader]:
+    async def lifespan(_: MCPServer) -> AsyncIterator[MemoryLoader]:
         loader.start()
         try:
             yield loader
@@ -86,4 +91,5 @@ def create_server(
         instructions=INSTRUCTIONS, lifespan=lifespan,
     )
     register_tools(server, loader)
+    register_resources(server, loader)
     return server

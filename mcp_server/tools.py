@@ -1,9 +1,10 @@
-"""The four memory tools (remember, recall, forget, status) and what they teach an agent.
+"""The memory tools (remember, recall, forget, ingest, status) over both scopes.
 
 Each tool checks its arguments first (a bad one is a tool error that names it), then
-calls the pipeline on a worker thread. Every :class:`~octomem.engine.errors.OctomemError`
+calls the memory on a worker thread. Every :class:`~octomem.engine.errors.OctomemError`
 becomes a tool error carrying the error's one-line message; anything else is a crash the
 SDK reports as ``Error executing tool <name>`` while the traceback goes to the log.
+What the tools teach an agent is in :mod:`.descriptions`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Annotated
+from typing import Annotated, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -19,65 +20,46 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from octomem.engine.errors import OctomemError
-from octomem.engine.results import RecallResult, StoredItem, recall_result, stored_item
-from octomem.engine.types import DEFAULT_KIND, Document, Filters, Query
+from octomem.engine.memory import KIND_PATTERN
+from octomem.engine.memory_results import (
+    ForgetResult,
+    IngestResult,
+    MemoryRecallResult,
+    RememberResult,
+    forget_result,
+    ingest_result,
+    recall_result,
+    remember_result,
+)
+from octomem.engine.types import DEFAULT_KIND
 
-from .loader import PipelineLoader, one_line
-from .models import RememberedItem, StatusResult, status_result
+from . import descriptions as say
+from .loader import MemoryLoader, one_line
+from .models import StatusResult, status_result
 
-#: A kind is one word in capitals: a letter, then letters, digits or underscores.
-KIND_PATTERN = r"^[A-Z][A-Z0-9_]*$"
 MAX_TOP_K = 1000
 
-REMEMBER = """\
-Store one durable statement in long-term memory so that a later session can recall it.
-
-Use it for what will matter next time: the user's preferences, decisions and their reasons, \
-project conventions, corrections, facts learned the hard way. Call `recall` first with the \
-gist: if a memory already says it, do not store it again; if an old memory is wrong, \
-`forget` it by id and then remember the corrected statement.
-
-Write one self-contained statement per call (name the subject instead of "it" or "this"); \
-not a transcript, and never secrets. `kind` classifies it: one word in capitals such as FACT, \
-PREFERENCE, DECISION, TODO (default ITEM). `tags` are short labels that `recall` can filter \
-on. Returns the stored item with its id; `embedded: false` means it is found by its words \
-only until the embedding model is available."""
-
-RECALL = """\
-Search long-term memory; returns the stored statements that best match the query, best first.
-
-Call it at the start of a task and whenever past context could help (what the user prefers, \
-what was decided, how this project does something), and always before `remember`, to avoid \
-duplicates. It matches exact words (BM25 keyword search) and meaning (embeddings), fused by \
-reciprocal rank, so plain natural language works: any text is a valid query, there is no \
-query syntax. Narrow with `kinds` (any of them) and `tags` (all of them). `explain: true` \
-adds each arm's rank and score to every hit. The answer names the arms that ran and those \
-unavailable, with the reason. No hits means nothing relevant is stored."""
-
-FORGET = """\
-Delete one stored memory, given its id (from `recall` or `remember`) or its exact full text.
-
-Use it when a memory is wrong or outdated, or the user asks you to forget something; to \
-correct a memory, forget it and then `remember` the corrected statement. When the text \
-matches several memories none is deleted and the error lists their ids: call again with \
-one id. Returns the deleted item."""
-
-STATUS = """\
-Report what the memory holds and how its retrieval is assembled.
-
-Gives document and chunk counts, chunks still without a vector, size on disk, the arm used \
-for each kind (storage, keyword, embedder, semantic, reranker, dedup), the embedding model, \
-whether semantic search is available, and the model's warm-up state (`model_state`). Use it \
-to explain empty or keyword-only answers; it is not needed before ordinary use."""
-
 Text = Annotated[str, Field(description="the statement to store, in one or a few sentences")]
+WriteScope = Annotated[
+    Literal["local", "global"] | None,
+    Field(description="local: about this project (default); global: about the user, in every "
+          "project. With supersedes: the superseded statement's scope"),
+]
+ReadScope = Annotated[
+    Literal["local", "global"] | None,
+    Field(description="only this scope; default: both, ranked together"),
+]
 Kind = Annotated[
     str,
-    Field(description="one word in capitals, e.g. FACT, PREFERENCE, DECISION, TODO",
+    Field(description="one word in capitals, e.g. FACT, PREFERENCE, DECISION, RULE, HANDOFF",
           json_schema_extra={"pattern": KIND_PATTERN}),
 ]
 Tags = Annotated[
-    list[str] | None, Field(description="short labels, e.g. [\"project-x\", \"billing\"]")
+    list[str] | None, Field(description="short labels, e.g. [\"billing\", \"ci\"]")
+]
+IsoTime = Annotated[str | None, Field(description="ISO-8601 date or time, e.g. 2025-03-01")]
+Supersedes = Annotated[
+    str | None, Field(description="id of the statement this one replaces (kept as history)")
 ]
 QueryText = Annotated[
     str, Field(description="what to look for, in plain words (no syntax needed)",
@@ -88,10 +70,26 @@ TopK = Annotated[
     Field(description=f"number of hits, 1 to {MAX_TOP_K} (default from settings, 10)",
           json_schema_extra={"minimum": 1, "maximum": MAX_TOP_K}),
 ]
-Kinds = Annotated[list[str] | None, Field(description="keep memories of any of these kinds")]
-FilterTags = Annotated[list[str] | None, Field(description="keep memories carrying all these tags")]
+Kinds = Annotated[list[str] | None, Field(description="keep statements of any of these kinds")]
+FilterTags = Annotated[list[str] | None, Field(description="keep statements with all these tags")]
+Since = Annotated[str | None, Field(description="keep statements true from this date on")]
+Until = Annotated[str | None, Field(description="keep statements true from before the end "
+                                    "of this date")]
+AsOf = Annotated[str | None, Field(description="answer with what was current then (ISO date)")]
+History = Annotated[bool, Field(description="also return superseded statements")]
+Per = Annotated[
+    Literal["chunk", "document"],
+    Field(description="chunk: every matching passage; document: each document's best once"),
+]
 Explain = Annotated[bool, Field(description="add each arm's rank and score to every hit")]
-IdOrText = Annotated[str, Field(description="a memory's id, or its exact full text")]
+TextOrId = Annotated[str, Field(description="a statement's id, or its exact full text")]
+Reason = Annotated[str | None, Field(description="why it is forgotten (kept in the forget log)")]
+PathOrText = Annotated[
+    str, Field(description="a file or folder path (absolute or relative to the project), or "
+               "the text itself")
+]
+Title = Annotated[str | None, Field(description="the document's title")]
+Uri = Annotated[str | None, Field(description="where the text comes from (identifies it)")]
 
 
 @contextmanager
@@ -151,83 +149,89 @@ def check_top_k(top_k: int | None) -> int | None:
 
 
 class MemoryTools:
-    """The tool functions, bound to one :class:`PipelineLoader` (sync: run on worker threads)."""
+    """The tool functions, bound to one :class:`MemoryLoader` (sync: run on worker threads)."""
 
-    def __init__(self, loader: PipelineLoader) -> None:
+    def __init__(self, loader: MemoryLoader) -> None:
         self.loader = loader
 
-    def remember(self, text: Text, kind: Kind = DEFAULT_KIND, tags: Tags = None) -> RememberedItem:
-        """Store ``text`` as a one-statement document and embed it."""
-        document = Document(
-            text=check_text(text, "text"), kind=check_kind(kind), tags=check_tags(tags)
-        )
+    def remember(
+        self, text: Text, scope: WriteScope = None, kind: Kind = DEFAULT_KIND, tags: Tags = None,
+        event_time: IsoTime = None, supersedes: Supersedes = None,
+    ) -> RememberResult:
+        """Store one statement in a scope, embed it, report near duplicates."""
+        text, kind, labels = check_text(text, "text"), check_kind(kind), check_tags(tags)
         with tool_errors():
-            pipeline = self.loader.pipeline(warm=True)
+            memory = self.loader.memory(warm=True)
             with self.loader.write_lock:
-                report = pipeline.add([document])
-        item = stored_item(document)
-        return RememberedItem(
-            **item.model_dump(), embedded=report.embedded > 0,
-            semantic_error=report.semantic_error,
-        )
+                out = memory.remember(text, scope, kind, labels, event_time, supersedes)
+        return remember_result(out)
 
     def recall(
-        self, query: QueryText, top_k: TopK = None, kinds: Kinds = None,
-        tags: FilterTags = None, explain: Explain = False,
-    ) -> RecallResult:
-        """Search memory: every retrieval arm, fused, deduplicated, ``top_k`` best first."""
+        self, query: QueryText, scope: ReadScope = None, top_k: TopK = None, kinds: Kinds = None,
+        tags: FilterTags = None, since: Since = None, until: Until = None, as_of: AsOf = None,
+        include_superseded: History = False, per: Per = "chunk", explain: Explain = False,
+    ) -> MemoryRecallResult:
+        """Search both scopes (or one): every arm, fused, recency, dedup, best first."""
         text, k = check_text(query, "query"), check_top_k(top_k)
-        filters = Filters(
-            kinds=tuple(check_kind(k, "kinds") for k in kinds or ()),
-            tags=check_tags(tags),
-        )
+        kind_list = tuple(check_kind(k, "kinds") for k in kinds or ())
         with tool_errors():
-            pipeline = self.loader.pipeline(warm=True)
-            k = k or pipeline.settings.retrieval.top_k
-            answer = pipeline.search(Query(text=text, top_k=k, filters=filters))
+            answer = self.loader.memory(warm=True).recall(
+                text, scope, k, kind_list, check_tags(tags), since, until, as_of,
+                include_superseded, per)
         return recall_result(text, answer, explain)
 
-    def forget(self, id_or_text: IdOrText) -> StoredItem:
-        """Delete one memory by id or exact text; several matches delete none."""
-        key = check_text(id_or_text, "id_or_text")
+    def forget(self, text_or_id: TextOrId, scope: ReadScope = None,
+               reason: Reason = None) -> ForgetResult:
+        """Forget one statement by id or exact text; several matches remove none."""
+        key = check_text(text_or_id, "text_or_id")
         with tool_errors():
-            pipeline = self.loader.pipeline()
+            memory = self.loader.memory()
             with self.loader.write_lock:
-                document = pipeline.forget(key)
-        return stored_item(document)
+                out = memory.forget(key, scope, reason)
+        return forget_result(out)
+
+    def ingest(
+        self, path_or_text: PathOrText, scope: WriteScope = None, title: Title = None,
+        uri: Uri = None, tags: Tags = None,
+    ) -> IngestResult:
+        """Ingest files, a folder or a text into a scope; unchanged content is a no-op."""
+        source = check_text(path_or_text, "path_or_text")
+        with tool_errors():
+            memory = self.loader.memory(warm=True)
+            with self.loader.write_lock:
+                target, report = memory.ingest(source, scope, title, uri, check_tags(tags))
+        return ingest_result(target, report)
 
     def status(self) -> StatusResult:
-        """Return the pipeline's status and the embedding model's warm-up state."""
+        """Return both scopes' status and the embedding model's warm-up state."""
         with tool_errors():
-            status = self.loader.pipeline().status()
+            status = self.loader.memory().status()
             state, error, seconds = self.loader.model_state()
         return status_result(status, state, error, seconds)
 
 
-def register_tools(server: MCPServer, loader: PipelineLoader) -> MemoryTools:
-    """Add remember, recall, forget and status to ``server``.
+def _hints(read_only: bool, destructive: bool = False, idempotent: bool = False) -> ToolAnnotations:
+    return ToolAnnotations(read_only_hint=read_only, destructive_hint=destructive,
+                           idempotent_hint=idempotent, open_world_hint=False)
+
+
+def register_tools(server: MCPServer, loader: MemoryLoader) -> MemoryTools:
+    """Add remember, recall, forget, ingest and status to ``server``.
+
+    ``recall`` is marked read-only: apart from its usage counters (``recalls``) it
+    changes nothing.
 
     :returns: the tool object (its methods are the registered functions).
     """
     tools = MemoryTools(loader)
-    server.add_tool(
-        tools.remember, name="remember", title="Remember a statement", description=REMEMBER,
-        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False,
-                                    idempotent_hint=False, open_world_hint=False),
-    )
-    server.add_tool(
-        tools.recall, name="recall", title="Recall memories", description=RECALL,
-        annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True,
-                                    open_world_hint=False),
-    )
-    server.add_tool(
-        tools.forget, name="forget", title="Forget a memory", description=FORGET,
-        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
-                                    idempotent_hint=False, open_world_hint=False),
-    )
-    server.add_tool(
-        tools.status, name="status", title="Memory status", description=STATUS,
-        annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True,
-                                    open_world_hint=False),
-    )
+    server.add_tool(tools.remember, name="remember", title="Remember a statement",
+                    description=say.REMEMBER, annotations=_hints(False))
+    server.add_tool(tools.recall, name="recall", title="Recall memories",
+                    description=say.RECALL, annotations=_hints(True))
+    server.add_tool(tools.forget, name="forget", title="Forget a memory",
+                    description=say.FORGET, annotations=_hints(False, destructive=True))
+    server.add_tool(tools.ingest, name="ingest", title="Ingest a document",
+                    description=say.INGEST, annotations=_hints(False, idempotent=True))
+    server.add_tool(tools.status, name="status", title="Memory status",
+                    description=say.STATUS, annotations=_hints(True, idempotent=True))
     return tools

@@ -85,7 +85,9 @@ def _bm25_class() -> Any:
     try:
         from rank_bm25 import BM25Okapi
     except ImportError as exc:
-        raise OctomemError("arm 'rank-bm25' needs the rank-bm25 package: pip install 'octomem[bench]'") from exc
+        raise OctomemError(
+            "arm 'rank-bm25' needs the rank-bm25 package: pip install 'octomem[bench]'"
+        ) from exc
     return BM25Okapi
 
 
@@ -129,8 +131,13 @@ class RankBm25KeywordArm:
             self._dirty = False
             chunks = [c for c in self.storage.iter_chunks()]
             corpus = [self._analyze(f"{c.title}\n{c.text}" if c.title else c.text) for c in chunks]
-            self._model = self._bm25_class(corpus, k1=self.options.k1, b=self.options.b,
-                                           epsilon=self.options.epsilon) if corpus else None
+            self._model = (
+                self._bm25_class(
+                    corpus, k1=self.options.k1, b=self.options.b, epsilon=self.options.epsilon
+                )
+                if corpus
+                else None
+            )
             self._chunks = chunks
             self._ids = np.fromiter((c.id for c in chunks), dtype=np.int64, count=len(chunks))
             self._allowed = {}
@@ -147,21 +154,51 @@ class RankBm25KeywordArm:
         """Return the positions of chunks passing ``filters`` (``None``: no filter)."""
         if filters.is_empty():
             return None
-        key = repr((filters.kinds, sorted(filters.tags), filters.created_after,
-                    filters.created_before, sorted((str(k), str(v)) for k, v in filters.metadata.items())))
+        key = repr(
+            (
+                filters.kinds,
+                sorted(filters.tags),
+                filters.created_after,
+                filters.created_before,
+                sorted((str(k), str(v)) for k, v in filters.metadata.items()),
+            )
+        )
         if key not in self._allowed:
             if len(self._allowed) >= _FILTER_CACHE:
                 self._allowed.clear()
             self._allowed[key] = np.fromiter(
-                (i for i, c in enumerate(self._chunks) if filters.matches(c)), dtype=np.int64)
+                (i for i, c in enumerate(self._chunks) if filters.matches(c)), dtype=np.int64
+            )
         return self._allowed[key]
+
+    def _matches(
+        self, terms: list[str], scores: np.ndarray, positions: np.ndarray | None
+    ) -> np.ndarray:
+        """Return a mask of the scored chunks that contain a query term.
+
+        A score is 0 exactly when no term occurs, unless a term's idf is 0 (a term in
+        exactly half the chunks: ln(1) = 0); only then are chunks looked at one by one.
+        """
+        mask = scores != 0
+        idf = self._model.idf
+        zero = [t for t in terms if t in idf and idf[t] == 0]
+        if zero:
+            freqs = self._model.doc_freqs
+            where = positions if positions is not None else range(len(freqs))
+            mask |= np.fromiter(
+                (any(t in freqs[int(p)] for t in zero) for p in where),
+                dtype=bool,
+                count=len(scores),
+            )
+        return mask
 
     def search(self, text: str, filters: Filters, k: int) -> Run:
         """Rank the chunks passing ``filters`` by BM25Okapi against ``text``.
 
         :param k: maximum number of hits, >= 1.
         :returns: hits best first (ties by ascending chunk id), 1-based ranks, BM25 scores
-            (higher is better); only chunks containing at least one query term.
+            (higher is better; negative where rank-bm25's idf floor is negative, which
+            happens in corpora of a few chunks); only chunks containing a query term.
         """
         terms = self.query_terms(text)
         if not terms or k < 1:
@@ -176,14 +213,18 @@ class RankBm25KeywordArm:
         elif len(positions) == 0:
             return []
         else:
-            scores = np.asarray(self._model.get_batch_scores(terms, positions.tolist()), dtype=np.float64)
+            scores = np.asarray(
+                self._model.get_batch_scores(terms, positions.tolist()), dtype=np.float64
+            )
             ids = self._ids[positions]
-        keep = np.flatnonzero(scores > 0)
+        keep = np.flatnonzero(self._matches(terms, scores, positions))
         if len(keep) > k:
             keep = keep[np.argpartition(-scores[keep], k - 1)[:k]]
         order = keep[np.lexsort((ids[keep], -scores[keep]))]
-        return [Hit(chunk_id=int(ids[i]), score=float(scores[i]), rank=r, arm=NAME)
-                for r, i in enumerate(order, start=1)]
+        return [
+            Hit(chunk_id=int(ids[i]), score=float(scores[i]), rank=r, arm=NAME)
+            for r, i in enumerate(order, start=1)
+        ]
 
 
 def build(options: RankBm25Options, context: ArmContext) -> RankBm25KeywordArm:
@@ -199,7 +240,10 @@ def octomem_register_keyword_arms() -> list[ArmSpec]:
     """Offer the ``rank-bm25`` keyword arm (any storage; needs the bench extra)."""
     return [
         ArmSpec(
-            kind="keyword", name=NAME, factory=build, options_model=RankBm25Options,
+            kind="keyword",
+            name=NAME,
+            factory=build,
+            options_model=RankBm25Options,
             description="BM25Okapi from rank-bm25, in memory, scores every chunk in Python",
         )
     ]

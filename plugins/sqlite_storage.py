@@ -8,14 +8,15 @@ used by two threads at once). The file is in WAL mode, so readers never block th
 single writer, and waits up to ``busy_timeout_ms`` for a lock.
 
 Also exports :func:`filter_sql`, which the ``fts5`` and ``sqlite-vec`` arms use to apply
-:class:`~octomem.engine.types.Filters` inside their own SQL.
+:class:`~octomem.engine.types.Filters` inside their own SQL. The rest of the storage
+lives beside this module: the schema and its migrations (:mod:`.sqlite_schema`), row
+codecs (:mod:`.sqlite_rows`), the filter SQL (:mod:`.sqlite_filters`) and statement
+history, recall counters and the forget log (:mod:`.sqlite_history`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -25,49 +26,32 @@ from typing import Any
 
 import apsw
 import sqlite_vec
+from pydantic import BaseModel, Field
+
 from octomem.engine.arms import ArmContext, ArmSpec
 from octomem.engine.errors import IncompatibleArmsError, OctomemError
 from octomem.engine.hookspecs import hookimpl
 from octomem.engine.types import Chunk, Document, Filters
-from pydantic import BaseModel, Field
+
+from .sqlite_filters import filter_sql, json_path
+from .sqlite_history import SqliteHistory
+from .sqlite_rows import (
+    CHUNK_COLUMNS,
+    CHUNK_FIELDS,
+    DOC_COLUMNS,
+    chunk_of,
+    chunk_params,
+    content_hash,
+    document_of,
+    document_params,
+    inherit,
+)
+from .sqlite_schema import SCHEMA_VERSION, migrate
+
+__all__ = ["SCHEMA_VERSION", "SqliteStorage", "SqliteStorageOptions", "filter_sql", "json_path"]
 
 NAME = "sqlite"
-SCHEMA_VERSION = 1
 _ITER_BATCH = 500
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-_SCHEMA = """
-CREATE TABLE documents (
-    id TEXT PRIMARY KEY, text TEXT NOT NULL, title TEXT, uri TEXT, kind TEXT NOT NULL,
-    tags TEXT NOT NULL DEFAULT '[]',      -- JSON array of strings
-    created_at REAL NOT NULL,             -- seconds since the Unix epoch, UTC
-    event_time REAL,
-    metadata TEXT NOT NULL DEFAULT '{}',  -- JSON object
-    content_hash TEXT NOT NULL            -- sha256 hex of text, for find_documents
-);
-CREATE INDEX documents_content_hash ON documents(content_hash);
-CREATE TABLE chunks (  -- AUTOINCREMENT: an id is never reused, so stale index rows stay stale
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
-    ordinal INTEGER NOT NULL, text TEXT NOT NULL, kind TEXT NOT NULL,
-    tags TEXT NOT NULL DEFAULT '[]', created_at REAL NOT NULL, title TEXT, uri TEXT,
-    metadata TEXT NOT NULL DEFAULT '{}'
-);
-CREATE INDEX chunks_document ON chunks(document_id, ordinal);
-CREATE INDEX chunks_kind_created ON chunks(kind, created_at);
-CREATE INDEX chunks_created ON chunks(created_at);
-"""
-
-_DOC_COLUMNS = "id, text, title, uri, kind, tags, created_at, event_time, metadata"
-_CHUNK_FIELDS = "document_id, ordinal, text, kind, tags, created_at, title, uri, metadata"
-_CHUNK_COLUMNS = "id, " + _CHUNK_FIELDS
-
-# ``metadata[key] == value`` compared as Python's ``str(value)`` would render it, so SQL
-# agrees with :meth:`Filters.matches` for strings, integers, floats and booleans.
-_METADATA_SQL = (
-    "(CASE json_type({a}.metadata, ?) WHEN 'true' THEN 'True' WHEN 'false' THEN 'False' "
-    "ELSE CAST(json_extract({a}.metadata, ?) AS TEXT) END) = ?"
-)
 
 
 class SqliteStorageOptions(BaseModel, extra="forbid"):
@@ -80,46 +64,6 @@ class SqliteStorageOptions(BaseModel, extra="forbid"):
     busy_timeout_ms: int = Field(
         default=5000, ge=0, le=600_000, description="how long to wait for a lock, in milliseconds"
     )
-
-
-def json_path(key: str) -> str:
-    """Return the SQLite JSON path selecting the top-level member ``key`` (any characters)."""
-    return '$."' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def filter_sql(filters: Filters, alias: str) -> tuple[str, list[Any]]:
-    """Build a ``WHERE`` fragment applying ``filters`` to rows of the ``chunks`` table.
-
-    Kinds are an ``IN`` list; every tag must be present in the JSON ``tags`` array
-    (one ``EXISTS`` over ``json_each`` per tag); times are ``created_at >= after`` and
-    ``created_at < before`` in epoch seconds; metadata is equality of
-    ``json_extract(metadata, '$."key"')`` rendered as text.
-
-    :param filters: the restrictions; empty filters give ``"1"``.
-    :param alias: the table name or alias of ``chunks`` in the surrounding query.
-    :returns: ``(sql, params)``, the fragment and its positional parameters in order.
-    :raises ValueError: ``alias`` is not a plain SQL identifier.
-    """
-    if not _IDENTIFIER.match(alias):
-        raise ValueError(f"alias must be a SQL identifier, got {alias!r}")
-    clauses: list[str] = []
-    params: list[Any] = []
-    if filters.kinds:
-        clauses.append(f"{alias}.kind IN ({', '.join('?' * len(filters.kinds))})")
-        params.extend(filters.kinds)
-    for tag in dict.fromkeys(filters.tags):
-        clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) AS t WHERE t.value = ?)")
-        params.append(tag)
-    if filters.created_after is not None:
-        clauses.append(f"{alias}.created_at >= ?")
-        params.append(float(filters.created_after))
-    if filters.created_before is not None:
-        clauses.append(f"{alias}.created_at < ?")
-        params.append(float(filters.created_before))
-    for key, value in filters.metadata.items():
-        clauses.append(_METADATA_SQL.format(a=alias))
-        params.extend([json_path(str(key)), json_path(str(key)), str(value)])
-    return (" AND ".join(clauses) or "1"), params
 
 
 def open_connection(path: Path, busy_timeout_ms: int) -> apsw.Connection:
@@ -156,38 +100,9 @@ def require_sqlite(storage: Any, arm: str) -> SqliteStorage:
     raise IncompatibleArmsError(f"arm {arm!r} requires storage 'sqlite', not {other!r}")
 
 
-def _dumps(value: Any, what: str) -> str:
-    try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True)
-    except (TypeError, ValueError) as exc:
-        raise OctomemError(f"{what} is not JSON-serialisable: {exc}") from exc
-
-
-def _fields(columns: str, row: Sequence[Any]) -> dict[str, Any]:
-    """Map a ``documents``/``chunks`` row to constructor arguments (JSON columns decoded)."""
-    values = dict(zip(columns.split(", "), row, strict=True))
-    values["tags"] = tuple(json.loads(values["tags"]))
-    values["metadata"] = json.loads(values["metadata"])
-    return values
-
-
 def _one(conn: apsw.Connection, sql: str, params: Sequence[Any] = ()) -> Any:
     """Return the first row of ``sql``, or ``None``."""
     return conn.execute(sql, params).fetchone()
-
-
-def _inherit(chunk: Chunk, document: Document) -> Chunk:
-    """Copy the document's filterable fields onto ``chunk`` (chunk title/uri win if set)."""
-    metadata: dict[str, Any] = {**document.metadata, **chunk.metadata}
-    return replace(
-        chunk, document_id=document.id, kind=document.kind, tags=tuple(document.tags),
-        created_at=document.created_at, title=chunk.title or document.title,
-        uri=chunk.uri or document.uri, metadata=metadata,
-    )
-
-
-def _content_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _savepoint(conn: apsw.Connection) -> Iterator[apsw.Connection]:
@@ -202,8 +117,12 @@ def _savepoint(conn: apsw.Connection) -> Iterator[apsw.Connection]:
     conn.execute("RELEASE octomem_tx")
 
 
-class SqliteStorage:
+class SqliteStorage(SqliteHistory):
     """Documents and chunks in one SQLite file, one apsw connection per thread.
+
+    Besides the :class:`~octomem.engine.arms.Storage` Protocol it implements the optional
+    :class:`~octomem.engine.arms.VersionedStorage` methods (history, recall counters,
+    forget log; see :mod:`.sqlite_history`) and :meth:`revise_document`.
 
     :param path: the database file; its directory is created if missing.
     :param busy_timeout_ms: how long a statement waits for a lock, in milliseconds.
@@ -272,24 +191,29 @@ class SqliteStorage:
 
     def _migrate(self) -> None:
         with self.transaction() as tx:
-            tx.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
-            row = _one(tx, "SELECT value FROM meta WHERE key = 'schema_version'")
-            if row is None:
-                tx.execute(_SCHEMA)
-                self.set_meta(tx, "schema_version", str(SCHEMA_VERSION))
-            elif int(row[0]) > SCHEMA_VERSION:
-                raise OctomemError(
-                    f"{self.path} has schema version {row[0]}, newer than the {SCHEMA_VERSION} "
-                    "this octomem supports; upgrade octomem"
-                )
+            migrate(tx, self.path, lambda key, value: self.set_meta(tx, key, value))
+
+    def _insert_chunks(
+        self, tx: apsw.Connection, document: Document, chunks: Sequence[Chunk]
+    ) -> list[Chunk]:
+        stored: list[Chunk] = []
+        for chunk in chunks:
+            c = inherit(chunk, document)
+            row = _one(
+                tx, f"INSERT INTO chunks ({CHUNK_FIELDS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) "
+                "RETURNING id", chunk_params(c))
+            stored.append(replace(c, id=row[0]))
+        return stored
 
     def add_document(
         self, tx: apsw.Connection, document: Document, chunks: Sequence[Chunk]
     ) -> list[Chunk]:
         """Store ``document`` and its chunks inside ``tx``.
 
-        Each chunk takes the document's id, kind, tags and ``created_at``; its own title,
-        uri and metadata keys win over the document's.
+        Each chunk takes the document's id, kind, tags, ``created_at``, validity and
+        revision; its own title, uri and metadata keys win over the document's. History
+        and usage fields of ``document`` (``superseded_by``, ``valid_to``, ``recalls``,
+        ...) are stored as given, so an import restores them.
 
         :returns: the stored chunks, in the given order, with their new integer ids.
         :raises OctomemError: a document with this id exists (delete it first), or its
@@ -298,25 +222,43 @@ class SqliteStorage:
         if _one(tx, "SELECT 1 FROM documents WHERE id = ?", (document.id,)):
             raise OctomemError(f"document {document.id!r} already exists; delete it first")
         tx.execute(
-            f"INSERT INTO documents ({_DOC_COLUMNS}, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?)",
-            (document.id, document.text, document.title, document.uri, document.kind,
-             _dumps(list(document.tags), "tags"), float(document.created_at), document.event_time,
-             _dumps(dict(document.metadata), f"metadata of document {document.id!r}"),
-             _content_hash(document.text)),
+            f"INSERT INTO documents ({DOC_COLUMNS}, content_hash) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", document_params(document))
+        return self._insert_chunks(tx, document, chunks)
+
+    def revise_document(
+        self, tx: apsw.Connection, document: Document, chunks: Sequence[Chunk]
+    ) -> tuple[list[Chunk], list[int]]:
+        """Store changed content of an existing document as its next revision, inside ``tx``.
+
+        The current chunks stay, superseded from ``document.valid_from`` on (so ``as_of``
+        still finds them); the document row takes the new content and ``revision + 1``
+        and keeps its usage counters and supersede links.
+
+        :returns: ``(new chunks with ids, ids of the chunks the revision retired)``.
+        :raises OctomemError: no document has this id.
+        """
+        row = _one(tx, "SELECT revision, recalls, last_recalled_at, supersedes, superseded_by, "
+                       "valid_to FROM documents WHERE id = ?", (document.id,))
+        if row is None:
+            raise OctomemError(f"document {document.id!r} does not exist; add it first")
+        revised = replace(
+            document, revision=row[0] + 1, recalls=row[1], last_recalled_at=row[2],
+            supersedes=row[3], superseded_by=row[4], valid_to=row[5],
         )
-        stored: list[Chunk] = []
-        for chunk in chunks:
-            c = _inherit(chunk, document)
-            row = _one(
-                tx, f"INSERT INTO chunks ({_CHUNK_FIELDS}) VALUES (?,?,?,?,?,?,?,?,?) RETURNING id",
-                (c.document_id, c.ordinal, c.text, c.kind, _dumps(list(c.tags), "tags"),
-                 float(c.created_at), c.title, c.uri, _dumps(dict(c.metadata), "chunk metadata")),
-            )
-            stored.append(replace(c, id=row[0]))
-        return stored
+        retired = [r[0] for r in tx.execute(
+            "SELECT id FROM chunks WHERE document_id = ? AND valid_to IS NULL ORDER BY id",
+            (document.id,))]
+        tx.execute("UPDATE chunks SET valid_to = max(?, valid_from) WHERE document_id = ? "
+                   "AND valid_to IS NULL", (float(revised.valid_from), document.id))
+        assignments = ", ".join(f"{c} = ?" for c in DOC_COLUMNS.split(", ")[1:])
+        params = document_params(revised)
+        tx.execute(f"UPDATE documents SET {assignments}, content_hash = ? WHERE id = ?",
+                   (*params[1:], document.id))
+        return self._insert_chunks(tx, revised, chunks), retired
 
     def delete_document(self, tx: apsw.Connection, document_id: str) -> list[int]:
-        """Delete a document and its chunks inside ``tx``.
+        """Delete a document and its chunks (every revision) inside ``tx``.
 
         :returns: the removed chunk ids, ascending; empty when the document is unknown.
         """
@@ -328,40 +270,42 @@ class SqliteStorage:
 
     def get_document(self, document_id: str) -> Document | None:
         """Return the stored document with this id, or ``None``."""
-        row = _one(self.connection(), f"SELECT {_DOC_COLUMNS} FROM documents WHERE id = ?",
+        row = _one(self.connection(), f"SELECT {DOC_COLUMNS} FROM documents WHERE id = ?",
                    (document_id,))
-        return None if row is None else Document(**_fields(_DOC_COLUMNS, row))
+        return None if row is None else document_of(row)
 
     def find_documents(self, text: str) -> list[Document]:
         """Return the documents whose text is exactly ``text``, oldest ``created_at`` first."""
         rows = self.connection().execute(
-            f"SELECT {_DOC_COLUMNS} FROM documents WHERE content_hash = ? AND text = ? "
-            "ORDER BY created_at, rowid", (_content_hash(text), text)).fetchall()
-        return [Document(**_fields(_DOC_COLUMNS, r)) for r in rows]
+            f"SELECT {DOC_COLUMNS} FROM documents WHERE content_hash = ? AND text = ? "
+            "ORDER BY created_at, rowid", (content_hash(text), text)).fetchall()
+        return [document_of(r) for r in rows]
 
     def get_chunks(self, chunk_ids: Sequence[int]) -> list[Chunk]:
         """Return the chunks with these ids, in the given order; unknown ids are skipped."""
         if not chunk_ids:
             return []
         rows = self.connection().execute(
-            f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
+            f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
             (json.dumps([int(i) for i in chunk_ids]),)).fetchall()
-        by_id = {r[0]: Chunk(**_fields(_CHUNK_COLUMNS, r)) for r in rows}
+        by_id = {r[0]: chunk_of(r) for r in rows}
         return [by_id[i] for i in chunk_ids if i in by_id]
 
     def iter_chunks(self, filters: Filters | None = None) -> Iterator[Chunk]:
         """Yield every stored chunk passing ``filters``, in ascending id order.
 
+        ``None`` yields every chunk, superseded ones and old revisions included (for
+        arms that build their own index); ``Filters()`` yields the current ones.
         Reads in batches, so no statement stays open between yields.
         """
-        where, params = filter_sql(filters or Filters(), "c")
+        where, params = filter_sql(filters or Filters(include_superseded=True), "c")
         last: Any = 0
         while True:
             rows = self.connection().execute(
-                f"SELECT {', '.join('c.' + col for col in _CHUNK_COLUMNS.split(', '))} "
+                f"SELECT {', '.join('c.' + col for col in CHUNK_COLUMNS.split(', '))} "
                 f"FROM chunks AS c WHERE c.id > ? AND {where} ORDER BY c.id LIMIT {_ITER_BATCH}",
                 [last, *params]).fetchall()
-            yield from (Chunk(**_fields(_CHUNK_COLUMNS, r)) for r in rows)
+            yield from (chunk_of(r) for r in rows)
             if len(rows) < _ITER_BATCH:
                 return
             last = rows[-1][0]

@@ -1,4 +1,5 @@
-"""Shared fixtures: temporary roots, settings without the real model, registered test plugins."""
+"""Shared fixtures: temporary roots (home, data, project as the current directory), settings
+without the real model, registered test plugins."""
 
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     for key in list(os.environ):
         if key.startswith("OCTOMEM_"):
             monkeypatch.delenv(key)
+    # the current directory is the default project: its .octomem/ is the local scope
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd-project"))
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from octomem.mcp_server.server import create_server
 
 pytestmark = pytest.mark.anyio
 
-TOOLS = {"remember", "recall", "forget", "status"}
+TOOLS = {"remember", "recall", "forget", "ingest", "status"}
 #: What the SDK returns for a crash (an exception that is not an OctomemError).
 CRASH = "Error executing tool"
 
@@ -67,7 +67,7 @@ async def tool_error(client: Client, tool: str, **arguments: Any) -> str:
 # ---- tools/list -----------------------------------------------------------------------
 
 
-async def test_lists_the_four_tools_with_teaching_descriptions(client: Client) -> None:
+async def test_lists_the_five_tools_with_teaching_descriptions(client: Client) -> None:
     tools = {t.name: t for t in (await client.list_tools()).tools}
     assert set(tools) == TOOLS
     for tool in tools.values():
@@ -80,8 +80,18 @@ async def test_lists_the_four_tools_with_teaching_descriptions(client: Client) -
     assert recall_hints is not None and recall_hints.read_only_hint is True
     assert forget_hints is not None and forget_hints.destructive_hint is True
     assert set(tools["recall"].input_schema["properties"]) == {
-        "query", "top_k", "kinds", "tags", "explain"
+        "query", "scope", "top_k", "kinds", "tags", "since", "until", "as_of",
+        "include_superseded", "per", "explain",
     }
+    assert set(tools["remember"].input_schema["properties"]) == {
+        "text", "scope", "kind", "tags", "event_time", "supersedes"
+    }
+    assert set(tools["forget"].input_schema["properties"]) == {"text_or_id", "scope", "reason"}
+    assert set(tools["ingest"].input_schema["properties"]) == {
+        "path_or_text", "scope", "title", "uri", "tags"
+    }
+    for name in ("remember", "recall", "ingest"):  # what goes where is taught where it matters
+        assert "global" in str(tools[name].description) and "local" in str(tools[name].description)
 
 
 # ---- remember / recall / forget -------------------------------------------------------
@@ -105,7 +115,7 @@ async def test_remember_recall_explain_forget(client: Client) -> None:
     plain = await ok(client, "recall", query="deploy script")
     assert "arms" not in plain["hits"][0] or plain["hits"][0]["arms"] is None
 
-    removed = await ok(client, "forget", id_or_text=stored["id"])
+    removed = (await ok(client, "forget", text_or_id=stored["id"]))["forgotten"]
     assert removed["id"] == stored["id"] and removed["text"] == stored["text"]
     after = await ok(client, "recall", query="where is the deploy script")
     assert stored["id"] not in {h["id"] for h in after["hits"]}
@@ -127,8 +137,8 @@ async def test_recall_filters_by_kinds_and_tags(client: Client) -> None:
 
 async def test_forget_by_exact_text(client: Client) -> None:
     stored = await ok(client, "remember", text="The staging database is db-stage-2")
-    removed = await ok(client, "forget", id_or_text="The staging database is db-stage-2")
-    assert removed["id"] == stored["id"]
+    removed = await ok(client, "forget", text_or_id="The staging database is db-stage-2")
+    assert removed["forgotten"]["id"] == stored["id"]
     assert (await ok(client, "status"))["documents"] == 0
 
 
@@ -136,15 +146,16 @@ async def test_ambiguous_forget_lists_both_and_removes_none(client: Client) -> N
     text = "The office wifi password rotates every Monday"
     first = await ok(client, "remember", text=text)
     second = await ok(client, "remember", text=text)
-    message = await tool_error(client, "forget", id_or_text=text)
-    assert first["id"] in message and second["id"] in message and "none was removed" in message
+    listed = await ok(client, "forget", text_or_id=text)
+    assert listed["forgotten"] is None and "none was removed" in listed["message"]
+    assert {m["id"] for m in listed["matches"]} == {first["id"], second["id"]}
     assert (await ok(client, "status"))["documents"] == 2
-    await ok(client, "forget", id_or_text=second["id"])
-    assert (await ok(client, "forget", id_or_text=text))["id"] == first["id"]
+    await ok(client, "forget", text_or_id=second["id"])
+    assert (await ok(client, "forget", text_or_id=text))["forgotten"]["id"] == first["id"]
 
 
 async def test_forget_unknown_is_a_tool_error(client: Client) -> None:
-    message = await tool_error(client, "forget", id_or_text="no such memory")
+    message = await tool_error(client, "forget", text_or_id="no such memory")
     assert "no such memory" in message
 
 
@@ -172,7 +183,14 @@ async def test_status_reports_arms_and_model_state(client: Client) -> None:
         ("remember", {"text": "x", "kind": "two words"}, "kind"),
         ("remember", {"text": "x", "kind": "fact"}, "kind"),
         ("remember", {"text": "x", "tags": [""]}, "tags"),
-        ("forget", {"id_or_text": " "}, "id_or_text"),
+        ("forget", {"text_or_id": " "}, "text_or_id"),
+        ("recall", {"query": "x", "scope": "both"}, "scope"),
+        ("recall", {"query": "x", "as_of": "last tuesday"}, "as_of"),
+        ("recall", {"query": "x", "since": "2025-13-01"}, "since"),
+        ("remember", {"text": "x", "scope": "team"}, "scope"),
+        ("remember", {"text": "x", "event_time": "soon"}, "event_time"),
+        ("remember", {"text": "x", "supersedes": "no-such-id"}, "supersedes"),
+        ("ingest", {"path_or_text": " "}, "path_or_text"),
     ],
 )
 async def test_bad_arguments_name_the_argument(
@@ -210,7 +228,7 @@ async def test_assembly_error_is_a_one_line_tool_error(data_dir: Path) -> None:
     async with Client(server, read_timeout_seconds=60) as client:
         assert {t.name for t in (await client.list_tools()).tools} == TOOLS
         for tool, arguments in [("status", {}), ("recall", {"query": "x"}),
-                                ("remember", {"text": "x"}), ("forget", {"id_or_text": "x"})]:
+                                ("remember", {"text": "x"}), ("forget", {"text_or_id": "x"})]:
             message = await tool_error(client, tool, **arguments)
             assert "no keyword arm named 'nope'" in message and "fts5" in message
             assert "\n" not in message
@@ -299,6 +317,6 @@ async def test_a_model_that_cannot_load_leaves_keyword_search(data_dir: Path) ->
         answer = await ok(client, "recall", query="invoices archived")
         assert [h["id"] for h in answer["hits"]] == [stored["id"]]
         assert answer["arms_ran"] == ["fts5"] and not answer["semantic_available"]
-        assert "no weights file" in answer["arms_unavailable"]["sqlite-vec"]
+        assert "no weights file" in answer["arms_unavailable"]["sqlite-vec (local)"]
         status = await ok(client, "status")
         assert status["model_state"] == "failed" and "no weights file" in status["model_error"]

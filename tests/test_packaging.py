@@ -59,3 +59,13 @@ def test_installed_wheel_imports_from_outside_the_repository(wheel: Path, tmp_pa
     ).stdout.splitlines()
     assert out[0].startswith(str(target))
     assert out[1] == "None None"
+
+
+@pytest.mark.slow
+def test_optional_plugins_are_not_in_the_octomem_wheel(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    assert not [n for n in names if "model2vec" in n or n.startswith("plugins/")]
+    assert "octomem/plugins/mmr_dedup.py" in names  # a core arm, unlike octomem-model2vec
+    entry_points = next(n for n in names if n.endswith("entry_points.txt"))
+    text = zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "mmr = octomem.plugins.mmr_dedup" in text and "model2vec" not in text

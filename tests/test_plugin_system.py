@@ -105,20 +105,51 @@ def test_test_plugin_shows_in_octomem_plugins_and_is_selectable(install: Install
     pipeline.close()
 
 
-def test_changing_the_embedder_is_refused_for_existing_vectors(install: Install, data_dir: Path) -> None:
+def _open(data_dir: Path, embedder: str) -> Pipeline:
+    overrides = {"data_dir": str(data_dir), "pipeline": {"embedder": embedder}}
+    return Pipeline(load_settings(overrides=overrides), load_registry())
+
+
+def test_switching_embedders_keeps_each_models_vectors_and_reindex_fills_the_gap(
+    install: Install, data_dir: Path
+) -> None:
     install("octomem_letters", UPPER_EMBEDDER)
-    first = load_settings(overrides={"data_dir": str(data_dir), "pipeline": {"embedder": "hashing"}})
-    p = Pipeline(first, load_registry())
+    p = _open(data_dir, "hashing")
     p.add([Document("vectors from the hashing model", id="h")])
     p.close()
-    second = load_settings(overrides={"data_dir": str(data_dir), "pipeline": {"embedder": "letters"}})
-    p = Pipeline(second, load_registry())
+    p = _open(data_dir, "letters")  # no vector of letters-v1 yet: recall says so
     answer = p.search(Query("hashing model"))
-    assert not answer.semantic_available
-    assert "letters-v1" in answer.arms_unavailable["sqlite-vec"]
-    assert "reindex" in answer.arms_unavailable["sqlite-vec"]
-    assert [h.chunk.document_id for h in answer.hits] == ["h"]  # keyword arm still answers
+    assert answer.semantic_available and answer.arms_ran == ["fts5", "sqlite-vec"]
+    assert answer.chunks_without_vector == 1 and answer.unembedded_hits == [1]
+    assert [h.chunk.document_id for h in answer.hits] == ["h"]  # found by its words
+    assert "sqlite-vec" not in answer.hits[0].contributions  # hashing vectors never compared
+    report = p.add([Document("zebra zoo", id="z")])  # new chunks get letters vectors only
+    assert report.embedded == 1 and p.status()["chunks_without_vector"] == 1
+    assert [h.chunk.document_id for h in p.search(Query("zzz")).hits] == ["z"]  # by letters
     p.close()
+    runner = CliRunner()
+    out = runner.invoke(app, ["--data-dir", str(data_dir), "reindex", "--embedder", "letters"])
+    assert out.exit_code == 0, out.output
+    assert "embedded 1 chunks with letters-v1; 0 without a vector" in " ".join(out.output.split())
+    p = _open(data_dir, "letters")
+    answer = p.search(Query("hashing model"))
+    assert answer.chunks_without_vector == 0 and "sqlite-vec" in answer.hits[0].contributions
+    p.close()
+    p = _open(data_dir, "hashing")  # switching back: the hashing vector of "h" is still there
+    answer = p.search(Query("hashing model"))
+    assert answer.chunks_without_vector == 1  # "z" came while letters was selected
+    assert answer.hits[0].chunk.document_id == "h" and "sqlite-vec" in answer.hits[0].contributions
+    p.close()
+    out = runner.invoke(app, ["--data-dir", str(data_dir), "--set", "pipeline.embedder=hashing",
+                              "reindex"])
+    assert "embedded 1 chunks with hashing-v1-dim384; 0 without" in " ".join(out.output.split())
+
+
+def test_reindex_without_a_semantic_arm_says_there_is_nothing_to_embed(data_dir: Path) -> None:
+    out = CliRunner().invoke(app, ["--data-dir", str(data_dir), "--set", "pipeline.semantic=",
+                                   "reindex", "--embedder", "hashing"])
+    assert out.exit_code != 0
+    assert "no semantic arm is configured" in str(out.exception)
 
 
 def test_fts5_needs_sqlite_storage_and_says_so(install: Install) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from pathlib import Path
@@ -18,7 +19,12 @@ from octomem.engine.types import Chunk, Document, Filters
 from octomem.plugins import sqlite_storage
 from octomem.plugins.fts5_keyword import Fts5KeywordArm
 from octomem.plugins.sqlite_storage import SqliteStorage, SqliteStorageOptions, filter_sql
-from octomem.plugins.sqlite_vec_semantic import KNN_MAX_K, SqliteVecSemanticArm, knn_sql
+from octomem.plugins.sqlite_vec_semantic import (
+    KNN_MAX_K,
+    SqliteVecSemanticArm,
+    knn_sql,
+    vector_table_name,
+)
 
 
 @pytest.fixture
@@ -126,7 +132,8 @@ def test_duplicate_document_id_and_closed_storage(storage: SqliteStorage) -> Non
 
 
 def test_filter_sql_fragment() -> None:
-    assert filter_sql(Filters(), "c") == ("1", [])
+    assert filter_sql(Filters(include_superseded=True), "c") == ("1", [])
+    assert filter_sql(Filters(), "c") == ("c.valid_to IS NULL", [])
     sql, params = filter_sql(Filters(kinds=("A", "B"), metadata={'we"ird.key': "v"}), "c")
     assert "c.kind IN (?, ?)" in sql and params[:2] == ["A", "B"] and params[-1] == "v"
     with pytest.raises(ValueError):
@@ -152,7 +159,8 @@ def test_knn_filters_are_constraints_of_the_vec0_scan(storage: SqliteStorage) ->
         arm.bind(tx, "m", 4)
     filters = Filters(kinds=("A",), tags=("t",), created_after=1.0, created_before=9.0,
                       metadata={"k": "v"})
-    sql, params = knn_sql(filters)
+    assert arm.bound is not None
+    sql, params = knn_sql(filters, arm.bound.table)
     plan = storage.connection().execute(
         "EXPLAIN QUERY PLAN " + sql, [np.ones(4, np.float32).tobytes(), 5, *params]).fetchall()
     vec_scan = next(row[3] for row in plan if "VIRTUAL TABLE" in row[3])
@@ -181,4 +189,48 @@ def test_semantic_arm_edges(storage: SqliteStorage) -> None:
     with storage.transaction() as tx:
         arm.reset(tx)
         arm.bind(tx, "other-model", 2)
-    assert storage.get_meta("sqlite-vec.model_id") == "other-model" and arm.missing() == ids
+    assert [s.model_id for s in arm.vector_sets()] == ["other-model"] and arm.missing() == ids
+
+
+def test_vector_sets_are_registered_one_vec0_table_per_model(storage: SqliteStorage) -> None:
+    arm = SqliteVecSemanticArm(storage)
+    assert arm.vector_sets() == [] and arm.missing_count() == 0
+    ids = [_add(storage, f"c{i}") for i in range(3)]
+    assert arm.missing_count() == 3  # unbound: every chunk lacks a vector
+    with storage.transaction() as tx:
+        arm.bind(tx, "model-a", 4)
+        arm.add(tx, ids, np.eye(4, dtype=np.float32)[:3])
+        arm.bind(tx, "model-b", 2)
+        arm.add(tx, ids[:1], np.ones((1, 2), np.float32))
+    sets = arm.vector_sets()
+    assert [(s.model_id, s.dim, s.table) for s in sets] == [
+        ("model-a", 4, vector_table_name("model-a", 4)),
+        ("model-b", 2, vector_table_name("model-b", 2)),
+    ]
+    assert vector_table_name("model-a", 4) == "vec_" + hashlib.sha256(
+        b"model-a\x1f4").hexdigest()[:16]
+    conn = storage.connection()
+    counts = [conn.execute(f"SELECT count(*) FROM {s.table}").fetchone()[0] for s in sets]
+    assert counts == [3, 1] and arm.missing_count() == 2 and arm.missing() == ids[1:]
+    assert arm.bound is not None and arm.bound.table == sets[1].table
+
+
+def test_an_index_from_before_vector_sets_is_adopted(storage: SqliteStorage) -> None:
+    ids = [_add(storage, f"c{i}") for i in range(2)]
+    with storage.transaction() as tx:  # the layout of octomem 0.1.0: one table, model in meta
+        tx.execute("CREATE VIRTUAL TABLE vec_chunks USING vec0(chunk_id INTEGER PRIMARY KEY, "
+                   "embedding float[4] distance_metric=cosine, kind TEXT, created_at FLOAT)")
+        tx.execute("INSERT INTO vec_chunks (chunk_id, embedding, kind, created_at) "
+                   "VALUES (?, ?, 'ITEM', 0.0)", (ids[0], np.eye(4, dtype=np.float32)[0].tobytes()))
+        storage.set_meta(tx, "sqlite-vec.model_id", "old-model")
+        storage.set_meta(tx, "sqlite-vec.dim", "4")
+    arm = SqliteVecSemanticArm(storage)
+    with storage.transaction() as tx:
+        arm.bind(tx, "new-model", 4)
+    assert arm.missing() == ids and arm.search(np.eye(4, dtype=np.float32)[0], Filters(), 5) == []
+    with storage.transaction() as tx:
+        arm.bind(tx, "old-model", 4)
+    assert [(s.model_id, s.table) for s in arm.vector_sets()][0] == ("old-model", "vec_chunks")
+    assert arm.missing() == ids[1:] and arm.missing_count() == 1
+    assert [h.chunk_id for h in arm.search(np.eye(4, dtype=np.float32)[0], Filters(), 5)] == ids[:1]
+    assert storage.get_meta("sqlite-vec.model_id") is None

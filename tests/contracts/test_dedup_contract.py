@@ -1,4 +1,5 @@
-"""Contract suite of the Dedup Protocol over every registered dedup, then ``cosine`` specifics."""
+"""Contract suite of the Dedup Protocol over every registered dedup, then ``cosine`` specifics
+(``mmr`` specifics are in tests/test_mmr_dedup.py)."""
 
 from __future__ import annotations
 
@@ -48,12 +49,19 @@ def dedup(request: pytest.FixtureRequest, tmp_path: Path) -> Dedup:
 
 
 def _check_partition(hits: list[FusedHit], kept: list[FusedHit], collapsed: list) -> None:
-    """Kept and collapsed split the input; kept keeps input order with ranks 1..n."""
+    """Kept and collapsed split the input; the first hit stays first; ranks are 1..n.
+
+    A collapsing dedup keeps the input order, a diversifying one (MMR) may reorder the
+    rest: the order of the others is checked by each arm's own tests.
+    """
     ids = [h.chunk.id for h in hits]
     kept_ids = [h.chunk.id for h in kept]
     assert sorted(kept_ids + [c.chunk_id for c in collapsed]) == sorted(ids)
-    assert kept_ids == [i for i in ids if i in set(kept_ids)]
+    assert kept_ids[:1] == ids[:1]
     assert [h.rank for h in kept] == list(range(1, len(kept) + 1))
+    by_id = {h.chunk.id: h for h in hits}
+    assert all(h.score == by_id[h.chunk.id].score for h in kept)
+    assert all(h.contributions == by_id[h.chunk.id].contributions for h in kept)
     assert all(c.kept_chunk_id in set(kept_ids) for c in collapsed)
     assert all(isinstance(c.reason, str) and c.reason for c in collapsed)
 
@@ -187,3 +195,16 @@ def test_vectors_must_have_one_row_per_hit() -> None:
 def test_threshold_out_of_range_is_rejected(threshold: float) -> None:
     with pytest.raises(ValidationError):
         CosineDedupOptions(threshold=threshold)
+
+
+def test_cosine_keeps_the_input_order() -> None:
+    rng = np.random.default_rng(7)
+    vectors = rng.normal(size=(8, DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors[6] = vectors[3]
+    hits = _hits("a", "b", "a", "c", "d", "B", "e", "f")
+    kept, collapsed = CosineDedup().dedup(hits, vectors)
+    assert [h.chunk.id for h in kept] == [10, 11, 13, 14, 17]
+    assert [(c.chunk_id, c.kept_chunk_id, c.reason[:6]) for c in collapsed] == [
+        (12, 10, "identi"), (15, 11, "identi"), (16, 13, "cosine")
+    ]

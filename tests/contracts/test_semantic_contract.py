@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from octomem.engine.arms import SemanticArm
-from octomem.engine.errors import EmbedderMismatchError
 from octomem.engine.manager import load_registry
 from octomem.engine.types import Chunk, Document, Filters, Hit
 
@@ -101,11 +100,11 @@ def test_search_scores_are_cosine_similarities(setup: tuple[Any, Any], arm_name:
 def test_missing_vectors_and_remove(setup: tuple[Any, Any]) -> None:
     storage, arm = setup
     ids = _store(storage, 6)
-    assert arm.missing() == ids
+    assert arm.missing() == ids and arm.missing_count() == 6
     assert arm.missing(limit=2) == ids[:2]
     vecs = _unit(np.eye(DIM, dtype=np.float32)[:3] + 0.1)
     _add(storage, arm, [ids[4], ids[1], ids[2]], vecs)
-    assert arm.missing() == [ids[0], ids[3], ids[5]]
+    assert arm.missing() == [ids[0], ids[3], ids[5]] and arm.missing_count() == 3
     got = arm.vectors([ids[1], ids[0], ids[4]])
     assert got.shape == (3, DIM) and got.dtype == np.float32
     np.testing.assert_allclose(got[0], vecs[1], atol=1e-6)
@@ -113,7 +112,7 @@ def test_missing_vectors_and_remove(setup: tuple[Any, Any]) -> None:
     np.testing.assert_allclose(got[2], vecs[0], atol=1e-6)
     with storage.transaction() as tx:
         arm.remove(tx, [ids[1]])
-    assert arm.missing() == [ids[0], ids[1], ids[3], ids[5]]
+    assert arm.missing() == [ids[0], ids[1], ids[3], ids[5]] and arm.missing_count() == 4
     assert ids[1] not in {h.chunk_id for h in arm.search(vecs[1], Filters(), 10)}
 
 
@@ -133,7 +132,7 @@ def test_rollback_leaves_no_vector(setup: tuple[Any, Any]) -> None:
     with pytest.raises(Boom), storage.transaction() as tx:
         arm.add(tx, [cid], _unit(np.ones((1, DIM))))
         raise Boom
-    assert arm.missing() == [cid]
+    assert arm.missing() == [cid] and arm.missing_count() == 1
     assert arm.search(_unit(np.ones(DIM)), Filters(), 5) == []
 
 
@@ -171,21 +170,57 @@ def test_filters_apply_inside_the_knn(setup: tuple[Any, Any], arm_name: str, whi
     assert arm.search(query, Filters(tags=("absent",)), 5) == []
 
 
-def test_bind_is_idempotent_and_mismatch_raises(setup: tuple[Any, Any]) -> None:
-    storage, arm = setup
+def _bind(storage: Any, arm: Any, model: str, dim: int = DIM) -> None:
     with storage.transaction() as tx:
-        arm.bind(tx, MODEL, DIM)  # same model again: fine
-    for model, dim in (("test/model-b", DIM), (MODEL, DIM * 2)):
-        with pytest.raises(EmbedderMismatchError) as err, storage.transaction() as tx:
-            arm.bind(tx, model, dim)
-        message = str(err.value)
-        assert MODEL in message and model in message and "reindex" in message
+        arm.bind(tx, model, dim)
 
 
-def test_mismatch_is_detected_by_a_new_arm_instance(
+def test_models_live_side_by_side_and_are_never_compared(setup: tuple[Any, Any]) -> None:
+    storage, arm = setup
+    _bind(storage, arm, MODEL)  # the same model again: fine, nothing changes
+    ids = _store(storage, 4)
+    eye = np.eye(DIM, dtype=np.float32)
+    _add(storage, arm, ids, eye[:4])  # model a: chunk i points along axis i
+    _bind(storage, arm, "test/model-b")
+    assert arm.missing() == ids and arm.missing_count() == 4
+    assert arm.search(eye[0], Filters(), 10) == []  # model a's vectors are not candidates
+    np.testing.assert_array_equal(arm.vectors(ids[:1]), np.zeros((1, DIM), np.float32))
+    _add(storage, arm, ids[:2], eye[[5, 4]])  # model b: chunk 0 along axis 5, chunk 1 along 4
+    assert [h.chunk_id for h in arm.search(eye[5], Filters(), 10)][0] == ids[0]
+    assert arm.missing() == ids[2:] and arm.missing_count() == 2
+    _bind(storage, arm, MODEL)  # switching back: model a's vectors are where they were
+    assert arm.missing() == [] and arm.missing_count() == 0
+    run = arm.search(eye[2], Filters(), 10)
+    assert run[0].chunk_id == ids[2] and run[0].score == pytest.approx(1.0, abs=1e-5)
+    np.testing.assert_allclose(arm.vectors([ids[0]])[0], eye[0], atol=1e-6)
+    _bind(storage, arm, MODEL, DIM * 2)  # the same model id at another dimension: another set
+    assert arm.missing_count() == 4 and arm.search(np.ones(DIM * 2), Filters(), 5) == []
+
+
+def test_remove_drops_a_chunk_from_every_model(setup: tuple[Any, Any]) -> None:
+    storage, arm = setup
+    ids = _store(storage, 3)
+    vecs = _unit(np.eye(DIM, dtype=np.float32)[:3] + 0.1)
+    _add(storage, arm, ids, vecs)
+    _bind(storage, arm, "test/model-b")
+    _add(storage, arm, ids, vecs[::-1])
+    with storage.transaction() as tx:
+        arm.remove(tx, [ids[1]])
+    assert arm.missing() == [ids[1]] and arm.missing_count() == 1
+    _bind(storage, arm, MODEL)
+    assert arm.missing() == [ids[1]] and arm.missing_count() == 1
+    assert ids[1] not in {h.chunk_id for h in arm.search(vecs[1], Filters(), 10)}
+
+
+def test_a_new_arm_instance_reads_the_model_it_binds(
     build_arm: Callable[..., Any], arm_name: str, storage_name: str, setup: tuple[Any, Any]
 ) -> None:
-    storage, _ = setup
+    storage, arm = setup
+    ids = _store(storage, 2)
+    vecs = _unit(np.eye(DIM, dtype=np.float32)[:2])
+    _add(storage, arm, ids, vecs)
     fresh = build_arm("semantic", arm_name, storage=storage)
-    with pytest.raises(EmbedderMismatchError), storage.transaction() as tx:
-        fresh.bind(tx, "another/model", DIM)
+    _bind(storage, fresh, "another/model")
+    assert fresh.search(vecs[0], Filters(), 5) == [] and fresh.missing() == ids
+    _bind(storage, fresh, MODEL)
+    assert [h.chunk_id for h in fresh.search(vecs[0], Filters(), 5)] == ids

@@ -1,0 +1,154 @@
+"""The scale curve's report: Markdown tables and a plot (latency and build time vs size)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+MIB = 1024 * 1024
+GB = 1e9
+
+
+def _ms(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.2f}"
+
+
+def _latency_rows(result: dict[str, Any]) -> list[str]:
+    lines = [
+        "| docs | row | p50 ms | p95 ms | per stage p50 ms | index build s | first query ms "
+        "| RSS growth MiB |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for size in result["sizes"]:
+        for name, row in size["rows"].items():
+            if "skipped" in row:
+                lines.append(f"| {size['docs']:,} | {name} | skipped: {row['skipped']} | | | | | |")
+                continue
+            lat = row["latency"]
+            stages = "; ".join(
+                f"{s} {_ms(v['p50_ms'])}" for s, v in lat.items() if s not in ("total", "other")
+            )
+            lines.append(
+                f"| {size['docs']:,} | {name} | {_ms(lat['total']['p50_ms'])} "
+                f"| {_ms(lat['total']['p95_ms'])} "
+                f"| {stages} | {row['build_seconds']:.1f} | {row['warmup_ms']:,.0f} "
+                f"| {row['rss_growth_bytes'] / MIB:,.0f} |"
+            )
+    return lines
+
+
+def _floor_rows(result: dict[str, Any]) -> list[str]:
+    lines = [
+        "| docs | vectors MiB | bandwidth floor ms | numpy flat scan p50 ms | sqlite-vec p50 ms "
+        "| sqlite-vec / floor |",
+        "|---|---|---|---|---|---|",
+    ]
+    for size in result["sizes"]:
+        sem = size["rows"].get("sqlite-vec", {})
+        p50 = sem.get("latency", {}).get("sqlite-vec", {}).get("p50_ms")
+        ratio = f"{p50 / size['floor_ms']:.1f}x" if p50 else "—"
+        lines.append(
+            f"| {size['docs']:,} | {size['vector_bytes'] / MIB:,.0f} | {size['floor_ms']:.2f} "
+            f"| {size['numpy_scan']['p50_ms']:.2f} | {_ms(p50)} | {ratio} |"
+        )
+    return lines
+
+
+def _build_rows(result: dict[str, Any]) -> list[str]:
+    lines = ["| docs | step | seconds | docs/s | on disk MiB |", "|---|---|---|---|---|"]
+    for size in result["sizes"]:
+        for step, s in size["build"].items():
+            sec = max(float(s.get("seconds", 0.0)), 1e-9)
+            disk = f"{s['bytes'] / MIB:,.0f}" if "bytes" in s else "—"
+            lines.append(
+                f"| {size['docs']:,} | {step} | {sec:,.1f} | {size['docs'] / sec:,.0f} | {disk} |"
+            )
+    return lines
+
+
+def scale_markdown(result: dict[str, Any]) -> str:
+    """Return the scale curve as Markdown."""
+    bw = result["bandwidth_bytes_per_s"]
+    m = result["machine"]
+    return "\n".join(
+        [
+            "# octomem scale curve (synthetic corpora)",
+            "",
+            f"{m['cpus']} CPUs, {m['platform']}, Python {m['python']}; {result['date']}. "
+            f"Queries at top_k={result['top_k']}; rows whose projected time exceeds "
+            f"{result['budget_s']:.0f} s are skipped.",
+            "",
+            f"Measured read bandwidth (numpy, 1 GiB float32): sum {bw['sum'] / GB:.1f} GB/s, "
+            f"sgemv {bw['sgemv'] / GB:.1f} GB/s; the floor uses the better, "
+            f"{bw['best'] / GB:.1f} GB/s.",
+            "",
+            "## Query latency",
+            "",
+            *_latency_rows(result),
+            "",
+            "## Exact vector scan vs the memory-bandwidth floor",
+            "",
+            "Floor = stored vector bytes (docs x 384 x 4) / measured bandwidth: "
+            "no exact scan can be faster. "
+            "numpy flat scan = `vectors @ q` + `argpartition` over the same vectors in RAM.",
+            "",
+            *_floor_rows(result),
+            "",
+            "## Build",
+            "",
+            *_build_rows(result),
+            "",
+            "![scale curve](scale.png)",
+            "",
+        ]
+    )
+
+
+def scale_plot(result: dict[str, Any], path: Path) -> None:
+    """Plot p50 latency per row and the bandwidth floor vs size (log-log), and build times."""
+    sizes = result["sizes"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4), dpi=120)
+    names = list(dict.fromkeys(n for s in sizes for n in s["rows"]))
+    for name in names:
+        pts = [
+            (s["docs"], s["rows"][name]["latency"]["total"]["p50_ms"])
+            for s in sizes
+            if name in s["rows"] and "latency" in s["rows"][name]
+        ]
+        if pts:
+            left.plot(*zip(*pts, strict=True), marker="o", label=f"{name} (end to end)")
+    docs = [s["docs"] for s in sizes]
+    left.plot(
+        docs, [s["numpy_scan"]["p50_ms"] for s in sizes], "k--", marker="x", label="numpy flat scan"
+    )
+    left.plot(docs, [s["floor_ms"] for s in sizes], "k:", label="bandwidth floor (exact scan)")
+    left.set(
+        xscale="log",
+        yscale="log",
+        xlabel="documents",
+        ylabel="p50 latency per query (ms)",
+        title="query latency vs corpus size",
+    )
+    left.grid(True, which="both", alpha=0.3)
+    left.legend(fontsize=7)
+    steps = list(dict.fromkeys(k for s in sizes for k in s["build"]))
+    for step in steps:
+        pts = [(s["docs"], s["build"][step]["seconds"]) for s in sizes if step in s["build"]]
+        right.plot(*zip(*pts, strict=True), marker="o", label=step)
+    right.set(
+        xscale="log",
+        yscale="log",
+        xlabel="documents",
+        ylabel="seconds",
+        title="build time vs corpus size",
+    )
+    right.grid(True, which="both", alpha=0.3)
+    right.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)

@@ -1,0 +1,101 @@
+"""What the tools and resources tell an agent: when to call them and what goes where.
+
+Kept beside each other so that the advice stays consistent (and docs/mcp.md says the
+same for people).
+"""
+
+from __future__ import annotations
+
+INSTRUCTIONS = """\
+octomem is your long-term memory across sessions, stored locally in two scopes: `local` \
+(this project: its facts, conventions, decisions; stored in the project's .octomem/ folder, \
+no other project sees it) and `global` (the user across every project: who they are, their \
+preferences, standing rules). `recall` at the start of a task and before you answer \
+anything past work could inform; it searches both scopes. `recall` before `remember`, to \
+avoid duplicates. `remember` one self-contained, durable statement per call, in the right \
+scope. When a statement changes, `remember` the new one with `supersedes` set to the old id \
+(history is kept); `forget` what is wrong or must not be kept. At the end of a session, \
+`remember` a HANDOFF for the next one. `ingest` documents to search them too."""
+
+WHERE = """\
+Where it goes (`scope`): facts about this repository or project — its layout, commands, \
+conventions, decisions and their reasons, known problems — are `local` (the default). Who \
+the user is, their preferences and standing rules that hold in every project are `global`."""
+
+REMEMBER = f"""\
+Store one durable statement in long-term memory so that a later session can recall it.
+
+Call `recall` first with the gist: if a memory already says it, do not store it again. \
+Store what will matter next time: preferences, decisions and why, conventions, corrections, \
+facts learned the hard way. One self-contained statement per call (name the subject instead \
+of "it"); not a transcript, never secrets.
+
+{WHERE}
+
+`kind` is one word in capitals: FACT, PREFERENCE, DECISION, RULE, TODO, ... (default ITEM). \
+`tags` are short labels recall can filter on. `event_time` (ISO date) is when what it says \
+happened, if that differs from now. When it replaces an older statement, pass that \
+statement's id as `supersedes`: the old one is kept as history (recall's `as_of` still finds \
+it) but no longer returned as current; the new statement goes to the old one's scope. Kind \
+HANDOFF is reserved for a note to the next session: recording one replaces the previous \
+handoff of the scope, and the answer lists what it replaced.
+
+The answer has the stored item with its id and scope, `embedded: false` if it is found by \
+its words only for now, and `near_duplicates`: up to 3 existing statements that say nearly \
+the same. The write is never refused for them; if the new statement makes one obsolete, \
+`forget` it or, next time, use `supersedes`."""
+
+RECALL = """\
+Search long-term memory: returns the stored statements and document passages that best \
+match the query, best first, each naming its `scope` (local: this project; global: every \
+project). Both scopes are searched and ranked together unless `scope` picks one.
+
+Call it at the start of a task and whenever past context could help (what the user prefers, \
+what was decided, how this project does something), and always before `remember`, to avoid \
+duplicates. Plain natural language works: it matches exact words (BM25) and meaning \
+(embeddings), fused by reciprocal rank; any text is a valid query. Filters apply inside the \
+search: `kinds` (any of), `tags` (all of), `since`/`until` (ISO dates, on when the statement \
+became true). Only current statements are returned: pass `as_of` (ISO date) to see what was \
+current then, or `include_superseded: true` for history too. Newer statements win ties \
+(a small, bounded recency bonus). Repetitions are collapsed and listed in `collapsed`. \
+`per: "document"` returns each document's best passage once. `explain: true` adds each \
+arm's rank and score. No hits means nothing relevant is stored."""
+
+FORGET = """\
+Remove one stored statement or document for good, given its id (from `recall` or \
+`remember`) or its exact full text. Searches both scopes unless `scope` is given.
+
+Use it when a memory is wrong, obsolete without a successor, or the user asks you to \
+forget something. (When a statement merely changed, prefer `remember` with `supersedes`: \
+that keeps the history.) `reason` is kept in the forget log; the text itself is deleted and \
+never comes back in any recall, `as_of` included. When the text matches several statements \
+none is removed: the answer lists them (`matches`) with their ids and scopes; call again \
+with one id."""
+
+INGEST = f"""\
+Add a document to memory so that recall searches it: a file or folder path (absolute, or \
+relative to the project root; .md, .txt, .rst) or the text itself.
+
+Long text is split into passages that recall returns individually (or, with \
+`per: "document"`, each document's best passage). Ingesting the same path, `uri` or `title` \
+again with identical content does nothing; with changed content it becomes a new revision \
+that supersedes the old passages (kept as history for `as_of`). `title` and `uri` name a \
+text (or a single file); `tags` apply to every document. {WHERE}"""
+
+STATUS = """\
+Report what each scope holds and how retrieval is assembled.
+
+Gives the project root, for each scope (local, global) its directory and counts (documents, \
+chunks, current, superseded, forgotten, chunks still without a vector), the arm used for \
+each kind, the embedding model, whether semantic search is available, and the model's \
+warm-up state (`model_state`). Use it to explain empty or keyword-only answers; it is not \
+needed before ordinary use."""
+
+MEMORY_RESOURCE = """\
+The current statements of one scope (`local` or `global`) as Markdown, newest first, with \
+ids, kinds, tags and supersede links. For reading; recall searches it better."""
+
+ITEM_RESOURCE = """\
+One stored statement or document with its provenance as JSON: scope and store, kind, tags, \
+times, revision, supersede links, recall count and its chunks. `{id}` is a statement or \
+document id, or `local:<chunk_id>` / `global:<chunk_id>` for one chunk of a recall hit."""

@@ -1,0 +1,63 @@
+"""The memory resources: a scope as Markdown, one item with its provenance as JSON.
+
+- ``octomem://memory/{scope}`` (also listed as ``octomem://memory/local`` and
+  ``octomem://memory/global``): the scope's current statements, newest first.
+- ``octomem://item/{id}``: one statement or document by id, or one chunk by
+  ``local:<chunk_id>`` / ``global:<chunk_id>``.
+
+An :class:`~octomem.engine.errors.OctomemError` (unknown scope, unknown id) becomes a
+:class:`ResourceError` carrying its one-line message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.server.mcpserver.resources.templates import ResourceSecurity
+
+from octomem.engine.errors import OctomemError
+from octomem.engine.memory_view import item, scope_markdown
+from octomem.engine.scopes import SCOPES
+
+from . import descriptions as say
+from .loader import MemoryLoader, one_line
+
+
+@contextmanager
+def resource_errors() -> Iterator[None]:
+    """Turn an :class:`OctomemError` into a :class:`ResourceError` with its message."""
+    try:
+        yield
+    except OctomemError as exc:
+        raise ResourceError(one_line(str(exc))) from exc
+
+
+def _bound(render: Callable[[str], str], scope: str) -> Callable[[], str]:
+    def read() -> str:
+        return render(scope)
+    return read
+
+
+def register_resources(server: MCPServer, loader: MemoryLoader) -> None:
+    """Add the memory and item resources to ``server``."""
+
+    def memory(scope: str) -> str:
+        with resource_errors():
+            return scope_markdown(loader.memory(), scope)
+
+    def one_item(id: str) -> str:  # noqa: A002 - the URI template's variable name
+        with resource_errors():
+            return item(loader.memory(), id).model_dump_json(indent=2, exclude_none=True)
+
+    server.resource("octomem://memory/{scope}", name="memory", title="Memory of a scope",
+                    description=say.MEMORY_RESOURCE, mime_type="text/markdown")(memory)
+    for scope in SCOPES:
+        server.resource(f"octomem://memory/{scope}", name=f"{scope} memory",
+                        title=f"{scope.capitalize()} memory", description=say.MEMORY_RESOURCE,
+                        mime_type="text/markdown")(_bound(memory, scope))
+    server.resource("octomem://item/{id}", name="item", title="One stored item",
+                    description=say.ITEM_RESOURCE, mime_type="application/json",
+                    security=ResourceSecurity(exempt_params={"id"}))(one_item)

@@ -1,0 +1,106 @@
+"""Schema of the ``sqlite`` storage and its migrations, one version at a time.
+
+Version 2 (memory semantics) adds the history of a statement — ``supersedes``,
+``superseded_by``, ``valid_to``, ``revision`` — and its usage — ``recalls``,
+``last_recalled_at`` — to ``documents``; ``valid_from``, ``valid_to`` and ``revision``
+to ``chunks`` (copied from the document, so arms filter on them without a join); and
+the ``forgotten`` log, which keeps why and when a statement was forgotten but never
+its text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import apsw
+
+from octomem.engine.errors import OctomemError
+
+SCHEMA_VERSION = 2
+
+SCHEMA = """
+CREATE TABLE documents (
+    id TEXT PRIMARY KEY, text TEXT NOT NULL, title TEXT, uri TEXT, kind TEXT NOT NULL,
+    tags TEXT NOT NULL DEFAULT '[]',      -- JSON array of strings
+    created_at REAL NOT NULL,             -- seconds since the Unix epoch, UTC
+    event_time REAL,
+    metadata TEXT NOT NULL DEFAULT '{}',  -- JSON object
+    content_hash TEXT NOT NULL,           -- sha256 hex of text, for find_documents
+    supersedes TEXT,                      -- id of the statement this one replaced
+    superseded_by TEXT,                   -- id of the statement that replaced this one
+    valid_to REAL,                        -- when it stopped being current; NULL: current
+    revision INTEGER NOT NULL DEFAULT 1,  -- +1 per changed re-ingest
+    recalls INTEGER NOT NULL DEFAULT 0,   -- recall answers that returned it
+    last_recalled_at REAL
+);
+CREATE INDEX documents_content_hash ON documents(content_hash);
+CREATE INDEX documents_kind_created ON documents(kind, created_at);
+CREATE TABLE chunks (  -- AUTOINCREMENT: an id is never reused, so stale index rows stay stale
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    ordinal INTEGER NOT NULL, text TEXT NOT NULL, kind TEXT NOT NULL,
+    tags TEXT NOT NULL DEFAULT '[]', created_at REAL NOT NULL, title TEXT, uri TEXT,
+    metadata TEXT NOT NULL DEFAULT '{}',
+    valid_from REAL NOT NULL DEFAULT 0,   -- event time if given, else created_at
+    valid_to REAL,                        -- NULL while current
+    revision INTEGER NOT NULL DEFAULT 1
+);
+CREATE INDEX chunks_document ON chunks(document_id, ordinal);
+CREATE INDEX chunks_kind_created ON chunks(kind, created_at);
+CREATE INDEX chunks_created ON chunks(created_at);
+CREATE INDEX chunks_noncurrent ON chunks(id) WHERE valid_to IS NOT NULL;
+"""
+
+FORGOTTEN = """
+CREATE TABLE IF NOT EXISTS forgotten (  -- what was forgotten, when and why; never the text
+    id TEXT PRIMARY KEY, kind TEXT NOT NULL, content_hash TEXT NOT NULL,
+    created_at REAL NOT NULL, forgotten_at REAL NOT NULL, reason TEXT
+);
+"""
+
+_V1_TO_V2 = """
+ALTER TABLE documents ADD COLUMN supersedes TEXT;
+ALTER TABLE documents ADD COLUMN superseded_by TEXT;
+ALTER TABLE documents ADD COLUMN valid_to REAL;
+ALTER TABLE documents ADD COLUMN revision INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE documents ADD COLUMN recalls INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE documents ADD COLUMN last_recalled_at REAL;
+CREATE INDEX IF NOT EXISTS documents_kind_created ON documents(kind, created_at);
+ALTER TABLE chunks ADD COLUMN valid_from REAL NOT NULL DEFAULT 0;
+ALTER TABLE chunks ADD COLUMN valid_to REAL;
+ALTER TABLE chunks ADD COLUMN revision INTEGER NOT NULL DEFAULT 1;
+CREATE INDEX IF NOT EXISTS chunks_noncurrent ON chunks(id) WHERE valid_to IS NOT NULL;
+UPDATE chunks SET valid_from = coalesce((
+    SELECT coalesce(d.event_time, d.created_at) FROM documents AS d
+    WHERE d.id = chunks.document_id), created_at);
+"""
+
+
+def migrate(tx: apsw.Connection, path: Path, set_meta: Callable[[str, str], None]) -> None:
+    """Create the schema in a new file, or bring an older one up to :data:`SCHEMA_VERSION`.
+
+    Runs inside the caller's write transaction, so a failed migration leaves the file
+    as it was.
+
+    :param set_meta: writes one ``meta`` key inside the same transaction.
+    :raises OctomemError: the file's schema is newer than this octomem.
+    """
+    tx.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+    row = tx.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    if row is None:
+        tx.execute(SCHEMA)
+        tx.execute(FORGOTTEN)
+        set_meta("schema_version", str(SCHEMA_VERSION))
+        return
+    version = int(row[0])
+    if version > SCHEMA_VERSION:
+        raise OctomemError(
+            f"{path} has schema version {version}, newer than the {SCHEMA_VERSION} "
+            "this octomem supports; upgrade octomem"
+        )
+    if version < 2:
+        tx.execute(_V1_TO_V2)
+        tx.execute(FORGOTTEN)
+    if version < SCHEMA_VERSION:
+        set_meta("schema_version", str(SCHEMA_VERSION))
