@@ -15,13 +15,22 @@ from octomem.engine.manager import ArmRegistry, load_registry
 from octomem.engine.settings import LoadedSettings, load_settings
 
 
+@pytest.fixture(scope="session")
+def _session_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache directory for the session: the re-quantized model is built once."""
+    return tmp_path_factory.mktemp("cache")
+
+
 @pytest.fixture(autouse=True)
-def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep every test away from the real home, config and data directories."""
+def _isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, _session_cache: Path
+) -> None:
+    """Keep every test away from the real home, config, data and cache directories."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(_session_cache))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     for key in list(os.environ):
         if key.startswith("OCTOMEM_"):
