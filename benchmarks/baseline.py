@@ -76,10 +76,9 @@ class GrepArm:
         if not terms or k < 1:
             return []
         self._refresh()
-        check = not filters.is_empty()
         scored = []
         for chunk, body in zip(self._chunks, self._texts, strict=True):
-            if check and not filters.matches(chunk):
+            if not filters.matches(chunk):  # superseded chunks fail the default view
                 continue
             found = sum(1 for t in terms if t in body)
             if found:

@@ -198,17 +198,26 @@ def parse_combo(text: str, registry: ArmRegistry, settings: Settings) -> Combo:
     )
 
 
+def _fits(requires: frozenset[str], storage: str) -> bool:
+    return not requires or storage in requires
+
+
 def default_combos(registry: ArmRegistry, settings: Settings) -> list[Combo]:
     """Return the default rows, from what is installed and configured.
 
-    The substring baseline; each keyword arm alone; the configured semantic arm alone;
+    The substring baseline; each keyword arm that works with the configured storage,
+    alone; the configured semantic arm alone;
     hybrid (configured keyword + semantic) with RRF, with weighted-score fusion, with the
     configured dedup (the shipped default pipeline), and with the configured reranker
     when ``pipeline.reranker`` is set.
     """
     pipe = settings.pipeline
     chunker = pipe.embedder
-    keywords = [k for k in registry.names("keyword") if k != GREP]
+    keywords = [
+        k
+        for k in registry.names("keyword")
+        if k != GREP and _fits(registry.get("keyword", k).requires_storage, pipe.storage)
+    ]
     rows = [Combo(GREP, keyword=GREP, chunker=chunker)] if GREP in registry.names("keyword") else []
     rows += [Combo(k, keyword=k, chunker=chunker) for k in keywords]
     if not (pipe.semantic and pipe.embedder):

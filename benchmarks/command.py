@@ -8,7 +8,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,7 @@ class BenchResult:
     build: dict[str, Any]
     command: str
     seconds: float
+    load: dict[str, float] = field(default_factory=dict)
 
 
 def deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
@@ -150,6 +151,7 @@ def run_bench(
     :raises OctomemError: bad folder, split, combination or settings.
     """
     started = time.perf_counter()
+    load_start = os.getloadavg()[0]
     registry = registry or bench_registry()
     overrides = overrides or {}
 
@@ -208,6 +210,7 @@ def run_bench(
         build=build,
         command=" ".join(["octomem", *sys.argv[1:]]) if sys.argv else "",
         seconds=time.perf_counter() - started,
+        load={"start_1m": load_start, "end_1m": os.getloadavg()[0]},
     )
 
 

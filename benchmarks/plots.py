@@ -39,7 +39,7 @@ def plot_latency_breakdown(data: dict[str, Any], path: Path) -> None:
     for row in rows:
         stages += [s for s in row["latency"] if s not in (TOTAL, OTHER, *stages)]
     stages.append(OTHER)
-    fig, ax = plt.subplots(figsize=(7.5, 0.45 * len(rows) + 1.6), dpi=120)
+    fig, ax = plt.subplots(figsize=(8.5, 0.45 * len(rows) + 1.6), dpi=120)
     names = [r["name"] for r in rows]
     left = [0.0] * len(rows)
     for stage in stages:
@@ -49,7 +49,7 @@ def plot_latency_breakdown(data: dict[str, Any], path: Path) -> None:
     ax.invert_yaxis()
     ax.set_xlabel("median time per query by stage (ms)")
     ax.set_title(f"{data['dataset']['name']}: where a query's time goes")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)

@@ -90,6 +90,7 @@ def to_json(result: BenchResult) -> dict[str, Any]:
         "machine": machine(),
         "command": result.command,
         "seconds": result.seconds,
+        "load_average": result.load,
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
     }
 
@@ -199,7 +200,10 @@ def to_markdown(data: dict[str, Any]) -> str:
         "",
         f"Command: `{data['command']}`  ",
         f"Date: {data['date']}; {m['cpus']} CPUs, {m['platform']}, "
-        f"Python {m['python']}; run took {data['seconds']:.0f} s.",
+        f"Python {m['python']}; run took {data['seconds']:.0f} s; 1-minute load average "
+        f"{data['load_average'].get('start_1m', 0):.1f} at the start, "
+        f"{data['load_average'].get('end_1m', 0):.1f} at the end (other work on the machine "
+        "inflates latencies).",
         "",
         "## Quality",
         "",

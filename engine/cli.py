@@ -20,7 +20,7 @@ from .errors import OctomemError
 from .manager import load_registry
 from .memory import Memory
 from .pipeline import Pipeline
-from .scopes import ScopeName, scope_roots
+from .scopes import SCOPES, ScopeName, check_scope, scope_roots
 from .settings import load_settings, parse_overrides
 from .sources import beir_corpus_path, beir_documents, count_lines, file_document, find_text_files
 from .transfer import export_scope, import_lines
@@ -204,8 +204,10 @@ def forget(
 def reindex(
     embedder: Annotated[str | None, typer.Option(
         "--embedder", help="Embedder to embed for (default: setting `pipeline.embedder`).")] = None,
+    scope: BothOpt = None,
 ) -> None:
-    """Embed every chunk that has no vector of the selected embedder (resumable).
+    """Embed every chunk that has no vector of the selected embedder, in both scopes unless
+    `--scope` (resumable).
 
     Vectors of each embedder are kept side by side, keyed by model id: switching back to
     an embedder used before needs no reindex. Until this finishes, recall uses the
@@ -213,23 +215,29 @@ def reindex(
     """
     if embedder is not None:
         state.overrides.setdefault("pipeline", {})["embedder"] = embedder
-    pipeline = _pipeline()
+    memory = _memory()
     try:
-        semantic, model = pipeline.arms.semantic, pipeline.arms.embedder
-        if semantic is None or model is None:
-            raise OctomemError("no semantic arm is configured (pipeline.semantic or "
-                               "pipeline.embedder is empty): there is nothing to embed")
-        if pipeline.semantic_error:
-            raise OctomemError(pipeline.semantic_error)
-        with render.progress(console) as bar:
-            task = bar.add_task(f"embedding with {model.name}", total=semantic.missing_count())
-            done = pipeline.embed_pending(lambda n: bar.advance(task, n))
-        console.print(f"embedded {done} chunks with [bold]{model.model_id}[/bold]; "
-                      f"{semantic.missing_count()} without a vector")
+        wanted = (check_scope(scope),) if scope else SCOPES
+        for name, pipeline in memory.scopes.existing(wanted):  # type: ignore[arg-type]
+            _reindex_scope(name, pipeline)
         if embedder is not None:
-            console.print(f"recall uses these vectors while pipeline.embedder is {model.name!r}")
+            console.print(f"recall uses these vectors while pipeline.embedder is {embedder!r}")
     finally:
-        pipeline.close()
+        memory.close()
+
+
+def _reindex_scope(scope: str, pipeline: Pipeline) -> None:
+    semantic, model = pipeline.arms.semantic, pipeline.arms.embedder
+    if semantic is None or model is None:
+        raise OctomemError("no semantic arm is configured (pipeline.semantic or "
+                           "pipeline.embedder is empty): there is nothing to embed")
+    if pipeline.semantic_error:
+        raise OctomemError(pipeline.semantic_error)
+    with render.progress(console) as bar:
+        task = bar.add_task(f"{scope}: embedding with {model.name}", total=semantic.missing_count())
+        done = pipeline.embed_pending(lambda n: bar.advance(task, n))
+    console.print(f"{scope}: embedded {done} chunks with [bold]{model.model_id}[/bold]; "
+                  f"{semantic.missing_count()} without a vector")
 
 
 @app.command()
@@ -309,11 +317,11 @@ def import_(
 
 @app.command()
 def bench(
-    dataset: Annotated[Path | None, typer.Argument(help="A BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv).")] = None,
+    dataset: Annotated[Path | None, typer.Argument(help="A BEIR folder (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv).")] = None,
     combo: Annotated[list[str] | None, typer.Option("--combo", help="`NAME=arm+arm+...` (e.g. `hybrid=fts5+sqlite-vec`), or `defaults` for the default rows; repeatable. Default: the default rows (every keyword arm alone, the semantic arm alone, the hybrids).")] = None,
-    split: Annotated[str, typer.Option(help="Which qrels/<split>.tsv to evaluate on.")] = "test",
+    split: Annotated[str, typer.Option(help="Which qrels/SPLIT.tsv to evaluate on.")] = "test",
     group_by: Annotated[str | None, typer.Option("--group-by", help="`metadata.FIELD`: a query only sees documents with its own value (LoCoMo: metadata.conv_id).")] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Report folder (default ./octomem-bench/<dataset>).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Report folder (default ./octomem-bench/DATASET).")] = None,
     top_k: Annotated[int, typer.Option("--top-k", help="Hits per query (100: recall@100 needs it).")] = 100,
     cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="Where built indexes and vectors are kept for reuse.")] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N judged queries (a smoke run).")] = None,

@@ -29,7 +29,12 @@ fields are left as they are; only the order (and ranks) change.
 
 Default λ (option ``relevance_weight``) = 0.7: Carbonell & Goldstein suggest a small λ
 (around 0.3) to survey an information space and a larger one (around 0.7) to focus on
-relevant documents; an agent's recall is the focused case. Default
+relevant documents; an agent's recall is the focused case. RRF compresses relevance
+(rank 10 in both arms still has rel 0.87), so λ = 0.9 hardly moves a near-copy
+(cosine 0.97, rel 0.98: MR 0.785) below a distinct hit (cosine 0.2, rel 0.87: MR
+0.763), while λ = 0.7 does (0.395 vs 0.549). Measured on BEIR SciFact (fts5 + MiniLM,
+one relevant document per query, so diversity cannot help there), nDCG@10 is 0.7155
+with ``cosine``, 0.7099 at λ = 0.9, 0.6990 at λ = 0.7 and 0.6596 at λ = 0.5. Default
 ``min_marginal_relevance`` = 0: a hit is dropped only when its redundancy outweighs its
 relevance, ``(1 − λ)·sim > λ·rel``; with λ = 0.7 that is ``rel < 0.43·sim``, e.g. a
 paraphrase at cosine 0.95 whose relevance is below 0.41 of the best. MR lies in [−1, 1],
@@ -91,9 +96,10 @@ def similarities(texts: Sequence[str], vectors: np.ndarray | None) -> np.ndarray
     :returns: cosine where both hits have a vector, else 1.0 for identical text and 0.0.
     """
     n = len(texts)
-    sims = np.array([[float(a == b) for b in texts] for a in texts], dtype=np.float64)
+    codes = np.unique(np.asarray(texts, dtype=object), return_inverse=True)[1].reshape(n)
+    sims = (codes[:, None] == codes[None, :]).astype(np.float64)
     if vectors is None or n == 0:
-        return sims.reshape(n, n)
+        return sims
     rows = np.asarray(vectors, dtype=np.float64)
     norms = np.linalg.norm(rows, axis=1)
     present = norms > 0
@@ -169,21 +175,23 @@ class MmrDedup:
         :returns: (chosen positions in order, dropped ``(position, MR, most similar chosen)``).
         """
         lam = self.lam
-        remaining = list(candidates)
-        chosen = [remaining.pop(0)]  # the best hit first: MR = λ·rel_1, nothing to repeat
-        redundancy = sims[remaining, chosen[0]].copy()
-        while remaining:
-            mr = lam * rel[remaining] - (1.0 - lam) * redundancy
+        alive = np.zeros(len(rel), dtype=bool)
+        alive[candidates] = True
+        first = candidates[0]  # the best hit first: MR = λ·rel_1, nothing to repeat yet
+        chosen = [first]
+        alive[first] = False
+        redundancy = sims[:, first].copy()
+        while alive.any():
+            mr = np.where(alive, lam * rel - (1.0 - lam) * redundancy, -np.inf)
             best = int(np.argmax(mr))  # ties: the better-ranked hit (argmax takes the first)
             if mr[best] < self.threshold:
+                left = np.flatnonzero(alive)
                 return chosen, [
-                    (i, float(m), chosen[int(np.argmax(sims[i, chosen]))])
-                    for i, m in zip(remaining, mr, strict=True)
+                    (int(i), float(mr[i]), chosen[int(np.argmax(sims[i, chosen]))]) for i in left
                 ]
-            pick = remaining.pop(best)
-            chosen.append(pick)
-            redundancy = np.delete(redundancy, best)
-            redundancy = np.maximum(redundancy, sims[remaining, pick])
+            chosen.append(best)
+            alive[best] = False
+            np.maximum(redundancy, sims[:, best], out=redundancy)
         return chosen, []
 
 

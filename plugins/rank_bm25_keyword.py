@@ -111,7 +111,7 @@ class RankBm25KeywordArm:
         self._ids = np.zeros(0, dtype=np.int64)
         self._signature: tuple[int, int] | None = None
         self._dirty = True
-        self._allowed: dict[str, np.ndarray] = {}
+        self._allowed: dict[tuple[Any, ...], np.ndarray | None] = {}
 
     def index(self, tx: Any, chunks: Sequence[Chunk]) -> None:
         """Mark the in-memory index stale; it is rebuilt on the next search."""
@@ -151,24 +151,20 @@ class RankBm25KeywordArm:
         return list(dict.fromkeys(self._analyze(" ".join(words)))) if words else []
 
     def _positions(self, filters: Filters) -> np.ndarray | None:
-        """Return the positions of chunks passing ``filters`` (``None``: no filter)."""
-        if filters.is_empty():
-            return None
-        key = repr(
-            (
-                filters.kinds,
-                sorted(filters.tags),
-                filters.created_after,
-                filters.created_before,
-                sorted((str(k), str(v)) for k, v in filters.metadata.items()),
-            )
-        )
+        """Return the positions of chunks passing ``filters``; ``None`` when every chunk does.
+
+        Every filter goes through :meth:`Filters.matches` (so superseded chunks stay out
+        of the default view) once per distinct filter, then is remembered until the next
+        rebuild (:data:`_FILTER_CACHE` filters at most).
+        """
+        key = filters.cache_key()
         if key not in self._allowed:
             if len(self._allowed) >= _FILTER_CACHE:
                 self._allowed.clear()
-            self._allowed[key] = np.fromiter(
+            passing = np.fromiter(
                 (i for i, c in enumerate(self._chunks) if filters.matches(c)), dtype=np.int64
             )
+            self._allowed[key] = None if len(passing) == len(self._chunks) else passing
         return self._allowed[key]
 
     def _matches(

@@ -138,3 +138,19 @@ def test_defaults_value_expands_to_the_default_rows(registry: ArmRegistry) -> No
     assert names[:-1] == [c.name for c in default_combos(registry, loaded.settings)]
     assert names[-1] == "k5" and rows[-1].overrides == {"retrieval": {"rrf_k": 5}}
     assert [c.name for c in resolve_combos(None, registry, loaded)] == names[:-1]
+
+
+def test_default_rows_skip_keyword_arms_for_another_storage(settings: Settings) -> None:
+    from octomem.benchmarks import baseline
+    from octomem.engine.arms import ArmSpec
+    from octomem.engine.hookspecs import hookimpl
+    from octomem.engine.manager import load_registry
+
+    class OtherStorageArm:
+        @hookimpl
+        def octomem_register_keyword_arms(self) -> list[ArmSpec]:
+            return [ArmSpec(kind="keyword", name="elsewhere", factory=lambda o, c: None,
+                            requires_storage=frozenset({"elsewhere-db"}))]
+
+    registry = load_registry(extra_plugins=[baseline, OtherStorageArm()])
+    assert "elsewhere" not in {c.keyword for c in default_combos(registry, settings)}

@@ -123,3 +123,18 @@ def test_without_stemmer(build_arm: Callable[..., Any]) -> None:
     assert arm.query_terms("Running CATS") == ["running", "cats"]
     assert arm.search("run", Filters(), 5) == []
     assert len(arm.search("running", Filters(), 5)) == 1
+
+
+def test_superseded_chunks_stay_out_of_the_default_view(arm_and_storage: tuple[Any, Any]) -> None:
+    arm, storage = arm_and_storage
+    arm.search("cats", Filters(), 5)  # built before the revision
+    new = Document(text="The dogs are sleeping on the mat", id="d1", kind="NOTE", created_at=2.0)
+    with storage.transaction() as tx:
+        stored, _ = storage.revise_document(
+            tx, new, [Chunk(document_id="d1", ordinal=0, text=new.text)]
+        )
+        arm.index(tx, stored)
+    current = _doc_ids(storage, arm.search("cats running", Filters(), 5))
+    assert "d1" not in current  # the old text of d1 is superseded
+    everything = _doc_ids(storage, arm.search("cats running", Filters(include_superseded=True), 5))
+    assert "d1" in everything

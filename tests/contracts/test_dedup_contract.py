@@ -1,38 +1,18 @@
-"""Contract suite of the Dedup Protocol over every registered dedup, then ``cosine`` specifics
-(``mmr`` specifics are in tests/test_mmr_dedup.py)."""
+"""Contract suite of the Dedup Protocol (the conformance kit's ``DedupContract``) over every
+registered dedup, then ``cosine`` specifics (``mmr`` specifics are in tests/test_mmr_dedup.py)."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from octomem.engine.arms import ArmContext, Dedup
 from octomem.engine.manager import load_registry
-from octomem.engine.types import Chunk, FusedHit, Hit
+from octomem.engine.testing import DedupContract, registered_names
+from octomem.engine.testing.dedup import DIM
+from octomem.engine.testing.dedup import basis as _basis
+from octomem.engine.testing.dedup import fused_hits as _hits
 from octomem.plugins.cosine_dedup import CosineDedup, CosineDedupOptions, normalise_text
-
-DIM = 8
-
-
-def _hits(*texts: str) -> list[FusedHit]:
-    """Fused hits with chunk ids 10, 11, ... and descending scores, ranks 1..n."""
-    return [
-        FusedHit(
-            chunk=Chunk(document_id=f"d{i}", ordinal=0, text=t, id=10 + i),
-            score=1.0 - 0.1 * i,
-            rank=i + 1,
-            contributions={"fts5": Hit(10 + i, 5.0 - i, i + 1, "fts5")},
-        )
-        for i, t in enumerate(texts)
-    ]
-
-
-def _basis(*indices: int) -> np.ndarray:
-    """Rows that are one-hot unit vectors at the given indices (orthogonal when distinct)."""
-    return np.eye(DIM, dtype=np.float32)[list(indices)]
 
 
 def _at_cosine(c: float) -> np.ndarray:
@@ -42,77 +22,12 @@ def _at_cosine(c: float) -> np.ndarray:
     return row
 
 
-@pytest.fixture(params=load_registry().names("dedup"))
-def dedup(request: pytest.FixtureRequest, tmp_path: Path) -> Dedup:
-    spec = load_registry().get("dedup", request.param)
-    return spec.factory(spec.options_model(), ArmContext(root=tmp_path))
+# ---- contract: every registered dedup (the conformance kit's DedupContract) -------------
 
 
-def _check_partition(hits: list[FusedHit], kept: list[FusedHit], collapsed: list) -> None:
-    """Kept and collapsed split the input; the first hit stays first; ranks are 1..n.
-
-    A collapsing dedup keeps the input order, a diversifying one (MMR) may reorder the
-    rest: the order of the others is checked by each arm's own tests.
-    """
-    ids = [h.chunk.id for h in hits]
-    kept_ids = [h.chunk.id for h in kept]
-    assert sorted(kept_ids + [c.chunk_id for c in collapsed]) == sorted(ids)
-    assert kept_ids[:1] == ids[:1]
-    assert [h.rank for h in kept] == list(range(1, len(kept) + 1))
-    by_id = {h.chunk.id: h for h in hits}
-    assert all(h.score == by_id[h.chunk.id].score for h in kept)
-    assert all(h.contributions == by_id[h.chunk.id].contributions for h in kept)
-    assert all(c.kept_chunk_id in set(kept_ids) for c in collapsed)
-    assert all(isinstance(c.reason, str) and c.reason for c in collapsed)
-
-
-# ---- contract: every registered dedup ------------------------------------------------
-
-
-def test_implements_the_protocol(dedup: Dedup) -> None:
-    assert isinstance(dedup, Dedup)
-    assert isinstance(dedup.name, str) and dedup.name
-
-
-def test_no_hits(dedup: Dedup) -> None:
-    assert dedup.dedup([], None) == ([], [])
-    assert dedup.dedup([], np.zeros((0, DIM), dtype=np.float32)) == ([], [])
-
-
-def test_distinct_hits_are_all_kept_in_order(dedup: Dedup) -> None:
-    hits = _hits("alpha", "beta", "gamma")
-    kept, collapsed = dedup.dedup(hits, _basis(0, 1, 2))
-    assert [h.chunk.id for h in kept] == [10, 11, 12]
-    assert collapsed == []
-    assert kept == hits  # nothing to renumber: scores, contributions, ranks unchanged
-
-
-def test_an_exact_repeat_collapses_into_the_first(dedup: Dedup) -> None:
-    hits = _hits("alpha", "beta", "alpha")
-    kept, collapsed = dedup.dedup(hits, _basis(0, 1, 0))
-    assert [h.chunk.id for h in kept] == [10, 11]
-    assert [(c.chunk_id, c.kept_chunk_id) for c in collapsed] == [(12, 10)]
-
-
-@pytest.mark.parametrize("with_vectors", [True, False])
-def test_partition_with_random_vectors_or_none(dedup: Dedup, with_vectors: bool) -> None:
-    rng = np.random.default_rng(7)
-    texts = ["a", "b", "a", "c", "d", "B", "e", "f"]
-    vectors = rng.normal(size=(len(texts), DIM)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    vectors[6] = vectors[3]  # a semantic repeat with different text
-    hits = _hits(*texts)
-    kept, collapsed = dedup.dedup(hits, vectors if with_vectors else None)
-    _check_partition(hits, kept, collapsed)
-
-
-def test_zero_rows_are_accepted(dedup: Dedup) -> None:
-    hits = _hits("alpha", "beta", "gamma")
-    vectors = _basis(0, 1, 2)
-    vectors[1] = 0.0
-    kept, collapsed = dedup.dedup(hits, vectors)
-    _check_partition(hits, kept, collapsed)
-    assert [h.chunk.id for h in kept] == [10, 11, 12]
+@pytest.mark.parametrize("arm_name", registered_names("dedup"))
+class TestDedupContract(DedupContract):
+    """Every installed dedup, with default options."""
 
 
 # ---- cosine specifics -----------------------------------------------------------------

@@ -1,124 +1,20 @@
-"""Contract: keyword and semantic arms apply statement validity inside their searches.
+"""Contract: keyword and semantic arms apply statement validity inside their searches (the
+conformance kit's :class:`~octomem.engine.testing.ValidityContract`).
 
 Run over every registered keyword and semantic arm, each paired with every storage it
-accepts that keeps history (:class:`~octomem.engine.arms.VersionedStorage`). By default
-only current chunks are candidates; ``as_of``, ``include_superseded`` and
-``since``/``until`` (``valid_after``/``valid_before``) restrict or widen that *before*
-ranking, so ``k`` hits come back whenever they exist.
+accepts that keeps history (:class:`~octomem.engine.arms.VersionedStorage`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-import numpy as np
 import pytest
 
-from octomem.engine.arms import VersionedStorage
-from octomem.engine.manager import load_registry
-from octomem.engine.types import Chunk, Document, Filters, Hit
+from octomem.engine.testing import ValidityContract, arm_pairs
 
-_REGISTRY = load_registry()
-DIM = 8
+ARMS = [("keyword", a, s) for a, s in arm_pairs("keyword")] + [
+    ("semantic", a, s) for a, s in arm_pairs("semantic")]
 
 
-def _pairs(kind: str) -> list[tuple[str, str]]:
-    return [
-        (arm, storage)
-        for arm in _REGISTRY.names(kind)  # type: ignore[arg-type]
-        for storage in _REGISTRY.names("storage")
-        if not _REGISTRY.get(kind, arm).requires_storage  # type: ignore[arg-type]
-        or storage in _REGISTRY.get(kind, arm).requires_storage  # type: ignore[arg-type]
-    ]
-
-
-ARMS = [("keyword", a, s) for a, s in _pairs("keyword")] + [
-    ("semantic", a, s) for a, s in _pairs("semantic")]
-pytestmark = pytest.mark.parametrize(("kind", "arm_name", "storage_name"), ARMS)
-
-QUERY = np.eye(DIM, dtype=np.float32)[0]
-
-
-class Corpus:
-    """Stores statements through a storage and one arm; searches them by one query."""
-
-    def __init__(self, storage: Any, arm: Any, kind: str) -> None:
-        self.storage, self.arm, self.kind = storage, arm, kind
-        if kind == "semantic":
-            with storage.transaction() as tx:
-                arm.bind(tx, "test/validity", DIM)
-
-    def add(self, closeness: float, **fields: Any) -> tuple[str, int]:
-        """Store one statement that matches the query with ``closeness`` in (0, 1]."""
-        words = " ".join(["mango"] * max(1, round(closeness * 8)) + ["filler"] * 8)
-        doc = Document(text=f"{words} {fields.get('id', '')}", **fields)
-        with self.storage.transaction() as tx:
-            (chunk,) = self.storage.add_document(
-                tx, doc, [Chunk(document_id=doc.id, ordinal=0, text=doc.text)])
-            if self.kind == "keyword":
-                self.arm.index(tx, [chunk])
-            else:
-                vector = np.full(DIM, np.sqrt(max(1e-6, 1 - closeness**2) / (DIM - 1)), np.float32)
-                vector[0] = closeness
-                self.arm.add(tx, [chunk.id], (vector / np.linalg.norm(vector))[None, :])
-        return doc.id, chunk.id
-
-    def supersede(self, doc_id: str, by: str, at: float) -> None:
-        with self.storage.transaction() as tx:
-            self.storage.supersede(tx, doc_id, by, at)
-
-    def search(self, filters: Filters, k: int) -> list[Hit]:
-        if self.kind == "keyword":
-            return self.arm.search("mango", filters, k)
-        return self.arm.search(QUERY, filters, k)
-
-
-@pytest.fixture
-def corpus(build_arm: Callable[..., Any], kind: str, arm_name: str, storage_name: str) -> Corpus:
-    storage = build_arm("storage", storage_name)
-    if not isinstance(storage, VersionedStorage):
-        pytest.skip(f"storage {storage_name!r} keeps no statement history")
-    return Corpus(storage, build_arm(kind, arm_name, storage=storage), kind)
-
-
-def _ids(run: list[Hit]) -> list[int]:
-    return [h.chunk_id for h in run]
-
-
-def test_superseded_chunks_are_no_candidates_by_default(corpus: Corpus) -> None:
-    # 6 strong statements, each superseded by a weak one: a top-5 must be the weak ones
-    weak = []
-    for i in range(6):
-        strong_id, strong_chunk = corpus.add(1.0, created_at=100.0 + i)
-        new_id, new_chunk = corpus.add(0.3, created_at=200.0 + i)
-        corpus.supersede(strong_id, new_id, 200.0 + i)
-        weak.append(new_chunk)
-    corpus.add(0.2, kind="NOTE", created_at=50.0)  # a current, weaker, other kind
-    run = corpus.search(Filters(), 5)
-    assert len(run) == 5 and set(_ids(run)) <= set(weak)
-    assert set(_ids(corpus.search(Filters(kinds=("ITEM",)), 50))) == set(weak)
-    every = corpus.search(Filters(include_superseded=True), 50)
-    assert len(every) == 13 and _ids(every)[0] not in weak
-
-
-def test_as_of_returns_what_was_current_then(corpus: Corpus) -> None:
-    old_id, old_chunk = corpus.add(0.9, created_at=1000.0)
-    new_id, new_chunk = corpus.add(0.8, created_at=2000.0)
-    corpus.supersede(old_id, new_id, 2000.0)
-    _, later = corpus.add(1.0, created_at=3000.0)
-    assert _ids(corpus.search(Filters(as_of=500.0), 5)) == []
-    assert _ids(corpus.search(Filters(as_of=1500.0), 5)) == [old_chunk]
-    assert _ids(corpus.search(Filters(as_of=2000.0), 5)) == [new_chunk]
-    assert set(_ids(corpus.search(Filters(as_of=3500.0), 5))) == {new_chunk, later}
-    assert set(_ids(corpus.search(Filters(), 5))) == {new_chunk, later}
-
-
-def test_since_and_until_bound_valid_from(corpus: Corpus) -> None:
-    _, by_event = corpus.add(0.5, created_at=9000.0, event_time=1500.0)
-    _, recorded = corpus.add(0.9, created_at=2500.0)
-    _, early = corpus.add(1.0, created_at=500.0)
-    window = Filters(valid_after=1000.0, valid_before=3000.0)
-    assert set(_ids(corpus.search(window, 5))) == {by_event, recorded}
-    assert _ids(corpus.search(Filters(valid_before=1000.0), 5)) == [early]
-    assert _ids(corpus.search(Filters(valid_after=2000.0, valid_before=3000.0), 5)) == [recorded]
+@pytest.mark.parametrize(("arm_kind", "arm_name", "storage_name"), ARMS)
+class TestValidityContract(ValidityContract):
+    """Every installed keyword and semantic arm over every storage it accepts."""

@@ -13,7 +13,9 @@ error here, never a model hub download. By default the folder is the 64-d, int8,
 ``tokenlearn-static-model`` (``static_model/model/``; the package declares no licence:
 fine for experiments, check before shipping it). model2vec loads it unchanged; its
 vectors differ from the package's own Rust encoder only in that model2vec drops
-unknown tokens (cosine >= 0.97 between the two on the samples in the tests).
+unknown tokens (cosine 0.95-1.0, mean 0.99, over 300 SciFact queries and 500 passages).
+On SciFact it scores nDCG@10 0.197 against MiniLM's 0.657, embedding ~160x faster (see
+the README).
 
 A text with no known token (e.g. empty) has no vector of its own; it gets the fixed
 unit vector ``e_0`` so every row has unit norm.
@@ -44,8 +46,12 @@ DEFAULT_FOLDER = "static_model/model"
 #: Dimension of the default model, used when its package is not installed (it then
 #: fails to load lazily, and keyword search keeps working).
 DEFAULT_DIM = 64
-#: Files whose bytes decide the vectors: they make the model id.
+#: The files of model2vec's own layout.
 MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json")
+#: Files whose bytes decide the vectors (model2vec's layout, or sentence-transformers'
+#: ``0_StaticEmbedding/``): those present make the model id.
+IDENTITY_FILES = (*MODEL_FILES, "0_StaticEmbedding/model.safetensors",
+                  "0_StaticEmbedding/tokenizer.json")
 #: Where model2vec's layouts keep the embeddings, and the tensor's name in each.
 _EMBEDDINGS = (("model.safetensors", "embeddings"),
                ("0_StaticEmbedding/model.safetensors", "embedding.weight"))
@@ -136,11 +142,11 @@ def _file_sha256(path: Path) -> str:
 
 
 def folder_digest(folder: Path) -> str:
-    """Return a sha256 over the model's files (:data:`MODEL_FILES`), or ``"missing"``."""
-    files = [folder / name for name in MODEL_FILES]
-    if not any(f.is_file() for f in files):
+    """Return a sha256 over the model's files (:data:`IDENTITY_FILES`), or ``"missing"``."""
+    files = [(name, folder / name) for name in IDENTITY_FILES]
+    if not any(f.is_file() for _, f in files):
         return "missing"
-    lines = [f"{f.name}:{_file_sha256(f) if f.is_file() else '-'}" for f in files]
+    lines = [f"{name}:{_file_sha256(f) if f.is_file() else '-'}" for name, f in files]
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 

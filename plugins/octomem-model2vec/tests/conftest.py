@@ -29,6 +29,7 @@ def _isolated_home(
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd-project"))  # its local scope: empty
     for key in list(os.environ):
         if key.startswith("OCTOMEM_"):
             monkeypatch.delenv(key)

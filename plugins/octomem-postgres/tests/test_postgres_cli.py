@@ -1,0 +1,83 @@
+"""The CLI unchanged on the PostgreSQL arms: ingest, search, add, forget, status, config,
+export/import and reindex, each selected by ``--set`` only."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("octomem_postgres")
+
+from typer.testing import CliRunner  # noqa: E402
+
+from octomem.engine.cli import app  # noqa: E402
+
+
+@pytest.fixture
+def octomem(tmp_path: Path, postgres_uri: str) -> Any:
+    """``octomem(*args)``: the CLI with the PostgreSQL arms, the hashing embedder and a
+    temporary global root."""
+    runner = CliRunner()
+    base = ["--set", "pipeline.storage=postgres", "--set", "pipeline.keyword=postgres-fts",
+            "--set", "pipeline.semantic=pgvector", "--set", "pipeline.embedder=hashing",
+            "--set", f'arms.postgres.uri="{postgres_uri}"',
+            "--global-root", str(tmp_path / "global")]
+
+    def run(*args: str, ok: bool = True) -> Any:
+        result = runner.invoke(app, [*base, *args], env={"COLUMNS": "200"})
+        if ok:
+            assert result.exit_code == 0, (result.output, result.exception)
+        return result
+
+    return run
+
+
+def _json(result: Any) -> Any:
+    return json.loads(result.output)
+
+
+def test_ingest_search_status_config(octomem: Any, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "fusion.md").write_text("# Fusion\n\nReciprocal rank fusion combines the runs.\n")
+    (docs / "deploy.md").write_text("# Deploy\n\nThe deploy script needs staging credentials.\n")
+    octomem("ingest", str(docs))
+    answer = _json(octomem("search", "how are the runs combined", "--json"))
+    assert answer["hits"][0]["title"] == "Fusion"
+    assert set(answer["arms_ran"]) == {"postgres-fts", "pgvector"}
+    table = octomem("search", "staging credentials", "--explain").output
+    assert "postgres-fts" in table and "pgvector" in table
+    status = octomem("status").output
+    assert "postgres" in status and "pgvector" in status
+    config = octomem("config").output
+    assert "arms.pgvector.ef_search" in config and "arms.postgres.uri" in config
+
+
+def test_add_supersede_forget_export_import(octomem: Any, tmp_path: Path) -> None:
+    old = _json(octomem("add", "Staging runs Postgres 14", "--event-time", "2024-01-01",
+                        "--json"))
+    new = _json(octomem("add", "Staging runs Postgres 16", "--event-time", "2025-01-01",
+                        "--supersedes", old["id"], "--json"))
+    then = _json(octomem("search", "staging postgres", "--as-of", "2024-06-30", "--json"))
+    assert [h["id"] for h in then["hits"]] == [old["id"]]
+    gone = _json(octomem("forget", new["id"], "--reason", "wrong", "--json"))
+    assert gone["forgotten"]["id"] == new["id"]
+    dump = tmp_path / "local.jsonl"
+    octomem("export", str(dump))
+    lines = [json.loads(line) for line in dump.read_text().splitlines()]
+    assert [r["type"] for r in lines] == ["octomem-export", "document", "forgotten"]
+    octomem("import", str(dump), "--scope", "global")
+    glob = _json(octomem("search", "staging postgres", "--scope", "global",
+                         "--include-superseded", "--json"))
+    assert [h["id"] for h in glob["hits"]] == [old["id"]]
+
+
+def test_reindex_fills_the_vectors_on_postgres(octomem: Any, tmp_path: Path) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("Kiwis are flightless birds from New Zealand.\n")
+    octomem("--set", "pipeline.semantic=", "ingest", str(notes), "--scope", "global")
+    out = octomem("reindex").output
+    assert "embedded 1 chunks" in out and "0 without a vector" in out
