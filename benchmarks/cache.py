@@ -87,6 +87,21 @@ def _size(pipeline: Pipeline) -> int:
     return int(pipeline.arms.storage.size_bytes())
 
 
+def _settled_size(open_bare: Callable[[], Pipeline]) -> int:
+    """Return the storage's bytes on disk once no write is pending.
+
+    Opened and closed once first: closing the last connection lets a storage settle
+    (SQLite checkpoints its write-ahead log into the file), so the second look counts
+    each byte once, not in both the file and a leftover log.
+    """
+    open_bare().close()
+    pipeline = open_bare()
+    try:
+        return _size(pipeline)
+    finally:
+        pipeline.close()
+
+
 def _iter_batches(pipeline: Pipeline, size: int) -> Iterator[list[Chunk]]:
     batch: list[Chunk] = []
     for chunk in pipeline.arms.storage.iter_chunks():
@@ -183,9 +198,7 @@ class IndexCache:
             counts = pipeline.arms.storage.counts()
         finally:
             pipeline.close()
-        pipeline = self._open(entry.root)
-        size = _size(pipeline)
-        pipeline.close()
+        size = _settled_size(lambda: self._open(entry.root))
         entry.steps["storage"] = {
             "seconds": report.seconds_indexing,
             "bytes": size,
@@ -199,9 +212,9 @@ class IndexCache:
         step = f"keyword:{keyword}"
         if step in entry.steps:
             return
+        before = _settled_size(lambda: self._open(entry.root))
         pipeline = self._open(entry.root, keyword=keyword)
         try:
-            before = _size(pipeline)
             arm, storage = pipeline.arms.keyword, pipeline.arms.storage
             advance = self.progress(f"indexing {keyword}", storage.counts()["chunks"])
             start = time.perf_counter()
@@ -212,9 +225,7 @@ class IndexCache:
             seconds = time.perf_counter() - start
         finally:
             pipeline.close()
-        pipeline = self._open(entry.root)
-        grown = _size(pipeline) - before
-        pipeline.close()
+        grown = _settled_size(lambda: self._open(entry.root)) - before
         entry.steps[step] = {"seconds": seconds, "bytes": max(grown, 0)}
         entry.save()
 
@@ -263,11 +274,11 @@ class IndexCache:
             return
         vectors = np.load(entry.root / VECTORS_FILE)
         ids = np.load(entry.root / IDS_FILE)
+        before = _settled_size(lambda: self._open(entry.root))
         pipeline = self._open(entry.root, embedder=embedder, semantic=semantic)
         try:
             if pipeline.semantic_error:
                 raise OctomemError(pipeline.semantic_error)
-            before = _size(pipeline)
             arm, storage = pipeline.arms.semantic, pipeline.arms.storage
             advance = self.progress(f"loading vectors into {semantic}", len(ids))
             start = time.perf_counter()
@@ -278,9 +289,7 @@ class IndexCache:
             seconds = time.perf_counter() - start
         finally:
             pipeline.close()
-        pipeline = self._open(entry.root)
-        grown = _size(pipeline) - before
-        pipeline.close()
+        grown = _settled_size(lambda: self._open(entry.root)) - before
         entry.steps[step] = {"seconds": seconds, "bytes": max(grown, 0)}
         entry.save()
 

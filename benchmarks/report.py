@@ -172,6 +172,13 @@ def _cost_table(data: dict[str, Any]) -> list[str]:
     return lines
 
 
+def step_order(step: str) -> tuple[int, str]:
+    """Sort key putting build steps in the order they run: storage, keyword, vectors, semantic."""
+    kinds = ("storage", "keyword", "vectors", "semantic")
+    kind = step.split(":")[0]
+    return (kinds.index(kind) if kind in kinds else len(kinds), step)
+
+
 def _build_table(data: dict[str, Any]) -> list[str]:
     lines = [
         "| chunked by | step | seconds | docs/s | chunks/s | on disk MiB |",
@@ -181,7 +188,7 @@ def _build_table(data: dict[str, Any]) -> list[str]:
         steps = entry["steps"]
         docs = steps.get("storage", {}).get("documents", 0)
         chunks = steps.get("storage", {}).get("chunks", 0)
-        for step, s in steps.items():
+        for step, s in sorted(steps.items(), key=lambda item: step_order(item[0])):
             sec = max(float(s.get("seconds", 0.0)), 1e-9)
             size = f"{s['bytes'] / MIB:.1f}" if "bytes" in s else "—"
             lines.append(

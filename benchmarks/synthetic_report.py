@@ -10,6 +10,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from .report import step_order  # noqa: E402
+
 MIB = 1024 * 1024
 GB = 1e9
 
@@ -62,7 +64,7 @@ def _floor_rows(result: dict[str, Any]) -> list[str]:
 def _build_rows(result: dict[str, Any]) -> list[str]:
     lines = ["| docs | step | seconds | docs/s | on disk MiB |", "|---|---|---|---|---|"]
     for size in result["sizes"]:
-        for step, s in size["build"].items():
+        for step, s in sorted(size["build"].items(), key=lambda item: step_order(item[0])):
             sec = max(float(s.get("seconds", 0.0)), 1e-9)
             disk = f"{s['bytes'] / MIB:,.0f}" if "bytes" in s else "—"
             lines.append(

@@ -235,6 +235,7 @@ def _table(head: list[str], body: list[list[str]]) -> list[str]:
 def summary(result: dict[str, Any]) -> list[str]:
     """Return the Markdown tables of ``tuning.md``: RRF by k, weights, depth, top points."""
     on, off = result["stopwords=True"], result["stopwords=False"]
+    chosen = choose_rrf_k(on)
     eq = {"semantic_weight": 1.0, "candidate_k": 100}
     by_k = []
     for k in RRF_KS:
@@ -259,7 +260,7 @@ def summary(result: dict[str, Any]) -> list[str]:
             str(c),
             *(
                 f"{_pick(on, fusion=f, rrf_k=k, semantic_weight=1.0, candidate_k=c)[m]:.4f}"
-                for f, k in (("rrf", 60), ("rrf", 5), ("weighted", None))
+                for f, k in (("rrf", 60), ("rrf", chosen), ("weighted", None))
                 for m in (METRIC, "recall@100")
             ),
         ]
@@ -293,7 +294,7 @@ def summary(result: dict[str, Any]) -> list[str]:
                 "candidate_k",
                 "RRF k=60 nDCG@10",
                 "R@100",
-                "RRF k=5 nDCG@10",
+                f"RRF k={chosen} nDCG@10",
                 "R@100",
                 "weighted nDCG@10",
                 "R@100",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -24,6 +25,7 @@ from .scopes import SCOPES, ScopeName, check_scope, scope_roots
 from .settings import load_settings, parse_overrides
 from .sources import beir_corpus_path, beir_documents, count_lines, file_document, find_text_files
 from .transfer import export_scope, import_lines
+from .types import Document
 
 app = typer.Typer(
     name="octomem",
@@ -110,6 +112,20 @@ def _say_reindex(pipeline: Pipeline) -> None:
                   "found by their words only; `octomem reindex` embeds them[/yellow]")
 
 
+def _file_documents(files: list[Path]) -> Iterator[Document]:
+    """Read files as documents, skipping (with a warning) empty and non-UTF-8 ones."""
+    for path in files:
+        try:
+            doc = file_document(path)
+        except (OctomemError, OSError) as exc:
+            err.print(Text.assemble(("skipped: ", "yellow"), str(exc)), highlight=False)
+            continue
+        if not doc.text.strip():
+            err.print(Text.assemble(("skipped: ", "yellow"), f"{path}: empty file"))
+            continue
+        yield doc
+
+
 @app.command()
 def ingest(
     paths: Annotated[list[Path] | None, typer.Argument(help="Text/Markdown files or folders.")] = None,
@@ -127,12 +143,12 @@ def ingest(
     memory = _memory()
     pipeline = memory.scopes.require(show.check_write_scope(scope), create=True)
     try:
+        files = find_text_files(paths) if paths else []  # bad paths fail before any work
         if beir is not None:
             total = count_lines(beir_corpus_path(beir))
             _ingest(pipeline, beir_documents(beir), total, f"{beir.name} corpus")
-        if paths:
-            files = find_text_files(paths)
-            _ingest(pipeline, (file_document(f) for f in files), len(files), f"{len(files)} files")
+        if files:
+            _ingest(pipeline, _file_documents(files), len(files), f"{len(files)} files")
     finally:
         memory.close()
 
@@ -160,7 +176,9 @@ def add(
 @app.command()
 def search(
     query: Annotated[str, typer.Argument(help="Any text; no query syntax to learn.")],
-    top_k: Annotated[int, typer.Option("--top-k", "-k", help="Number of hits.")] = 10,
+    top_k: Annotated[int | None, typer.Option(
+        "--top-k", "-k", min=1, max=1000, help="Number of hits (default: setting retrieval.top_k)."
+    )] = None,
     explain: Annotated[bool, typer.Option(help="Show each arm's rank and score, and the fused score.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the answer as JSON.")] = False,
     kind: Annotated[list[str] | None, typer.Option("--kind", help="Only these kinds; repeatable.")] = None,
@@ -343,23 +361,22 @@ def bench(
 
 
 def main() -> None:
-    """Console entry point: run the app, printing octomem errors as one line."""
+    """Console entry point: usage errors as click prints them, octomem and file-system
+    errors as one line (``--debug`` shows the traceback)."""
     try:
-        app(standalone_mode=False)
-    except OctomemError as exc:
+        app(prog_name="octomem")
+    except (OctomemError, OSError) as exc:
         if state.debug:
             raise
-        err.print(Text.assemble(("error: ", "red"), str(exc)), highlight=False)
+        message = str(exc) if isinstance(exc, OctomemError) else _os_error(exc)
+        err.print(Text.assemble(("error: ", "red"), message), highlight=False)
         sys.exit(1)
     except KeyboardInterrupt:
         err.print("interrupted")
         sys.exit(130)
-    except Exception as exc:  # click's usage errors and the like
-        import click
 
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        if isinstance(exc, click.exceptions.Abort):
-            sys.exit(1)
-        raise
+
+def _os_error(exc: OSError) -> str:
+    """Describe a file-system error in one line, naming the path."""
+    where = f"{exc.filename}: " if exc.filename else ""
+    return f"{where}{exc.strerror or exc}"

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .errors import InvalidQueryError
-from .sources import file_document, find_text_files
+from .sources import TEXT_SUFFIXES, file_document, find_text_files
 from .types import Document
 
 #: Kind of ingested documents (statements use ITEM, FACT, ...).
@@ -34,6 +34,15 @@ def _as_path(value: str, project_root: Path) -> Path | None:
         return path if path.exists() else None
     except OSError:  # e.g. a name too long for the file system
         return None
+
+
+def _looks_like_a_path(value: str) -> bool:
+    """Return True for one whitespace-free token that starts like a path or ends in a
+    text-file suffix (``/x``, ``./x``, ``~/x``, ``notes.md``): a mistyped path must not
+    be stored as a memory."""
+    if not value or any(c.isspace() for c in value):
+        return False
+    return value.startswith(("/", "./", "../", "~/")) or Path(value).suffix.lower() in TEXT_SUFFIXES
 
 
 def text_document_id(text: str, title: str | None, uri: str | None) -> str:
@@ -58,6 +67,12 @@ def ingest_documents(
     if not isinstance(path_or_text, str) or not path_or_text.strip():
         raise InvalidQueryError("path_or_text: empty; give a file, a folder or a text")
     path = _as_path(path_or_text.strip(), project_root)
+    if path is None and _looks_like_a_path(path_or_text.strip()):
+        raise InvalidQueryError(
+            f"path_or_text: {path_or_text.strip()!r} looks like a file path but no such file or "
+            f"folder exists (relative paths start at {project_root}); to store it as text, "
+            "add some words around it"
+        )
     if path is None:
         text = path_or_text.strip()
         return [Document(text=text, id=text_document_id(text, title, uri), title=title, uri=uri,

@@ -94,11 +94,15 @@ Uri = Annotated[str | None, Field(description="where the text comes from (identi
 
 @contextmanager
 def tool_errors() -> Iterator[None]:
-    """Turn an :class:`OctomemError` into a tool error with its one-line message."""
+    """Turn an :class:`OctomemError`, or a file-system error (e.g. a project root where
+    ``.octomem/`` cannot be created), into a tool error with its one-line message."""
     try:
         yield
     except OctomemError as exc:
         raise ToolError(one_line(str(exc))) from exc
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        raise ToolError(one_line(f"{where}{exc.strerror or exc}")) from exc
 
 
 def check_kind(kind: str, argument: str = "kind") -> str:

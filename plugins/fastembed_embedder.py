@@ -58,13 +58,18 @@ class FastembedOptions(BaseModel, extra="forbid"):
     )
     dim: int | None = Field(default=None, ge=1, le=65_536, description="vector size (custom)")
     pooling: Literal["mean", "cls"] = Field(default="mean", description="pooling (custom)")
-    threads: int | None = Field(default=None, ge=1, description="onnxruntime threads (all cores)")
+    threads: int | None = Field(
+        default=None, ge=1, description="onnxruntime threads (all cores)", json_schema_extra={"group": "runtime"}
+    )
     max_tokens: int = Field(
         default=MINILM_MAX_TOKENS, ge=1, description="longest chunk in tokens, no specials"
     )
-    batch_size: int = Field(default=32, ge=1, le=4096, description="texts per onnxruntime call")
+    batch_size: int = Field(
+        default=32, ge=1, le=4096, description="texts per onnxruntime call", json_schema_extra={"group": "runtime"}
+    )
     cache_dir: Path | None = Field(
-        default=None, description="download cache (hub models) and re-quantized model cache"
+        default=None, description="download cache (hub models) and re-quantized model cache",
+        json_schema_extra={"group": "runtime"},
     )
     requantize: bool = Field(
         default=True,

@@ -47,9 +47,13 @@ _WORD = re.compile(r"[^\W_]+")
 class Fts5Options(BaseModel, extra="forbid"):
     """Options of the ``fts5`` keyword arm (settings table ``[arms.fts5]``)."""
 
-    stopwords: bool = Field(default=True, description="drop Lucene's English stop words")
+    stopwords: bool = Field(
+        default=True, description="drop Lucene's English stop words from queries",
+        json_schema_extra={"group": "retrieval"},
+    )
     max_terms: int = Field(
-        default=256, ge=1, le=10_000, description="distinct query terms kept (the first ones)"
+        default=256, ge=1, le=10_000, description="distinct query terms kept (the first ones)",
+        json_schema_extra={"group": "retrieval"},
     )
 
 

@@ -1,10 +1,13 @@
 """The ``rank-bm25`` keyword arm: Okapi BM25 from the rank-bm25 package, in memory.
 
 Ranking is ``rank_bm25.BM25Okapi`` (Robertson & Zaragoza, "The Probabilistic Relevance
-Framework: BM25 and Beyond", Foundations and Trends in IR 3(4), 2009): idf =
-ln((N - n + 0.5) / (n + 0.5)), floored at ``epsilon`` x the mean idf. The defaults
-k1 = 1.2 and b = 0.75 are FTS5's fixed ``bm25()`` constants, so this arm and ``fts5``
-differ only in implementation and can be compared row by row in ``octomem bench``.
+Framework: BM25 and Beyond", Foundations and Trends in IR 3(4), 2009), idf =
+ln((N - n + 0.5) / (n + 0.5)). By default (``idf = "fts5"``) an idf <= 0 is floored at
+1e-6 as FTS5's ``bm25()`` does (``fts5_aux.c``), so every matching chunk scores > 0;
+``idf = "okapi"`` keeps rank-bm25's own floor, ``epsilon`` x the mean idf, which is <= 0
+in a corpus of a few chunks. The defaults k1 = 1.2 and b = 0.75 are FTS5's fixed
+constants too, so this arm and ``fts5`` differ only in implementation and can be
+compared row by row in ``octomem bench``.
 
 Text is analysed like the ``fts5`` arm's ``porter unicode61`` tokenizer: Unicode
 case folding, diacritics removed, runs of letters and digits, Porter stemming (the
@@ -20,11 +23,12 @@ applied before ranking: only the chunks passing them are scored.
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 import unicodedata
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -50,7 +54,12 @@ class RankBm25Options(BaseModel, extra="forbid"):
 
     k1: float = Field(1.2, ge=0.0, le=10.0, description="term-frequency saturation (FTS5's 1.2)")
     b: float = Field(0.75, ge=0.0, le=1.0, description="length normalisation (FTS5's 0.75)")
-    epsilon: float = Field(0.25, ge=0.0, le=1.0, description="idf floor as a fraction of mean idf")
+    idf: Literal["fts5", "okapi"] = Field(
+        "fts5", description="idf <= 0 floored at 1e-6 (FTS5) or at epsilon x mean idf (rank-bm25)"
+    )
+    epsilon: float = Field(
+        0.25, ge=0.0, le=1.0, description="idf floor as a fraction of mean idf (idf = okapi)"
+    )
     stemmer: str | None = Field("porter", description="PyStemmer algorithm, or empty for none")
     stopwords: bool = Field(True, description="drop Lucene's English stop words from queries")
 
@@ -81,14 +90,31 @@ def make_analyzer(stemmer: str | None) -> Callable[[str], list[str]]:
     return lambda text: stem(_WORD.findall(_fold(text)))
 
 
-def _bm25_class() -> Any:
+#: FTS5's floor for an idf <= 0 (``fts5_aux.c``: ``if( idf<=0.0 ) idf = 1e-6;``).
+FTS5_IDF_FLOOR = 1e-6
+
+
+def _bm25_class(idf: str) -> Any:
+    """Return ``BM25Okapi``, or a subclass whose idf is floored as FTS5's (``idf="fts5"``)."""
     try:
         from rank_bm25 import BM25Okapi
     except ImportError as exc:
         raise OctomemError(
             "arm 'rank-bm25' needs the rank-bm25 package: pip install 'octomem[bench]'"
         ) from exc
-    return BM25Okapi
+    if idf == "okapi":
+        return BM25Okapi
+
+    class Fts5IdfBM25Okapi(BM25Okapi):  # type: ignore[misc, valid-type]
+        """BM25Okapi with idf <= 0 floored at :data:`FTS5_IDF_FLOOR`."""
+
+        def _calc_idf(self, nd: dict[str, int]) -> None:
+            for word, freq in nd.items():
+                value = math.log(self.corpus_size - freq + 0.5) - math.log(freq + 0.5)
+                self.idf[word] = value if value > 0 else FTS5_IDF_FLOOR
+            self.average_idf = sum(self.idf.values()) / max(len(self.idf), 1)
+
+    return Fts5IdfBM25Okapi
 
 
 class RankBm25KeywordArm:
@@ -103,7 +129,7 @@ class RankBm25KeywordArm:
     def __init__(self, storage: Any, options: RankBm25Options | None = None) -> None:
         self.storage = storage
         self.options = options or RankBm25Options()
-        self._bm25_class = _bm25_class()
+        self._bm25_class = _bm25_class(self.options.idf)
         self._analyze = make_analyzer(self.options.stemmer)
         self._lock = threading.Lock()
         self._model: Any = None
@@ -111,14 +137,18 @@ class RankBm25KeywordArm:
         self._ids = np.zeros(0, dtype=np.int64)
         self._signature: tuple[int, int] | None = None
         self._dirty = True
+        self._removed: set[int] = set()
         self._allowed: dict[tuple[Any, ...], np.ndarray | None] = {}
 
     def index(self, tx: Any, chunks: Sequence[Chunk]) -> None:
         """Mark the in-memory index stale; it is rebuilt on the next search."""
+        self._removed.difference_update(c.id for c in chunks)
         self._dirty = True
 
     def remove(self, tx: Any, chunk_ids: Sequence[int]) -> None:
-        """Mark the in-memory index stale; it is rebuilt on the next search."""
+        """Drop chunks from the index (even while the storage still holds them): they are
+        left out of every rebuild until indexed again."""
+        self._removed.update(int(i) for i in chunk_ids)
         self._dirty = True
 
     def _refresh(self) -> None:
@@ -129,7 +159,7 @@ class RankBm25KeywordArm:
             return
         with self._lock:
             self._dirty = False
-            chunks = [c for c in self.storage.iter_chunks()]
+            chunks = [c for c in self.storage.iter_chunks() if c.id not in self._removed]
             corpus = [self._analyze(f"{c.title}\n{c.text}" if c.title else c.text) for c in chunks]
             self._model = (
                 self._bm25_class(

@@ -62,7 +62,8 @@ class SqliteStorageOptions(BaseModel, extra="forbid"):
         description="database file name inside the scope directory",
     )
     busy_timeout_ms: int = Field(
-        default=5000, ge=0, le=600_000, description="how long to wait for a lock, in milliseconds"
+        default=5000, ge=0, le=600_000, description="how long to wait for a lock, in milliseconds",
+        json_schema_extra={"group": "runtime"},
     )
 
 

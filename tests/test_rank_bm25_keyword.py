@@ -49,8 +49,13 @@ def _doc_ids(storage: Any, run: list[Any]) -> list[str]:
     return [c.document_id for c in storage.get_chunks([h.chunk_id for h in run])]
 
 
-def test_scores_are_bm25okapi_with_the_arms_analysis(arm_and_storage: tuple[Any, Any]) -> None:
-    arm, storage = arm_and_storage
+def test_okapi_scores_are_bm25okapis_own(build_arm: Callable[..., Any]) -> None:
+    from octomem.plugins.rank_bm25_keyword import RankBm25Options
+
+    storage = build_arm("storage", "sqlite")
+    arm = RankBm25KeywordArm(storage, RankBm25Options(idf="okapi"))
+    for doc_id, text, kind, tags, meta in DOCS:
+        _add(storage, arm, doc_id, text, kind, tags, meta)
     analyze = make_analyzer("porter")
     tokens = [analyze(text) for _, text, *_ in DOCS]
     reference = BM25Okapi(tokens, k1=1.2, b=0.75, epsilon=0.25)
@@ -65,6 +70,16 @@ def test_scores_are_bm25okapi_with_the_arms_analysis(arm_and_storage: tuple[Any,
     assert [h.rank for h in run] == list(range(1, len(run) + 1))
     assert all(a.score >= b.score for a, b in zip(run, run[1:], strict=False))
     assert {h.arm for h in run} == {"rank-bm25"}
+
+
+def test_default_idf_is_floored_like_fts5(arm_and_storage: tuple[Any, Any]) -> None:
+    from octomem.plugins.rank_bm25_keyword import FTS5_IDF_FLOOR
+
+    arm, storage = arm_and_storage
+    run = arm.search("cats running in the garden", Filters(), 10)
+    assert set(_doc_ids(storage, run)) == {"d1", "d2", "d3"}
+    assert all(h.score > 0 for h in run)  # "garden" (2 of 4 chunks) gets idf 1e-6, not 0
+    assert arm._model.idf["garden"] == FTS5_IDF_FLOOR
 
 
 def test_filters_apply_before_ranking(arm_and_storage: tuple[Any, Any]) -> None:

@@ -6,7 +6,7 @@ Three arms, registered through the entry point ``postgres = "octomem_postgres"``
 - storage ``postgres`` (:mod:`.storage`): documents and chunks in tables, one schema per
   scope, with statement history, recall counters and the forget log;
 - keyword arm ``postgres-fts`` (:mod:`.keyword`): a ``tsvector`` with a GIN index,
-  ranked by ``ts_rank_cd`` (not BM25);
+  ranked by ``ts_rank`` or ``ts_rank_cd`` (not BM25);
 - semantic arm ``pgvector`` (:mod:`.semantic`): HNSW cosine KNN with filters inside the
   query and iterative index scans.
 
@@ -49,7 +49,8 @@ def octomem_register_keyword_arms() -> list[ArmSpec]:
     return [ArmSpec(
         kind="keyword", name=keyword.NAME, factory=keyword.build,
         options_model=keyword.PostgresFtsOptions, requires_storage=_ONLY_POSTGRES,
-        description="PostgreSQL full-text search (tsvector + GIN), ranked by ts_rank_cd (not BM25)",
+        description="PostgreSQL full-text search (tsvector + GIN), ts_rank or ts_rank_cd "
+        "(not BM25)",
     )]
 
 

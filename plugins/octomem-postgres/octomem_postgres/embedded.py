@@ -11,7 +11,8 @@ Nothing is left running: :meth:`EmbeddedServer.stop` shuts the server down (fast
 shutdown, then immediate, then SIGKILL) and deletes its data directory; an ``atexit``
 hook calls it if the caller did not, and the server gets SIGINT from the kernel when the
 process that started it dies (Linux ``PR_SET_PDEATHSIG``), so even a killed test run
-leaves no server behind.
+leaves no server behind. (The kernel ties that signal to the starting *thread*: start the
+server from a thread that lives as long as you need it, e.g. the main thread.)
 
 Not for production data: ``fsync`` is off unless ``durable=True``.
 """

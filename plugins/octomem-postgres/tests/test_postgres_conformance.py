@@ -21,6 +21,13 @@ class TestPostgresFts(KeywordSuite):
     ARM, STORAGE = "postgres-fts", "postgres"
 
 
+class TestPostgresFtsCoverDensity(KeywordSuite):
+    """The same contracts with the other ranking function."""
+
+    ARM, STORAGE = "postgres-fts", "postgres"
+    OPTIONS = {"postgres-fts": {"ranking": "ts_rank_cd"}}
+
+
 class TestPgvector(SemanticSuite):
     """SemanticArm and validity contracts."""
 

@@ -1,0 +1,69 @@
+"""What a user sees when a command goes wrong: click's usage message or one error line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from octomem.engine.errors import InvalidQueryError
+from octomem.engine.memory_ingest import ingest_documents
+
+OCTOMEM = [sys.executable, "-c", "from octomem.engine.cli import main; main()"]
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*OCTOMEM, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("search", "foo", "bar"), "unexpected extra argument"),
+        (("search",), "Missing argument 'query'"),
+        (("search", "foo", "-k", "0"), "Invalid value for '--top-k'"),
+        (("nosuchcommand",), "No such command"),
+    ],
+)
+def test_usage_errors_are_a_message_not_a_traceback(args: tuple[str, ...], says: str, tmp_path: Path) -> None:
+    result = run(*args, cwd=tmp_path)
+    assert result.returncode == 2
+    assert says in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.slow
+def test_file_system_errors_are_one_line(tmp_path: Path) -> None:
+    result = run("import", str(tmp_path / "missing.jsonl"), cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.strip() == f"error: {tmp_path / 'missing.jsonl'}: No such file or directory"
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    result = run("--data-dir", str(blocker), "status", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+@pytest.mark.slow
+def test_one_bad_file_is_skipped_not_fatal(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "good.md").write_text("# Deploy\nThe staging server is called kestrel.\n")
+    (notes / "empty.md").write_text("")
+    (notes / "binary.md").write_bytes(b"\xff\xfe\x00bad")
+    result = run("--data-dir", str(tmp_path / "data"), "--set", "pipeline.embedder=hashing",
+                 "ingest", "--scope", "global", str(notes), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "skipped:" in result.stderr and "empty file" in result.stderr and "not UTF-8" in result.stderr
+    assert "added 1" in result.stdout
+
+
+def test_a_mistyped_path_is_not_stored_as_a_memory(tmp_path: Path) -> None:
+    for value in ("/nonexistent/file.md", "./notes/x", "readme.md"):
+        with pytest.raises(InvalidQueryError, match="looks like a file path"):
+            ingest_documents(value, tmp_path)
+    docs = ingest_documents("remember that the build uses make", tmp_path)
+    assert [d.text for d in docs] == ["remember that the build uses make"]
