@@ -87,7 +87,7 @@ def scale_markdown(result: dict[str, Any]) -> str:
             "",
             f"Measured read bandwidth (numpy, 1 GiB float32): sum {bw['sum'] / GB:.1f} GB/s, "
             f"sgemv {bw['sgemv'] / GB:.1f} GB/s; the floor uses the better, "
-            f"{bw['best'] / GB:.1f} GB/s.",
+            f"{bw['best'] / GB:.1f} GB/s. {result.get('bandwidth_note', '')}",
             "",
             "## Query latency",
             "",

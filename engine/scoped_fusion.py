@@ -3,7 +3,7 @@
 Chunk ids are only unique inside one storage, so every hit is keyed by
 ``(scope, chunk id)``. The runs one arm produced in each scope are first merged into a
 single run for that arm, then the merged runs (one per arm) are fused exactly as one
-scope's runs are (RRF, k=60, or weighted score fusion), so a hit's fused score means
+scope's runs are (RRF, k = retrieval.rrf_k, or weighted score fusion), so a hit's fused score means
 the same whichever scope it came from.
 
 How an arm's runs are merged depends on whether its scores mean the same in every

@@ -166,7 +166,7 @@ def test_selected_in_a_pipeline_and_listed_by_octomem_plugins(data_dir: Path) ->
     assert ["dedup", "mmr", "octomem"] in rows
     loaded = load_settings(
         overrides={"data_dir": str(data_dir), "pipeline": {"embedder": "hashing", "dedup": "mmr"},
-                   "arms": {"mmr": {"relevance_weight": 0.5}}},
+                   "arms": {"mmr": {"relevance_weight": 0.5}}, "retrieval": {"rrf_k": 60}},
         read_user_config=False,
     )
     pipeline = Pipeline(loaded, load_registry())

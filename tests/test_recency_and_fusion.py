@@ -55,7 +55,7 @@ def test_cosine_runs_merge_by_score_keyword_runs_by_rank() -> None:
     runs.add("global", 1, _run("sqlite-vec", (1, 0.90), (7, 0.35)))
     runs.add("local", 0, _run("fts5", (2, 3e-6), (5, 1e-6)))  # a tiny index: idf ~ 0
     runs.add("global", 1, _run("fts5", (3, 9.5), (1, 4.0)))
-    fused = fuse_scopes(runs, 10, RetrievalSettings())
+    fused = fuse_scopes(runs, 10, RetrievalSettings(rrf_k=60))
     vec = {f.key: f.contributions["sqlite-vec"].rank for f in fused
            if "sqlite-vec" in f.contributions}
     assert vec == {("global", 1): 1, ("local", 1): 2, ("global", 7): 3, ("local", 2): 4}

@@ -11,7 +11,7 @@ from octomem.engine.settings import load_settings, parse_overrides, user_config_
 def test_defaults() -> None:
     s = load_settings().settings
     assert (s.pipeline.storage, s.pipeline.keyword, s.pipeline.embedder) == ("sqlite", "fts5", "fastembed")
-    assert s.retrieval.rrf_k == 60 and s.retrieval.candidate_k == 100
+    assert s.retrieval.rrf_k == 2 and s.retrieval.candidate_k == 100
 
 
 def test_layers_win_in_order_and_record_provenance(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
