@@ -20,7 +20,6 @@ from rich.table import Table
 from .manager import ArmRegistry
 from .pipeline import AddReport
 from .settings import LoadedSettings, setting_group
-from .types import Answer
 
 ARM_KIND_ORDER = ("storage", "keyword", "embedder", "semantic", "reranker", "dedup")
 
@@ -43,50 +42,6 @@ def ingest_report(console: Console, report: AddReport, embedded: int, semantic_e
     if problem:
         console.print(f"[yellow]vectors not written: {problem}[/yellow]")
         console.print("[yellow]these chunks are still found by their words[/yellow]")
-
-
-def _snippet(text: str, width: int = 90) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
-
-
-def answer(console: Console, query: str, ans: Answer, explain: bool) -> None:
-    """Print an answer as a ranked table; with ``explain``, each arm's rank and raw score."""
-    table = Table(title=escape(repr(query)), title_justify="left", box=box.SIMPLE_HEAD, expand=True)
-    table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("score", justify="right", no_wrap=True)
-    arm_names = [*ans.arms_ran]
-    arm_names += sorted({a for h in ans.hits for a in h.contributions} - set(arm_names))
-    if explain:
-        for arm in arm_names:
-            table.add_column(f"{arm}\nrank·score", justify="right", no_wrap=True)
-    table.add_column("hit", ratio=1, min_width=30)
-    for hit in ans.hits:
-        cells = [str(hit.rank), f"{hit.score:.4f}"]
-        if explain:
-            for arm in arm_names:
-                h = hit.contributions.get(arm)
-                cells.append(f"{h.rank}·{h.score:.3g}" if h else "–")
-        head = f"[bold]{escape(hit.chunk.title)}[/bold] " if hit.chunk.title else ""
-        cells.append(f"{head}[dim]{escape(hit.chunk.document_id)}[/dim]\n"
-                     f"{escape(_snippet(hit.chunk.text, 160))}")
-        table.add_row(*cells)
-    console.print(table)
-    line = f"arms: {', '.join(ans.arms_ran) or 'none'}"
-    if "total" in ans.timings_ms:
-        line += f" · {ans.timings_ms['total']:.1f} ms"
-    console.print(line)
-    for arm, why in ans.arms_unavailable.items():
-        console.print(f"[yellow]{arm} unavailable:[/yellow] {escape(why)}")
-    if not ans.semantic_available:
-        console.print("[yellow]semantic_available: false (keyword-only answer)[/yellow]")
-    for c in ans.collapsed:
-        console.print(f"collapsed chunk {c.chunk_id} into {c.kept_chunk_id}: {c.reason}")
-    if ans.unembedded_hits:
-        console.print(f"{len(ans.unembedded_hits)} hit(s) found by words only (no vector yet)")
-    if ans.chunks_without_vector:
-        console.print(f"[yellow]{ans.chunks_without_vector} chunks have no vector of the "
-                      "configured embedder: found by words only until `octomem reindex`[/yellow]")
 
 
 def plugins(console: Console, registry: ArmRegistry) -> None:
