@@ -21,8 +21,12 @@ its ``WHERE`` clause, with ``hnsw.iterative_scan = relaxed_order`` (pgvector >= 
 when a selective filter rejects the nearest rows the index scan goes on walking the graph
 until ``k`` rows pass (or ``hnsw.max_scan_tuples`` rows were visited) instead of
 returning fewer than ``k``. ``relaxed_order`` may return rows slightly out of distance
-order; the arm re-sorts them. The score is ``1 - cosine distance``, the cosine
-similarity in [-1, 1], higher is better.
+order; the arm re-sorts them. A graph walk under a selective filter is approximate, and
+it is the slow path too: when the filters match at most ``exact_below`` chunks (counted
+first, stopping at the bound), the arm ranks exactly those chunks instead — the ``ORDER
+BY`` is written so that the HNSW index cannot serve it, and the planner fetches the
+matching rows through the ``chunks`` indexes. The score is ``1 - cosine distance``, the
+cosine similarity in [-1, 1], higher is better.
 """
 
 from __future__ import annotations
@@ -79,6 +83,12 @@ class PgvectorOptions(BaseModel, extra="forbid"):
     max_scan_tuples: int = Field(
         default=20_000, ge=1, le=10_000_000,
         description="hnsw.max_scan_tuples: most index rows one iterative scan visits",
+        json_schema_extra={"group": "retrieval"},
+    )
+    exact_below: int = Field(
+        default=5000, ge=0, le=1_000_000,
+        description="a filtered search whose filters match at most this many chunks scans "
+        "them exactly instead of walking the HNSW graph (0: never)",
         json_schema_extra={"group": "retrieval"},
     )
     m: int = Field(default=16, ge=2, le=100, description="HNSW links per node (index build)")
@@ -319,6 +329,15 @@ class PgvectorSemanticArm:
                 out[i] = found[int(chunk_id)].to_numpy()
         return out
 
+    def _few_match(self, conn: Any, filters: Filters, where: str, params: list[Any]) -> bool:
+        """True when restricting ``filters`` match at most ``exact_below`` chunks."""
+        limit = self.options.exact_below
+        if limit <= 0 or filters.is_empty():
+            return False
+        row = conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM chunks AS c WHERE {where} "
+                           "LIMIT %s) AS m", [*params, limit + 1]).fetchone()
+        return int(row[0]) <= limit
+
     def search(self, vector: np.ndarray, filters: Filters, k: int) -> Run:
         """Return the ``k`` chunks passing ``filters`` nearest to ``vector`` by cosine.
 
@@ -343,10 +362,14 @@ class PgvectorSemanticArm:
         if not np.isfinite(query).all() or not query.any():
             return []
         where, params = filter_sql(filters, "c")
-        rows = self._conn().execute(
+        conn = self._conn()
+        # "+ 0": an ORDER BY the HNSW index cannot serve, so the few matching rows are ranked
+        order = "(v.embedding <=> %(q)s) + 0" if self._few_match(conn, filters, where, params) \
+            else "v.embedding <=> %(q)s"
+        rows = conn.execute(
             f"SELECT v.chunk_id, v.embedding <=> %(q)s AS distance FROM {bound.table} AS v "
             f"JOIN chunks AS c ON c.id = v.chunk_id WHERE {_named(where)} "
-            "ORDER BY v.embedding <=> %(q)s LIMIT %(k)s",
+            f"ORDER BY {order} LIMIT %(k)s",
             {"q": query, "k": int(k), **{f"p{i}": p for i, p in enumerate(params)}}).fetchall()
         scored = sorted(((int(cid), 1.0 - float(d)) for cid, d in rows if d is not None),
                         key=lambda h: (-h[1], h[0]))

@@ -183,7 +183,7 @@ def test_iterative_scan_returns_top_k_under_a_selective_filter(
 ) -> None:
     storage = _storage(postgres_uri, tmp_path)
     try:
-        arm = PgvectorSemanticArm(storage, PgvectorOptions(ef_search=40))
+        arm = PgvectorSemanticArm(storage, PgvectorOptions(ef_search=40, exact_below=0))
         query, rare = _vector_corpus(storage, arm, 3000, rare_every=100)
         storage.connection().execute("ANALYZE")
         table = arm.bound.table  # type: ignore[union-attr]
@@ -204,6 +204,12 @@ def test_iterative_scan_returns_top_k_under_a_selective_filter(
         assert len({h.chunk_id for h in run} & set(exact)) >= 8  # approximate, but close
         with _planner(storage, *forced, "hnsw.iterative_scan = off"):
             assert len(arm.search(query, Filters(kinds=("RARE",)), 10)) < 10  # without it
+        exact_arm = PgvectorSemanticArm(storage)  # default: <= 5000 matches are ranked exactly
+        with storage.transaction() as tx:
+            exact_arm.bind(tx, "test/hnsw", 16)
+        with _planner(storage, *forced):  # even when the planner is pushed towards the graph
+            assert [h.chunk_id for h in exact_arm.search(query, Filters(kinds=("RARE",)), 10)] \
+                == exact
     finally:
         storage.close()
 
