@@ -26,6 +26,7 @@ import os
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -78,8 +79,22 @@ def _system_user() -> tuple[int, int] | None:
     bin_dir = _bin_dir()
     ensure_folder_permissions(bin_dir, 0o055)  # r-x for group and others, as the wheel does
     ensure_folder_permissions(bin_dir.parent / "lib", 0o044)
+    _let_others_traverse(bin_dir.parent)
     entry = pwd.getpwnam(SYSTEM_USER)
     return entry.pw_uid, entry.pw_gid
+
+
+def _let_others_traverse(folder: Path) -> None:
+    """Add search (x, never read) permission for others to ``folder``'s ancestors.
+
+    The wheel opens its own folder to the unprivileged user, but not the folders above
+    it: a virtual environment inside a ``mktemp -d`` folder (mode 0700) would keep the
+    server from reaching its own binaries (``Permission denied: .../bin/initdb``).
+    """
+    for parent in [folder, *folder.parents]:
+        mode = parent.stat().st_mode
+        if not mode & stat.S_IXOTH:
+            parent.chmod(mode | stat.S_IXOTH)
 
 
 def _child_setup(ids: tuple[int, int] | None) -> None:
