@@ -1,0 +1,234 @@
+"""An in-RAM float32 copy of one ``sqlite-vec`` vector set, scanned exactly with numpy.
+
+sqlite-vec's vec0 KNN reads its vectors through SQLite pages on every query; at 100k
+384-d vectors that measured ~110-190 ms on 2 cores, against ~13-24 ms for one BLAS
+``matrix @ query`` over the same vectors in RAM (scale curve,
+``benchmarks/results/synthetic``). This module keeps that matrix: the vec0 table stays
+the only truth (written in the storage's transactions), and the copy follows it
+through the change log (:mod:`~octomem.plugins.vector_log`):
+
+- the first search loads the whole set (one table scan);
+- every later search first reads ``max(seq)`` of the log (one b-tree probe); when it
+  moved, only the chunks logged since are re-read, in the same read transaction.
+
+So a write committed by any process or thread is seen by the next search, a rolled-back
+write never is, and nothing is written outside SQLite. Scores are exact cosine
+similarities (the same as vec0's ``1 - distance``, up to float32 rounding).
+
+Memory: ``count * (dim * 4 + 8 + 8 + 2 + 4)`` bytes, e.g. ~150 MiB at 100k x 384.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import apsw
+import numpy as np
+
+from . import vector_log
+
+
+@dataclass(slots=True)
+class ScanResult:
+    """The top of one exact scan: ``ids`` (int64, ``(m,)``) and their cosine ``scores``
+    (float32, ``(m,)``), best first, ties by ascending id."""
+
+    ids: np.ndarray
+    scores: np.ndarray
+
+
+class VectorMatrix:
+    """The vectors of one vec0 table as numpy arrays, kept in step with the table.
+
+    Thread-safe: :meth:`sync` and the scans hold one lock (a scan of 100k rows takes
+    a few ms, so concurrent searches simply queue).
+
+    :param table: the vec0 table of the vector set.
+    :param dim: its vector dimension.
+    """
+
+    def __init__(self, table: str, dim: int) -> None:
+        self.table = table
+        self.dim = int(dim)
+        self.lock = threading.RLock()
+        self.seq = -1  # -1: never loaded
+        self._clear()
+
+    def _clear(self) -> None:
+        self.count = 0
+        self.ids = np.zeros(0, dtype=np.int64)
+        self.matrix = np.zeros((0, self.dim), dtype=np.float32)
+        self.inv_norms = np.zeros(0, dtype=np.float32)
+        self.created = np.zeros(0, dtype=np.float64)
+        self.kinds = np.zeros(0, dtype=np.int16)
+        self.kind_codes: dict[str, int] = {}
+        self._order: np.ndarray | None = None  # argsort of ids, None when stale
+
+    # -- keeping in step -------------------------------------------------------------
+
+    def sync(self, conn: apsw.Connection) -> None:
+        """Bring the copy up to date with the committed state of the table.
+
+        Reads the log and the changed rows inside one read transaction of ``conn``, so
+        both come from the same snapshot.
+        """
+        with self.lock, conn:
+            last = vector_log.last_seq(conn)
+            if last == self.seq:
+                return
+            changed = None if self.seq < 0 else vector_log.changes_since(conn, self.table, self.seq)
+            if changed is None or None in changed:
+                self._load_all(conn)
+            elif changed:
+                self._apply(conn, [int(c) for c in changed if c is not None])
+            self.seq = last
+
+    def _code(self, kind: str | None) -> int:
+        key = kind or ""
+        code = self.kind_codes.get(key)
+        if code is None:
+            code = self.kind_codes[key] = len(self.kind_codes)
+        return code
+
+    def _load_all(self, conn: apsw.Connection) -> None:
+        self._clear()
+        exists = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (self.table,))
+        if exists.fetchone() is None:
+            return  # the set was dropped and not created again
+        rows = conn.execute(
+            f"SELECT chunk_id, embedding, kind, created_at FROM {self.table}").fetchall()
+        self._append(rows)
+
+    def _append(self, rows: Sequence[tuple[int, bytes, str | None, float | None]]) -> None:
+        if not rows:
+            return
+        n, m = self.count, len(rows)
+        if n + m > self.matrix.shape[0]:
+            cap = max(n + m, int(self.matrix.shape[0] * 1.5) + 16)
+            self.matrix = _grow(self.matrix, cap)
+            self.ids, self.inv_norms = _grow(self.ids, cap), _grow(self.inv_norms, cap)
+            self.created, self.kinds = _grow(self.created, cap), _grow(self.kinds, cap)
+        block = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(m, self.dim)
+        self.matrix[n:n + m] = block
+        self.inv_norms[n:n + m] = 1.0 / np.linalg.norm(block, axis=1)
+        self.ids[n:n + m] = [r[0] for r in rows]
+        self.created[n:n + m] = [np.nan if r[3] is None else float(r[3]) for r in rows]
+        self.kinds[n:n + m] = [self._code(r[2]) for r in rows]
+        self.count = n + m
+        self._order = None
+
+    def _apply(self, conn: apsw.Connection, changed: list[int]) -> None:
+        """Re-read ``changed`` chunk ids: replace, add or drop their rows."""
+        placeholders = ", ".join("?" * len(changed))
+        rows = conn.execute(
+            f"SELECT chunk_id, embedding, kind, created_at FROM {self.table} "
+            f"WHERE chunk_id IN ({placeholders})", changed).fetchall()
+        present = {int(r[0]): r for r in rows}
+        where = self.positions(np.asarray(changed, dtype=np.int64))
+        gone = sorted((p for c, p in zip(changed, where, strict=True)
+                       if p >= 0 and c not in present), reverse=True)
+        for pos, cid in zip(where, changed, strict=True):
+            if pos >= 0 and cid in present:  # replaced in place
+                self._set_row(int(pos), present.pop(cid))
+        for pos in gone:  # highest first, so a row moved into a hole is never a later hole
+            last = self.count - 1
+            for arr in (self.matrix, self.ids, self.inv_norms, self.created, self.kinds):
+                arr[pos] = arr[last]
+            self.count = last
+        self._order = None
+        self._append([present[c] for c in changed if c in present])
+
+    def _set_row(self, pos: int, row: tuple[int, bytes, str | None, float | None]) -> None:
+        vector = np.frombuffer(row[1], dtype=np.float32)
+        self.matrix[pos] = vector
+        self.inv_norms[pos] = 1.0 / np.linalg.norm(vector)
+        self.created[pos] = np.nan if row[3] is None else float(row[3])
+        self.kinds[pos] = self._code(row[2])
+
+    # -- reading ---------------------------------------------------------------------
+
+    def positions(self, chunk_ids: np.ndarray) -> np.ndarray:
+        """Return each id's row in the matrix, or -1 where it has no vector.
+
+        :param chunk_ids: int64 ``(m,)``. :returns: int64 ``(m,)``.
+        """
+        ids = self.ids[:self.count]
+        if self._order is None:
+            self._order = np.argsort(ids, kind="stable")
+        if not len(ids):
+            return np.full(len(chunk_ids), -1, dtype=np.int64)
+        sorted_ids = ids[self._order]
+        at = np.searchsorted(sorted_ids, chunk_ids).clip(0, len(ids) - 1)
+        found = sorted_ids[at] == chunk_ids
+        return np.where(found, self._order[at], -1).astype(np.int64)
+
+    def id_mask(self, chunk_ids: Sequence[int], value: bool) -> np.ndarray:
+        """Return a bool ``(count,)`` mask that is ``value`` on the rows of ``chunk_ids``
+        and ``not value`` elsewhere (ids without a vector are ignored)."""
+        mask = np.full(self.count, not value, dtype=bool)
+        at = self.positions(np.asarray(chunk_ids, dtype=np.int64).reshape(-1))
+        mask[at[at >= 0]] = value
+        return mask
+
+    def vectors(self, chunk_ids: Sequence[int]) -> np.ndarray:
+        """Return the stored vectors of ``chunk_ids``: float32 ``(m, dim)``, zero rows
+        where a chunk has no vector."""
+        with self.lock:
+            pos = self.positions(np.asarray(chunk_ids, dtype=np.int64).reshape(-1))
+            out = np.zeros((len(pos), self.dim), dtype=np.float32)
+            hit = pos >= 0
+            out[hit] = self.matrix[pos[hit]]
+            return out
+
+    def kind_mask(self, kinds: Sequence[str]) -> np.ndarray:
+        """Return a bool ``(count,)`` mask of rows whose kind is one of ``kinds``."""
+        codes = [self.kind_codes[k] for k in kinds if k in self.kind_codes]
+        return np.isin(self.kinds[:self.count], np.asarray(codes, dtype=np.int16))
+
+    def created_mask(self, after: float | None, before: float | None) -> np.ndarray:
+        """Return a bool ``(count,)`` mask of rows with ``after <= created_at < before``
+        (seconds since the epoch; ``None`` leaves that side open)."""
+        created = self.created[:self.count]
+        mask = np.ones(self.count, dtype=bool)
+        if after is not None:
+            mask &= created >= after
+        if before is not None:
+            mask &= created < before
+        return mask
+
+    def top_k(self, query: np.ndarray, k: int, mask: np.ndarray | None) -> ScanResult:
+        """Exact cosine top ``k`` of ``query`` among the rows where ``mask`` is True.
+
+        :param query: float32 ``(dim,)``, non-zero.
+        :param mask: bool ``(count,)`` or ``None`` for every row. A selective mask
+            scores only its rows (a gather, then a smaller product).
+        :returns: at most ``k`` ids and cosine similarities, best first.
+        """
+        n = self.count
+        q = query / np.linalg.norm(query)
+        if mask is None:
+            rows = None
+            scores = (self.matrix[:n] @ q) * self.inv_norms[:n]
+        else:
+            rows = np.flatnonzero(mask)
+            if len(rows) * 4 < n:  # selective: score only the allowed rows
+                scores = (self.matrix[rows] @ q) * self.inv_norms[rows]
+            else:
+                scores = (self.matrix[:n] @ q) * self.inv_norms[:n]
+                scores = scores[rows]
+        if len(scores) > k:
+            top = np.argpartition(-scores, k - 1)[:k]
+        else:
+            top = np.arange(len(scores))
+        rows_top = top if rows is None else rows[top]
+        ids, best = self.ids[rows_top], scores[top]
+        order = np.lexsort((ids, -best))
+        return ScanResult(ids[order], best[order].astype(np.float32))
+
+
+def _grow(arr: np.ndarray, rows: int) -> np.ndarray:
+    out = np.zeros((rows, *arr.shape[1:]), dtype=arr.dtype)
+    out[:len(arr)] = arr
+    return out
