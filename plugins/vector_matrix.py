@@ -127,7 +127,8 @@ class VectorMatrix:
             self.ids, self.inv_norms = _grow(self.ids, cap), _grow(self.inv_norms, cap)
             self.created, self.kinds = _grow(self.created, cap), _grow(self.kinds, cap)
         for i in range(0, m, _COPY_ROWS):  # row blocks: a whole-array transposing copy is 6x slower
-            self.matrix[n + i:n + i + _COPY_ROWS] = vectors[i:i + _COPY_ROWS]
+            j = min(i + _COPY_ROWS, m)
+            self.matrix[n + i:n + j] = vectors[i:j]
         self.inv_norms[n:n + m] = 1.0 / np.sqrt(np.einsum("ij,ij->i", vectors, vectors))
         self.ids[n:n + m] = ids
         kinds, created = self._chunk_fields(conn, ids)
