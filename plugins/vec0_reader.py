@@ -19,17 +19,18 @@ import apsw
 import numpy as np
 
 
-def read_all(conn: apsw.Connection, table: str, dim: int) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``(chunk_ids, vectors)`` of every vector stored in the vec0 ``table``.
+def read_all(conn: apsw.Connection, table: str, dim: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Return every vector stored in the vec0 ``table`` as blocks ``(chunk_ids, vectors)``.
 
     :param dim: the table's dimension (float32 vectors).
-    :returns: int64 ``(n,)`` and float32 ``(n, dim)``, in storage order.
+    :returns: blocks of int64 ``(m,)`` ids and float32 ``(m, dim)`` vectors (read-only
+        views of the blobs where possible), in storage order; ids are distinct.
     """
     try:
         fast = _read_shadow(conn, table, dim)
     except apsw.SQLError:  # a shadow table is missing or has other columns
         fast = None
-    return fast if fast is not None else _read_public(conn, table, dim)
+    return fast if fast is not None else [_read_public(conn, table, dim)]
 
 
 def _read_public(conn: apsw.Connection, table: str, dim: int) -> tuple[np.ndarray, np.ndarray]:
@@ -41,9 +42,8 @@ def _read_public(conn: apsw.Connection, table: str, dim: int) -> tuple[np.ndarra
 
 def _read_shadow(
     conn: apsw.Connection, table: str, dim: int
-) -> tuple[np.ndarray, np.ndarray] | None:
-    ids: list[np.ndarray] = []
-    blocks: list[np.ndarray] = []
+) -> list[tuple[np.ndarray, np.ndarray]] | None:
+    blocks: list[tuple[np.ndarray, np.ndarray]] = []
     for size, validity, rowids, vectors in conn.execute(
         f"SELECT c.size, c.validity, c.rowids, v.vectors FROM {table}_chunks AS c "
         f"JOIN {table}_vector_chunks00 AS v ON v.rowid = c.chunk_id ORDER BY c.chunk_id"
@@ -52,14 +52,14 @@ def _read_shadow(
         if (len(validity) * 8 < size or len(rowids) != size * 8
                 or len(vectors) != size * dim * 4):
             return None
-        valid = np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")[:size]
-        keep = valid.astype(bool)
-        ids.append(np.frombuffer(rowids, np.int64)[keep])
-        blocks.append(np.frombuffer(vectors, np.float32).reshape(size, dim)[keep])
+        keep = np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")[:size]
+        ids = np.frombuffer(rowids, np.int64)
+        block = np.frombuffer(vectors, np.float32).reshape(size, dim)
+        if not keep.all():
+            ids, block = ids[keep.astype(bool)], block[keep.astype(bool)]
+        if len(ids):
+            blocks.append((ids, block))
     expected = conn.execute(f"SELECT count(*) FROM {table}_rowids").fetchone()[0]
-    found = sum(len(i) for i in ids)
-    if found != int(expected):
+    if sum(len(ids) for ids, _ in blocks) != int(expected):
         return None
-    if not ids:
-        return np.zeros(0, np.int64), np.zeros((0, dim), np.float32)
-    return np.concatenate(ids), np.concatenate(blocks)
+    return blocks

@@ -112,50 +112,60 @@ class VectorMatrix:
         exists = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (self.table,))
         if exists.fetchone() is None:
             return  # the set was dropped and not created again
-        ids, vectors = vec0_reader.read_all(conn, self.table, self.dim)
-        self._append(conn, ids, vectors)
+        blocks = vec0_reader.read_all(conn, self.table, self.dim)
+        self._reserve(sum(len(ids) for ids, _ in blocks))
+        for ids, vectors in blocks:
+            self._append(conn, ids, vectors, fields=False)
+        self._set_fields(conn, 0, self.count, everything=True)
 
-    def _append(self, conn: apsw.Connection, ids: np.ndarray, vectors: np.ndarray) -> None:
-        """Add rows for ``ids`` (int64 ``(m,)``) and ``vectors`` (float32 ``(m, dim)``),
-        with their kind and creation time read from ``chunks``."""
-        if not len(ids):
-            return
-        n, m = self.count, len(ids)
-        if n + m > self.matrix.shape[0]:
-            cap = max(n + m, int(self.matrix.shape[0] * 1.5) + 16)
+    def _reserve(self, rows: int) -> None:
+        """Make room for ``rows`` rows in total (growing by 1.5x at least)."""
+        if rows > self.matrix.shape[0]:
+            cap = max(rows, int(self.matrix.shape[0] * 1.5) + 16)
             self.matrix = _grow(self.matrix, cap)
             self.ids, self.inv_norms = _grow(self.ids, cap), _grow(self.inv_norms, cap)
             self.created, self.kinds = _grow(self.created, cap), _grow(self.kinds, cap)
+
+    def _append(
+        self, conn: apsw.Connection, ids: np.ndarray, vectors: np.ndarray, fields: bool = True
+    ) -> None:
+        """Add rows for ``ids`` (int64 ``(m,)``) and ``vectors`` (float32 ``(m, dim)``),
+        with their kind and creation time read from ``chunks`` unless ``fields`` is False."""
+        if not len(ids):
+            return
+        n, m = self.count, len(ids)
+        self._reserve(n + m)
         for i in range(0, m, _COPY_ROWS):  # row blocks: a whole-array transposing copy is 6x slower
             j = min(i + _COPY_ROWS, m)
             self.matrix[n + i:n + j] = vectors[i:j]
         self.inv_norms[n:n + m] = 1.0 / np.sqrt(np.einsum("ij,ij->i", vectors, vectors))
         self.ids[n:n + m] = ids
-        kinds, created = self._chunk_fields(conn, ids)
-        self.kinds[n:n + m], self.created[n:n + m] = kinds, created
         self.count = n + m
         self._order = None
+        if fields:
+            self._set_fields(conn, n, n + m, everything=False)
 
-    def _chunk_fields(
-        self, conn: apsw.Connection, ids: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Return the kind codes (int16) and ``created_at`` (float64, NaN when unknown) of
-        the chunks ``ids``, read from the ``chunks`` table (the filters' source of truth)."""
-        if len(ids) > 1000:  # most of the table: one scan beats a long IN list
-            rows = conn.execute("SELECT id, kind, created_at FROM chunks").fetchall()
+    def _set_fields(self, conn: apsw.Connection, start: int, stop: int, everything: bool) -> None:
+        """Read the kind and ``created_at`` of rows ``start:stop`` from the ``chunks`` table
+        (the filters' source of truth); NaN and kind "" for a chunk that is gone.
+
+        :param everything: read the whole table (cheaper than a long id list).
+        """
+        ids = self.ids[start:stop]
+        if everything:
+            rows = conn.execute("SELECT id, kind, created_at FROM chunks ORDER BY id").fetchall()
         else:
             rows = conn.execute(
                 "SELECT id, kind, created_at FROM chunks WHERE id IN "
-                "(SELECT value FROM json_each(?))", (json.dumps([int(i) for i in ids]),)).fetchall()
-        fields = {int(cid): (kind, created) for cid, kind, created in rows}
-        kinds = np.zeros(len(ids), dtype=np.int16)
-        created = np.full(len(ids), np.nan)
-        for i, cid in enumerate(ids.tolist()):
-            kind, when = fields.get(cid, (None, None))
-            kinds[i] = self._code(kind)
-            if when is not None:
-                created[i] = float(when)
-        return kinds, created
+                "(SELECT value FROM json_each(?)) ORDER BY id",
+                (json.dumps(ids.tolist()),)).fetchall()
+        found = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        at = np.searchsorted(found, ids).clip(0, max(len(found) - 1, 0))
+        hit = found[at] == ids if len(found) else np.zeros(len(ids), dtype=bool)
+        codes = np.asarray([self._code(r[1]) for r in rows] or [0], dtype=np.int16)
+        when = np.asarray([np.nan if r[2] is None else r[2] for r in rows] or [np.nan])
+        self.kinds[start:stop] = np.where(hit, codes[at], self._code(None))
+        self.created[start:stop] = np.where(hit, when[at], np.nan)
 
     def _apply(self, conn: apsw.Connection, changed: list[int]) -> None:
         """Re-read ``changed`` chunk ids: replace, add or drop their rows."""
@@ -183,8 +193,7 @@ class VectorMatrix:
     def _set_row(self, conn: apsw.Connection, pos: int, chunk_id: int, vector: np.ndarray) -> None:
         self.matrix[pos] = vector
         self.inv_norms[pos] = 1.0 / np.sqrt(np.dot(vector, vector))
-        kinds, created = self._chunk_fields(conn, np.asarray([chunk_id], dtype=np.int64))
-        self.kinds[pos], self.created[pos] = kinds[0], created[0]
+        self._set_fields(conn, pos, pos + 1, everything=False)
 
     # -- reading ---------------------------------------------------------------------
 
