@@ -369,6 +369,12 @@ class SqliteVecSemanticArm:
                 out[i] = np.frombuffer(found[chunk_id], dtype=np.float32)
         return out
 
+    def warm(self) -> None:
+        """Load the bound set's in-RAM copy now (``scan = "numpy"``), so that the first
+        search does not pay for it (~0.3-1 s per 100k vectors); a no-op otherwise."""
+        if self.bound is not None and self.options.scan == "numpy":
+            self._matrix(self.bound)
+
     def _matrix(self, bound: VectorSet) -> VectorMatrix:
         """Return the in-RAM copy of ``bound``, brought up to date (loaded on first use)."""
         matrix = self._matrices.get(bound.table)
