@@ -110,6 +110,22 @@ class SqliteVecOptions(BaseModel, extra="forbid"):
         "same results",
         json_schema_extra={"group": "runtime"},
     )
+    approximate_above: int = Field(
+        default=200_000, ge=1,
+        description="numpy scan: a vector set with at least this many vectors is searched in "
+        "two steps, a projection to approximate_dims picks candidates, exact cosine ranks them",
+        json_schema_extra={"group": "retrieval"},
+    )
+    approximate_dims: int = Field(
+        default=96, ge=1, le=4096,
+        description="dimensions of the projection (top eigenvectors of the vectors' second "
+        "moment)", json_schema_extra={"group": "retrieval"},
+    )
+    approximate_candidates: int = Field(
+        default=1000, ge=1, le=100_000,
+        description="rows scored exactly after the projection (plus k)",
+        json_schema_extra={"group": "retrieval"},
+    )
 
 
 def vector_table_name(model_id: str, dim: int) -> str:
@@ -379,7 +395,10 @@ class SqliteVecSemanticArm:
         """Return the in-RAM copy of ``bound``, brought up to date (loaded on first use)."""
         matrix = self._matrices.get(bound.table)
         if matrix is None:
-            matrix = self._matrices.setdefault(bound.table, VectorMatrix(bound.table, bound.dim))
+            opts = self.options
+            reduce = (opts.approximate_above, opts.approximate_dims, opts.approximate_candidates)
+            matrix = self._matrices.setdefault(
+                bound.table, VectorMatrix(bound.table, bound.dim, reduce))
         matrix.sync(self.storage.connection())
         return matrix
 

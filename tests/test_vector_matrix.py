@@ -150,3 +150,50 @@ def test_noncurrent_chunks_are_masked_out_by_default(tmp_path: Path) -> None:
     assert _ids(arm.search(vectors[0], Filters(), 10)) == want
     assert _ids(arm.search(vectors[0], Filters(include_superseded=True), 1)) == [ids[0]]
     storage.close()
+
+
+def _approximate(storage: SqliteStorage, dims: int, candidates: int = 5) -> SqliteVecSemanticArm:
+    arm = SqliteVecSemanticArm(storage, SqliteVecOptions(
+        approximate_above=40, approximate_dims=dims, approximate_candidates=candidates))
+    with storage.transaction() as tx:
+        arm.bind(tx, "model", DIM)
+    return arm
+
+
+def test_a_full_rank_projection_answers_exactly_and_follows_writes(tmp_path: Path) -> None:
+    storage, ids, vectors = _store(tmp_path / "s.sqlite3", 60)
+    arm, (_, vec0) = _approximate(storage, DIM), _arms(storage)
+    rng = np.random.default_rng(3)
+    filters = [Filters(), Filters(kinds=("memory", "note")), Filters(include_superseded=True)]
+
+    def same() -> None:
+        for _ in range(5):
+            q = rng.standard_normal(DIM).astype(np.float32)
+            for f in filters:
+                assert _ids(arm.search(q, f, 7)) == _ids(vec0.search(q, f, 7))
+
+    same()
+    matrix = arm._matrices[arm.bound.table]  # type: ignore[union-attr]
+    assert matrix.projection is not None and matrix.reduced.shape[1] == DIM
+    with storage.transaction() as tx:  # replace, delete and add after the projection exists
+        vec0.add(tx, ids[:3], -vectors[:3])
+        vec0.remove(tx, ids[10:20])
+    same()
+    storage.close()
+
+
+def test_a_low_rank_projection_keeps_exact_scores_and_most_of_the_top(tmp_path: Path) -> None:
+    storage, _, _ = _store(tmp_path / "s.sqlite3", 200, seed=5)
+    arm, (_, vec0) = _approximate(storage, 4, candidates=30), _arms(storage)
+    rng = np.random.default_rng(4)
+    found = 0
+    for _ in range(20):
+        q = rng.standard_normal(DIM).astype(np.float32)
+        got, want = arm.search(q, Filters(), 5), vec0.search(q, Filters(), 5)
+        exact = {h.chunk_id: h.score for h in vec0.search(q, Filters(), 200)}
+        for hit in got:  # every returned score is the exact cosine of that chunk
+            assert hit.score == pytest.approx(exact[hit.chunk_id], abs=1e-5)
+        found += len(set(_ids(got)) & set(_ids(want)))
+    assert arm._matrices[arm.bound.table].projection is not None  # type: ignore[union-attr]
+    assert 60 <= found < 100  # 8-d Gaussian vectors through 4 dims, 35 of 200 rescored: 76
+    storage.close()
