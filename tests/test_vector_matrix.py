@@ -1,0 +1,199 @@
+"""The ``sqlite-vec`` arm's numpy scan: same answers as vec0's KNN, and in step with every write."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from octomem.engine.types import Chunk, Document, Filters
+from octomem.plugins import vector_log
+from octomem.plugins.sqlite_storage import SqliteStorage
+from octomem.plugins.sqlite_vec_semantic import SqliteVecOptions, SqliteVecSemanticArm
+
+DIM = 8
+KINDS = ("memory", "knowledge", "note")
+
+
+def _store(path: Path, n: int, seed: int = 0) -> tuple[SqliteStorage, list[int], np.ndarray]:
+    """A storage with ``n`` one-chunk documents of mixed kinds, tags and times, with vectors."""
+    rng = np.random.default_rng(seed)
+    storage = SqliteStorage(path)
+    ids = []
+    with storage.transaction() as tx:
+        for i in range(n):
+            doc = Document(text=f"doc {i}", kind=KINDS[i % 3], tags=["even"] if i % 2 == 0 else [],
+                           metadata={"group": i % 4}, created_at=1000.0 + i)
+            chunk = Chunk(document_id=doc.id, ordinal=0, text=doc.text)
+            ids.append(storage.add_document(tx, doc, [chunk])[0].id)
+        tx.execute("UPDATE chunks SET valid_to = 1030 WHERE id % 7 = 0")  # superseded ones
+    vectors = rng.standard_normal((n, DIM)).astype(np.float32)
+    arm = SqliteVecSemanticArm(storage, SqliteVecOptions(scan="vec0"))
+    with storage.transaction() as tx:
+        arm.bind(tx, "model", DIM)
+        arm.add(tx, ids, vectors)
+    return storage, ids, vectors
+
+
+def _arms(storage: SqliteStorage) -> tuple[SqliteVecSemanticArm, SqliteVecSemanticArm]:
+    out = []
+    for scan in ("numpy", "vec0"):
+        arm = SqliteVecSemanticArm(storage, SqliteVecOptions(scan=scan))  # type: ignore[arg-type]
+        with storage.transaction() as tx:
+            arm.bind(tx, "model", DIM)
+        out.append(arm)
+    return out[0], out[1]
+
+
+def _ids(run: list) -> list[int]:  # type: ignore[type-arg]
+    return [h.chunk_id for h in run]
+
+
+FILTERS = st.builds(
+    Filters,
+    kinds=st.lists(st.sampled_from(KINDS + ("absent",)), max_size=2).map(tuple),
+    tags=st.lists(st.sampled_from(("even", "odd")), max_size=1).map(tuple),
+    created_after=st.none() | st.floats(990, 1070),
+    created_before=st.none() | st.floats(990, 1070),
+    metadata=st.none().map(lambda _: {}) | st.sampled_from([{"group": 1}, {"group": "2"}]),
+    as_of=st.none() | st.floats(990, 1070),
+    include_superseded=st.booleans(),
+)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(filters=FILTERS, k=st.integers(1, 80), seed=st.integers(0, 3))
+def test_numpy_scan_answers_exactly_what_vec0_answers(
+    tmp_path_factory: pytest.TempPathFactory, filters: Filters, k: int, seed: int
+) -> None:
+    storage, _, _ = _store(tmp_path_factory.mktemp("m") / "s.sqlite3", 60, seed)
+    numpy_arm, vec0_arm = _arms(storage)
+    query = np.random.default_rng(seed + 10).standard_normal(DIM).astype(np.float32)
+    got, want = numpy_arm.search(query, filters, k), vec0_arm.search(query, filters, k)
+    assert _ids(got) == _ids(want)
+    np.testing.assert_allclose([h.score for h in got], [h.score for h in want], atol=1e-5)
+    assert [h.rank for h in got] == list(range(1, len(got) + 1))
+    storage.close()
+
+
+def test_scores_are_cosines_and_stored_vectors_come_back(tmp_path: Path) -> None:
+    storage, ids, vectors = _store(tmp_path / "s.sqlite3", 10)
+    arm, _ = _arms(storage)
+    top = arm.search(vectors[3] * 5.0, Filters(include_superseded=True), 1)[0]
+    assert top.chunk_id == ids[3] and top.score == pytest.approx(1.0, abs=1e-6)
+    got = arm.vectors([ids[2], 10**9, ids[0]])
+    np.testing.assert_array_equal(got[0], vectors[2])
+    np.testing.assert_array_equal(got[1], np.zeros(DIM, np.float32))
+    np.testing.assert_array_equal(got[2], vectors[0])
+    storage.close()
+
+
+def test_writes_of_another_connection_are_seen_by_the_next_search(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    storage, ids, vectors = _store(path, 12)
+    reader, _ = _arms(storage)
+    everything = Filters(include_superseded=True)
+    assert len(reader.search(vectors[0], everything, 50)) == 12  # loaded
+    other = SqliteStorage(path)  # another process would see the same file
+    writer = SqliteVecSemanticArm(other, SqliteVecOptions(scan="vec0"))
+    with other.transaction() as tx:
+        writer.bind(tx, "model", DIM)
+        writer.remove(tx, [ids[0], ids[5]])
+        writer.add(tx, [ids[1]], -vectors[1][None, :])  # replaced
+    run = reader.search(vectors[1], everything, 50)
+    assert ids[0] not in _ids(run) and ids[5] not in _ids(run) and len(run) == 10
+    assert run[-1].chunk_id == ids[1] and run[-1].score == pytest.approx(-1.0, abs=1e-6)
+    with pytest.raises(RuntimeError), other.transaction() as tx:  # rolled back: never seen
+        writer.remove(tx, ids[2:])
+        raise RuntimeError("abort")
+    assert len(reader.search(vectors[1], everything, 50)) == 10
+    with other.transaction() as tx:
+        writer.add(tx, [ids[0]], vectors[0][None, :])
+    assert reader.search(vectors[0], everything, 1)[0].chunk_id == ids[0]
+    np.testing.assert_array_equal(reader.vectors([ids[1]])[0], -vectors[1])
+    other.close()
+    storage.close()
+
+
+def test_a_reader_behind_the_pruned_log_or_a_dropped_set_reloads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vector_log, "KEEP", 3)
+    storage, ids, vectors = _store(tmp_path / "s.sqlite3", 8)
+    reader, writer = _arms(storage)
+    everything = Filters(include_superseded=True)
+    reader.search(vectors[0], everything, 50)
+    with storage.transaction() as tx:
+        writer.remove(tx, ids[:6])  # six log rows, only the last three kept
+    assert _ids(reader.search(vectors[7], everything, 50))[0] == ids[7]
+    assert sorted(_ids(reader.search(vectors[7], everything, 50))) == ids[6:]
+    with storage.transaction() as tx:
+        writer.reset(tx)
+        writer.bind(tx, "model", DIM)
+        writer.add(tx, [ids[6]], vectors[6][None, :])
+    assert _ids(reader.search(vectors[7], everything, 50)) == [ids[6]]
+    storage.close()
+
+
+def test_noncurrent_chunks_are_masked_out_by_default(tmp_path: Path) -> None:
+    storage, ids, vectors = _store(tmp_path / "s.sqlite3", 6)
+    arm, vec0 = _arms(storage)
+    with storage.transaction() as tx:
+        tx.execute("UPDATE chunks SET valid_to = NULL")
+        tx.execute("UPDATE chunks SET valid_to = 2000 WHERE id IN (?, ?)", (ids[0], ids[1]))
+    assert ids[0] not in _ids(arm.search(vectors[0], Filters(), 10))
+    want = _ids(vec0.search(vectors[0], Filters(), 10))
+    assert _ids(arm.search(vectors[0], Filters(), 10)) == want
+    assert _ids(arm.search(vectors[0], Filters(include_superseded=True), 1)) == [ids[0]]
+    storage.close()
+
+
+def _approximate(storage: SqliteStorage, dims: int, candidates: int = 5) -> SqliteVecSemanticArm:
+    arm = SqliteVecSemanticArm(storage, SqliteVecOptions(
+        approximate_above=40, approximate_dims=dims, approximate_candidates=candidates))
+    with storage.transaction() as tx:
+        arm.bind(tx, "model", DIM)
+    return arm
+
+
+def test_a_full_rank_projection_answers_exactly_and_follows_writes(tmp_path: Path) -> None:
+    storage, ids, vectors = _store(tmp_path / "s.sqlite3", 60)
+    arm, (_, vec0) = _approximate(storage, DIM), _arms(storage)
+    rng = np.random.default_rng(3)
+    filters = [Filters(), Filters(kinds=("memory", "note")), Filters(include_superseded=True)]
+
+    def same() -> None:
+        for _ in range(5):
+            q = rng.standard_normal(DIM).astype(np.float32)
+            for f in filters:
+                assert _ids(arm.search(q, f, 7)) == _ids(vec0.search(q, f, 7))
+
+    same()
+    matrix = arm._matrices[arm.bound.table]  # type: ignore[union-attr]
+    assert matrix.projection is not None and matrix.reduced.shape[1] == DIM
+    with storage.transaction() as tx:  # replace, delete and add after the projection exists
+        vec0.add(tx, ids[:3], -vectors[:3])
+        vec0.remove(tx, ids[10:20])
+    same()
+    storage.close()
+
+
+def test_a_low_rank_projection_keeps_exact_scores_and_most_of_the_top(tmp_path: Path) -> None:
+    storage, _, _ = _store(tmp_path / "s.sqlite3", 200, seed=5)
+    arm, (_, vec0) = _approximate(storage, 4, candidates=30), _arms(storage)
+    rng = np.random.default_rng(4)
+    found = 0
+    for _ in range(20):
+        q = rng.standard_normal(DIM).astype(np.float32)
+        got, want = arm.search(q, Filters(), 5), vec0.search(q, Filters(), 5)
+        exact = {h.chunk_id: h.score for h in vec0.search(q, Filters(), 200)}
+        for hit in got:  # every returned score is the exact cosine of that chunk
+            assert hit.score == pytest.approx(exact[hit.chunk_id], abs=1e-5)
+        found += len(set(_ids(got)) & set(_ids(want)))
+    assert arm._matrices[arm.bound.table].projection is not None  # type: ignore[union-attr]
+    assert 60 <= found < 100  # 8-d Gaussian vectors through 4 dims, 35 of 200 rescored: 76
+    storage.close()
