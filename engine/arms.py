@@ -11,12 +11,14 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-import numpy as np
 from pydantic import BaseModel
 
 from .types import Chunk, Collapsed, Document, Filters, ForgetRecord, FusedHit, Run
+
+if TYPE_CHECKING:  # numpy is imported by the arms that make vectors, not at engine import
+    import numpy as np
 
 ArmKind = Literal["storage", "keyword", "embedder", "semantic", "reranker", "dedup"]
 ARM_KINDS: tuple[ArmKind, ...] = ("storage", "keyword", "embedder", "semantic", "reranker", "dedup")

@@ -15,9 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .arms import VersionedStorage
 from .errors import EmbedderMismatchError, EmbedderUnavailableError, InvalidQueryError
@@ -30,6 +28,9 @@ from .scopes import SCOPES, ScopeName, ScopeSet, check_scope, memory_knobs, scop
 from .settings import LoadedSettings
 from .times import as_of_instant, parse_time
 from .types import DEFAULT_KIND, HANDOFF_KIND, Document, Filters
+
+if TYPE_CHECKING:  # numpy arrives with the embedder, not at import (MCP start-up)
+    import numpy as np
 
 __all__ = ["ForgetOutcome", "Memory", "NearDuplicate", "Remembered"]
 

@@ -8,9 +8,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .arms import VersionedStorage
 from .assembly import Arms, build_arms
@@ -26,6 +24,9 @@ from .fusion import Fused, reciprocal_rank_fusion, weighted_score_fusion
 from .manager import ArmRegistry
 from .settings import LoadedSettings
 from .types import Answer, Chunk, Document, FusedHit, Hit, Query, Run
+
+if TYPE_CHECKING:  # imported where used: the MCP server lists tools before numpy loads
+    import numpy as np
 
 #: Documents written per storage transaction during ingest (short transactions keep
 #: concurrent writers from waiting long; measured to cost <5% of ingest time on SciFact).
@@ -285,6 +286,8 @@ class Pipeline:
         n = self.settings.retrieval.rerank_top_n
         head, tail = hits[:n], hits[n:]
         scores = reranker.rerank(query.text, [embedding_text(h.chunk) for h in head])
+        import numpy as np
+
         order = np.argsort(-scores, kind="stable")
         reranked = []
         for rank, i in enumerate(order, start=1):

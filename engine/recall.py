@@ -21,9 +21,7 @@ import time
 from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Literal
 
 from .arms import VersionedStorage
 from .errors import EmbedderUnavailableError, InvalidQueryError
@@ -32,6 +30,9 @@ from .recency import recency_bonus
 from .scoped_fusion import Key, ScopedFused, ScopedRuns, fuse_scopes
 from .scopes import MemoryKnobs
 from .types import Chunk, Filters, FusedHit, Hit
+
+if TYPE_CHECKING:  # imported where used: the MCP server lists tools before numpy loads
+    import numpy as np
 
 Per = Literal["chunk", "document"]
 
@@ -183,6 +184,8 @@ def _rerank(
         answer.arms_unavailable[reranker.name] = str(exc)
         return hits
     answer.arms_ran.append(reranker.name)
+    import numpy as np
+
     order = np.argsort(-np.asarray(scores), kind="stable")
     out = []
     for rank, i in enumerate(order, start=1):
@@ -205,6 +208,8 @@ def _vectors(hits: list[ScopedHit], pipelines: dict[str, Pipeline]) -> np.ndarra
     if not parts:
         return None
     dim = next(iter(parts.values())).shape[1]
+    import numpy as np
+
     out = np.zeros((len(hits), dim), dtype=np.float32)
     seen: dict[str, int] = {}
     for i, hit in enumerate(hits):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -297,10 +296,10 @@ def test_embedders(install_test_plugin: Callable[[str, str], Path]) -> None:
 @pytest.mark.usefixtures("test_embedders")
 async def test_tools_list_answers_while_the_model_loads(data_dir: Path) -> None:
     server = create_server(overrides=hashing_overrides(data_dir) | {"pipeline": {"embedder": "slow"}})
-    start = time.perf_counter()
     async with Client(server, read_timeout_seconds=60) as client:
         assert {t.name for t in (await client.list_tools()).tools} == TOOLS
-        assert time.perf_counter() - start < 1.0
+        # answered before the 1.5 s load ended (the start-up timing is a benchmark:
+        # benchmarks/results/mcp)
         assert (await ok(client, "status"))["model_state"] in {"starting", "loading"}
         answer = await ok(client, "recall", query="anything")  # waits for the model
         assert answer["semantic_available"] and answer["arms_unavailable"] == {}
