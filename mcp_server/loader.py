@@ -6,7 +6,8 @@ embedder's first use loads an ONNX model. :class:`MemoryLoader` does both on one
 daemon thread, started when the server starts; tool calls wait for what they need:
 
 - ``forget``, ``status`` and the resources wait for the assembly only (no model involved);
-- ``remember``, ``recall`` and ``ingest`` also wait for the embedder's warm-up, so an
+- ``remember``, ``recall`` and ``ingest`` also wait for the embedder's warm-up (and the
+  semantic arms' ``warm()``, which loads e.g. ``sqlite-vec``'s in-RAM vectors), so an
   answer is never silently keyword-only because it arrived a second too early.
 
 A warm-up that fails is logged and remembered, never raised here: recall then reports
@@ -121,6 +122,7 @@ class MemoryLoader:
         run.memory = memory
         run.assembled.set()
         _warm(run, memory)
+        _warm_indexes(memory)
         with self._lock:
             run.warmed.set()
             close_now = run.closed
@@ -191,6 +193,22 @@ def _warm(run: _Run, memory: Memory) -> None:
     run.model_seconds = round(time.perf_counter() - start, 3)
     run.model_state = "ready"
     log.info("embedder %r loaded its model in %.2f s", embedder.name, run.model_seconds)
+
+
+def _warm_indexes(memory: Memory) -> None:
+    """Let each open scope's semantic arm load what its first search would (``warm()``,
+    e.g. the ``sqlite-vec`` arm's in-RAM copy of its vectors); failures are logged only."""
+    for scope, pipeline in memory.scopes.existing():
+        warm = getattr(pipeline.arms.semantic, "warm", None)
+        if not callable(warm) or pipeline.semantic_error:
+            continue
+        start = time.perf_counter()
+        try:
+            warm()
+        except Exception:  # the first search will meet (and report) the same problem
+            log.exception("the %s scope's semantic arm could not warm up", scope)
+            continue
+        log.info("%s scope: semantic arm warmed in %.2f s", scope, time.perf_counter() - start)
 
 
 def _fail(run: _Run, error: OctomemError) -> None:

@@ -319,3 +319,22 @@ async def test_a_model_that_cannot_load_leaves_keyword_search(data_dir: Path) ->
         assert "no weights file" in answer["arms_unavailable"]["sqlite-vec (local)"]
         status = await ok(client, "status")
         assert status["model_state"] == "failed" and "no weights file" in status["model_error"]
+
+
+def test_the_loader_warms_the_semantic_arm_before_the_first_recall(data_dir: Path) -> None:
+    from octomem.engine.app import open_memory
+    from octomem.mcp_server.loader import MemoryLoader
+
+    overrides = {"data_dir": str(data_dir), "pipeline": {"embedder": "hashing"}}
+    first = open_memory(overrides=overrides)
+    first.remember("Invoices are archived after 90 days", scope="global")
+    first.close()
+    loader = MemoryLoader(lambda: open_memory(overrides=overrides))
+    loader.start()
+    try:
+        memory = loader.memory(warm=True)
+        semantic = memory.scopes.require("global").arms.semantic
+        matrix = semantic._matrices[semantic.bound.table]
+        assert matrix.count == 1 and matrix.seq >= 0  # loaded before anyone searched
+    finally:
+        loader.close(wait_s=10)
