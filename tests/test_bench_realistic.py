@@ -215,3 +215,21 @@ def test_cli_rejects_corpus_without_synthetic(tmp_path: Path) -> None:
 def test_unknown_corpus_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(OctomemError, match="--corpus 'nope'"):
         synthetic.run_scale_curve("10", tmp_path, None, {}, None, corpus="nope")
+
+
+def test_random_corpus_keeps_its_report_and_gets_recall(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(
+        synthetic, "measure_bandwidth", lambda: {"sum": 1.0, "sgemv": 1.0, "best": 1e10}
+    )
+    out = tmp_path / "out"
+    result = synthetic.run_scale_curve(
+        "30", out, None, {}, None, cache_dir=tmp_path / "cache",
+        rows=("fts5=fts5", "sqlite-vec=sqlite-vec"),
+    )  # fmt: skip
+    row = result["sizes"][0]["rows"]["sqlite-vec"]
+    assert result["corpus"] == "random" and row["semantic"] == "sqlite-vec"
+    assert row["recall_at_10_vs_exact"] == 1.0
+    assert result["sizes"][0]["build"]["vectors"]["model_id"] == "synthetic-gaussian-v1-dim384"
+    assert (out / "scale.md").is_file() and "random corpus" in (out / "scale.md").read_text()
