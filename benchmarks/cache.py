@@ -15,7 +15,7 @@ import hashlib
 import json
 import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +44,8 @@ IDS_FILE = "chunk_ids.npy"
 SettingsFor = Callable[[dict[str, Any]], LoadedSettings]
 #: ``progress(label, total)`` returns ``advance(n)`` for one step of work.
 ProgressFor = Callable[[str, int], Callable[[int], None]]
+#: ``lookup(chunks)`` returns their ``(len(chunks), dim)`` float32 vectors, computed earlier.
+VectorsFor = Callable[[Sequence[Chunk]], np.ndarray]
 
 
 def default_cache_dir() -> Path:
@@ -207,6 +209,15 @@ class IndexCache:
         }
         entry.save()
 
+    def document_ids(self, entry: CacheEntry, chunk_ids: Sequence[int]) -> dict[int, str]:
+        """Return chunk id -> id of its document, for the stored chunks among ``chunk_ids``."""
+        pipeline = self._open(entry.root)
+        try:
+            chunks = pipeline.arms.storage.get_chunks(sorted({int(i) for i in chunk_ids}))
+        finally:
+            pipeline.close()
+        return {c.id: c.document_id for c in chunks}
+
     def ensure_keyword(self, entry: CacheEntry, keyword: str) -> None:
         """Index every stored chunk through keyword arm ``keyword`` once (timed)."""
         step = f"keyword:{keyword}"
@@ -229,7 +240,9 @@ class IndexCache:
         entry.steps[step] = {"seconds": seconds, "bytes": max(grown, 0)}
         entry.save()
 
-    def _embed(self, entry: CacheEntry, embedder: str) -> None:
+    def _embed(
+        self, entry: CacheEntry, embedder: str, precomputed: VectorsFor | None = None
+    ) -> None:
         if "vectors" in entry.steps and (entry.root / VECTORS_FILE).is_file():
             return
         pipeline = self._open(entry.root, embedder=embedder)
@@ -237,15 +250,19 @@ class IndexCache:
             emb = pipeline.arms.embedder
             batch_size = pipeline.settings.retrieval.embed_batch_size
             n = pipeline.arms.storage.counts()["chunks"]
-            advance = self.progress(f"embedding with {embedder}", n)
+            label = "copying precomputed vectors" if precomputed else f"embedding with {embedder}"
+            advance = self.progress(label, n)
             ids = np.zeros(n, dtype=np.int64)
             vectors = np.zeros((n, emb.dim), dtype=np.float32)
             done, seconds = 0, 0.0
-            for batch in _iter_batches(pipeline, batch_size):
+            for batch in _iter_batches(pipeline, WRITE_BATCH if precomputed else batch_size):
                 start = time.perf_counter()
-                rows = emb.embed_documents([embedding_text(c) for c in batch])
+                if precomputed:
+                    rows = precomputed(batch)
+                else:
+                    rows = emb.embed_documents([embedding_text(c) for c in batch])
+                    self.embed_calls += 1
                 seconds += time.perf_counter() - start
-                self.embed_calls += 1
                 ids[done : done + len(batch)] = [c.id for c in batch]
                 vectors[done : done + len(batch)] = rows
                 done += len(batch)
@@ -258,17 +275,29 @@ class IndexCache:
             "seconds": seconds,
             "chunks": done,
             "model_id": entry.key["model_id"],
+            **({"precomputed": True} if precomputed else {}),
         }
         entry.save()
 
-    def ensure_semantic(self, entry: CacheEntry, semantic: str, embedder: str) -> None:
-        """Embed the stored chunks once (``vectors.npy``), then load them into ``semantic``."""
+    def ensure_semantic(
+        self,
+        entry: CacheEntry,
+        semantic: str,
+        embedder: str,
+        precomputed: VectorsFor | None = None,
+    ) -> None:
+        """Embed the stored chunks once (``vectors.npy``), then load them into ``semantic``.
+
+        :param precomputed: ``lookup(chunks) -> (n, dim)`` float32 unit rows to store
+            instead of calling the embedder (the realistic scale corpus); queries are
+            still embedded by ``embedder``.
+        """
         if embedder != entry.key["embedder"]:
             raise OctomemError(
                 f"cache entry {entry.root} was chunked by {entry.key['embedder']!r}, "
                 f"not {embedder!r}"
             )
-        self._embed(entry, embedder)
+        self._embed(entry, embedder, precomputed)
         step = f"semantic:{semantic}"
         if step in entry.steps:
             return

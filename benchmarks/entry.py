@@ -28,14 +28,23 @@ def main(
     config_file: Path | None,
     overrides: dict[str, Any],
     console: Console,
+    corpus: str = "random",
+    sources: Path | None = None,
 ) -> None:
     """Run ``octomem bench`` and print where the report went.
 
-    :raises OctomemError: neither or both of ``dataset`` and ``synthetic``, or any error
-        of :func:`~octomem.benchmarks.command.run_bench`.
+    :param corpus: the scale curve's corpus, ``random`` or ``realistic``.
+    :param sources: folder holding ``scifact/`` and ``locomo/`` for ``realistic``.
+    :raises OctomemError: neither or both of ``dataset`` and ``synthetic``, ``--corpus``
+        or ``--sources`` without ``--synthetic``, or any error of
+        :func:`~octomem.benchmarks.command.run_bench`.
     """
     if (dataset is None) == (synthetic is None):
         raise OctomemError("give a BEIR folder, or --synthetic SIZES (e.g. 10k,100k), not both")
+    if synthetic is None and (corpus != "random" or sources is not None):
+        raise OctomemError(
+            "--corpus and --sources choose the scale curve's corpus: add --synthetic"
+        )
     if synthetic is not None:
         from .synthetic import run_scale_curve
 
@@ -46,6 +55,8 @@ def main(
             overrides,
             console,
             cache_dir=cache_dir,
+            corpus=corpus,
+            sources=sources,
         )
         return
     assert dataset is not None

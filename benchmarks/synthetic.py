@@ -1,12 +1,15 @@
 """The scale curve: build time and query latency per arm at growing synthetic sizes.
 
-``octomem bench --synthetic 10k,100k,1M`` writes a synthetic BEIR folder per size
-(:mod:`~octomem.benchmarks.synthetic_data`), builds it through the same cache as real
-datasets, and times every row at ``top_k`` 10. Next to the semantic arm it reports the
-memory-bandwidth floor of an exact scan (bytes of stored vectors / measured read
-bandwidth) and a numpy flat scan (``vectors @ q`` + ``argpartition``) over the same
-vectors. A row is skipped at a size when its time at the previous size, scaled
-linearly, would exceed :data:`BUDGET_S`, or its memory growth would exceed half the RAM.
+``octomem bench --synthetic 10k,100k,1M [--corpus random|realistic]`` writes a BEIR
+folder per size (:mod:`~octomem.benchmarks.scale_corpus`: random texts and vectors, or
+real MiniLM vectors of SciFact and LoCoMo texts), builds it through the same cache as
+real datasets, and times every row of :data:`ROWS` at ``top_k`` 10. Next to each
+semantic row it reports the memory-bandwidth floor of an exact scan (bytes of stored
+vectors / measured read bandwidth), the arm's p50 over that floor, its recall@10 against
+an exact float search over the same vectors (:mod:`~octomem.benchmarks.exact`), and a
+numpy flat scan (``vectors @ q`` + ``argpartition``). A row is skipped at a size when its
+time at the previous size, scaled linearly, would exceed :data:`BUDGET_S`, or its memory
+growth would exceed half the RAM.
 """
 
 from __future__ import annotations
@@ -21,27 +24,38 @@ from typing import Any
 import numpy as np
 from rich.console import Console
 
+from octomem.engine.arms import ArmContext
+from octomem.engine.assembly import arm_options
 from octomem.engine.errors import OctomemError
-from octomem.engine.manager import load_registry
+from octomem.engine.manager import ArmRegistry, load_registry
 from octomem.engine.settings import load_settings
 
 from . import baseline, synthetic_data
-from .cache import IndexCache, default_cache_dir
-from .combos import parse_combo
+from .cache import IDS_FILE, VECTORS_FILE, CacheEntry, IndexCache, default_cache_dir
+from .combos import Combo, parse_combo
 from .command import deep_merge, machine, progress_bars
-from .dataset import load_dataset, query_filters
+from .dataset import BeirDataset, load_dataset, query_filters
+from .exact import exact_top_k, recall_at_k
 from .runner import ComboResult, rss_bytes, run_combo
+from .scale_corpus import CORPORA, RANDOM, ScaleCorpus, random_corpus, realistic_corpus
 
+#: The curve's rows, ``NAME=arm+arm+...`` (:mod:`~octomem.benchmarks.combos`). Semantic
+#: rows name no embedder: the corpus's own is used (``synthetic`` for the random corpus,
+#: ``pipeline.embedder`` for the realistic one). A row with a setting override is one
+#: more line, e.g. ``"sqlite-vec-vec0=sqlite-vec+arms.sqlite-vec.scan=vec0"``.
 ROWS = (
     "grep=grep",
     "fts5=fts5",
     "rank-bm25=rank-bm25",
-    "sqlite-vec=sqlite-vec+synthetic",
-    "hybrid-rrf=fts5+sqlite-vec+synthetic+rrf",
+    "sqlite-vec=sqlite-vec",
+    "hybrid-rrf=fts5+sqlite-vec+rrf",
 )
 #: Projected seconds (build + queries) above which a row is skipped at the next size.
 BUDGET_S = 900.0
 TOP_K = 10
+#: Where ``scifact/`` and ``locomo/`` are read from when ``--sources`` is not given
+#: (relative to the working directory, as in docs/benchmarks.md's commands).
+DEFAULT_SOURCES = Path("../shared/data")
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
 
 
@@ -100,10 +114,15 @@ def best_bandwidth(previous: dict[str, float] | None = None) -> dict[str, float]
 
 
 def set_floors(result: dict[str, Any]) -> None:
-    """Set each size's ``floor_ms``: its vector bytes / the best measured bandwidth."""
+    """Set each size's ``floor_ms`` (its vector bytes / the best measured bandwidth) and
+    each semantic row's ``floor_ratio`` (its semantic arm's p50 / ``floor_ms``)."""
     best = result["bandwidth_bytes_per_s"]["best"]
     for size in result["sizes"]:
         size["floor_ms"] = size["vector_bytes"] / best * 1e3
+        for row in size["rows"].values():
+            p50 = row.get("latency", {}).get(row.get("semantic") or "", {}).get("p50_ms")
+            if p50 is not None:
+                row["floor_ratio"] = p50 / size["floor_ms"]
 
 
 def numpy_scan_ms(vectors: np.ndarray, n_queries: int = 20, k: int = 100) -> dict[str, float]:
@@ -147,61 +166,117 @@ def _skip_reason(previous: dict[str, Any] | None, ratio: float) -> str | None:
     return None
 
 
-def _one_size(
+def _ranked(run: dict[str, float]) -> list[str]:
+    return [doc for doc, _ in sorted(run.items(), key=lambda item: -item[1])]
+
+
+def semantic_recall(
+    result: ComboResult,
+    vectors: np.ndarray,
+    entry: CacheEntry,
+    cache: IndexCache,
+    dataset: BeirDataset,
+    embedder: Any,
+) -> float:
+    """Return the row's recall@10 against an exact float search of ``vectors``.
+
+    Only for rows whose answer is the semantic arm's ranking (no keyword arm, no filter):
+    the exact top 10 is ``vectors @ q`` over every stored chunk, ``q`` the row's
+    embedder's query vector, mapped to documents as the row's answers are.
+
+    :param vectors: ``(n_chunks, dim)`` float32, rows in ``entry``'s ``chunk_ids.npy`` order.
+    """
+    qids = list(dataset.queries)
+    queries = np.stack([embedder.embed_query(dataset.queries[q]) for q in qids])
+    top = exact_top_k(vectors, queries.astype(np.float32), TOP_K)
+    chunk_ids = np.load(entry.root / IDS_FILE)[top]
+    docs = cache.document_ids(entry, chunk_ids.ravel().tolist())
+    exact = {q: [docs[int(c)] for c in row] for q, row in zip(qids, chunk_ids, strict=True)}
+    return recall_at_k({q: _ranked(result.run.get(q, {})) for q in qids}, exact, TOP_K)
+
+
+def _query_embedder(combo: Combo, settings_for: Any, registry: ArmRegistry, root: Path) -> Any:
+    loaded = settings_for(combo.settings_overrides())
+    spec = registry.get("embedder", combo.embedder)
+    return spec.factory(arm_options(spec, loaded), ArmContext(root=root))
+
+
+def _check_one_chunk(entry: CacheEntry, corpus: ScaleCorpus) -> None:
+    stored = entry.steps["storage"]
+    if corpus.precomputed and stored["documents"] != stored["chunks"]:
+        raise OctomemError(
+            f"{corpus.name} corpus: {stored['documents']} documents became {stored['chunks']} "
+            f"chunks in {entry.root}; precomputed vectors need one chunk per document"
+        )
+
+
+def _run_rows(
     size: int,
-    cache_dir: Path,
-    settings_for: Any,
-    registry: Any,
-    progress: Any,
-    previous: dict[str, dict[str, Any]],
-    ratio: float,
-) -> dict[str, Any]:
-    folder = synthetic_data.write_corpus(
-        cache_dir / "synthetic" / f"n{size}", size, queries_for(size)
-    )
-    dataset = load_dataset(folder)
+    corpus: ScaleCorpus,
+    cache: IndexCache,
+    entry: CacheEntry,
+    dataset: BeirDataset,
+    ctx: dict[str, Any],
+) -> dict[str, tuple[Combo, ComboResult | None, dict[str, Any]]]:
+    settings_for, registry, progress = ctx["settings_for"], ctx["registry"], ctx["progress"]
     filters = query_filters(dataset, None)
-    cache = IndexCache(dataset, registry, settings_for, cache_dir, progress)
-    combos = [parse_combo(r, registry, settings_for({}).settings) for r in ROWS]
-    rows: dict[str, dict[str, Any]] = {}
-    entry = cache.entry("synthetic")
+    combos = [parse_combo(r, registry, settings_for({}).settings) for r in ctx["rows"]]
+    out: dict[str, tuple[Combo, ComboResult | None, dict[str, Any]]] = {}
     for combo in combos:
-        reason = _skip_reason(previous.get(combo.name), ratio)
+        reason = _skip_reason(ctx["previous"].get(combo.name), ctx["ratio"])
         if reason:
-            rows[combo.name] = {"skipped": reason}
+            out[combo.name] = (combo, None, {"skipped": reason})
             continue
         if combo.keyword:
             cache.ensure_keyword(entry, combo.keyword)
-        if combo.semantic:
-            cache.ensure_semantic(entry, combo.semantic, "synthetic")
+        if combo.semantic and combo.embedder:
+            precomputed = corpus.precomputed(dataset.folder) if corpus.precomputed else None
+            cache.ensure_semantic(entry, combo.semantic, combo.embedder, precomputed)
         build = sum(
             entry.steps.get(s, {}).get("seconds", 0.0)
             for s in (f"keyword:{combo.keyword}", f"semantic:{combo.semantic}")
         )
         before, start = rss_bytes(), time.perf_counter()
+        label = f"{size:,} docs: {combo.name}"
         result = run_combo(
-            combo,
-            entry,
-            dataset,
-            filters,
-            settings_for,
-            registry,
-            TOP_K,
-            progress(f"{size:,} docs: {combo.name}", len(dataset.queries)),
-        )
-        rows[combo.name] = {
-            **_summary(result, time.perf_counter() - start, result.rss_bytes - before),
-            "build_seconds": build,
-        }
-    vectors = np.load(entry.root / "vectors.npy", mmap_mode="r")
-    flat = numpy_scan_ms(np.ascontiguousarray(vectors))
+            combo, entry, dataset, filters, settings_for, registry, TOP_K,
+            progress(label, len(dataset.queries)),
+        )  # fmt: skip
+        row = _summary(result, time.perf_counter() - start, result.rss_bytes - before)
+        row.update(build_seconds=build, keyword=combo.keyword, semantic=combo.semantic)
+        out[combo.name] = (combo, result, row)
+    return out
+
+
+def _one_size(size: int, corpus: ScaleCorpus, ctx: dict[str, Any]) -> dict[str, Any]:
+    load_start = os.getloadavg()[0]
+    dataset = load_dataset(corpus.write(size, queries_for(size)))
+    cache = IndexCache(
+        dataset, ctx["registry"], ctx["settings_for"], ctx["cache_dir"], ctx["progress"]
+    )
+    entry = cache.entry(corpus.embedder)
+    _check_one_chunk(entry, corpus)
+    ran = _run_rows(size, corpus, cache, entry, dataset, ctx)
+    vectors = np.ascontiguousarray(np.load(entry.root / VECTORS_FILE, mmap_mode="r"))
+    embedders: dict[str, Any] = {}
+    for combo, result, row in ran.values():
+        if result is None or not combo.semantic or combo.keyword:
+            continue
+        assert combo.embedder is not None
+        if combo.embedder not in embedders:
+            embedders[combo.embedder] = _query_embedder(
+                combo, ctx["settings_for"], ctx["registry"], ctx["cache_dir"]
+            )
+        emb = embedders[combo.embedder]
+        row["recall_at_10_vs_exact"] = semantic_recall(result, vectors, entry, cache, dataset, emb)
     return {
         "docs": size,
         "queries": len(dataset.queries),
         "build": entry.steps,
-        "rows": rows,
+        "rows": {name: row for name, (_, _, row) in ran.items()},
         "vector_bytes": int(vectors.nbytes),
-        "numpy_scan": flat,
+        "numpy_scan": numpy_scan_ms(vectors),
+        "load_1m": {"start": load_start, "end": os.getloadavg()[0]},
     }
 
 
@@ -212,44 +287,74 @@ def run_scale_curve(
     overrides: dict[str, Any],
     console: Console | None,
     cache_dir: Path | None = None,
+    corpus: str = RANDOM,
+    sources: Path | None = None,
+    rows: tuple[str, ...] = ROWS,
 ) -> dict[str, Any]:
-    """Run every size in ``sizes_text``, write ``scale.json``, ``scale.md``, ``scale.png``."""
+    """Run every size in ``sizes_text`` on ``corpus``; write ``scale.{json,md,png}``
+    (random) or ``scale-realistic.{json,md,png}`` (realistic) into ``out``.
+
+    :param sources: folder holding ``scifact/`` and ``locomo/`` (realistic corpus only).
+    :raises OctomemError: bad sizes, an unknown corpus, or missing sources.
+    """
     sizes = parse_sizes(sizes_text)
+    if corpus not in CORPORA:
+        raise OctomemError(f"--corpus {corpus!r}: expected one of {', '.join(CORPORA)}")
     cache_dir = Path(cache_dir or default_cache_dir())
     registry = load_registry(extra_plugins=[baseline, synthetic_data])
-    base = deep_merge(overrides, {"pipeline": {"embedder": "synthetic"}})
+    base = overrides
+    if corpus == RANDOM:
+        base = deep_merge(overrides, {"pipeline": {"embedder": "synthetic"}})
 
     def settings_for(extra: dict[str, Any]) -> Any:
         return load_settings(config_file, deep_merge(base, extra))
 
     bandwidth = measure_bandwidth()
     result: dict[str, Any] = {
+        "corpus": corpus,
         "bandwidth_bytes_per_s": bandwidth,
         "machine": machine(),
         "top_k": TOP_K,
         "budget_s": BUDGET_S,
+        "rows": list(rows),
         "sizes": [],
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
     }
-    previous: dict[str, dict[str, Any]] = {}
+    ctx: dict[str, Any] = {
+        "registry": registry, "settings_for": settings_for, "cache_dir": cache_dir,
+        "rows": rows, "previous": {}, "ratio": 1.0,
+    }  # fmt: skip
     with progress_bars(console) as progress:
+        ctx["progress"] = progress
+        if corpus == RANDOM:
+            chosen = random_corpus(cache_dir)
+        else:
+            where = Path(sources) if sources else DEFAULT_SOURCES
+            chosen = realistic_corpus(cache_dir, where, registry, settings_for, progress)
+        result["corpus_info"] = chosen.info
         for i, size in enumerate(sizes):
-            ratio = size / sizes[i - 1] if i else 1.0
-            done = _one_size(size, cache_dir, settings_for, registry, progress, previous, ratio)
+            ctx["ratio"] = size / sizes[i - 1] if i else 1.0
+            done = _one_size(size, chosen, ctx)
             result["bandwidth_bytes_per_s"] = bandwidth = best_bandwidth(bandwidth)
             result["sizes"].append(done)
             set_floors(result)
-            previous = done["rows"]
+            ctx["previous"] = done["rows"]
             _write(result, out)  # after every size, so a long run leaves partial results
     return result
+
+
+def report_stem(corpus: str) -> str:
+    """Return the report files' name without suffix: ``scale`` or ``scale-<corpus>``."""
+    return "scale" if corpus == RANDOM else f"scale-{corpus}"
 
 
 def _write(result: dict[str, Any], out: Path) -> None:
     from .synthetic_report import scale_markdown, scale_plot
 
+    stem = report_stem(result["corpus"])
     out.mkdir(parents=True, exist_ok=True)
-    (out / "scale.json").write_text(
+    (out / f"{stem}.json").write_text(
         json.dumps(result, indent=1, default=float) + "\n", encoding="utf-8"
     )
-    (out / "scale.md").write_text(scale_markdown(result), encoding="utf-8")
-    scale_plot(result, out / "scale.png")
+    (out / f"{stem}.md").write_text(scale_markdown(result, f"{stem}.png"), encoding="utf-8")
+    scale_plot(result, out / f"{stem}.png")

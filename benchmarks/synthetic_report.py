@@ -44,21 +44,46 @@ def _latency_rows(result: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _recall(row: dict[str, Any]) -> str:
+    value = row.get("recall_at_10_vs_exact")
+    return "—" if value is None else f"{value:.3f}"
+
+
 def _floor_rows(result: dict[str, Any]) -> list[str]:
     lines = [
-        "| docs | vectors MiB | bandwidth floor ms | numpy flat scan p50 ms | sqlite-vec p50 ms "
-        "| sqlite-vec / floor |",
-        "|---|---|---|---|---|---|",
+        "| docs | row | vectors MiB | bandwidth floor ms | numpy flat scan p50 ms "
+        "| semantic arm p50 ms | arm / floor | recall@10 vs exact | load 1m |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for size in result["sizes"]:
-        sem = size["rows"].get("sqlite-vec", {})
-        p50 = sem.get("latency", {}).get("sqlite-vec", {}).get("p50_ms")
-        ratio = f"{p50 / size['floor_ms']:.1f}x" if p50 else "—"
-        lines.append(
-            f"| {size['docs']:,} | {size['vector_bytes'] / MIB:,.0f} | {size['floor_ms']:.2f} "
-            f"| {size['numpy_scan']['p50_ms']:.2f} | {_ms(p50)} | {ratio} |"
-        )
+        load = size.get("load_1m", {})
+        loads = f"{load['start']:.1f}–{load['end']:.1f}" if load else "—"
+        for name, row in size["rows"].items():
+            if not row.get("semantic"):
+                continue
+            p50 = row.get("latency", {}).get(row["semantic"], {}).get("p50_ms")
+            ratio = f"{row['floor_ratio']:.1f}x" if "floor_ratio" in row else "—"
+            lines.append(
+                f"| {size['docs']:,} | {name} | {size['vector_bytes'] / MIB:,.0f} "
+                f"| {size['floor_ms']:.2f} | {size['numpy_scan']['p50_ms']:.2f} | {_ms(p50)} "
+                f"| {ratio} | {_recall(row)} | {loads} |"
+            )
     return lines
+
+
+def _corpus_lines(result: dict[str, Any]) -> list[str]:
+    info = result.get("corpus_info") or {}
+    if result.get("corpus", "random") == "random":
+        return [f"Corpus: random — {info.get('recipe', 'Zipf pseudo-words, Gaussian vectors')}."]
+    cos = info["cosine"]
+    return [
+        f"Corpus: realistic — {info['recipe']}. Base: {info['base_texts']:,} texts "
+        f"({info['scifact_chunks']:,} SciFact chunks, {info['locomo_turns']:,} LoCoMo turns) "
+        f"embedded by `{info['model_id']}` in {info['embedding_seconds']:.0f} s; "
+        f"perturbation sigma {cos['sigma']:.4f} (target cos {info['target_cosine']}, "
+        f"measured cos(v, v') {cos['min']:.3f}–{cos['max']:.3f}, mean {cos['mean']:.3f}). "
+        "Queries: SciFact test claims, embedded by the same model at search time.",
+    ]
 
 
 def _build_rows(result: dict[str, Any]) -> list[str]:
@@ -73,13 +98,15 @@ def _build_rows(result: dict[str, Any]) -> list[str]:
     return lines
 
 
-def scale_markdown(result: dict[str, Any]) -> str:
-    """Return the scale curve as Markdown."""
+def scale_markdown(result: dict[str, Any], plot_name: str = "scale.png") -> str:
+    """Return the scale curve as Markdown (``plot_name``: the PNG beside it)."""
     bw = result["bandwidth_bytes_per_s"]
     m = result["machine"]
     return "\n".join(
         [
-            "# octomem scale curve (synthetic corpora)",
+            f"# octomem scale curve ({result.get('corpus', 'random')} corpus)",
+            "",
+            *_corpus_lines(result),
             "",
             f"{m['cpus']} CPUs, {m['platform']}, Python {m['python']}; {result['date']}. "
             f"Queries at top_k={result['top_k']}; rows whose projected time exceeds "
@@ -97,7 +124,10 @@ def scale_markdown(result: dict[str, Any]) -> str:
             "",
             "Floor = stored vector bytes (docs x 384 x 4) / measured bandwidth: "
             "no exact scan can be faster. "
-            "numpy flat scan = `vectors @ q` + `argpartition` over the same vectors in RAM.",
+            "numpy flat scan = `vectors @ q` + `argpartition` over the same vectors in RAM. "
+            "arm / floor = the semantic arm's own p50 (its stage in `timings_ms`) over the "
+            "floor. recall@10 vs exact = share of an exact float search's top 10 (numpy over "
+            "the stored vectors, the same query vectors, no filters) that the row returned.",
             "",
             *_floor_rows(result),
             "",
@@ -105,7 +135,7 @@ def scale_markdown(result: dict[str, Any]) -> str:
             "",
             *_build_rows(result),
             "",
-            "![scale curve](scale.png)",
+            f"![scale curve]({plot_name})",
             "",
         ]
     )

@@ -344,6 +344,8 @@ def bench(
     cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="Where built indexes and vectors are kept for reuse.")] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N judged queries (a smoke run).")] = None,
     synthetic: Annotated[str | None, typer.Option("--synthetic", help="Scale curve instead of a dataset: sizes, e.g. `10k,100k,1M`.")] = None,
+    corpus: Annotated[str, typer.Option("--corpus", help="Scale curve corpus: `random` (Zipf pseudo-words, Gaussian vectors) or `realistic` (SciFact sentences and LoCoMo turns with real pipeline.embedder vectors, perturbed copies above ~31k; writes scale-realistic.*).")] = "random",
+    sources: Annotated[Path | None, typer.Option("--sources", help="`--corpus realistic`: folder holding the BEIR folders scifact/ and locomo/ (default ../shared/data).")] = None,
 ) -> None:
     """Measure arm combinations on a BEIR folder: quality (ranx) and cost, side by side.
 
@@ -355,7 +357,8 @@ def bench(
         raise OctomemError(f"octomem bench needs the bench extra ({exc}): pip install 'octomem[bench]'") from exc
     entry.main(
         dataset=dataset, combos=combo, split=split, group_by=group_by, out=out, top_k=top_k,
-        cache_dir=cache_dir, limit=limit, synthetic=synthetic, config_file=state.config,
+        cache_dir=cache_dir, limit=limit, synthetic=synthetic, corpus=corpus, sources=sources,
+        config_file=state.config,
         overrides=state.overrides, console=console,
     )
 
