@@ -47,8 +47,13 @@ ROWS = (
     "grep=grep",
     "fts5=fts5",
     "rank-bm25=rank-bm25",
+    # the default: an exact numpy scan below 200k vectors, projection + exact re-scoring above
     "sqlite-vec=sqlite-vec",
-    "hybrid-rrf=fts5+sqlite-vec+rrf",
+    "sqlite-vec-exact=sqlite-vec+arms.sqlite-vec.approximate_above=1000000000",
+    "sqlite-vec-vec0=sqlite-vec+arms.sqlite-vec.scan=vec0",  # before: sqlite-vec's own KNN
+    # what an agent's recall runs: query embedding, both arms, RRF, cosine dedup
+    "hybrid=fts5+sqlite-vec+rrf+cosine",
+    "hybrid-vec0=fts5+sqlite-vec+rrf+cosine+arms.sqlite-vec.scan=vec0",
 )
 #: Projected seconds (build + queries) above which a row is skipped at the next size.
 BUDGET_S = 900.0
