@@ -13,10 +13,10 @@ User text never reaches ``MATCH`` as FTS5 syntax: it is split into word tokens, 
 stopwords are dropped, and each remaining term is double-quoted and OR-ed, so any
 string is a valid query and a document matching more terms ranks higher.
 
-Search is exact top-k pruning (MaxScore, :mod:`octomem.plugins.fts5_pruning`) over
-FTS5 statements that rank before joining ``chunks`` for the filters
-(:mod:`octomem.plugins.fts5_ranking`): the same hits and bit-identical scores as the
-plain ``MATCH ... ORDER BY bm25()`` statement, with fewer rows scored.
+Ranking happens inside FTS5 before ``chunks`` is joined for the filters
+(:mod:`octomem.plugins.fts5_ranking`): the same hits and bit-identical scores as one
+``MATCH ... JOIN chunks ... ORDER BY bm25()`` statement, about twice as fast at 100k
+chunks; that module also records the speed-ups that were measured and dropped.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from pydantic import BaseModel, Field
 from octomem.engine.arms import ArmContext, ArmSpec
 from octomem.engine.hookspecs import hookimpl
 from octomem.engine.types import Chunk, Filters, Hit, Run
-from octomem.plugins.fts5_pruning import maxscore_top
 from octomem.plugins.fts5_ranking import Fts5Ranker
 from octomem.plugins.sqlite_storage import SqliteStorage, require_sqlite
 
@@ -63,11 +62,6 @@ class Fts5Options(BaseModel, extra="forbid"):
         default=256, ge=1, le=10_000, description="distinct query terms kept (the first ones)",
         json_schema_extra={"group": "retrieval"},
     )
-    pruning: bool = Field(
-        default=True,
-        description="MaxScore pruning of rows that cannot reach the top k (same hits, faster)",
-        json_schema_extra={"group": "runtime"},
-    )
 
 
 def query_terms(text: str, stopwords: bool = True, max_terms: int = 256) -> list[str]:
@@ -94,12 +88,7 @@ def match_expression(terms: Sequence[str]) -> str:
 
     Each term is an FTS5 string (double quotes doubled), so no term is read as syntax.
     """
-    return " OR ".join(phrases(terms))
-
-
-def phrases(terms: Sequence[str]) -> list[str]:
-    """Quote each term as an FTS5 string (double quotes doubled), so none is read as syntax."""
-    return ['"' + t.replace('"', '""') + '"' for t in terms]
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
 def _has_index(conn: apsw.Connection) -> bool:
@@ -170,11 +159,8 @@ class Fts5KeywordArm:
         terms = query_terms(text, self.options.stopwords, self.options.max_terms)
         if not terms or k < 1:
             return []
-        ranker = Fts5Ranker(self.storage.connection(), TABLE)
-        if self.options.pruning:
-            rows = maxscore_top(ranker, phrases(terms), filters, int(k))
-        else:
-            rows = ranker.top(match_expression(terms), filters, int(k))
+        rows = Fts5Ranker(self.storage.connection(), TABLE).top(
+            match_expression(terms), filters, int(k))
         return [Hit(cid, float(s), rank, NAME) for rank, (cid, s) in enumerate(rows, 1)]
 
 
