@@ -15,21 +15,18 @@ expression: hits and scores are identical to the joined statement's, bit for bit
 
 Measured and dropped (same data, same process, interleaved; details in the commit log):
 
-- MaxScore (Turtle & Flood, IP&M 1995) with phrase bounds ``idf * (k1 + 1)``: rows
-  matching an essential (rare) phrase were restricted with ``+rowid IN (SELECT rowid
-  ... MATCH essential)`` and scored over the whole query. Exact (300/300 identical), but
-  no faster (p50 12.4 vs 12.5 ms): with natural-language queries the bounds leave 29%
-  of the matching rows to score even with the true k-th score (45% at k = 100), the
-  probe for a lower bound of that score leaves ~45%, and counting each phrase's rows,
-  the probe and building the ``IN`` set cost what the skipped ``bm25()`` calls saved.
-  Exact per-phrase maxima instead of ``idf * (k1 + 1)`` still left 20%.
+- MaxScore with phrase bounds alone (Turtle & Flood, IP&M 1995): rank only rows matching
+  an essential (rare) phrase. Exact, but no faster (p50 12.4 vs 12.5 ms): even with the
+  true k-th score those are 29% of the matching rows (45% at k = 100). Per-row bound
+  sums (WAND) leave 3%, and :mod:`octomem.plugins.fts5_pruning` uses them.
 - FTS5 ``NOT`` to exclude rows matching only common phrases (``(all) NOT ((common) NOT
-  (rare))``) kept FTS5 iterating in C, but ``bm25()`` then also counted phrases of the
-  ``NOT`` side on some rows (doubled scores at k = 100): not exact.
+  (rare))``) would keep that work inside FTS5, but some such rows came back, scored twice
+  (phrases of the ``NOT`` side counted too): not exact.
 - Driving the query from candidate rowids (``rowid IN`` as an FTS5 constraint) runs one
   FTS5 scan per rowid, and ``bm25()`` recounts every phrase's rows each time (~0.3 ms).
 - ``optimize`` (one segment) and a 64 MiB page cache: no change (p50 14.7 / 15.0 vs
-  15.2 ms); the cost is ``bm25()``'s per-row work (``%_docsize`` lookup), not I/O.
+  15.2 ms); the cost is CPU in ``bm25()`` per matching row (it also reads each row's size
+  from ``%_docsize``), not I/O.
 - Dropping query terms in more than a fraction of the rows (a df cap) changes results:
   p50 6.9 ms at 5% but only 137/300 queries kept an identical top 10; 11.1 ms at 10%
   with 232/300. Not offered.
@@ -37,6 +34,7 @@ Measured and dropped (same data, same process, interleaved; details in the commi
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -53,6 +51,15 @@ PREFIX_FACTOR = 2
 #: Chunk ids bound per filter check, well below SQLite's 32766 host parameters.
 ID_BATCH = 4096
 
+#: Auxiliary function (FTS5 ``xRowCount``: the N of ``bm25()``) registered per connection.
+ROW_COUNT_FUNCTION = "octomem_fts5_row_count"
+
+_registered: weakref.WeakSet[apsw.Connection] = weakref.WeakSet()
+
+
+def _row_count(api: apsw.FTS5ExtensionApi, *args: Any) -> int:
+    return api.row_count
+
 
 class Fts5Ranker:
     """Run BM25 top-k statements on one FTS5 table whose rowids are ``chunks`` ids.
@@ -65,31 +72,69 @@ class Fts5Ranker:
         self.conn = conn
         self.table = table
 
-    def top(self, expression: str, filters: Filters, k: int) -> list[tuple[int, float]]:
+    def row_count(self) -> int:
+        """Return the rows in the index as ``bm25()`` counts them (FTS5 ``xRowCount``)."""
+        if self.conn not in _registered:
+            self.conn.register_fts5_function(ROW_COUNT_FUNCTION, _row_count)
+            _registered.add(self.conn)
+        t = self.table
+        row = self.conn.execute(f"SELECT {ROW_COUNT_FUNCTION}({t}) FROM {t} LIMIT 1").fetchone()
+        return int(row[0]) if row else 0
+
+    def phrase_hits(self, phrases: Sequence[str]) -> list[int]:
+        """Count the rows matching each FTS5 phrase, as ``bm25()`` does for its IDF.
+
+        :param phrases: FTS5 query strings, one quoted phrase each.
+        :returns: one row count per phrase, in order.
+        """
+        count = f"(SELECT count(*) FROM {self.table} WHERE {self.table} MATCH ?)"
+        counts: list[int] = []
+        for start in range(0, len(phrases), 100):
+            batch = list(phrases[start:start + 100])
+            row = self.conn.execute("SELECT " + ", ".join([count] * len(batch)), batch)
+            counts.extend(int(n) for n in row.fetchone())
+        return counts
+
+    def top(
+        self, expression: str, filters: Filters, k: int, within: str | None = None
+    ) -> list[tuple[int, float]]:
         """Return the ``k`` best chunks passing ``filters`` for an FTS5 query.
 
         :param expression: the FTS5 query (``MATCH`` syntax) ``bm25()`` scores.
         :param filters: restrictions on ``chunks``; they never leave fewer than ``k``
             hits when ``k`` matching chunks pass them.
         :param k: number of hits, >= 1.
+        :param within: when given, only rows also matching this FTS5 query are ranked;
+            their scores still come from ``expression`` alone.
         :returns: ``(chunk id, -bm25())`` pairs, best (highest) first, ties by ascending
             chunk id; chunk ids absent from ``chunks`` are never returned.
         """
         limit = PREFIX_FACTOR * k
-        ranked = self.ranked(expression, limit)
+        ranked = self.ranked(expression, limit, within)
         passing = self.passing([cid for cid, _ in ranked], filters)
         kept = [(cid, score) for cid, score in ranked if cid in passing]
         if len(kept) >= k or len(ranked) < limit:
             return kept[:k]
-        return self.ranked_joined(expression, filters, k)
+        return self.ranked_joined(expression, filters, k, within)
 
-    def ranked(self, expression: str, limit: int) -> list[tuple[int, float]]:
+    def _within(self, within: str | None) -> tuple[str, list[Any]]:
+        if within is None:
+            return "", []
+        t = self.table
+        # The unary + keeps SQLite from handing the IN list to FTS5 as rowid constraints
+        # (one FTS5 scan, and one bm25() IDF count, per rowid).
+        return f"AND +{t}.rowid IN (SELECT rowid FROM {t} WHERE {t} MATCH ?) ", [within]
+
+    def ranked(
+        self, expression: str, limit: int, within: str | None = None
+    ) -> list[tuple[int, float]]:
         """Return the ``limit`` best rows of the FTS5 table alone (no filter, no join)."""
         t = self.table
+        restrict, params = self._within(within)
         rows: list[Any] = self.conn.execute(
-            f"SELECT rowid, -bm25({t}) AS score FROM {t} WHERE {t} MATCH ? "
-            "ORDER BY score DESC, rowid LIMIT ?",
-            [expression, int(limit)],
+            f"SELECT {t}.rowid, -bm25({t}) AS score FROM {t} WHERE {t} MATCH ? {restrict}"
+            f"ORDER BY score DESC, {t}.rowid LIMIT ?",
+            [expression, *params, int(limit)],
         ).fetchall()
         return [(int(cid), float(score)) for cid, score in rows]
 
@@ -108,14 +153,15 @@ class Fts5Ranker:
         return found
 
     def ranked_joined(
-        self, expression: str, filters: Filters, k: int
+        self, expression: str, filters: Filters, k: int, within: str | None = None
     ) -> list[tuple[int, float]]:
         """Return the ``k`` best rows passing ``filters``, filtered inside one statement."""
         t = self.table
+        restrict, rparams = self._within(within)
         where, params = filter_sql(filters, "c")
         rows: list[Any] = self.conn.execute(
             f"SELECT c.id, -bm25({t}) AS score FROM {t} JOIN chunks AS c ON c.id = {t}.rowid "
-            f"WHERE {t} MATCH ? AND {where} ORDER BY score DESC, c.id LIMIT ?",
-            [expression, *params, int(k)],
+            f"WHERE {t} MATCH ? {restrict}AND {where} ORDER BY score DESC, c.id LIMIT ?",
+            [expression, *rparams, *params, int(k)],
         ).fetchall()
         return [(int(cid), float(score)) for cid, score in rows]

@@ -104,9 +104,10 @@ def test_filters_excluding_most_rows_fall_back_to_the_joined_statement(
     joined_calls: list[int] = []
     original = Fts5Ranker.ranked_joined
 
-    def spy(self: Fts5Ranker, expression: str, filters: Filters, k: int) -> list:
+    def spy(self: Fts5Ranker, expression: str, filters: Filters, k: int,
+            within: str | None = None) -> list:
         joined_calls.append(k)
-        return original(self, expression, filters, k)
+        return original(self, expression, filters, k, within)
 
     monkeypatch.setattr(Fts5Ranker, "ranked_joined", spy)
     only_facts = Filters(kinds=("fact",))  # 30 of 300 documents
