@@ -197,3 +197,24 @@ def test_falls_back_to_the_plain_ranking_when_the_bound_check_fails(
 
     assert fts5_pruning.pruned_top(Fake(), ['"a"', '"b"'], Filters(), 1) == [(7, 60.0)]
     assert always_prune == [None, '"a"', None]  # probe, restricted, plain
+
+
+def test_cached_phrase_counts_follow_every_write(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite3"
+    storage, other = SqliteStorage(path), SqliteStorage(path)
+    try:
+        arm = Fts5KeywordArm(storage)
+        add_all(storage, arm, [("kinase cell", "note"), ("cell", "note")])
+        ranker = Fts5Ranker(storage.connection(), "fts5_chunks")
+        assert ranker.phrase_hits(['"kinase"', '"cell"', '"kinase"']) == [1, 2, 1]
+        add_all(storage, arm, [("kinase", "note")])  # through this connection
+        assert ranker.phrase_hits(['"kinase"', '"cell"']) == [2, 2]
+        add_all(other, Fts5KeywordArm(other), [("kinase cell", "note")])  # another one
+        assert ranker.phrase_hits(['"kinase"', '"cell"']) == [3, 3]
+        with storage.transaction() as tx:
+            arm.remove(tx, [1])
+        assert ranker.phrase_hits(['"kinase"', '"cell"']) == [2, 2]
+        assert ranker.row_count() == 3
+    finally:
+        other.close()
+        storage.close()
