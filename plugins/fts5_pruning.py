@@ -17,7 +17,7 @@ whole query (``rowid IN`` the bound filter's rows), so it runs only where it was
 measured to win (SciFact's test queries over 10k-100k chunks, interleaved with the plain
 ranking, load ~1.5-2 on 2 shared cores): large indexes and small k, see
 :data:`MIN_INDEX_ROWS`, :data:`MAX_K`, :data:`MIN_ROWS` and :data:`PRUNE_FRACTION`. Its
-p95 is worse than the plain ranking's (34.6 against 29.6 ms at 100k, k = 10): the
+p95 is worse than the plain ranking's (30.5 against 28.6 ms at 100k, k = 10): the
 longest queries pay the counts and the probe and are then not pruned.
 """
 

@@ -8,8 +8,12 @@ join cost more than ``bm25()`` itself: p50 29.5 ms for the joined statement agai
 2 shared cores at load ~2.4).
 
 :meth:`Fts5Ranker.top` therefore ranks in FTS5 alone, keeps the best ``2k`` rows that pass
-the filters, and when fewer than ``k`` of them pass (filters excluding most chunks) runs
-the joined statement instead, so a top-k never comes back short. Both orders are
+the filters, and when fewer than ``k`` of them pass runs the joined statement instead, so
+a top-k never comes back short. Filters on kind, tags, times or metadata can exclude most
+chunks, and the joined statement skips ``bm25()`` for every row they exclude (p50 16 ms
+at 100k with a kind no chunk has, against 30 ms ranking first and then joining): with
+any of them the joined statement runs directly; only the validity rule (current rows,
+``as_of``) ranks first. Both orders are
 ``-bm25()`` descending, then rowid (= chunk id) ascending, over the same ``MATCH``
 expression: hits and scores are identical to the joined statement's, bit for bit.
 
@@ -68,6 +72,15 @@ _hit_cache: weakref.WeakKeyDictionary[
 
 def _row_count(api: apsw.FTS5ExtensionApi, *args: Any) -> int:
     return api.row_count
+
+
+def only_validity(filters: Filters) -> bool:
+    """Return whether ``filters`` restrict nothing but validity (current rows, ``as_of``)."""
+    return not (
+        filters.kinds or filters.tags or filters.metadata
+        or filters.created_after is not None or filters.created_before is not None
+        or filters.valid_after is not None or filters.valid_before is not None
+    )
 
 
 class Fts5Ranker:
@@ -138,6 +151,8 @@ class Fts5Ranker:
         :returns: ``(chunk id, -bm25())`` pairs, best (highest) first, ties by ascending
             chunk id; chunk ids absent from ``chunks`` are never returned.
         """
+        if not only_validity(filters):
+            return self.ranked_joined(expression, filters, k, within)
         limit = PREFIX_FACTOR * k
         ranked = self.ranked(expression, limit, within)
         passing = self.passing([cid for cid, _ in ranked], filters)

@@ -138,6 +138,29 @@ def test_superseded_and_unknown_rows_are_never_returned(store: Any) -> None:
     assert conn.execute("SELECT count(*) FROM chunks WHERE id = 100000").fetchone() == (0,)
 
 
+def test_mostly_superseded_best_rows_fall_back_to_the_joined_statement(
+    store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    storage, arm = store
+    joined_calls: list[int] = []
+    original = Fts5Ranker.ranked_joined
+
+    def spy(self: Fts5Ranker, expression: str, filters: Filters, k: int,
+            within: str | None = None) -> list:
+        joined_calls.append(k)
+        return original(self, expression, filters, k, within)
+
+    monkeypatch.setattr(Fts5Ranker, "ranked_joined", spy)
+    best = [cid for cid, _ in arm_search(arm, "kinase", Filters(), 12)]
+    with storage.transaction() as tx:
+        for chunk_id in best[:11]:
+            tx.execute("UPDATE chunks SET valid_to = 1.0 WHERE id = ?", (chunk_id,))
+    got = arm_search(arm, "kinase", Filters(), 5)
+    assert joined_calls == [5]  # none of the best 10 rows is current: the join decides
+    assert got == joined_search(storage, "kinase", Filters(), 5) and len(got) == 5
+    assert got[0][0] == best[11]
+
+
 def test_filter_check_binds_ids_in_batches(store: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     storage, arm = store
     monkeypatch.setattr(fts5_ranking, "ID_BATCH", 7)
@@ -158,19 +181,24 @@ def test_filter_check_binds_ids_in_batches(store: Any, monkeypatch: pytest.Monke
     ),
     query=st.lists(st.sampled_from(COMMON + RARE + ["absent", "the", "cell"]), min_size=1,
                    max_size=8),
-    filters=st.sampled_from(
-        [Filters(), Filters(kinds=("fact",)), Filters(tags=("fact",)), Filters(kinds=("x",))]
-    ),
+    filters=st.sampled_from([
+        Filters(), Filters(), Filters(as_of=1.5), Filters(include_superseded=True),
+        Filters(kinds=("fact",)), Filters(tags=("fact",)), Filters(kinds=("x",)),
+    ]),
     k=st.one_of(st.integers(1, 5), st.integers(1, 120)),
+    retired=st.sets(st.integers(1, 80)),
 )
 def test_same_ids_and_scores_as_the_joined_statement(
-    docs: list[tuple[str, str]], query: list[str], filters: Filters, k: int,
+    docs: list[tuple[str, str]], query: list[str], filters: Filters, k: int, retired: set[int],
 ) -> None:
     with tempfile.TemporaryDirectory() as folder:
         storage = SqliteStorage(Path(folder) / "db.sqlite3")
         try:
             arm = Fts5KeywordArm(storage)
             add_all(storage, arm, docs)
+            with storage.transaction() as tx:  # superseded chunks: out of the default view
+                for chunk_id in retired:
+                    tx.execute("UPDATE chunks SET valid_to = 2.0 WHERE id = ?", (chunk_id,))
             text = " ".join(query)
             assert arm_search(arm, text, filters, k) == joined_search(storage, text, filters, k)
         finally:
