@@ -46,11 +46,13 @@ MIN_INDEX_ROWS = 50_000
 #: k = 30, but 13.7 -> 15.0 ms at k = 100 (tau, the k-th probe score, is lower).
 MAX_K = 30
 
-#: Below this many phrase rows (sum of n_i) the plain ranking runs.
+#: Below this many phrase rows (sum of n_i) the plain ranking runs. A guard for small
+#: queries on large indexes; at 100k, k = 10, p50 was 9.29 ms with it and without it.
 MIN_ROWS = 8000
 
 #: Prune only when the bound filter is expected to keep at most this fraction of the
-#: rows matching any phrase (independent phrases assumed).
+#: rows matching any phrase (independent phrases assumed). p50 at 100k, k = 10: 10.13 ms
+#: at 0.2, 9.29 ms at 0.3, 9.43 ms at 0.5 (plain ranking 11.5-12.1 ms in the same runs).
 PRUNE_FRACTION = 0.3
 
 
