@@ -12,6 +12,12 @@ Title and text are indexed together as one field, as BEIR's BM25 baselines do
 User text never reaches ``MATCH`` as FTS5 syntax: it is split into word tokens, English
 stopwords are dropped, and each remaining term is double-quoted and OR-ed, so any
 string is a valid query and a document matching more terms ranks higher.
+
+Ranking happens inside FTS5 before ``chunks`` is joined for the filters
+(:mod:`octomem.plugins.fts5_ranking`), and for small k on large indexes only rows whose
+BM25 bound can still reach the top k are ranked (:mod:`octomem.plugins.fts5_pruning`):
+the same hits and bit-identical scores as one ``MATCH ... JOIN chunks ... ORDER BY
+bm25()`` statement; p50 28.9 -> 9.5 ms at 100k chunks, k = 10 (12.8 ms at k = 100).
 """
 
 from __future__ import annotations
@@ -21,11 +27,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import apsw
+from pydantic import BaseModel, Field
+
 from octomem.engine.arms import ArmContext, ArmSpec
 from octomem.engine.hookspecs import hookimpl
 from octomem.engine.types import Chunk, Filters, Hit, Run
-from octomem.plugins.sqlite_storage import SqliteStorage, filter_sql, require_sqlite
-from pydantic import BaseModel, Field
+from octomem.plugins.fts5_pruning import pruned_top
+from octomem.plugins.fts5_ranking import Fts5Ranker
+from octomem.plugins.sqlite_storage import SqliteStorage, require_sqlite
 
 NAME = "fts5"
 TABLE = "fts5_chunks"
@@ -55,6 +64,11 @@ class Fts5Options(BaseModel, extra="forbid"):
         default=256, ge=1, le=10_000, description="distinct query terms kept (the first ones)",
         json_schema_extra={"group": "retrieval"},
     )
+    pruning: bool = Field(
+        default=True,
+        description="skip rows whose BM25 bound cannot reach the top k (same hits)",
+        json_schema_extra={"group": "runtime"},
+    )
 
 
 def query_terms(text: str, stopwords: bool = True, max_terms: int = 256) -> list[str]:
@@ -81,7 +95,12 @@ def match_expression(terms: Sequence[str]) -> str:
 
     Each term is an FTS5 string (double quotes doubled), so no term is read as syntax.
     """
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+    return " OR ".join(phrases(terms))
+
+
+def phrases(terms: Sequence[str]) -> list[str]:
+    """Quote each term as an FTS5 string (double quotes doubled), so none is read as syntax."""
+    return ['"' + t.replace('"', '""') + '"' for t in terms]
 
 
 def _has_index(conn: apsw.Connection) -> bool:
@@ -140,8 +159,8 @@ class Fts5KeywordArm:
     def search(self, text: str, filters: Filters, k: int) -> Run:
         """Rank chunks passing ``filters`` by BM25 against the terms of ``text``.
 
-        Filters are part of the same SQL statement as ``MATCH``, so they apply before
-        ``ORDER BY`` / ``LIMIT``: ``k`` matching chunks come back whenever they exist.
+        Filters apply before the top ``k`` is cut: ``k`` matching chunks come back
+        whenever they exist (see :meth:`Fts5Ranker.top`).
 
         :param text: any string; its word tokens minus stopwords are OR-ed.
         :param filters: kind, tag, time and metadata restrictions.
@@ -152,13 +171,11 @@ class Fts5KeywordArm:
         terms = query_terms(text, self.options.stopwords, self.options.max_terms)
         if not terms or k < 1:
             return []
-        where, params = filter_sql(filters, "c")
-        rows: list[Any] = self.storage.connection().execute(
-            f"SELECT c.id, -bm25({TABLE}) AS score FROM {TABLE} "
-            f"JOIN chunks AS c ON c.id = {TABLE}.rowid "
-            f"WHERE {TABLE} MATCH ? AND {where} ORDER BY score DESC, c.id LIMIT ?",
-            [match_expression(terms), *params, int(k)],
-        ).fetchall()
+        ranker = Fts5Ranker(self.storage.connection(), TABLE)
+        if self.options.pruning:
+            rows = pruned_top(ranker, phrases(terms), filters, int(k))
+        else:
+            rows = ranker.top(match_expression(terms), filters, int(k))
         return [Hit(cid, float(s), rank, NAME) for rank, (cid, s) in enumerate(rows, 1)]
 
 
