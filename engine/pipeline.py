@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from .arms import VersionedStorage
 from .assembly import Arms, build_arms
 from .chunking import CountTokens, split_text, word_count
+from .concurrency import run_timed, start_timed
 from .errors import (
     AmbiguousMatchError,
     EmbedderMismatchError,
@@ -251,29 +252,38 @@ class Pipeline:
     # ---- read path --------------------------------------------------------------
 
     def _runs(self, query: Query, k: int, answer: Answer) -> list[Run]:
-        runs: list[Run] = []
+        """Run the keyword arm (on a worker thread while the semantic half runs, when
+        ``retrieval.parallel_arms``) and the semantic arm; keyword run first."""
         keyword, semantic = self.arms.keyword, self.arms.semantic
-        if keyword is not None:
-            start = time.perf_counter()
-            runs.append(keyword.search(query.text, query.filters, k))
-            answer.timings_ms[keyword.name] = (time.perf_counter() - start) * 1e3
-            answer.arms_ran.append(keyword.name)
-        if semantic is not None:
-            if self.semantic_error:
-                answer.arms_unavailable[semantic.name] = self.semantic_error
-                return runs
-            start = time.perf_counter()
-            try:
-                vector = self.arms.embedder.embed_query(query.text)
-            except EmbedderUnavailableError as exc:
-                answer.arms_unavailable[semantic.name] = str(exc)
-                return runs
-            answer.timings_ms["embed_query"] = (time.perf_counter() - start) * 1e3
-            start = time.perf_counter()
-            runs.append(semantic.search(vector, query.filters, k))
-            answer.timings_ms[semantic.name] = (time.perf_counter() - start) * 1e3
-            answer.arms_ran.append(semantic.name)
-        return runs
+        if keyword is None:
+            return self._semantic_runs(query, k, answer)
+        parallel = semantic is not None and not self.semantic_error
+        start = start_timed if parallel and self.settings.retrieval.parallel_arms else run_timed
+        pending = start(keyword.search, query.text, query.filters, k)
+        answer.arms_ran.append(keyword.name)
+        runs = self._semantic_runs(query, k, answer)
+        run, answer.timings_ms[keyword.name] = pending.result()
+        return [run, *runs]
+
+    def _semantic_runs(self, query: Query, k: int, answer: Answer) -> list[Run]:
+        semantic = self.arms.semantic
+        if semantic is None:
+            return []
+        if self.semantic_error:
+            answer.arms_unavailable[semantic.name] = self.semantic_error
+            return []
+        start = time.perf_counter()
+        try:
+            vector = self.arms.embedder.embed_query(query.text)
+        except EmbedderUnavailableError as exc:
+            answer.arms_unavailable[semantic.name] = str(exc)
+            return []
+        answer.timings_ms["embed_query"] = (time.perf_counter() - start) * 1e3
+        start = time.perf_counter()
+        run = semantic.search(vector, query.filters, k)
+        answer.timings_ms[semantic.name] = (time.perf_counter() - start) * 1e3
+        answer.arms_ran.append(semantic.name)
+        return [run]
 
     def _fuse(self, runs: list[Run]) -> list[Fused]:
         retrieval = self.settings.retrieval

@@ -19,17 +19,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from .arms import VersionedStorage
+from .concurrency import run_timed, start_timed
 from .errors import EmbedderUnavailableError, InvalidQueryError
 from .pipeline import Pipeline, embedding_text
 from .recency import recency_bonus
 from .scoped_fusion import Key, ScopedFused, ScopedRuns, fuse_scopes
 from .scopes import MemoryKnobs
-from .types import Chunk, Filters, FusedHit, Hit
+from .types import Chunk, Filters, FusedHit, Hit, Run
 
 if TYPE_CHECKING:  # imported where used: the MCP server lists tools before numpy loads
     import numpy as np
@@ -127,18 +129,31 @@ def _embed(scoped: Sequence[tuple[str, Pipeline]], text: str, answer: RecallAnsw
     return vector
 
 
+def _start_keywords(
+    scoped: Sequence[tuple[str, Pipeline]], request: RecallRequest, k: int
+) -> dict[str, Future[tuple[Run, float]]]:
+    """Start each scope's keyword search: on worker threads when ``retrieval.parallel_arms``
+    and a semantic half will run meanwhile, else right here."""
+    semantic = any(p.arms.semantic is not None and not p.semantic_error for _, p in scoped)
+    parallel = semantic and scoped[0][1].settings.retrieval.parallel_arms
+    start = start_timed if parallel else run_timed
+    return {
+        scope: start(pipeline.arms.keyword.search, request.text, request.filters, k)
+        for scope, pipeline in scoped if pipeline.arms.keyword is not None
+    }
+
+
 def _search(
     scoped: Sequence[tuple[str, Pipeline]], request: RecallRequest, vector: Any, k: int,
-    answer: RecallAnswer,
+    answer: RecallAnswer, keyword_runs: dict[str, Future[tuple[Run, float]]],
 ) -> ScopedRuns:
     comparable = frozenset(p.arms.semantic.name for _, p in scoped if p.arms.semantic is not None)
     runs = ScopedRuns(by_score=comparable)
     for order, (scope, pipeline) in enumerate(scoped):
         keyword, semantic = pipeline.arms.keyword, pipeline.arms.semantic
         if keyword is not None:
-            start = time.perf_counter()
-            runs.add(scope, order, keyword.search(request.text, request.filters, k))
-            answer.timings_ms[f"{keyword.name} ({scope})"] = _ms(start)
+            run, answer.timings_ms[f"{keyword.name} ({scope})"] = keyword_runs[scope].result()
+            runs.add(scope, order, run)
             answer.arms_ran.append(keyword.name)
         if semantic is not None and vector is not None and not pipeline.semantic_error:
             start = time.perf_counter()
@@ -266,15 +281,16 @@ def recall_scopes(
     pipelines = dict(scoped)
     retrieval = scoped[0][1].settings.retrieval
     first = scoped[0][1].arms
-    vector = _embed(scoped, request.text, answer)
     k = max(retrieval.candidate_k, request.top_k)
+    keyword_runs = _start_keywords(scoped, request, k)
+    vector = _embed(scoped, request.text, answer)
     with ExitStack() as stack:
         txs = {}
         if request.count:
             for scope, pipeline in scoped:
                 if isinstance(pipeline.arms.storage, VersionedStorage):
                     txs[scope] = stack.enter_context(pipeline.arms.storage.transaction())
-        runs = _search(scoped, request, vector, k, answer)
+        runs = _search(scoped, request, vector, k, answer, keyword_runs)
         fused = fuse_scopes(runs, k, retrieval)
         depth = request.top_k * (10 if request.per == "document" else 3)
         depth = max(depth, retrieval.rerank_top_n if first.reranker is not None else 0)
