@@ -97,19 +97,25 @@ def test_scores_are_bm25_as_fts5_defines_it(tmp_path: Path) -> None:
         storage.close()
 
 
-def test_filters_excluding_most_rows_fall_back_to_the_joined_statement(
-    store: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    storage, arm = store
-    joined_calls: list[int] = []
+@pytest.fixture
+def joined_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The ``k`` of every call to the joined (filters inside SQL) statement."""
+    calls: list[int] = []
     original = Fts5Ranker.ranked_joined
 
     def spy(self: Fts5Ranker, expression: str, filters: Filters, k: int,
             within: str | None = None) -> list:
-        joined_calls.append(k)
+        calls.append(k)
         return original(self, expression, filters, k, within)
 
     monkeypatch.setattr(Fts5Ranker, "ranked_joined", spy)
+    return calls
+
+
+def test_filters_excluding_most_rows_fall_back_to_the_joined_statement(
+    store: Any, joined_calls: list[int]
+) -> None:
+    storage, arm = store
     only_facts = Filters(kinds=("fact",))  # 30 of 300 documents
     for query in ["kinase cell", "cell protein running", "zebrafish"]:
         for k in (1, 5, 40):
@@ -139,18 +145,9 @@ def test_superseded_and_unknown_rows_are_never_returned(store: Any) -> None:
 
 
 def test_mostly_superseded_best_rows_fall_back_to_the_joined_statement(
-    store: Any, monkeypatch: pytest.MonkeyPatch
+    store: Any, joined_calls: list[int]
 ) -> None:
     storage, arm = store
-    joined_calls: list[int] = []
-    original = Fts5Ranker.ranked_joined
-
-    def spy(self: Fts5Ranker, expression: str, filters: Filters, k: int,
-            within: str | None = None) -> list:
-        joined_calls.append(k)
-        return original(self, expression, filters, k, within)
-
-    monkeypatch.setattr(Fts5Ranker, "ranked_joined", spy)
     best = [cid for cid, _ in arm_search(arm, "kinase", Filters(), 12)]
     with storage.transaction() as tx:
         for chunk_id in best[:11]:
