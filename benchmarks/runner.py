@@ -108,12 +108,30 @@ def document_run(answer: Answer) -> dict[str, float]:
     return {doc: float(len(order) - i) for i, doc in enumerate(order)}
 
 
+def arms_ms(stages: dict[str, float], arms: Arms) -> float:
+    """Wall time the retrieval arms took out of a query's ``stages`` (ms): the keyword
+    stage plus embedding and semantic stages, or the longer of the two halves when they
+    ran side by side (``retrieval.parallel_arms``)."""
+    keyword = stages.get(arms.keyword, 0.0) if arms.keyword else 0.0
+    semantic = sum(stages.get(s, 0.0) for s in arms.semantic)
+    return max(keyword, semantic) if arms.parallel else keyword + semantic
+
+
+@dataclass(frozen=True, slots=True)
+class Arms:
+    """The stage names of a row's retrieval arms, and whether its halves overlap."""
+
+    keyword: str | None
+    semantic: tuple[str, ...]
+    parallel: bool
+
+
 def _record(
-    timings: dict[str, list[float]], answer: Answer, wall_ms: float, arms: list[str]
+    timings: dict[str, list[float]], answer: Answer, wall_ms: float, arms: Arms
 ) -> None:
     stages = dict(answer.timings_ms)
     stages[TOTAL] = wall_ms
-    stages[OTHER] = max(wall_ms - sum(v for k, v in stages.items() if k in arms), 0.0)
+    stages[OTHER] = max(wall_ms - arms_ms(stages, arms), 0.0)
     for stage, ms in stages.items():
         timings.setdefault(stage, []).append(ms)
 
@@ -124,7 +142,7 @@ def _ask(
     top_k: int,
     filters: Filters,
     timings: dict[str, list[float]],
-    arms: list[str],
+    arms: Arms,
 ) -> Answer:
     query = Query(text, top_k=top_k, filters=filters)
     start = time.perf_counter()
@@ -174,7 +192,10 @@ def run_combo(
         evals: dict[str, list[float]] = {}
         ran: list[str] = []
         unavailable: dict[str, str] = {}
-        arms = [a for a in (combo.keyword, combo.semantic) if a] + ["embed_query"]
+        semantic = (combo.semantic, "embed_query") if combo.semantic else ()
+        parallel = bool(combo.keyword and semantic
+                        and pipeline.settings.retrieval.parallel_arms)
+        arms = Arms(combo.keyword, semantic, parallel)
         for qid in qids:
             answer = _ask(pipeline, dataset.queries[qid], top_k, filters[qid], evals, arms)
             run[qid] = document_run(answer)

@@ -127,3 +127,14 @@ def test_cli_bench(beir: Path, tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert (out / "report.md").is_file() and (out / "report.json").is_file()
+
+
+def test_other_is_what_the_arms_critical_path_leaves() -> None:
+    from octomem.benchmarks.runner import Arms, arms_ms
+
+    stages = {"fts5": 13.0, "embed_query": 4.0, "sqlite-vec": 11.0, "cosine": 2.0}
+    both = ("sqlite-vec", "embed_query")
+    assert arms_ms(stages, Arms("fts5", both, parallel=True)) == 15.0  # max(13, 4 + 11)
+    assert arms_ms(stages, Arms("fts5", both, parallel=False)) == 28.0
+    assert arms_ms(stages, Arms("fts5", (), parallel=False)) == 13.0
+    assert arms_ms(stages, Arms(None, both, parallel=False)) == 15.0
