@@ -265,6 +265,11 @@ class Pipeline:
         run, answer.timings_ms[keyword.name] = pending.result()
         return [run, *runs]
 
+    def _single_arm(self) -> bool:
+        """True when at most one retrieval arm can run (keyword only, or semantic only)."""
+        semantic = self.arms.semantic is not None and not self.semantic_error
+        return (self.arms.keyword is None) or not semantic
+
     def _semantic_runs(self, query: Query, k: int, answer: Answer) -> list[Run]:
         semantic = self.arms.semantic
         if semantic is None:
@@ -320,12 +325,14 @@ class Pipeline:
             raise InvalidQueryError(f"top_k: must be >= 1, got {query.top_k}")
         total = time.perf_counter()
         answer = Answer(hits=[], arms_ran=[], arms_unavailable={}, semantic_available=False)
+        depth = max(query.top_k * 3, self.settings.retrieval.rerank_top_n if self.arms.reranker else 0)
         k = max(self.settings.retrieval.candidate_k, query.top_k)
+        if self._single_arm() and self.settings.retrieval.fusion == "rrf":
+            k = min(k, depth)  # RRF of one run keeps its order: hits past depth go unused
         fused = self._fuse(self._runs(query, k, answer))
         answer = replace(answer, semantic_available=self.arms.semantic is not None
                          and self.arms.semantic.name in answer.arms_ran,
                          chunks_without_vector=self._without_vector())
-        depth = max(query.top_k * 3, self.settings.retrieval.rerank_top_n if self.arms.reranker else 0)
         head = fused[:depth]
         chunks = {c.id: c for c in self.arms.storage.get_chunks([f.chunk_id for f in head])}
         hits = [

@@ -48,13 +48,16 @@ def test_parallel_and_sequential_arms_give_the_same_answer(
                 memory.remember(fact, scope="global")
         if entry == "recall":
             got = memory.recall("invoice approval archive", scope="global", top_k=5)
-            answers[parallel] = [(h.chunk.id, round(h.score, 9)) for h in got.hits]
+            answers[parallel] = [(h.chunk.id, h.score) for h in got.hits]
             assert {"fts5", "sqlite-vec"} <= set(got.arms_ran)
         else:
             pipeline = memory.scopes.require("global")
             got = pipeline.search(Query("invoice approval archive", top_k=5))
-            answers[parallel] = [(h.chunk.id, round(h.score, 9)) for h in got.hits]
+            answers[parallel] = [(h.chunk.id, h.score) for h in got.hits]
             assert got.arms_ran == ["fts5", "sqlite-vec"] and got.timings_ms["fts5"] > 0
         memory.close()
-    assert answers[True] == answers[False] and len(answers[True]) >= 2
+    # same hits in the same order; recall's recency bonus moves scores by ~1e-9 between calls
+    assert [c for c, _ in answers[True]] == [c for c, _ in answers[False]]
+    assert [s for _, s in answers[True]] == pytest.approx([s for _, s in answers[False]])
+    assert len(answers[True]) >= 2
     assert threads[0].startswith("octomem-arm") and threads[1] == "MainThread"
