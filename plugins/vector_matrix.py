@@ -133,7 +133,9 @@ class VectorMatrix:
         """Make room for ``rows`` rows in total (growing by 1.5x at least)."""
         if rows > self.matrix.shape[0]:
             cap = max(rows, int(self.matrix.shape[0] * 1.5) + 16)
-            self.matrix = _grow(self.matrix, cap)
+            large = self.reduce is not None and rows >= self.reduce[0]
+            fresh = self.matrix.shape[0] == 0  # a set loaded past the threshold: row-major
+            self.matrix = _grow(self.matrix, cap, "C" if large and fresh else None)
             self.ids, self.inv_norms = _grow(self.ids, cap), _grow(self.inv_norms, cap)
             self.created, self.kinds = _grow(self.created, cap), _grow(self.kinds, cap)
             if self.projection is not None:
@@ -287,10 +289,7 @@ class VectorMatrix:
             scores = (self.matrix[:n] @ q) * self.inv_norms[:n]
             if rows is not None:
                 scores = scores[rows]
-        if len(scores) > k:
-            top = np.argpartition(-scores, k - 1)[:k]
-        else:
-            top = np.arange(len(scores))
+        top = top_rows(scores, k)
         rows_top = top if rows is None else rows[top]
         ids, best = self.ids[rows_top], scores[top]
         order = np.lexsort((ids, -best))
@@ -301,6 +300,10 @@ class VectorMatrix:
         if self.reduce is None or self.count < self.reduce[0] or allowed <= self.reduce[2] + k:
             return False
         if self.projection is None:
+            # the full vectors are now only gathered (candidates), never scanned: row-major
+            # makes a gather of 1,000 rows 0.1 ms instead of 7.5 ms at 1M (2 cores)
+            if not self.matrix.flags.c_contiguous:
+                self.matrix = _grow(self.matrix, self.matrix.shape[0], order="C")
             self.projection = Projection.fit(self.matrix[:self.count], self.reduce[1])
             self.reduced = np.zeros((self.matrix.shape[0], self.reduce[1]), np.float32, order="F")
             for i in range(0, self.count, 65_536):
@@ -315,8 +318,7 @@ class VectorMatrix:
         approx = (self.reduced[:n] @ self.projection.apply(q[None, :])[0]) * self.inv_norms[:n]
         if mask is not None:
             approx[~mask] = -np.inf
-        c = min(self.reduce[2] + k, n)
-        rows = np.argpartition(-approx, c - 1)[:c]
+        rows = top_rows(approx, self.reduce[2] + k)
         return rows if mask is None else rows[mask[rows]]
 
 
@@ -353,7 +355,37 @@ class Projection:
         return np.asarray(vectors, dtype=np.float32) @ self.basis
 
 
-def _grow(arr: np.ndarray, rows: int) -> np.ndarray:
-    out = np.zeros((rows, *arr.shape[1:]), dtype=arr.dtype, order="F")
-    out[:len(arr)] = arr
+def _grow(arr: np.ndarray, rows: int, order: str | None = None) -> np.ndarray:
+    """Return ``arr`` with room for ``rows`` rows, in ``order`` ("C"/"F"; default: kept)."""
+    keep = "C" if arr.ndim == 2 and arr.flags.c_contiguous and not arr.flags.f_contiguous else "F"
+    out = np.zeros((rows, *arr.shape[1:]), dtype=arr.dtype, order=order or keep)
+    for i in range(0, len(arr), _COPY_ROWS):  # blocks: a transposing copy is slow whole
+        j = min(i + _COPY_ROWS, len(arr))
+        out[i:j] = arr[i:j]
     return out
+
+
+def top_rows(scores: np.ndarray, c: int) -> np.ndarray:
+    """Return the indices of the ``c`` largest ``scores`` (any order; ties arbitrary).
+
+    Instead of one ``argpartition`` over all scores (9 ms at 1M on 2 cores) it takes a
+    threshold from a strided sample with a 2x margin and keeps what reaches it (0.3 ms),
+    and ``argpartition`` only runs on that short list; when the sample was unlucky and
+    fewer than ``c`` scores reach the threshold, it falls back to the full
+    ``argpartition``. Same set as ``argpartition(-scores, c - 1)[:c]``.
+
+    :param scores: float32 ``(n,)``; ``-inf`` for rows to skip. :param c: 1 <= c.
+    :returns: int64 ``(min(c, n),)``.
+    """
+    n = len(scores)
+    if c >= n:
+        return np.arange(n)
+    step = max(n // 16_384, 1)
+    sample = scores[::step]
+    keep = min(len(sample), 2 * c * len(sample) // n + 8)
+    if keep < len(sample):
+        threshold = np.partition(sample, len(sample) - keep)[len(sample) - keep]
+        rows = np.flatnonzero(scores >= threshold)
+        if len(rows) >= c:
+            return rows[np.argpartition(-scores[rows], c - 1)[:c]]
+    return np.argpartition(-scores, c - 1)[:c]

@@ -13,6 +13,7 @@ from octomem.engine.types import Chunk, Document, Filters
 from octomem.plugins import vector_log
 from octomem.plugins.sqlite_storage import SqliteStorage
 from octomem.plugins.sqlite_vec_semantic import SqliteVecOptions, SqliteVecSemanticArm
+from octomem.plugins.vector_matrix import top_rows
 
 DIM = 8
 KINDS = ("memory", "knowledge", "note")
@@ -196,4 +197,51 @@ def test_a_low_rank_projection_keeps_exact_scores_and_most_of_the_top(tmp_path: 
         found += len(set(_ids(got)) & set(_ids(want)))
     assert arm._matrices[arm.bound.table].projection is not None  # type: ignore[union-attr]
     assert 60 <= found < 100  # 8-d Gaussian vectors through 4 dims, 35 of 200 rescored: 76
+    storage.close()
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(1, 5000), c=st.integers(1, 300), seed=st.integers(0, 10**6),
+       ties=st.booleans())
+def test_top_rows_is_the_set_argpartition_picks(n: int, c: int, seed: int, ties: bool) -> None:
+    rng = np.random.default_rng(seed)
+    scores = rng.standard_normal(n).astype(np.float32)
+    if ties:
+        scores = np.round(scores, 1)
+    got = top_rows(scores, c)
+    assert len(got) == min(c, n) and len(set(got.tolist())) == len(got)
+    kth = np.sort(scores)[::-1][min(c, n) - 1]  # every kept score reaches the c-th largest
+    assert scores[got].min() == kth and (scores > kth).sum() <= len(got)
+
+
+def test_a_set_growing_past_the_threshold_switches_to_the_projection(tmp_path: Path) -> None:
+    storage, ids, vectors = _store(tmp_path / "s.sqlite3", 60)
+    with storage.transaction() as tx:
+        SqliteVecSemanticArm(storage).remove(tx, ids[30:])
+    arm, (_, vec0) = _approximate(storage, DIM), _arms(storage)
+    q = np.random.default_rng(9).standard_normal(DIM).astype(np.float32)
+    assert _ids(arm.search(q, Filters(), 5)) == _ids(vec0.search(q, Filters(), 5))
+    matrix = arm._matrices[arm.bound.table]  # type: ignore[union-attr]
+    assert matrix.projection is None and matrix.matrix.flags.f_contiguous  # 30 < 40: exact
+    with storage.transaction() as tx:
+        vec0.add(tx, ids[30:], vectors[30:])
+    assert _ids(arm.search(q, Filters(), 5)) == _ids(vec0.search(q, Filters(), 5))
+    assert matrix.projection is not None and matrix.matrix.flags.c_contiguous
+    storage.close()
+
+
+def test_missing_count_follows_writes_of_this_and_other_connections(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    storage, ids, vectors = _store(path, 6)
+    arm, _ = _arms(storage)
+    assert arm.missing_count() == 0 and arm.missing_count() == 0  # second answer cached
+    other = SqliteStorage(path)
+    with other.transaction() as tx:  # another connection adds a chunk without a vector
+        doc = Document(text="no vector yet")
+        other.add_document(tx, doc, [Chunk(document_id=doc.id, ordinal=0, text=doc.text)])
+    assert arm.missing_count() == 1
+    with storage.transaction() as tx:  # this connection removes a vector
+        arm.remove(tx, [ids[0]])
+    assert arm.missing_count() == 2
+    other.close()
     storage.close()
