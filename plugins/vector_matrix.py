@@ -29,10 +29,12 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 import apsw
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from . import vec0_reader, vector_log
 
@@ -40,6 +42,22 @@ from . import vec0_reader, vector_log
 #: rows; a larger one by scoring every row and dropping the rest. Gathering 20k of 100k
 #: column-major rows took ~50 ms against ~10 ms for the full product (2 cores).
 GATHER_BELOW = 32
+_BLAS = ThreadpoolController()
+
+
+def one_blas_thread() -> AbstractContextManager[object]:
+    """A context in which BLAS calls use one thread (threadpoolctl, ~0.01 ms to enter).
+
+    A scan is a matrix-vector product, bound by memory bandwidth, which one core
+    reaches (numpy's single-threaded ``sum`` reads 26 GB/s here). More threads only
+    contend: with onnxruntime's spinning threads in the same process (the embedder),
+    OpenBLAS's threaded gemv took 3.4 ms at 10k x 384 against 0.58 ms on one thread, and
+    5.9 against 6.1 ms at 100k (2 cores); the keyword arm's worker thread needs the other
+    core anyway (``retrieval.parallel_arms``).
+    """
+    return _BLAS.limit(limits=1, user_api="blas")
+
+
 #: Rows per block when copying row-major vectors into the column-major matrix (0.08 s
 #: per 100k x 384 in blocks of 256 rows against 0.55 s in one copy, 2 cores).
 _COPY_ROWS = 256
@@ -277,6 +295,10 @@ class VectorMatrix:
             scores only its rows (a gather, then a smaller product).
         :returns: at most ``k`` ids and cosine similarities, best first.
         """
+        with one_blas_thread():
+            return self._top_k(query, k, mask)
+
+    def _top_k(self, query: np.ndarray, k: int, mask: np.ndarray | None) -> ScanResult:
         n = self.count
         q = query / np.linalg.norm(query)
         rows = None if mask is None else np.flatnonzero(mask)
