@@ -115,11 +115,12 @@ class ImportReport:
 def read_lines(lines: Iterable[str], source: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line number, object)`` of a JSONL export, the header checked.
 
-    :raises OctomemError: naming ``source`` and the line for invalid JSON, a missing or
-        unsupported header, or an unknown record type.
+    :raises OctomemError: naming ``source`` and the line for invalid JSON or text that is
+        not UTF-8, a missing or unsupported header (an empty file too), or an unknown
+        record type.
     """
     seen_header = False
-    for number, raw in enumerate(lines, start=1):
+    for number, raw in enumerate(_decoded(lines, source), start=1):
         if not raw.strip():
             continue
         try:
@@ -138,6 +139,22 @@ def read_lines(lines: Iterable[str], source: str) -> Iterator[tuple[int, dict[st
         elif kind not in ("document", "forgotten"):
             raise OctomemError(f"{source}:{number}: unknown record type {kind!r}")
         yield number, obj
+    if not seen_header:
+        raise OctomemError(f"{source}: empty; not an octomem JSONL export (format {FORMAT})")
+
+
+def _decoded(lines: Iterable[str], source: str) -> Iterator[str]:
+    """Yield ``lines``, turning a decoding error of the file behind them into one line."""
+    iterator = iter(lines)
+    number = 0
+    while True:
+        number += 1
+        try:
+            yield next(iterator)
+        except StopIteration:
+            return
+        except UnicodeDecodeError as exc:
+            raise OctomemError(f"{source}: not UTF-8 text near line {number} ({exc.reason})") from exc
 
 
 def _document(obj: dict[str, Any], where: str) -> tuple[Document, list[Chunk]]:

@@ -47,6 +47,18 @@ def test_file_system_errors_are_one_line(tmp_path: Path) -> None:
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
 
 
+def test_importing_a_file_that_is_not_an_export_is_one_line(tmp_path: Path) -> None:
+    binary, empty = tmp_path / "bad.md", tmp_path / "empty.jsonl"
+    binary.write_bytes(b"\xff\xfe bad \x80 bytes\n")
+    empty.write_text("")
+    result = run("import", str(binary), cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr == f"error: {binary}: not UTF-8 text near line 1 (invalid start byte)\n"
+    result = run("import", str(empty), cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr == f"error: {empty}: empty; not an octomem JSONL export (format 1)\n"
+
+
 @pytest.mark.slow
 def test_one_bad_file_is_skipped_not_fatal(tmp_path: Path) -> None:
     notes = tmp_path / "notes"
