@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from .arms import PROTOCOLS, ArmContext, ArmKind, ArmSpec
+from .arms import ARM_KINDS, PROTOCOLS, ArmContext, ArmKind, ArmSpec
 from .errors import ArmBuildError, ArmConfigError, IncompatibleArmsError, OctomemError
 from .manager import ArmRegistry
 from .settings import LoadedSettings, PipelineSettings
@@ -47,6 +47,40 @@ def arm_options(spec: ArmSpec, loaded: LoadedSettings) -> BaseModel:
                 else f"; {spec.name} takes: {', '.join(known) or 'no options'}"
             )
         raise ArmConfigError(message) from exc
+
+
+def check_arm_settings(loaded: LoadedSettings, registry: ArmRegistry) -> None:
+    """Validate every ``arms.<name>`` table, configured in the pipeline or not.
+
+    An arm name that no installed arm has is an error (with the closest installed name),
+    except that ``_`` stands for ``-``: environment variables cannot spell
+    ``OCTOMEM_ARMS__SQLITE-VEC__SCAN``, so ``OCTOMEM_ARMS__SQLITE_VEC__SCAN`` sets
+    ``arms.sqlite-vec.scan``.
+
+    :raises ArmConfigError: an unknown arm name, or options its arm refuses.
+    """
+    specs: dict[str, list[ArmSpec]] = {}
+    for kind in ARM_KINDS:
+        for name in registry.names(kind):
+            specs.setdefault(name, []).append(registry.get(kind, name))
+    arms = loaded.settings.arms
+    for name in list(arms):
+        dashed = name.replace("_", "-")
+        if name not in specs and dashed in specs:
+            arms[dashed] = {**arms.pop(name), **arms.get(dashed, {})}
+            prefix = f"arms.{name}"
+            for key in [k for k in loaded.provenance if k.split(".")[:2] == prefix.split(".")]:
+                loaded.provenance[f"arms.{dashed}{key[len(prefix):]}"] = loaded.provenance[key]
+            name = dashed
+        if name not in specs:
+            close = difflib.get_close_matches(name, list(specs), n=1)
+            key = f"arms.{name}"
+            raise ArmConfigError(
+                f"unknown arm {name!r} in {key!r} from {loaded.source_of(key)}; "
+                + (f"did you mean 'arms.{close[0]}'?" if close
+                   else f"installed arms: {', '.join(sorted(specs))}"))
+        for spec in specs[name]:
+            arm_options(spec, loaded)
 
 
 def _specs(pipeline: PipelineSettings, registry: ArmRegistry) -> dict[ArmKind, ArmSpec]:
@@ -107,6 +141,7 @@ def build_arms(loaded: LoadedSettings, registry: ArmRegistry, root: Path) -> Arm
         :class:`ArmConfigError` / :class:`PluginLoadError`.
     """
     specs = check_compatible(loaded.settings.pipeline, registry)
+    check_arm_settings(loaded, registry)
     root.mkdir(parents=True, exist_ok=True)
     storage = _build(specs["storage"], loaded, ArmContext(root=root))
     context = ArmContext(root=root, storage=storage)

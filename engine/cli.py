@@ -16,7 +16,7 @@ from rich.text import Text
 from . import cli_memory as show
 from . import cli_render as render
 from .app import open_memory
-from .assembly import arm_options, check_compatible
+from .assembly import arm_options, check_arm_settings, check_compatible
 from .errors import OctomemError
 from .manager import load_registry
 from .memory import Memory
@@ -281,6 +281,7 @@ def config() -> None:
     loaded = load_settings(state.config, state.overrides, project_root=state.project_root)
     registry = load_registry()
     specs = check_compatible(loaded.settings.pipeline, registry)
+    check_arm_settings(loaded, registry)
     options = {spec.name: arm_options(spec, loaded).model_dump(mode="json") for spec in specs.values()}
     render.settings(console, loaded, options, {spec.name: spec for spec in specs.values()})
 

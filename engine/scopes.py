@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from .assembly import check_compatible
+from .assembly import check_arm_settings, check_compatible
 from .errors import InvalidQueryError
 from .manager import ArmRegistry
 from .pipeline import Pipeline
@@ -107,6 +107,7 @@ class ScopeSet:
 
     def __init__(self, loaded: LoadedSettings, registry: ArmRegistry, roots: ScopeRoots) -> None:
         check_compatible(loaded.settings.pipeline, registry)
+        check_arm_settings(loaded, registry)
         self.loaded = loaded
         self.registry = registry
         self.roots = roots

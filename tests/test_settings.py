@@ -62,3 +62,22 @@ def test_set_values_are_parsed_as_toml() -> None:
     }
     with pytest.raises(ArmConfigError, match="key=value"):
         parse_overrides(["novalue"])
+
+
+def test_every_arms_table_is_checked_and_underscores_stand_for_dashes() -> None:
+    from octomem.engine.assembly import check_arm_settings
+    from octomem.engine.errors import ArmConfigError
+    from octomem.engine.manager import load_registry
+
+    registry = load_registry()
+    loaded = load_settings(None, {"arms": {"sqlite_vec": {"scan": "vec0"}}})
+    check_arm_settings(loaded, registry)  # as OCTOMEM_ARMS__SQLITE_VEC__SCAN=vec0 spells it
+    assert loaded.settings.arms == {"sqlite-vec": {"scan": "vec0"}}
+    typo = load_settings(None, {"arms": {"sqlite-vek": {"scan": "vec0"}}})
+    with pytest.raises(ArmConfigError, match=r"unknown arm 'sqlite-vek'.*mean 'arms.sqlite-vec'"):
+        check_arm_settings(typo, registry)
+    with pytest.raises(ArmConfigError, match=r"'arms.sqlite-vec.scan' from --set"):
+        check_arm_settings(load_settings(None, {"arms": {"sqlite_vec": {"scan": "gpu"}}}), registry)
+    # an arm that is installed but not in the pipeline is checked too
+    with pytest.raises(ArmConfigError, match=r"unknown setting 'arms.mmr.lambda'"):
+        check_arm_settings(load_settings(None, {"arms": {"mmr": {"lambda": 5}}}), registry)
