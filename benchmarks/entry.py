@@ -39,8 +39,13 @@ def main(
         or ``--sources`` without ``--synthetic``, or any error of
         :func:`~octomem.benchmarks.command.run_bench`.
     """
-    if (dataset is None) == (synthetic is None):
+    if dataset is None and synthetic is None:
+        raise OctomemError("give a BEIR folder (corpus.jsonl, queries.jsonl, qrels/) to measure, "
+                           "or --synthetic SIZES (e.g. 10k,100k) for the scale curve")
+    if dataset is not None and synthetic is not None:
         raise OctomemError("give a BEIR folder, or --synthetic SIZES (e.g. 10k,100k), not both")
+    if limit is not None and limit < 1:
+        raise OctomemError(f"--limit: must be >= 1 (the first N judged queries), got {limit}")
     if synthetic is None and (corpus != "random" or sources is not None):
         raise OctomemError(
             "--corpus and --sources choose the scale curve's corpus: add --synthetic"

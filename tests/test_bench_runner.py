@@ -138,3 +138,21 @@ def test_other_is_what_the_arms_critical_path_leaves() -> None:
     assert arms_ms(stages, Arms("fts5", both, parallel=False)) == 28.0
     assert arms_ms(stages, Arms("fts5", (), parallel=False)) == 13.0
     assert arms_ms(stages, Arms(None, both, parallel=False)) == 15.0
+
+
+@pytest.mark.parametrize(("dataset", "synthetic", "limit", "says"), [
+    (None, None, None, "give a BEIR folder .* to measure, or --synthetic"),
+    (Path("x"), "10k", None, "not both"),
+    (Path("x"), None, 0, "--limit: must be >= 1"),
+])
+def test_bench_arguments_are_checked_before_anything_runs(
+    dataset: Path | None, synthetic: str | None, limit: int | None, says: str
+) -> None:
+    from rich.console import Console
+
+    from octomem.benchmarks.entry import main
+
+    with pytest.raises(OctomemError, match=says):
+        main(dataset=dataset, combos=None, split="test", group_by=None, out=None, top_k=100,
+             cache_dir=None, limit=limit, synthetic=synthetic, config_file=None, overrides={},
+             console=Console())
