@@ -191,8 +191,20 @@ class SqliteStorage(SqliteHistory):
             raise
 
     def _migrate(self) -> None:
-        with self.transaction() as tx:
-            migrate(tx, self.path, lambda key, value: self.set_meta(tx, key, value))
+        """Create or upgrade the schema.
+
+        :raises OctomemError: the file is not an SQLite database or is corrupt; names the
+            file (nothing is written to it).
+        """
+        try:
+            with self.transaction() as tx:
+                migrate(tx, self.path, lambda key, value: self.set_meta(tx, key, value))
+        except (apsw.CorruptError, apsw.NotADBError) as exc:
+            self.close()
+            raise OctomemError(
+                f"{self.path}: {exc.args[0] if exc.args else exc}; nothing was written to it "
+                "(restore it from a backup or an `octomem export`, or move it away to start "
+                "empty)") from exc
 
     def _insert_chunks(
         self, tx: apsw.Connection, document: Document, chunks: Sequence[Chunk]

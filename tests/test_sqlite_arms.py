@@ -234,3 +234,19 @@ def test_an_index_from_before_vector_sets_is_adopted(storage: SqliteStorage) -> 
     assert arm.missing() == ids[1:] and arm.missing_count() == 1
     assert [h.chunk_id for h in arm.search(np.eye(4, dtype=np.float32)[0], Filters(), 5)] == ids[:1]
     assert storage.get_meta("sqlite-vec.model_id") is None
+
+
+def test_a_corrupt_file_is_an_error_naming_it_and_stays_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite3"
+    store = SqliteStorage(path)
+    _add(store, "something worth keeping " * 200)
+    store.close()
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])  # truncated, as a crash or a bad copy leaves it
+    before = path.read_bytes()
+    with pytest.raises(OctomemError, match=rf"^{path}: .*nothing was written to it"):
+        SqliteStorage(path)
+    assert path.read_bytes() == before
+    path.write_bytes(b"this is not a database at all, just text" * 100)
+    with pytest.raises(OctomemError, match=rf"^{path}: file is not a database"):
+        SqliteStorage(path)
