@@ -43,7 +43,7 @@ SetOpt = Annotated[list[str] | None, typer.Option("--set", help="Override a sett
 
 
 ScopeOpt = Annotated[str | None, typer.Option("--scope", help="`local` (this project) or `global`.")]
-BothOpt = Annotated[str | None, typer.Option("--scope", help="Only `local` or `global` (default: both).")]
+BothOpt = Annotated[str | None, typer.Option("--scope", help="`local` or `global` to search one scope only; leave it out to search both.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 
 
