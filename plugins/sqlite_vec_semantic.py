@@ -50,6 +50,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -220,7 +221,8 @@ class SqliteVecSemanticArm:
         self.bound: VectorSet | None = None
         self._matrices: dict[str, VectorMatrix] = {}
         #: per connection: ((data_version, total_changes, table), missing count)
-        self._missing: dict[int, tuple[tuple[Any, ...], int]] = {}
+        self._missing: weakref.WeakKeyDictionary[apsw.Connection, tuple[tuple[Any, ...], int]] = (
+            weakref.WeakKeyDictionary())
 
     @property
     def model_id(self) -> str | None:
@@ -362,7 +364,7 @@ class SqliteVecSemanticArm:
         conn = self.storage.connection()
         table = self.bound.table if self.bound else None
         version = (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes(), table)
-        cached = self._missing.get(id(conn))
+        cached = self._missing.get(conn)
         if cached is not None and cached[0] == version:
             return cached[1]
         chunks = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
@@ -370,7 +372,7 @@ class SqliteVecSemanticArm:
             return chunks
         counted = f"{table}_rowids" if _exists(conn, f"{table}_rowids") else table
         vectors = int(conn.execute(f"SELECT count(*) FROM {counted}").fetchone()[0])
-        self._missing[id(conn)] = (version, max(chunks - vectors, 0))
+        self._missing[conn] = (version, max(chunks - vectors, 0))
         return max(chunks - vectors, 0)
 
     def vectors(self, chunk_ids: Sequence[int]) -> np.ndarray:
@@ -401,14 +403,19 @@ class SqliteVecSemanticArm:
         if self.bound is not None and self.options.scan == "numpy":
             self._matrix(self.bound)
 
-    def _matrix(self, bound: VectorSet) -> VectorMatrix:
-        """Return the in-RAM copy of ``bound``, brought up to date (loaded on first use)."""
+    def _matrix_of(self, bound: VectorSet) -> VectorMatrix:
+        """Return the in-RAM copy of ``bound`` as it is (empty until its first sync)."""
         matrix = self._matrices.get(bound.table)
         if matrix is None:
             opts = self.options
             reduce = (opts.approximate_above, opts.approximate_dims, opts.approximate_candidates)
             matrix = self._matrices.setdefault(
                 bound.table, VectorMatrix(bound.table, bound.dim, reduce))
+        return matrix
+
+    def _matrix(self, bound: VectorSet) -> VectorMatrix:
+        """Return the in-RAM copy of ``bound``, brought up to date (loaded on first use)."""
+        matrix = self._matrix_of(bound)
         matrix.sync(self.storage.connection())
         return matrix
 
@@ -419,7 +426,7 @@ class SqliteVecSemanticArm:
         transaction, so a hit is never a chunk deleted in between.
         """
         conn = self.storage.connection()
-        matrix = self._matrices.get(bound.table) or self._matrix(bound)
+        matrix = self._matrix_of(bound)
         with matrix.lock, conn:
             matrix.sync(conn)
             mask: np.ndarray | None = None
