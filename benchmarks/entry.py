@@ -51,11 +51,12 @@ def main(
             "--corpus and --sources choose the scale curve's corpus: add --synthetic"
         )
     if synthetic is not None:
-        from .synthetic import run_scale_curve
+        from .synthetic import report_stem, run_scale_curve
 
+        folder = out or Path("octomem-bench") / "synthetic"
         run_scale_curve(
             synthetic,
-            out or Path("octomem-bench") / "synthetic",
+            folder,
             config_file,
             overrides,
             console,
@@ -63,6 +64,8 @@ def main(
             corpus=corpus,
             sources=sources,
         )
+        stem = report_stem(corpus)
+        console.print(f"report: {folder / (stem + '.md')}  (JSON {stem}.json, plot {stem}.png)")
         return
     assert dataset is not None
     if top_k < 1:

@@ -62,7 +62,10 @@ def answer(console: Console, query: str, ans: RecallAnswer, explain: bool) -> No
         cells.append(f"{head}[dim]{escape(chunk.document_id)} · {chunk.kind}[/dim]{state}\n"
                      f"{escape(_snippet(chunk.text, 160))}")
         table.add_row(*cells)
-    console.print(table)
+    if ans.hits:
+        console.print(table)
+    else:
+        console.print(f"no hits for {escape(repr(query))}")
     line = f"scopes: {', '.join(ans.scopes) or 'none'} · arms: {', '.join(ans.arms_ran) or 'none'}"
     if "total" in ans.timings_ms:
         line += f" · {ans.timings_ms['total']:.1f} ms"

@@ -48,6 +48,8 @@ def test_add_goes_local_and_search_sees_both_scopes(octomem: Any) -> None:
     assert "scope" in table and "recency" in table and "local, global" in table
     status = octomem("status").output
     assert "local" in status and "global" in status and str(Path.cwd()) in status
+    none = octomem("--set", "pipeline.semantic=", "search", "zzzqqq", "--scope", "global").output
+    assert "no hits for 'zzzqqq'" in none and "scopes: global" in none
 
 
 def test_supersede_as_of_and_forget_from_the_cli(octomem: Any) -> None:
