@@ -17,11 +17,14 @@ So a write committed by any process or thread is seen by the next search, a roll
 write never is, and nothing is written outside SQLite. Scores are exact cosine
 similarities (the same as vec0's ``1 - distance``, up to float32 rounding).
 
-The matrix is column-major (Fortran order): BLAS then reads it with its ``gemv_n``
-kernel, which measured 8-11 ms for 100k x 384 on 2 cores against 16 ms for the
-row-major ``gemv_t`` (``sum`` over the same bytes: 6 ms, the bandwidth floor).
+While every search scans it, the matrix is column-major (Fortran order): BLAS then
+reads it with its ``gemv_n`` kernel, which measured 8-11 ms for 100k x 384 on 2 cores
+against 16 ms for the row-major ``gemv_t`` (``sum`` over the same bytes: 6 ms, the
+bandwidth floor). Past the projection threshold only the projected copy is scanned and
+the full vectors are gathered by row, so the matrix becomes row-major.
 
-Memory: ``count * (dim * 4 + 8 + 8 + 2 + 4)`` bytes, e.g. ~150 MiB at 100k x 384.
+Memory: ``count * (dim * 4 + 8 + 8 + 2 + 4)`` bytes, e.g. ~150 MiB at 100k x 384, plus
+``count * dims * 4`` for the projected copy past the threshold (~370 MiB at 1M x 96).
 """
 
 from __future__ import annotations
@@ -145,7 +148,7 @@ class VectorMatrix:
         self._reserve(sum(len(ids) for ids, _ in blocks))
         for ids, vectors in blocks:
             self._append(conn, ids, vectors, fields=False)
-        self._set_fields(conn, 0, self.count, everything=True)
+        self._set_fields(conn, slice(0, self.count), everything=True)
 
     def _reserve(self, rows: int) -> None:
         """Make room for ``rows`` rows in total (growing by 1.5x at least)."""
@@ -178,15 +181,18 @@ class VectorMatrix:
         self.count = n + m
         self._order = None
         if fields:
-            self._set_fields(conn, n, n + m, everything=False)
+            self._set_fields(conn, slice(n, n + m), everything=False)
 
-    def _set_fields(self, conn: apsw.Connection, start: int, stop: int, everything: bool) -> None:
-        """Read the kind and ``created_at`` of rows ``start:stop`` from the ``chunks`` table
-        (the filters' source of truth); NaN and kind "" for a chunk that is gone.
+    def _set_fields(
+        self, conn: apsw.Connection, at_rows: slice | np.ndarray, everything: bool
+    ) -> None:
+        """Read the kind and ``created_at`` of ``at_rows`` (a slice or int64 positions) from
+        the ``chunks`` table (the filters' source of truth); NaN and kind "" for a chunk
+        that is gone.
 
         :param everything: read the whole table (cheaper than a long id list).
         """
-        ids = self.ids[start:stop]
+        ids = self.ids[at_rows]
         if everything:
             rows = conn.execute("SELECT id, kind, created_at FROM chunks ORDER BY id").fetchall()
         else:
@@ -199,8 +205,8 @@ class VectorMatrix:
         hit = found[at] == ids if len(found) else np.zeros(len(ids), dtype=bool)
         codes = np.asarray([self._code(r[1]) for r in rows] or [0], dtype=np.int16)
         when = np.asarray([np.nan if r[2] is None else r[2] for r in rows] or [np.nan])
-        self.kinds[start:stop] = np.where(hit, codes[at], self._code(None))
-        self.created[start:stop] = np.where(hit, when[at], np.nan)
+        self.kinds[at_rows] = np.where(hit, codes[at], self._code(None))
+        self.created[at_rows] = np.where(hit, when[at], np.nan)
 
     def _apply(self, conn: apsw.Connection, changed: list[int]) -> None:
         """Re-read ``changed`` chunk ids: replace, add or drop their rows."""
@@ -211,9 +217,12 @@ class VectorMatrix:
         where = self.positions(np.asarray(changed, dtype=np.int64))
         gone = sorted((p for c, p in zip(changed, where, strict=True)
                        if p >= 0 and c not in present), reverse=True)
-        for pos, cid in zip(where, changed, strict=True):
-            if pos >= 0 and cid in present:  # replaced in place
-                self._set_row(conn, int(pos), cid, present.pop(cid))
+        replaced = [(int(p), c) for c, p in zip(changed, where, strict=True)
+                    if p >= 0 and c in present]
+        for pos, cid in replaced:
+            self._set_row(pos, present.pop(cid))
+        if replaced:
+            self._set_fields(conn, np.asarray([p for p, _ in replaced]), everything=False)
         for pos in gone:  # highest first, so a row moved into a hole is never a later hole
             last = self.count - 1
             for arr in self._columns():
@@ -226,12 +235,12 @@ class VectorMatrix:
             vectors = np.stack([present[c] for c in new])
             self._append(conn, np.asarray(new, dtype=np.int64), vectors)
 
-    def _set_row(self, conn: apsw.Connection, pos: int, chunk_id: int, vector: np.ndarray) -> None:
+    def _set_row(self, pos: int, vector: np.ndarray) -> None:
+        """Replace row ``pos``'s vector (its kind and time are read by the caller)."""
         self.matrix[pos] = vector
         self.inv_norms[pos] = 1.0 / np.sqrt(np.dot(vector, vector))
         if self.projection is not None:
             self.reduced[pos] = self.projection.apply(vector[None, :])[0]
-        self._set_fields(conn, pos, pos + 1, everything=False)
 
     # -- reading ---------------------------------------------------------------------
 
