@@ -100,6 +100,25 @@ class Pipeline:
             except EmbedderMismatchError as exc:
                 self.semantic_error = str(exc)
 
+    def warm(self, kinds: Sequence[str] = ("semantic", "keyword")) -> list[str]:
+        """Let these kinds of arms load now what their first search would (their optional
+        ``warm()`` method, e.g. ``sqlite-vec``'s in-RAM vectors or ``fts5``'s in-RAM
+        postings), so that searches stop paying for it.
+
+        :param kinds: arm kinds, among ``"semantic"`` and ``"keyword"``, warmed in order.
+        :returns: the names of the arms warmed.
+        :raises Exception: whatever an arm's ``warm()`` raises (its first search would too).
+        """
+        warmed = []
+        for kind in kinds:
+            arm = getattr(self.arms, kind)
+            warm = getattr(arm, "warm", None)
+            if not callable(warm) or (kind == "semantic" and self.semantic_error):
+                continue
+            warm()
+            warmed.append(str(arm.name))
+        return warmed
+
     # ---- write path -------------------------------------------------------------
 
     def _token_counter(self) -> tuple[CountTokens, int]:

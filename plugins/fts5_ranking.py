@@ -39,7 +39,7 @@ Measured and dropped (same data, same process, interleaved; details in the commi
 from __future__ import annotations
 
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import apsw
@@ -138,7 +138,8 @@ class Fts5Ranker:
         return cached[1]
 
     def top(
-        self, expression: str, filters: Filters, k: int, within: str | None = None
+        self, expression: str, filters: Filters, k: int, within: str | None = None,
+        first: Callable[[int], list[tuple[int, float]]] | None = None,
     ) -> list[tuple[int, float]]:
         """Return the ``k`` best chunks passing ``filters`` for an FTS5 query.
 
@@ -148,13 +149,16 @@ class Fts5Ranker:
         :param k: number of hits, >= 1.
         :param within: when given, only rows also matching this FTS5 query are ranked;
             their scores still come from ``expression`` alone.
+        :param first: ranks the best rows of the index alone (no filter) as
+            :meth:`ranked` would, given how many; e.g. the in-RAM postings
+            (:class:`~octomem.plugins.fts5_postings.PostingIndex`). Default :meth:`ranked`.
         :returns: ``(chunk id, -bm25())`` pairs, best (highest) first, ties by ascending
             chunk id; chunk ids absent from ``chunks`` are never returned.
         """
         if not only_validity(filters):
             return self.ranked_joined(expression, filters, k, within)
         limit = PREFIX_FACTOR * k
-        ranked = self.ranked(expression, limit, within)
+        ranked = first(limit) if first is not None else self.ranked(expression, limit, within)
         passing = self.passing([cid for cid, _ in ranked], filters)
         kept = [(cid, score) for cid, score in ranked if cid in passing]
         if len(kept) >= k or len(ranked) < limit:

@@ -336,5 +336,10 @@ def test_the_loader_warms_the_semantic_arm_before_the_first_recall(data_dir: Pat
         semantic = memory.scopes.require("global").arms.semantic
         matrix = semantic._matrices[semantic.bound.table]
         assert matrix.count == 1 and matrix.seq >= 0  # loaded before anyone searched
+        keyword = memory.scopes.require("global").arms.keyword
+        loader._run.thread.join(10)  # type: ignore[union-attr]  # then the postings, unawaited
+        assert keyword.postings.loaded and keyword.postings.live_rows == 1
+        assert [h.text for h in memory.recall("archived invoices").hits] == [
+            "Invoices are archived after 90 days"]
     finally:
         loader.close(wait_s=10)

@@ -12,3 +12,10 @@ from octomem.engine.testing import KeywordContract, arm_pairs
 @pytest.mark.parametrize(("arm_name", "storage_name"), arm_pairs("keyword"))
 class TestKeywordContract(KeywordContract):
     """Every installed keyword arm over every storage it accepts."""
+
+
+@pytest.mark.parametrize(("arm_name", "storage_name"), [("fts5", "sqlite")])
+class TestFts5InRamContract(KeywordContract):
+    """``fts5`` ranking from its in-RAM postings from the first search on."""
+
+    OPTIONS = {"fts5": {"in_ram": "always"}}
