@@ -339,7 +339,7 @@ def test_the_loader_warms_the_semantic_arm_before_the_first_recall(data_dir: Pat
         keyword = memory.scopes.require("global").arms.keyword
         loader._run.thread.join(10)  # type: ignore[union-attr]  # then the postings, unawaited
         assert keyword.postings.loaded and keyword.postings.live_rows == 1
-        assert [h.text for h in memory.recall("archived invoices").hits] == [
+        assert [h.chunk.text for h in memory.recall("archived invoices").hits] == [
             "Invoices are archived after 90 days"]
     finally:
         loader.close(wait_s=10)
