@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import math
 import threading
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -53,15 +54,19 @@ REBUILD_MIN = 20_000
 
 @dataclass
 class _Docs:
-    """Tokenized chunks: per chunk its id, token count and distinct tokens; per distinct
-    token its string, term id (:attr:`terms`, int64) and count in the chunk."""
+    """Tokenized chunks as flat int64 arrays (8 bytes per value, not a Python int each):
+    per chunk its id, token count and number of distinct tokens; per distinct token of a
+    chunk its term id and count in the chunk."""
 
-    ids: list[int] = field(default_factory=list)
-    lengths: list[int] = field(default_factory=list)
-    sizes: list[int] = field(default_factory=list)
-    tokens: list[str] = field(default_factory=list)
-    tfs: list[int] = field(default_factory=list)
-    terms: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    ids: array[int] = field(default_factory=lambda: array("q"))
+    lengths: array[int] = field(default_factory=lambda: array("q"))
+    sizes: array[int] = field(default_factory=lambda: array("q"))
+    terms: array[int] = field(default_factory=lambda: array("q"))
+    tfs: array[int] = field(default_factory=lambda: array("q"))
+
+    def numpy(self, name: str) -> np.ndarray:
+        """Return the int64 array ``name`` as numpy (a view)."""
+        return np.frombuffer(getattr(self, name), dtype=np.int64)
 
 
 _BODY = "CASE WHEN coalesce(title, '') = '' THEN text ELSE title || char(10) || text END"
@@ -145,31 +150,30 @@ class PostingIndex:
         """Tokenize ``(chunk id, body)`` rows; new tokens join the vocabulary."""
         tok = tokenizer(conn)
         reason = apsw.FTS5_TOKENIZE_DOCUMENT
+        vocab = self.vocab
         docs = _Docs()
         for cid, body in rows:
             tokens = tok(body.encode(), reason, None, include_offsets=False,
                          include_colocated=False)
             counts = Counter(tokens)
+            for token in counts:  # (keys() - keys() would walk the whole vocabulary)
+                if token not in vocab:
+                    vocab[token] = len(vocab)
             docs.ids.append(cid)
             docs.lengths.append(len(tokens))
             docs.sizes.append(len(counts))
-            docs.tokens.extend(counts)
+            docs.terms.extend(map(vocab.__getitem__, counts))
             docs.tfs.extend(counts.values())
-        vocab = self.vocab
-        for token in dict.fromkeys(docs.tokens).keys() - vocab.keys():
-            vocab[token] = len(vocab)
-        docs.terms = np.fromiter(map(vocab.__getitem__, docs.tokens), dtype=np.int64,
-                                 count=len(docs.tokens))
         return docs
 
     def _build(self, docs: _Docs) -> None:
         """Make the built part from ``docs`` (ascending chunk ids), dropping the rest."""
         n = len(docs.ids)
-        self.slot_ids = np.asarray(docs.ids, dtype=np.int64)
-        self.lengths = np.asarray(docs.lengths, dtype=np.float64)
+        self.slot_ids = docs.numpy("ids").copy()
+        self.lengths = docs.numpy("lengths").astype(np.float64)
         self.live = np.ones(n, dtype=bool)
-        slots = np.repeat(np.arange(n, dtype=np.int64), np.asarray(docs.sizes, dtype=np.int64))
-        self._set_postings(docs.terms, slots, np.asarray(docs.tfs, dtype=np.int64), n, True)
+        slots = np.repeat(np.arange(n, dtype=np.int64), docs.numpy("sizes"))
+        self._set_postings(docs.numpy("terms"), slots, docs.numpy("tfs"), n, True)
         self.count = self.built = self.live_rows = n
         self.total_tokens = int(self.lengths.sum())
         self.dead, self.added_slot, self.added, self.added_postings = 0, {}, {}, 0
@@ -203,16 +207,19 @@ class PostingIndex:
             f"SELECT id, {_BODY} FROM chunks WHERE id IN (SELECT rowid FROM {self.table} "
             "WHERE rowid IN (SELECT value FROM json_each(?))) ORDER BY id", (listed,))
         docs = self._tokenized(conn, rows)
-        starts = np.concatenate([[0], np.cumsum(docs.sizes)])
-        for i, cid in enumerate(docs.ids):
-            a, b = int(starts[i]), int(starts[i + 1])
-            self._add_slot(cid, docs.lengths[i], docs.terms[a:b].tolist(), docs.tfs[a:b])
+        start = 0
+        for cid, length, size in zip(docs.ids, docs.lengths, docs.sizes, strict=True):
+            end = start + size
+            self._add_slot(cid, length, docs.terms[start:end], docs.tfs[start:end])
+            start = end
         self._norm = None
         if max(self.dead, self.added_postings // 8) > max(
                 REBUILD_MIN, REBUILD_FRACTION * self.built):
             self._rebuild()
 
-    def _add_slot(self, cid: int, length: int, terms: list[int], tfs: list[int]) -> None:
+    def _add_slot(
+        self, cid: int, length: int, terms: Sequence[int], tfs: Sequence[int]
+    ) -> None:
         slot = self.count
         if slot >= len(self.slot_ids):
             cap = max(16, int(slot * 1.5))
