@@ -45,7 +45,9 @@ from .scale_corpus import CORPORA, RANDOM, ScaleCorpus, random_corpus, realistic
 #: more line, e.g. ``"sqlite-vec-vec0=sqlite-vec+arms.sqlite-vec.scan=vec0"``.
 ROWS = (
     "grep=grep",
+    # the default: ranked from the in-RAM postings once warmed (the runner warms every arm)
     "fts5=fts5",
+    "fts5-disk=fts5+arms.fts5.in_ram=off",  # before: FTS5's own ranking
     "rank-bm25=rank-bm25",
     # the default: an exact numpy scan below 200k vectors, projection + exact re-scoring above
     "sqlite-vec=sqlite-vec",
@@ -53,7 +55,8 @@ ROWS = (
     "sqlite-vec-vec0=sqlite-vec+arms.sqlite-vec.scan=vec0",  # before: sqlite-vec's own KNN
     # what an agent's recall runs: query embedding, both arms, RRF, cosine dedup
     "hybrid=fts5+sqlite-vec+rrf+cosine",
-    "hybrid-vec0=fts5+sqlite-vec+rrf+cosine+arms.sqlite-vec.scan=vec0",
+    # before: both arms on their on-disk indexes (vec0's KNN, FTS5's ranking)
+    "hybrid-disk=fts5+sqlite-vec+rrf+cosine+arms.sqlite-vec.scan=vec0+arms.fts5.in_ram=off",
 )
 #: Projected seconds (build + queries) above which a row is skipped at the next size.
 BUDGET_S = 900.0

@@ -30,7 +30,8 @@ def _add(storage: SqliteStorage, arm: Fts5KeywordArm, texts: list[str]) -> list[
     with storage.transaction() as tx:
         for i, text in enumerate(texts):
             doc = Document(text=text, kind="fact" if i % 4 == 0 else "note")
-            stored = storage.add_document(tx, doc, [Chunk(document_id=doc.id, ordinal=0, text=text)])
+            chunk = Chunk(document_id=doc.id, ordinal=0, text=text)
+            stored = storage.add_document(tx, doc, [chunk])
             arm.index(tx, stored)
             ids.append(stored[0].id)
     return ids
@@ -130,7 +131,9 @@ def test_writes_of_another_connection_are_seen_and_rollbacks_never(tmp_path: Pat
     storage.close()
 
 
-def test_a_reader_behind_the_pruned_log_reloads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_reader_behind_the_pruned_log_reloads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(vector_log, "KEEP", 2)
     storage = SqliteStorage(tmp_path / "db.sqlite3")
     ram, fts5 = _pair(storage)
@@ -161,8 +164,9 @@ def test_warm_mode_ranks_with_fts5_until_warmed(tmp_path: Path) -> None:
     arm.postings.ranked = spy  # type: ignore[method-assign]
     assert _run(arm, "cell kinase", Filters(), 5) == before
     assert calls == [10]  # ranked in RAM: 2k rows, then the filter check
-    assert _run(arm, "cell kinase", Filters(kinds=("fact",)), 5) == _run(
-        Fts5KeywordArm(storage, Fts5Options(in_ram="off")), "cell kinase", Filters(kinds=("fact",)), 5)
+    facts = Filters(kinds=("fact",))
+    off = Fts5KeywordArm(storage, Fts5Options(in_ram="off"))
+    assert _run(arm, "cell kinase", facts, 5) == _run(off, "cell kinase", facts, 5)
     assert calls == [10]  # kinds, tags, times, metadata: FTS5 joined to chunks
     storage.close()
 
