@@ -176,7 +176,8 @@ def run_combo(
 
     The arms warm up first (:meth:`Pipeline.warm`, as the MCP server's arms do: in-RAM
     vectors and postings), then one untimed warm-up query, then the quality pass (every
-    query at ``top_k``), then the latency pass (``latency_queries`` queries spread over the set, at ``latency_top_k``).
+    query at ``top_k``), then the latency pass (``latency_queries`` queries spread over
+    the set, at ``latency_top_k``).
     Times are wall times of ``Pipeline.search``; stages are the answer's ``timings_ms``.
 
     :param top_k: hits per answer in the quality pass (100 so recall@100 can be measured).
