@@ -16,8 +16,9 @@ string is a valid query and a document matching more terms ranks higher.
 Once a long-running process has warmed it (``in_ram``), the arm ranks from an in-RAM
 copy of the postings (:mod:`octomem.plugins.fts5_postings`), with FTS5's hits and
 ``bm25()`` scores bit for bit: p50 28.6 -> 2.3 ms at 100k chunks of the realistic scale
-corpus, k = 10. Otherwise, or with filters other than validity, ranking happens inside
-FTS5 before ``chunks`` is joined for the filters (:mod:`octomem.plugins.fts5_ranking`),
+corpus, k = 10; filters are checked on its best rows, and when too few pass, FTS5
+ranks joined to ``chunks``. Without the copy, ranking happens inside FTS5 before
+``chunks`` is joined for the filters (:mod:`octomem.plugins.fts5_ranking`),
 and for small k on large indexes only rows whose BM25 bound can still reach the top k
 are ranked (:mod:`octomem.plugins.fts5_pruning`): the same hits and bit-identical
 scores as one ``MATCH ... JOIN chunks ... ORDER BY bm25()`` statement; p50 28.9 ->
@@ -40,7 +41,7 @@ from octomem.engine.types import Chunk, Filters, Hit, Run
 from octomem.plugins import vector_log
 from octomem.plugins.fts5_postings import PostingIndex, tokenizer
 from octomem.plugins.fts5_pruning import pruned_top
-from octomem.plugins.fts5_ranking import Fts5Ranker, only_validity
+from octomem.plugins.fts5_ranking import Fts5Ranker
 from octomem.plugins.sqlite_storage import SqliteStorage, require_sqlite
 
 NAME = "fts5"
@@ -196,14 +197,13 @@ class Fts5KeywordArm:
     def _in_ram(self, terms: Sequence[str], filters: Filters, k: int) -> list[Any] | None:
         """Rank from the in-RAM postings when they apply, else return ``None``.
 
-        They apply when loaded (or ``in_ram`` is "always"), every term is one token, and
-        the filters restrict validity only (others: FTS5 joined to ``chunks``, which
-        skips ``bm25()`` for the rows they exclude). The copy's sync and the filter reads
-        share one read transaction.
+        They apply when loaded (or ``in_ram`` is "always") and every term is one token.
+        Their best ``2k`` rows are checked against the filters; when fewer than ``k``
+        pass, FTS5 joined to ``chunks`` ranks instead (:meth:`Fts5Ranker.top`). The
+        copy's sync and the filter reads share one read transaction.
         """
         mode = self.options.in_ram
-        if mode == "off" or (mode == "warm" and not self.postings.loaded) \
-                or not only_validity(filters):
+        if mode == "off" or (mode == "warm" and not self.postings.loaded):
             return None
         conn = self.storage.connection()
         tokens = self._tokens(conn, terms)

@@ -18,7 +18,7 @@ follows a vector set: loaded from ``chunks`` on first use (tokenizing every chun
 ~2 s per 100k chunks of ~65 tokens), then kept in step through the change log
 (:mod:`~octomem.plugins.vector_log`), which the arm writes in the same transactions
 as the index. Replaced or removed chunks leave dead slots; new ones get new slots and
-small per-term lists; past :data:`REBUILD_FRACTION` of either, the arrays are rebuilt.
+small per-term arrays; past :data:`REBUILD_FRACTION` of either, the arrays are rebuilt.
 
 Memory: ~6 bytes per posting (int32 slot, uint16 tf) plus ~25 bytes per chunk, e.g.
 ~45 MiB for 100k chunks with ~65 distinct-ish tokens each.
@@ -42,14 +42,18 @@ from . import vector_log
 #: FTS5's ``bm25()`` constants (``fts5_aux.c``: k1 = 1.2, b = 0.75).
 K1 = 1.2
 B = 0.75
+#: Counts of a token in one chunk are kept as uint16, capped here (a chunk is at most a
+#: few thousand tokens; FTS5 counts beyond it exactly, so scores would differ above it).
+TF_MAX = 65_535
 #: The arm's tokenizer, as created by ``tokenize='porter unicode61'``.
 TOKENIZER = ("porter", ["unicode61"])
-#: Rebuild the arrays once dead slots or postings added since the last build exceed this
-#: fraction of the built ones (a rebuild costs ~0.5 s per 100k chunks; a query scans the
-#: added postings as Python lists turned into arrays).
+#: Rebuild the arrays once the dead slots or the slots added since the last build exceed
+#: this fraction of the built ones: a rebuild re-sorts every posting (~1 s per 100k
+#: chunks, inside the search that triggers it), while dead slots cost every query a
+#: mask over its postings and added ones a second, unsorted posting array per term.
 REBUILD_FRACTION = 0.1
-#: ...but never for fewer than this many changed postings or slots.
-REBUILD_MIN = 20_000
+#: ...but never for fewer than this many dead or added slots.
+REBUILD_MIN = 2_000
 
 
 @dataclass
@@ -109,8 +113,7 @@ class PostingIndex:
         self.ptr = np.zeros(1, dtype=np.int64)  # CSR over the built terms
         self.post_slots = np.zeros(0, dtype=np.int32)
         self.post_tfs = np.zeros(0, dtype=np.uint16)
-        self.added: dict[int, tuple[list[int], list[int]]] = {}  # term -> (slots, tfs)
-        self.added_postings = 0
+        self.added: dict[int, tuple[array[int], array[int]]] = {}  # term -> (slots, tfs)
         self._norm: np.ndarray | None = None  # k1 * (1 - b + b * D / avgdl) per slot
         self._scores = np.zeros(0, dtype=np.float64)
 
@@ -176,7 +179,7 @@ class PostingIndex:
         self._set_postings(docs.numpy("terms"), slots, docs.numpy("tfs"), n, True)
         self.count = self.built = self.live_rows = n
         self.total_tokens = int(self.lengths.sum())
-        self.dead, self.added_slot, self.added, self.added_postings = 0, {}, {}, 0
+        self.dead, self.added_slot, self.added = 0, {}, {}
         self._norm = None
 
     def _set_postings(
@@ -188,7 +191,7 @@ class PostingIndex:
         """
         order = np.argsort(terms, kind="stable") if by_slot else np.lexsort((slots, terms))
         self.post_slots = slots[order].astype(np.int32)
-        self.post_tfs = np.minimum(tfs[order], np.iinfo(np.uint16).max).astype(np.uint16)
+        self.post_tfs = np.minimum(tfs[order], TF_MAX).astype(np.uint16)
         self.ptr = np.zeros(len(self.vocab) + 1, dtype=np.int64)
         np.cumsum(np.bincount(terms, minlength=len(self.vocab)), out=self.ptr[1:])
         self._scores = np.zeros(n, dtype=np.float64)
@@ -213,7 +216,7 @@ class PostingIndex:
             self._add_slot(cid, length, docs.terms[start:end], docs.tfs[start:end])
             start = end
         self._norm = None
-        if max(self.dead, self.added_postings // 8) > max(
+        if max(self.dead, self.count - self.built) > max(
                 REBUILD_MIN, REBUILD_FRACTION * self.built):
             self._rebuild()
 
@@ -235,10 +238,11 @@ class PostingIndex:
         self.total_tokens += length
         self.added_slot[cid] = slot
         for term, tf in zip(terms, tfs, strict=True):
-            slot_list, tf_list = self.added.setdefault(term, ([], []))
-            slot_list.append(slot)
-            tf_list.append(tf)
-        self.added_postings += len(terms)
+            entry = self.added.get(term)
+            if entry is None:
+                entry = self.added[term] = (array("i"), array("H"))
+            entry[0].append(slot)
+            entry[1].append(min(tf, TF_MAX))
 
     def _rebuild(self) -> None:
         """Rebuild the arrays from the live slots (ascending chunk ids again)."""
@@ -248,8 +252,8 @@ class PostingIndex:
         tfs = [self.post_tfs.astype(np.int64)]
         for term, (s, f) in self.added.items():
             terms.append(np.full(len(s), term, dtype=np.int64))
-            slots.append(np.asarray(s, dtype=np.int64))
-            tfs.append(np.asarray(f, dtype=np.int64))
+            slots.append(np.frombuffer(s, dtype=np.int32).astype(np.int64))
+            tfs.append(np.frombuffer(f, dtype=np.uint16).astype(np.int64))
         t, s, f = np.concatenate(terms), np.concatenate(slots), np.concatenate(tfs)
         keep = self.live[s]
         t, s, f = t[keep], s[keep], f[keep]
@@ -263,7 +267,7 @@ class PostingIndex:
         self.live = np.ones(n, dtype=bool)
         self._set_postings(t, renumber[s], f, n, False)
         self.count = self.built = self.live_rows = n
-        self.dead, self.added_slot, self.added, self.added_postings = 0, {}, {}, 0
+        self.dead, self.added_slot, self.added = 0, {}, {}
         self._norm = None
 
     def slot_of(self, chunk_id: int) -> int:
@@ -286,8 +290,8 @@ class PostingIndex:
             if term < len(self.ptr) - 1 else np.zeros(0, dtype=np.uint16)
         extra = self.added.get(term)
         if extra is not None:
-            slots = np.concatenate([slots, np.asarray(extra[0], dtype=np.int32)])
-            tfs = np.concatenate([tfs, np.asarray(extra[1], dtype=np.uint16)])
+            slots = np.concatenate([slots, np.frombuffer(extra[0], dtype=np.int32)])
+            tfs = np.concatenate([tfs, np.frombuffer(extra[1], dtype=np.uint16)])
         if self.dead:
             keep = self.live[slots]
             slots, tfs = slots[keep], tfs[keep]

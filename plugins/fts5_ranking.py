@@ -151,11 +151,13 @@ class Fts5Ranker:
             their scores still come from ``expression`` alone.
         :param first: ranks the best rows of the index alone (no filter) as
             :meth:`ranked` would, given how many; e.g. the in-RAM postings
-            (:class:`~octomem.plugins.fts5_postings.PostingIndex`). Default :meth:`ranked`.
+            (:class:`~octomem.plugins.fts5_postings.PostingIndex`), cheap enough to try
+            before the joined statement whatever the filters. Default: :meth:`ranked`,
+            tried only when the filters restrict validity alone.
         :returns: ``(chunk id, -bm25())`` pairs, best (highest) first, ties by ascending
             chunk id; chunk ids absent from ``chunks`` are never returned.
         """
-        if not only_validity(filters):
+        if first is None and not only_validity(filters):
             return self.ranked_joined(expression, filters, k, within)
         limit = PREFIX_FACTOR * k
         ranked = first(limit) if first is not None else self.ranked(expression, limit, within)

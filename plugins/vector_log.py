@@ -1,12 +1,16 @@
-"""The change log of the ``sqlite-vec`` vector sets: which chunk's vector changed, in order.
+"""The change log of the ``sqlite-vec`` vector sets and the ``fts5`` index: which chunk's
+entry changed, in order.
 
 Every write to a vector set (:meth:`SqliteVecSemanticArm.add
 <octomem.plugins.sqlite_vec_semantic.SqliteVecSemanticArm.add>`, ``remove``, ``reset``)
-appends one row per touched chunk to ``vector_log`` *in the same transaction*, so the
-log and the vectors commit or roll back together. An in-RAM copy of a set
-(:class:`~octomem.plugins.vector_matrix.VectorMatrix`) remembers the last ``seq`` it
+or to the FTS5 table (:meth:`Fts5KeywordArm.index
+<octomem.plugins.fts5_keyword.Fts5KeywordArm.index>`, ``remove``) appends one row per
+touched chunk to ``vector_log`` *in the same transaction*, so the log and the index
+commit or roll back together; ``table_name`` tells the indexes apart. An in-RAM copy
+(:class:`~octomem.plugins.vector_matrix.VectorMatrix`,
+:class:`~octomem.plugins.fts5_postings.PostingIndex`) remembers the last ``seq`` it
 has seen and re-reads only the chunks logged after it; a copy that fell behind the
-pruned part of the log, or that sees its set dropped, reloads the whole set.
+pruned part of the log, or that sees its set dropped, reloads everything.
 
 ``seq`` is ``AUTOINCREMENT``: it never goes back, even after pruning, so "no row
 after my ``seq``" always means "nothing changed".
@@ -27,7 +31,7 @@ KEEP = 50_000
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS {TABLE} (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    table_name TEXT NOT NULL,  -- the vec0 table of the vector set
+    table_name TEXT NOT NULL,  -- the vec0 table of the vector set, or the FTS5 table
     chunk_id INTEGER           -- NULL: the whole set was dropped
 )"""
 
