@@ -34,15 +34,21 @@ a zero vector has no cosine distance (NULL), so zero or non-finite vectors are r
 
 How a search scans (option ``scan``, settings ``[arms.sqlite-vec]``):
 
-- ``"numpy"`` (default): an exact scan of an in-RAM float32 copy of the bound set
+- ``"numpy"``: an exact scan of an in-RAM float32 copy of the bound set
   (:class:`~octomem.plugins.vector_matrix.VectorMatrix`), kept in step with the vec0
   table through a change log written in the same transactions
   (:mod:`~octomem.plugins.vector_log`). The same filters apply inside the scan:
   kind and creation time as numpy masks, everything else as the set of chunk ids the
-  ``chunks`` table allows. Same results as ``"vec0"`` (exact either way); measured
-  ~10x faster at 100k vectors (scale curve, ``docs/benchmarks.md``). The first search
-  of a process loads the set (one table scan, ~1 s per 100k vectors on 2 cores).
+  ``chunks`` table allows. Same hits as ``"vec0"`` (exact either way, below
+  ``approximate_above``); measured ~10x faster at 100k vectors (scale curve,
+  ``docs/benchmarks.md``). The first search of a process loads the set (one table
+  scan, ~0.5-1 s per 100k vectors on 2 cores, ~15 s at 1M).
 - ``"vec0"``: sqlite-vec's own KNN query, as described above; no RAM copy.
+- ``"warm"`` (default): ``"numpy"`` once a long-running process has loaded the copy
+  (:meth:`SqliteVecSemanticArm.warm`: the MCP server before its first recall,
+  ``octomem bench`` before timing), ``"vec0"`` until then. A one-shot CLI call asks
+  one query, for which loading costs more than vec0's KNN (first search 1.0 s against
+  0.16 s at 100k realistic vectors, 14.7 s against 1.0 s at 1M).
 """
 
 from __future__ import annotations
@@ -104,11 +110,12 @@ class VectorSet:
 class SqliteVecOptions(BaseModel, extra="forbid"):
     """Options of the ``sqlite-vec`` semantic arm (settings table ``[arms.sqlite-vec]``)."""
 
-    scan: Literal["numpy", "vec0"] = Field(
-        default="numpy",
+    scan: Literal["warm", "numpy", "vec0"] = Field(
+        default="warm",
         description="how a search scans the vectors: 'numpy' (an exact scan of an in-RAM "
-        "copy kept in step with the table) or 'vec0' (sqlite-vec's KNN query, no RAM copy); "
-        "same results",
+        "copy kept in step with the table, loaded by the first search), 'vec0' "
+        "(sqlite-vec's KNN query, no RAM copy) or 'warm' (numpy once a long-running "
+        "process has loaded the copy, vec0 before); same hits",
         json_schema_extra={"group": "runtime"},
     )
     approximate_above: int = Field(
@@ -384,7 +391,7 @@ class SqliteVecSemanticArm:
         bound = self.bound
         if bound is None:
             return np.zeros((len(chunk_ids), 0), dtype=np.float32)
-        if self.options.scan == "numpy":
+        if self._in_ram(bound):
             return self._matrix(bound).vectors(chunk_ids)
         ids = [int(c) for c in chunk_ids]
         rows = self.storage.connection().execute(
@@ -398,10 +405,19 @@ class SqliteVecSemanticArm:
         return out
 
     def warm(self) -> None:
-        """Load the bound set's in-RAM copy now (``scan = "numpy"``), so that the first
-        search does not pay for it (~0.3-1 s per 100k vectors); a no-op otherwise."""
-        if self.bound is not None and self.options.scan == "numpy":
+        """Load the bound set's in-RAM copy now (``scan`` "numpy" or "warm"), so that
+        searches scan it without paying for the load (~0.5-1 s per 100k vectors); a
+        no-op with ``scan = "vec0"``."""
+        if self.bound is not None and self.options.scan != "vec0":
             self._matrix(self.bound)
+
+    def _in_ram(self, bound: VectorSet) -> bool:
+        """True when searches of ``bound`` scan the in-RAM copy (see ``scan``)."""
+        scan = self.options.scan
+        if scan != "warm":
+            return scan == "numpy"
+        matrix = self._matrices.get(bound.table)
+        return matrix is not None and matrix.seq >= 0
 
     def _matrix_of(self, bound: VectorSet) -> VectorMatrix:
         """Return the in-RAM copy of ``bound`` as it is (empty until its first sync)."""
@@ -474,7 +490,7 @@ class SqliteVecSemanticArm:
             )
         if not np.isfinite(query).all() or not query.any():
             return []
-        if self.options.scan == "numpy":
+        if self._in_ram(bound):
             return self._scan(bound, query, filters, int(k))
         k = min(int(k), KNN_MAX_K)
         skip: set[int] = set()
@@ -510,6 +526,6 @@ def octomem_register_semantic_arms() -> list[ArmSpec]:
             kind="semantic", name=NAME, factory=build, options_model=SqliteVecOptions,
             requires_storage=frozenset({"sqlite"}),
             description="exact cosine KNN over sqlite-vec vec0 tables (one per embedder), "
-            "scanned in RAM with numpy by default, filters inside the search",
+            "scanned in RAM with numpy once warmed, filters inside the search",
         )
     ]

@@ -155,7 +155,8 @@ def test_noncurrent_chunks_are_masked_out_by_default(tmp_path: Path) -> None:
 
 def _approximate(storage: SqliteStorage, dims: int, candidates: int = 5) -> SqliteVecSemanticArm:
     arm = SqliteVecSemanticArm(storage, SqliteVecOptions(
-        approximate_above=40, approximate_dims=dims, approximate_candidates=candidates))
+        scan="numpy", approximate_above=40, approximate_dims=dims,
+        approximate_candidates=candidates))
     with storage.transaction() as tx:
         arm.bind(tx, "model", DIM)
     return arm
@@ -227,6 +228,26 @@ def test_a_set_growing_past_the_threshold_switches_to_the_projection(tmp_path: P
         vec0.add(tx, ids[30:], vectors[30:])
     assert _ids(arm.search(q, Filters(), 5)) == _ids(vec0.search(q, Filters(), 5))
     assert matrix.projection is not None and matrix.matrix.flags.c_contiguous
+    storage.close()
+
+
+def test_the_default_scans_vec0_until_warmed_then_the_copy(tmp_path: Path) -> None:
+    storage, ids, vectors = _store(tmp_path / "s.sqlite3", 30)
+    arm = SqliteVecSemanticArm(storage)  # scan = "warm"
+    with storage.transaction() as tx:
+        arm.bind(tx, "model", DIM)
+    table = arm.bound.table  # type: ignore[union-attr]
+    before = arm.search(vectors[3], Filters(), 5)
+    np.testing.assert_array_equal(arm.vectors([ids[3]])[0], vectors[3])
+    assert table not in arm._matrices  # a one-shot process never loads the copy
+    arm.warm()
+    assert arm._matrices[table].count == 30
+    after = arm.search(vectors[3], Filters(), 5)
+    assert _ids(after) == _ids(before) and after[0].chunk_id == ids[3]
+    assert [h.score for h in after] == pytest.approx([h.score for h in before], abs=1e-6)
+    with storage.transaction() as tx:  # the warmed copy follows writes
+        arm.remove(tx, [ids[3]])
+    assert ids[3] not in _ids(arm.search(vectors[3], Filters(), 5))
     storage.close()
 
 

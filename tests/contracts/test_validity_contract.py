@@ -18,3 +18,11 @@ ARMS = [("keyword", a, s) for a, s in arm_pairs("keyword")] + [
 @pytest.mark.parametrize(("arm_kind", "arm_name", "storage_name"), ARMS)
 class TestValidityContract(ValidityContract):
     """Every installed keyword and semantic arm over every storage it accepts."""
+
+
+@pytest.mark.parametrize(("arm_kind", "arm_name", "storage_name"), [
+    ("keyword", "fts5", "sqlite"), ("semantic", "sqlite-vec", "sqlite")])
+class TestInRamValidityContract(ValidityContract):
+    """The default arms ranking from their in-RAM copies from the first search on."""
+
+    OPTIONS = {"fts5": {"in_ram": "always"}, "sqlite-vec": {"scan": "numpy"}}
