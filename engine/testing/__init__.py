@@ -46,7 +46,7 @@ Needs pytest (octomem's ``dev`` extra); the engine itself never imports this pac
 
 from __future__ import annotations
 
-from .base import ArmBuilder, ArmContract, arm_pairs, registered_names
+from .base import ArmBuilder, ArmContract, arm_pairs, registered_names, required_options
 from .dedup import DedupContract
 from .embedder import EmbedderContract
 from .keyword import KeywordContract
@@ -89,4 +89,5 @@ __all__ = [
     "ValidityContract",
     "arm_pairs",
     "registered_names",
+    "required_options",
 ]

@@ -27,19 +27,39 @@ OPTIONS_FIXTURE = "octomem_arm_options"
 REGISTRY_FIXTURE = "octomem_registry"
 
 
-def registered_names(kind: ArmKind, registry: ArmRegistry | None = None) -> list[str]:
-    """Return the names of every installed arm of ``kind``, sorted (for ``parametrize``)."""
-    return (registry or load_registry()).names(kind)
+def required_options(kind: ArmKind, name: str, registry: ArmRegistry | None = None) -> list[str]:
+    """Return the options arm ``name`` cannot be built without (no default), e.g. ``["uri"]``."""
+    spec = (registry or load_registry()).get(kind, name)
+    return [f for f, info in spec.options_model.model_fields.items() if info.is_required()]
 
 
-def arm_pairs(kind: ArmKind, registry: ArmRegistry | None = None) -> list[tuple[str, str]]:
+def registered_names(
+    kind: ArmKind, registry: ArmRegistry | None = None, *, runnable: bool = False
+) -> list[str]:
+    """Return the names of every installed arm of ``kind``, sorted (for ``parametrize``).
+
+    :param runnable: leave out arms with :func:`required_options` (they need a fixture
+        ``octomem_arm_options``, e.g. a server's address, that only their own suite has).
+    """
+    registry = registry or load_registry()
+    return [n for n in registry.names(kind)
+            if not (runnable and required_options(kind, n, registry))]
+
+
+def arm_pairs(
+    kind: ArmKind, registry: ArmRegistry | None = None, *, runnable: bool = False
+) -> list[tuple[str, str]]:
     """Return ``(arm, storage)`` for every installed arm of ``kind`` and every installed
-    storage it accepts (its ``requires_storage``, or any storage when that is empty)."""
+    storage it accepts (its ``requires_storage``, or any storage when that is empty).
+
+    :param runnable: leave out pairs where either arm has :func:`required_options`.
+    """
     registry = registry or load_registry()
     pairs = []
-    for arm in registry.names(kind):
+    for arm in registered_names(kind, registry, runnable=runnable):
         needs = registry.get(kind, arm).requires_storage
-        pairs += [(arm, s) for s in registry.names("storage") if not needs or s in needs]
+        pairs += [(arm, s) for s in registered_names("storage", registry, runnable=runnable)
+                  if not needs or s in needs]
     return pairs
 
 

@@ -25,7 +25,7 @@ def _at_cosine(c: float) -> np.ndarray:
 # ---- contract: every registered dedup (the conformance kit's DedupContract) -------------
 
 
-@pytest.mark.parametrize("arm_name", registered_names("dedup"))
+@pytest.mark.parametrize("arm_name", registered_names("dedup", runnable=True))
 class TestDedupContract(DedupContract):
     """Every installed dedup, with default options."""
 

@@ -19,7 +19,7 @@ REAL_MODEL_EMBEDDERS = {"fastembed"}
 def _params() -> list[object]:
     return [
         pytest.param(n, marks=pytest.mark.slow) if n in REAL_MODEL_EMBEDDERS else n
-        for n in registered_names("embedder")
+        for n in registered_names("embedder", runnable=True)
     ]
 
 

@@ -9,6 +9,6 @@ import pytest
 from octomem.engine.testing import HistoryContract, registered_names
 
 
-@pytest.mark.parametrize("storage_name", registered_names("storage"))
+@pytest.mark.parametrize("storage_name", registered_names("storage", runnable=True))
 class TestHistoryContract(HistoryContract):
     """Every installed storage; one without statement history is skipped."""

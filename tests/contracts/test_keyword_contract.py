@@ -9,7 +9,7 @@ import pytest
 from octomem.engine.testing import KeywordContract, arm_pairs
 
 
-@pytest.mark.parametrize(("arm_name", "storage_name"), arm_pairs("keyword"))
+@pytest.mark.parametrize(("arm_name", "storage_name"), arm_pairs("keyword", runnable=True))
 class TestKeywordContract(KeywordContract):
     """Every installed keyword arm over every storage it accepts."""
 

@@ -26,6 +26,6 @@ def octomem_arm_options(tmp_path: Path) -> dict[str, dict[str, Any]]:
     return {"cross-encoder": {"model_path": str(folder), "threads": 1}}
 
 
-@pytest.mark.parametrize("arm_name", registered_names("reranker"))
+@pytest.mark.parametrize("arm_name", registered_names("reranker", runnable=True))
 class TestRerankerContract(RerankerContract):
     """Every installed reranker."""

@@ -9,7 +9,7 @@ import pytest
 from octomem.engine.testing import SemanticContract, arm_pairs
 
 
-@pytest.mark.parametrize(("arm_name", "storage_name"), arm_pairs("semantic"))
+@pytest.mark.parametrize(("arm_name", "storage_name"), arm_pairs("semantic", runnable=True))
 class TestSemanticContract(SemanticContract):
     """Every installed semantic arm over every storage it accepts."""
 

@@ -11,8 +11,8 @@ import pytest
 
 from octomem.engine.testing import ValidityContract, arm_pairs
 
-ARMS = [("keyword", a, s) for a, s in arm_pairs("keyword")] + [
-    ("semantic", a, s) for a, s in arm_pairs("semantic")]
+ARMS = [("keyword", a, s) for a, s in arm_pairs("keyword", runnable=True)] + [
+    ("semantic", a, s) for a, s in arm_pairs("semantic", runnable=True)]
 
 
 @pytest.mark.parametrize(("arm_kind", "arm_name", "storage_name"), ARMS)
