@@ -106,7 +106,8 @@ class Pipeline:
         postings), so that searches stop paying for it.
 
         :param kinds: arm kinds, among ``"semantic"`` and ``"keyword"``, warmed in order.
-        :returns: the names of the arms warmed.
+        :returns: the names of the arms that loaded something (an arm's ``warm()`` may
+            return False for "nothing to load").
         :raises Exception: whatever an arm's ``warm()`` raises (its first search would too).
         """
         warmed = []
@@ -115,8 +116,8 @@ class Pipeline:
             warm = getattr(arm, "warm", None)
             if not callable(warm) or (kind == "semantic" and self.semantic_error):
                 continue
-            warm()
-            warmed.append(str(arm.name))
+            if warm() is not False:
+                warmed.append(str(arm.name))
         return warmed
 
     # ---- write path -------------------------------------------------------------

@@ -39,7 +39,7 @@ from octomem.engine.arms import ArmContext, ArmSpec
 from octomem.engine.hookspecs import hookimpl
 from octomem.engine.types import Chunk, Filters, Hit, Run
 from octomem.plugins import vector_log
-from octomem.plugins.fts5_postings import PostingIndex, tokenizer
+from octomem.plugins.fts5_postings import PostingIndex, cap_token, tokenizer
 from octomem.plugins.fts5_pruning import pruned_top
 from octomem.plugins.fts5_ranking import Fts5Ranker
 from octomem.plugins.sqlite_storage import SqliteStorage, require_sqlite
@@ -175,11 +175,16 @@ class Fts5KeywordArm:
             tx.execute(f"DELETE FROM {TABLE} WHERE rowid = ?", (int(chunk_id),))
         vector_log.record(tx, TABLE, chunk_ids)
 
-    def warm(self) -> None:
+    def warm(self) -> bool:
         """Load the in-RAM copy of the postings now (``in_ram`` "warm" or "always"):
-        ~3.5 s per 100k chunks of ~65 tokens, 2 cores; a no-op when ``in_ram`` is "off"."""
-        if self.options.in_ram != "off":
-            self.postings.sync(self.storage.connection())
+        ~3 s per 100k chunks of ~65 tokens on 2 cores.
+
+        :returns: False when there is nothing to load (``in_ram = "off"``).
+        """
+        if self.options.in_ram == "off":
+            return False
+        self.postings.sync(self.storage.connection())
+        return True
 
     def _tokens(self, conn: apsw.Connection, terms: Sequence[str]) -> list[str] | None:
         """Return each term's FTS5 token, or ``None`` when one is not exactly one token
@@ -191,13 +196,14 @@ class Fts5KeywordArm:
                         include_colocated=False)
             if len(found) != 1:
                 return None
-            tokens.append(found[0])
+            tokens.append(cap_token(found[0]))
         return tokens
 
     def _in_ram(self, terms: Sequence[str], filters: Filters, k: int) -> list[Any] | None:
         """Rank from the in-RAM postings when they apply, else return ``None``.
 
-        They apply when loaded (or ``in_ram`` is "always") and every term is one token.
+        They apply when loaded (or ``in_ram`` is "always"), :attr:`PostingIndex.exact`,
+        and every term is one token.
         Their best ``2k`` rows are checked against the filters; when fewer than ``k``
         pass, FTS5 joined to ``chunks`` ranks instead (:meth:`Fts5Ranker.top`). The
         copy's sync and the filter reads share one read transaction.
@@ -211,6 +217,8 @@ class Fts5KeywordArm:
             return None
         with self.postings.lock, conn:
             self.postings.sync(conn)
+            if not self.postings.exact:
+                return None
             first = partial(self.postings.ranked, tokens)
             return Fts5Ranker(conn, TABLE).top(match_expression(terms), filters, k, first=first)
 

@@ -20,15 +20,18 @@ follows a vector set: loaded from ``chunks`` on first use (tokenizing every chun
 as the index. Replaced or removed chunks leave dead slots; new ones get new slots and
 small per-term arrays; past :data:`REBUILD_FRACTION` of either, the arrays are rebuilt.
 
-Memory: ~6 bytes per posting (int32 slot, uint16 tf) plus ~25 bytes per chunk, e.g.
-~45 MiB for 100k chunks with ~65 distinct-ish tokens each.
+Memory: ~6 bytes per posting (int32 slot, uint16 tf; uint32 once a count exceeds
+65,535) plus ~25 bytes per chunk and the vocabulary: ~40 MiB held for 100k chunks of
+~65 tokens (5.1M postings), ~3 s to load on 2 cores; the load peaks at ~4x that.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import math
 import threading
+import weakref
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -42,9 +45,9 @@ from . import vector_log
 #: FTS5's ``bm25()`` constants (``fts5_aux.c``: k1 = 1.2, b = 0.75).
 K1 = 1.2
 B = 0.75
-#: Counts of a token in one chunk are kept as uint16, capped here (a chunk is at most a
-#: few thousand tokens; FTS5 counts beyond it exactly, so scores would differ above it).
-TF_MAX = 65_535
+#: FTS5 cuts every token to its first 32,768 bytes, in documents and queries alike
+#: (``FTS5_MAX_TOKEN_SIZE`` in ``fts5Int.h``); the copy cuts the same way.
+MAX_TOKEN_BYTES = 32_768
 #: The arm's tokenizer, as created by ``tokenize='porter unicode61'``.
 TOKENIZER = ("porter", ["unicode61"])
 #: Rebuild the arrays once the dead slots or the slots added since the last build exceed
@@ -73,7 +76,38 @@ class _Docs:
         return np.frombuffer(getattr(self, name), dtype=np.int64)
 
 
+#: Auxiliary function returning FTS5's row and token totals, registered per connection.
+TOTALS_FUNCTION = "octomem_fts5_totals"
+log = logging.getLogger(__name__)
 _BODY = "CASE WHEN coalesce(title, '') = '' THEN text ELSE title || char(10) || text END"
+
+
+def _totals(api: apsw.FTS5ExtensionApi, *args: object) -> str:
+    return f"{api.row_count} {api.column_total_size(-1)}"
+
+
+_with_totals: weakref.WeakSet[apsw.Connection] = weakref.WeakSet()
+
+
+def fts5_totals(conn: apsw.Connection, table: str) -> tuple[int, int]:
+    """Return FTS5's own ``(rows, tokens)`` of ``table``: the N and the numerator of the
+    average length ``bm25()`` uses (``xRowCount``, ``xColumnTotalSize``)."""
+    if conn not in _with_totals:
+        conn.register_fts5_function(TOTALS_FUNCTION, _totals)
+        _with_totals.add(conn)
+    row = conn.execute(f"SELECT {TOTALS_FUNCTION}({table}) FROM {table} LIMIT 1").fetchone()
+    if row is None:
+        return (0, 0)
+    rows, tokens = str(row[0]).split()
+    return (int(rows), int(tokens))
+
+
+def cap_token(token: str) -> str:
+    """Cut ``token`` to FTS5's :data:`MAX_TOKEN_BYTES` of UTF-8, as FTS5 stores it (a cut
+    inside a character keeps its bytes, as surrogate escapes)."""
+    if len(token) <= MAX_TOKEN_BYTES // 4:
+        return token
+    return token.encode()[:MAX_TOKEN_BYTES].decode("utf-8", "surrogateescape")
 
 
 def tokenizer(conn: apsw.Connection) -> apsw.FTS5Tokenizer:
@@ -116,11 +150,23 @@ class PostingIndex:
         self.added: dict[int, tuple[array[int], array[int]]] = {}  # term -> (slots, tfs)
         self._norm: np.ndarray | None = None  # k1 * (1 - b + b * D / avgdl) per slot
         self._scores = np.zeros(0, dtype=np.float64)
+        self._exact = True
 
     @property
     def loaded(self) -> bool:
         """True once the first :meth:`sync` has loaded the copy."""
         return self.seq >= 0
+
+    @property
+    def exact(self) -> bool:
+        """True when the copy counts the rows and tokens FTS5 counts (checked at every
+        :meth:`sync` that found changes), so its scores are FTS5's.
+
+        False when FTS5 holds entries the copy cannot see, e.g. of chunks deleted while
+        the ``fts5`` arm was not in the pipeline (their rows still count in FTS5's N
+        and average length): then FTS5 must rank.
+        """
+        return self._exact
 
     # -- keeping in step -------------------------------------------------------------
 
@@ -138,6 +184,11 @@ class PostingIndex:
                 self._load_all(conn)
             elif changed:
                 self._apply(conn, [int(c) for c in changed if c is not None])
+            self._exact = fts5_totals(conn, self.table) == (self.live_rows, self.total_tokens)
+            if not self._exact:
+                log.warning("%s: FTS5 counts entries without a stored chunk (%s rows and "
+                            "tokens against %s); ranking with FTS5 itself", self.table,
+                            fts5_totals(conn, self.table), (self.live_rows, self.total_tokens))
             self.seq = last
 
     def _load_all(self, conn: apsw.Connection) -> None:
@@ -158,6 +209,8 @@ class PostingIndex:
         for cid, body in rows:
             tokens = tok(body.encode(), reason, None, include_offsets=False,
                          include_colocated=False)
+            if len(body) > MAX_TOKEN_BYTES // 4:  # only then can a token exceed the cap
+                tokens = [cap_token(t) for t in tokens]
             counts = Counter(tokens)
             for token in counts:  # (keys() - keys() would walk the whole vocabulary)
                 if token not in vocab:
@@ -191,7 +244,8 @@ class PostingIndex:
         """
         order = np.argsort(terms, kind="stable") if by_slot else np.lexsort((slots, terms))
         self.post_slots = slots[order].astype(np.int32)
-        self.post_tfs = np.minimum(tfs[order], TF_MAX).astype(np.uint16)
+        wide = len(tfs) and int(tfs.max()) > np.iinfo(np.uint16).max
+        self.post_tfs = tfs[order].astype(np.uint32 if wide else np.uint16)
         self.ptr = np.zeros(len(self.vocab) + 1, dtype=np.int64)
         np.cumsum(np.bincount(terms, minlength=len(self.vocab)), out=self.ptr[1:])
         self._scores = np.zeros(n, dtype=np.float64)
@@ -240,9 +294,9 @@ class PostingIndex:
         for term, tf in zip(terms, tfs, strict=True):
             entry = self.added.get(term)
             if entry is None:
-                entry = self.added[term] = (array("i"), array("H"))
+                entry = self.added[term] = (array("i"), array("I"))
             entry[0].append(slot)
-            entry[1].append(min(tf, TF_MAX))
+            entry[1].append(tf)
 
     def _rebuild(self) -> None:
         """Rebuild the arrays from the live slots (ascending chunk ids again)."""
@@ -253,7 +307,7 @@ class PostingIndex:
         for term, (s, f) in self.added.items():
             terms.append(np.full(len(s), term, dtype=np.int64))
             slots.append(np.frombuffer(s, dtype=np.int32).astype(np.int64))
-            tfs.append(np.frombuffer(f, dtype=np.uint16).astype(np.int64))
+            tfs.append(np.frombuffer(f, dtype=np.uint32).astype(np.int64))
         t, s, f = np.concatenate(terms), np.concatenate(slots), np.concatenate(tfs)
         keep = self.live[s]
         t, s, f = t[keep], s[keep], f[keep]
@@ -291,7 +345,7 @@ class PostingIndex:
         extra = self.added.get(term)
         if extra is not None:
             slots = np.concatenate([slots, np.frombuffer(extra[0], dtype=np.int32)])
-            tfs = np.concatenate([tfs, np.frombuffer(extra[1], dtype=np.uint16)])
+            tfs = np.concatenate([tfs, np.frombuffer(extra[1], dtype=np.uint32)])
         if self.dead:
             keep = self.live[slots]
             slots, tfs = slots[keep], tfs[keep]

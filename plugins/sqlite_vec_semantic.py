@@ -404,12 +404,17 @@ class SqliteVecSemanticArm:
                 out[i] = np.frombuffer(found[chunk_id], dtype=np.float32)
         return out
 
-    def warm(self) -> None:
+    def warm(self) -> bool:
         """Load the bound set's in-RAM copy now (``scan`` "numpy" or "warm"), so that
         searches scan it without paying for the load (~0.5-1 s per 100k vectors); a
-        no-op with ``scan = "vec0"``."""
-        if self.bound is not None and self.options.scan != "vec0":
-            self._matrix(self.bound)
+        no-op with ``scan = "vec0"``.
+
+        :returns: False when there is nothing to load (``scan = "vec0"``, or unbound).
+        """
+        if self.bound is None or self.options.scan == "vec0":
+            return False
+        self._matrix(self.bound)
+        return True
 
     def _in_ram(self, bound: VectorSet) -> bool:
         """True when searches of ``bound`` scan the in-RAM copy (see ``scan``)."""

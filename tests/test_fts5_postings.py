@@ -6,6 +6,7 @@ import math
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -51,6 +52,7 @@ def _same(ram: Fts5KeywordArm, fts5: Fts5KeywordArm, k: int = 50) -> None:
     for text in QUERIES:
         for filters in FILTERS:
             assert _run(ram, text, filters, k) == _run(fts5, text, filters, k), (text, filters)
+    assert ram.postings.exact  # ranked from RAM, not by the FTS5 fallback
 
 
 def test_scores_are_fts5s_bm25_to_the_last_bit(tmp_path: Path) -> None:
@@ -191,4 +193,43 @@ def test_ranked_rows_come_from_the_ranker_given_first(tmp_path: Path) -> None:
     made_up = [(ids[2], 3.0), (ids[1], 2.0), (ids[0], 1.0)]
     assert ranker.top('"cell"', Filters(), 2, first=lambda limit: made_up[:limit]) == [
         (ids[2], 3.0), (ids[0], 1.0)]
+    storage.close()
+
+
+def test_tokens_past_fts5s_size_cap_and_huge_counts_score_as_in_fts5(tmp_path: Path) -> None:
+    """FTS5 keeps a token's first 32,768 bytes and counts past 65,535 in one chunk."""
+    storage = SqliteStorage(tmp_path / "db.sqlite3")
+    ram, fts5 = _pair(storage)
+    long = "a" * 40_000
+    _add(storage, fts5, [f"note {long}b", "glorp→" * 70_000, "glorp cell", "cell é" + "é" * 20_000])
+    for query in [long + "c", "glorp", "cell", "é" * 20_001]:
+        for k in (1, 5):
+            assert _run(ram, query, Filters(), k) == _run(fts5, query, Filters(), k), query
+    assert _run(ram, long + "c", Filters(), 5)[0][0] == 1  # cut to the same 32,768 bytes
+    assert ram.postings.exact and ram.postings.post_tfs.dtype == np.uint32
+    storage.close()
+
+
+def test_entries_without_a_chunk_make_fts5_rank(tmp_path: Path) -> None:
+    """A chunk deleted while ``fts5`` was not in the pipeline leaves its FTS5 entry, which
+    still counts in FTS5's N: a copy loaded from the chunks cannot match that, so FTS5
+    ranks."""
+    storage = SqliteStorage(tmp_path / "db.sqlite3")
+    ram, fts5 = _pair(storage)
+    ids = _add(storage, fts5, ["cell kinase", "cell", "protein run", "kinase"])
+    with storage.transaction() as tx:  # as a forget by a pipeline without the keyword arm
+        tx.execute("DELETE FROM chunks WHERE id = ?", (ids[0],))
+    assert _run(ram, "kinase cell", Filters(), 5) == _run(fts5, "kinase cell", Filters(), 5)
+    assert ram.postings.loaded and not ram.postings.exact
+    with storage.transaction() as tx:  # the keyword arm removes it: counts agree again
+        fts5.remove(tx, [ids[0]])
+    assert _run(ram, "kinase cell", Filters(), 5) == _run(fts5, "kinase cell", Filters(), 5)
+    assert ram.postings.exact
+    storage.close()
+
+
+def test_warm_says_whether_it_loaded_anything(tmp_path: Path) -> None:
+    storage = SqliteStorage(tmp_path / "db.sqlite3")
+    assert Fts5KeywordArm(storage).warm() is True
+    assert Fts5KeywordArm(storage, Fts5Options(in_ram="off")).warm() is False
     storage.close()
