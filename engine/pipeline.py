@@ -138,8 +138,8 @@ class Pipeline:
 
     def _chunk(self, document: Document) -> list[Chunk]:
         count, budget = self._token_counter()
-        if document.title:
-            budget = max(16, budget - count([document.title])[0])
+        if document.title:  # a long title leaves the text at least half of the budget
+            budget = max(budget // 2, budget - count([document.title])[0])
         texts = split_text(document.text, budget, count)
         return [
             Chunk(

@@ -40,10 +40,22 @@ def find_text_files(paths: list[Path]) -> list[Path]:
     return found
 
 
+#: Longest title taken from a ``# `` heading (characters): the title is repeated in every
+#: chunk's row, index entry and embedded text, so a paragraph-long "heading" would
+#: multiply the store (a 12 KB heading made 401 chunks of one sentence).
+TITLE_MAX_CHARS = 200
+
+
 def _title(path: Path, text: str) -> str:
+    """The first ``# `` heading in the first 20 lines, cut at a word before
+    :data:`TITLE_MAX_CHARS` (with "…"), else the file name without suffix."""
     for line in text.splitlines()[:20]:
         if line.startswith("# "):
-            return line[2:].strip()
+            title = line[2:].strip()
+            if len(title) > TITLE_MAX_CHARS:
+                cut = title[:TITLE_MAX_CHARS].rsplit(" ", 1)[0] or title[:TITLE_MAX_CHARS]
+                title = cut.rstrip() + "…"
+            return title
     return path.stem
 
 

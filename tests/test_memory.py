@@ -288,6 +288,19 @@ def test_ingest_paths_relative_to_the_project_and_per_document(memory: Memory) -
         memory.recall("x", per="page")  # type: ignore[arg-type]
 
 
+def test_a_paragraph_long_heading_does_not_multiply_the_chunks(memory: Memory) -> None:
+    """A ``# `` heading becomes the title, repeated in every chunk: it is cut to 200
+    characters, and a long title never leaves the text less than half of the budget."""
+    path = memory.roots.project / "h.md"
+    path.write_text("# " + "glorp " * 2000 + "\n\nA short body about glorp.\n")
+    _, report = memory.ingest("h.md")
+    item = memory.find(report.added[0])[0][1]
+    assert len(item.title) <= 201 and item.title.endswith("…")  # was 12 KB, in 401 chunks
+    assert report.chunks <= 100  # ~12 KB of text at >= half a 254-token budget
+    _, long_title = memory.ingest("Short text about glorp.", title="glorp " * 2000)
+    assert long_title.chunks == 1  # the text, not the title, is what gets chunked
+
+
 # ---- settings ----------------------------------------------------------------------------
 
 
