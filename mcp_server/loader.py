@@ -9,9 +9,10 @@ daemon thread, started when the server starts; tool calls wait for what they nee
 - ``remember``, ``recall`` and ``ingest`` also wait for the embedder's warm-up (and the
   semantic arms' ``warm()``, which loads e.g. ``sqlite-vec``'s in-RAM vectors), so an
   answer is never silently keyword-only because it arrived a second too early;
-- the keyword arms' ``warm()`` (``fts5``'s in-RAM postings, ~3.5 s per 100k chunks)
+- the keyword arms' ``warm()`` (``fts5``'s in-RAM postings, ~3 s per 100k chunks)
   runs after that and blocks nothing: until it is done, ``fts5`` ranks with its
-  on-disk index, with the same hits and scores, only slower.
+  on-disk index, with the same hits and scores, only slower (and calls are slower
+  still while it loads: both hold the interpreter's lock in turn).
 
 A warm-up that fails is logged and remembered, never raised here: recall then reports
 the semantic arm under ``arms_unavailable`` with the embedder's own reason.
