@@ -25,7 +25,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from octomem.engine.errors import OctomemError
 from octomem.engine.memory import Memory
@@ -59,6 +59,7 @@ class _Run:
     closed: bool = False
     done: bool = False  # the loader thread has finished (keyword warm-up included)
     thread: threading.Thread | None = None
+    warmed_pipelines: set[int] = field(default_factory=set)  # id() of each warmed Pipeline
 
 
 class MemoryLoader:
@@ -127,6 +128,7 @@ class MemoryLoader:
         run.memory = memory
         run.assembled.set()
         _warm(run, memory)
+        run.warmed_pipelines.update(id(p) for _, p in memory.scopes.existing())
         _warm_indexes(memory, "semantic")
         with self._lock:
             run.warmed.set()
@@ -138,6 +140,28 @@ class MemoryLoader:
             run.done = True
         if close_now:
             _close_quietly(memory)
+
+    def warm_new_scopes(self) -> threading.Thread | None:
+        """Warm, on a background thread, the arms of scopes opened after start-up (e.g. a
+        local scope that ``remember`` or ``ingest`` just created), as start-up warmed the
+        others; until then they search their on-disk indexes.
+
+        :returns: the thread started, or None when every open scope is warm already (or
+            the start-up warm-up has not finished: it warms what is open then).
+        """
+        with self._lock:
+            run = self._run
+            if run is None or not run.done or run.closed or run.memory is None:
+                return None
+            fresh = [(scope, pipeline) for scope, pipeline in run.memory.scopes.existing()
+                     if id(pipeline) not in run.warmed_pipelines]
+            if not fresh:
+                return None
+            run.warmed_pipelines.update(id(p) for _, p in fresh)
+        thread = threading.Thread(target=_warm_pipelines, args=(fresh,), daemon=True,
+                                  name="octomem-warm-scope")
+        thread.start()
+        return thread
 
     # ---- access -------------------------------------------------------------------
 
@@ -219,6 +243,18 @@ def _warm_indexes(memory: Memory, kind: str) -> None:
         if warmed:
             log.info("%s scope: %s arm %s warmed in %.2f s", scope, kind, warmed[0],
                      time.perf_counter() - start)
+
+
+def _warm_pipelines(fresh: list[tuple[str, Any]]) -> None:
+    for scope, pipeline in fresh:
+        start = time.perf_counter()
+        try:
+            warmed = pipeline.warm()
+        except Exception:  # closed meanwhile, or the first search will report it
+            log.exception("the %s scope's arms could not warm up", scope)
+            continue
+        log.info("%s scope: %s warmed in %.2f s", scope, ", ".join(warmed) or "nothing",
+                 time.perf_counter() - start)
 
 
 def _fail(run: _Run, error: OctomemError) -> None:

@@ -168,6 +168,7 @@ class MemoryTools:
             memory = self.loader.memory(warm=True)
             with self.loader.write_lock:
                 out = memory.remember(text, scope, kind, labels, event_time, supersedes)
+        self.loader.warm_new_scopes()  # a scope this call created
         return remember_result(out)
 
     def recall(
@@ -204,6 +205,7 @@ class MemoryTools:
             memory = self.loader.memory(warm=True)
             with self.loader.write_lock:
                 target, report = memory.ingest(source, scope, title, uri, check_tags(tags))
+        self.loader.warm_new_scopes()  # a scope this call created
         return ingest_result(target, report)
 
     def status(self) -> StatusResult:

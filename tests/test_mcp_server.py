@@ -341,5 +341,13 @@ def test_the_loader_warms_the_semantic_arm_before_the_first_recall(data_dir: Pat
         assert keyword.postings.loaded and keyword.postings.live_rows == 1
         assert [h.chunk.text for h in memory.recall("archived invoices").hits] == [
             "Invoices are archived after 90 days"]
+        assert loader.warm_new_scopes() is None  # every open scope is warm
+        memory.remember("Receipts are kept for ten years", scope="local")  # a new scope
+        thread = loader.warm_new_scopes()
+        assert thread is not None
+        thread.join(10)
+        local = memory.scopes.require("local").arms
+        assert local.keyword.postings.loaded and local.keyword.postings.live_rows == 1
+        assert local.semantic._matrices[local.semantic.bound.table].count == 1
     finally:
         loader.close(wait_s=10)
