@@ -334,6 +334,11 @@ def import_(
         memory.close()
 
 
+# The MCP tools' names, for people who know those: the same commands, not listed twice.
+app.command("remember", hidden=True, help="Same as `add` (the MCP tool's name).")(add)
+app.command("recall", hidden=True, help="Same as `search` (the MCP tool's name).")(search)
+
+
 @app.command()
 def bench(
     dataset: Annotated[Path | None, typer.Argument(help="A BEIR folder (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv).")] = None,
