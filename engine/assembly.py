@@ -38,7 +38,8 @@ def arm_options(spec: ArmSpec, loaded: LoadedSettings) -> BaseModel:
     except ValidationError as exc:
         err = exc.errors()[0]
         key = ".".join(["arms", spec.name, *(str(p) for p in err["loc"])])
-        message = f"setting {key!r} from {loaded.source_of(key)}: {err['msg']}"
+        message = f"setting {key!r} from {loaded.source_of(key)}: {err['msg']}, " \
+            f"got {err.get('input')!r}"
         if err["type"] == "extra_forbidden":
             known = list(spec.options_model.model_fields)
             close = difflib.get_close_matches(str(err["loc"][-1]), known, n=1)

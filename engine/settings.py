@@ -136,13 +136,16 @@ class LoadedSettings:
     provenance: dict[str, str]
 
     def source_of(self, dotted_key: str) -> str:
-        """Return the layer that set ``dotted_key`` (``"default"`` when none did)."""
+        """Return the layer that set ``dotted_key``, a key above it, or else a key below
+        it (``arms.fts`` for ``--set arms.fts.in_ram=...``); ``"default"`` when none did."""
         parts = dotted_key.split(".")
         for i in range(len(parts), 0, -1):
             layer = self.provenance.get(".".join(parts[:i]))
             if layer:
                 return layer
-        return "default"
+        below = [layer for key, layer in self.provenance.items()
+                 if key.startswith(dotted_key + ".") and layer]
+        return below[-1] if below else "default"
 
 
 #: Group of ``arms.<name>.<option>`` by the arm's kind, unless the option declares one:

@@ -76,8 +76,11 @@ def test_every_arms_table_is_checked_and_underscores_stand_for_dashes() -> None:
     typo = load_settings(None, {"arms": {"sqlite-vek": {"scan": "vec0"}}})
     with pytest.raises(ArmConfigError, match=r"unknown arm 'sqlite-vek'.*mean 'arms.sqlite-vec'"):
         check_arm_settings(typo, registry)
-    with pytest.raises(ArmConfigError, match=r"'arms.sqlite-vec.scan' from --set"):
+    with pytest.raises(ArmConfigError, match=r"'arms.sqlite-vec.scan' from --set.*got 'gpu'"):
         check_arm_settings(load_settings(None, {"arms": {"sqlite_vec": {"scan": "gpu"}}}), registry)
+    # the layer is named for a key set below the one refused
+    with pytest.raises(ArmConfigError, match=r"unknown arm 'fts' in 'arms.fts' from --set"):
+        check_arm_settings(load_settings(None, {"arms": {"fts": {"in_ram": "always"}}}), registry)
     # an arm that is installed but not in the pipeline is checked too
     with pytest.raises(ArmConfigError, match=r"unknown setting 'arms.mmr.lambda'"):
         check_arm_settings(load_settings(None, {"arms": {"mmr": {"lambda": 5}}}), registry)
