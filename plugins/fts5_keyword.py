@@ -9,7 +9,8 @@ Title and text are indexed together as one field, as BEIR's BM25 baselines do
 (Thakur et al., NeurIPS 2021 Datasets and Benchmarks), with FTS5's
 ``porter unicode61`` tokenizer (Unicode case folding, diacritics removed, Porter stemmer).
 
-User text never reaches ``MATCH`` as FTS5 syntax: it is split into word tokens, English
+User text never reaches ``MATCH`` as FTS5 syntax: it is split into words by FTS5's own
+``unicode61`` tokenizer (case-folded, diacritics removed, as the index holds them), English
 stopwords are dropped, and each remaining term is double-quoted and OR-ed, so any
 string is a valid query and a document matching more terms ranks higher.
 
@@ -27,7 +28,7 @@ scores as one ``MATCH ... JOIN chunks ... ORDER BY bm25()`` statement; p50 28.9 
 
 from __future__ import annotations
 
-import re
+import threading
 from collections.abc import Sequence
 from functools import partial
 from typing import Any, Literal
@@ -56,9 +57,23 @@ ENGLISH_STOPWORDS: frozenset[str] = frozenset({
     "there", "these", "they", "this", "to", "was", "will", "with",
 })
 
-# Runs of Unicode letters and digits (``\w`` without the underscore), close to the
-# characters unicode61 keeps in tokens; everything else (syntax included) separates terms.
-_WORD = re.compile(r"[^\W_]+")
+#: FTS5's own word splitter and folder, as the index is built but without the stemmer:
+#: a query's terms are the words the index holds (Python's ``casefold`` turned "Straße"
+#: into "strasse" and "İstanbul" into "i" + "stanbul", which FTS5 never indexed).
+_FOLD = ("unicode61", [])
+_local = threading.local()
+
+
+def _fold(text: str) -> list[str]:
+    """Split ``text`` into words as FTS5's ``unicode61`` does: case folded, diacritics
+    removed ("Café" -> "cafe")."""
+    tok = getattr(_local, "tokenizer", None)
+    if tok is None:
+        _local.connection = apsw.Connection(":memory:")
+        tok = _local.tokenizer = _local.connection.fts5_tokenizer(*_FOLD)
+    data = text.encode("utf-8", "replace")  # a lone surrogate becomes "?", a separator
+    return list(tok(data, apsw.FTS5_TOKENIZE_QUERY, None, include_offsets=False,
+                    include_colocated=False))
 
 
 class Fts5Options(BaseModel, extra="forbid"):
@@ -92,11 +107,11 @@ def query_terms(text: str, stopwords: bool = True, max_terms: int = 256) -> list
     :param text: any string (punctuation, FTS5 operators, NUL bytes and emoji included).
     :param stopwords: drop :data:`ENGLISH_STOPWORDS`.
     :param max_terms: keep at most this many terms.
-    :returns: terms made only of Unicode letters and digits; empty when none is left.
+    :returns: words as FTS5's ``unicode61`` tokenizer splits and folds them (letters,
+        digits; everything else separates); empty when none is left.
     """
     terms: dict[str, None] = {}
-    for match in _WORD.finditer(text.casefold()):
-        term = match.group()
+    for term in _fold(text):
         if stopwords and term in ENGLISH_STOPWORDS:
             continue
         terms[term] = None

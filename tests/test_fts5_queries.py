@@ -40,6 +40,7 @@ def arm(build_arm: Callable[..., Any]) -> Fts5KeywordArm:
         "Banana bread recipe",
         "C and C++ are programming languages",
         "foo bar baz qux",
+        "Die Straße nach İstanbul",
     ]:
         _add(storage, arm, text)
     return arm
@@ -109,10 +110,17 @@ def test_query_terms() -> None:
     assert query_terms("The State-of-the-Art, in C++!") == ["state", "art", "c"]
     assert query_terms("the of and", stopwords=True) == []
     assert query_terms("the of and", stopwords=False) == ["the", "of", "and"]
-    assert query_terms("Ünïcode ÜNÏCODE café_42") == ["ünïcode", "café", "42"]
+    assert query_terms("Ünïcode ÜNÏCODE café_42 Cafe") == ["unicode", "cafe", "42"]
+    # folded as FTS5 folds the index, not as Python's casefold ("strasse", "i̇stanbul")
+    assert query_terms("Straße İstanbul") == ["straße", "istanbul"]
     assert query_terms("a b c d e f", stopwords=False, max_terms=3) == ["a", "b", "c"]
     assert match_expression(["x", "y"]) == '"x" OR "y"'
     assert {"the", "and", "of", "not", "or"} <= ENGLISH_STOPWORDS and len(ENGLISH_STOPWORDS) == 33
+
+
+def test_words_are_folded_as_the_index_folds_them(arm: Fts5KeywordArm) -> None:
+    for query in ["Straße", "STRASSE straße", "istanbul", "İSTANBUL"]:
+        assert _texts(arm, query) == ["Die Straße nach İstanbul"], query
 
 
 def test_stopwords_are_dropped(arm: Fts5KeywordArm) -> None:
