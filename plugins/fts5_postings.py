@@ -176,20 +176,18 @@ class PostingIndex:
         Reads the log and the changed chunks inside one read transaction of ``conn``.
         """
         with self.lock, conn:
-            last = vector_log.last_seq(conn)
-            if last == self.seq:
+            seen = self.seq
+            self.seq = vector_log.follow(
+                conn, self.table, seen, lambda: self._load_all(conn),
+                lambda changed: self._apply(conn, changed))
+            if self.seq == seen:
                 return
-            changed = None if self.seq < 0 else vector_log.changes_since(conn, self.table, self.seq)
-            if changed is None or None in changed:
-                self._load_all(conn)
-            elif changed:
-                self._apply(conn, [int(c) for c in changed if c is not None])
-            self._exact = fts5_totals(conn, self.table) == (self.live_rows, self.total_tokens)
+            fts5 = fts5_totals(conn, self.table)
+            self._exact = fts5 == (self.live_rows, self.total_tokens)
             if not self._exact:
                 log.warning("%s: FTS5 counts entries without a stored chunk (%s rows and "
                             "tokens against %s); ranking with FTS5 itself", self.table,
-                            fts5_totals(conn, self.table), (self.live_rows, self.total_tokens))
-            self.seq = last
+                            fts5, (self.live_rows, self.total_tokens))
 
     def _load_all(self, conn: apsw.Connection) -> None:
         self._clear()

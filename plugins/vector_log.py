@@ -18,7 +18,7 @@ after my ``seq``" always means "nothing changed".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import apsw
 
@@ -97,3 +97,27 @@ def changes_since(conn: apsw.Connection, table: str, seq: int) -> list[int | Non
         f"SELECT chunk_id FROM {TABLE} WHERE seq > ? AND table_name = ? ORDER BY seq",
         (int(seq), table))
     return list(dict.fromkeys(r[0] for r in rows))
+
+
+def follow(
+    conn: apsw.Connection, table: str, seq: int,
+    reload: Callable[[], None], apply: Callable[[list[int]], None],
+) -> int:
+    """Bring an in-RAM copy of ``table`` that has seen the log up to ``seq`` up to date.
+
+    :param seq: the last ``seq`` the copy has seen; -1 when it was never loaded.
+    :param reload: loads the whole copy again (never loaded, fell behind the pruned
+        log, or the set was dropped).
+    :param apply: re-reads the chunk ids logged since ``seq`` (in log order).
+    :returns: the ``seq`` the copy has now seen.
+    """
+    last = last_seq(conn)
+    if last == seq:
+        return seq
+    changed = None if seq < 0 else changes_since(conn, table, seq)
+    if changed is None or None in changed:
+        reload()
+    elif changed:
+        apply([int(c) for c in changed if c is not None])
+    return last
+

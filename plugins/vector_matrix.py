@@ -122,15 +122,9 @@ class VectorMatrix:
         both come from the same snapshot.
         """
         with self.lock, conn:
-            last = vector_log.last_seq(conn)
-            if last == self.seq:
-                return
-            changed = None if self.seq < 0 else vector_log.changes_since(conn, self.table, self.seq)
-            if changed is None or None in changed:
-                self._load_all(conn)
-            elif changed:
-                self._apply(conn, [int(c) for c in changed if c is not None])
-            self.seq = last
+            self.seq = vector_log.follow(
+                conn, self.table, self.seq, lambda: self._load_all(conn),
+                lambda changed: self._apply(conn, changed))
 
     def _code(self, kind: str | None) -> int:
         key = kind or ""
