@@ -15,7 +15,7 @@ k1 = 1.2, b = 0.75). A property test holds this against FTS5 after random writes
 
 The copy follows the FTS5 table like :class:`~octomem.plugins.vector_matrix.VectorMatrix`
 follows a vector set: loaded from ``chunks`` on first use (tokenizing every chunk:
-~2 s per 100k chunks of ~65 tokens), then kept in step through the change log
+~3 s per 100k chunks of ~65 tokens), then kept in step through the change log
 (:mod:`~octomem.plugins.vector_log`), which the arm writes in the same transactions
 as the index. Replaced or removed chunks leave dead slots; new ones get new slots and
 small per-term arrays; past :data:`REBUILD_FRACTION` of either, the arrays are rebuilt.
