@@ -277,7 +277,8 @@ def status() -> None:
 @app.command()
 def config() -> None:
     """Print every effective setting (configured arms' options included), its cost group
-    (identity: needs re-indexing; runtime; retrieval: reorders answers) and its layer."""
+    (identity: needs re-indexing; runtime; retrieval: reorders answers), its layer and
+    what it means."""
     loaded = load_settings(state.config, state.overrides, project_root=state.project_root)
     registry = load_registry()
     specs = check_compatible(loaded.settings.pipeline, registry)

@@ -19,7 +19,7 @@ from rich.table import Table
 
 from .manager import ArmRegistry
 from .pipeline import AddReport
-from .settings import LoadedSettings, setting_group
+from .settings import LoadedSettings, setting_field, setting_group
 
 ARM_KIND_ORDER = ("storage", "keyword", "embedder", "semantic", "reranker", "dedup")
 
@@ -87,9 +87,12 @@ def settings(console: Console, loaded: LoadedSettings, arm_options: dict[str, di
     table.add_column("value", overflow="fold")
     table.add_column("group", no_wrap=True)
     table.add_column("from", overflow="fold")
+    table.add_column("meaning", overflow="fold")
     dumped = loaded.settings.model_dump(mode="json")
     dumped["arms"] = {**dumped.get("arms", {}), **arm_options}
     for key, value in _flatten(dumped):
         group = setting_group(key, arm_specs)
-        table.add_row(key, escape(repr(value)), group, loaded.source_of(key))
+        field = setting_field(key, arm_specs)
+        meaning = (field.description or "") if field is not None else ""
+        table.add_row(key, escape(repr(value)), group, loaded.source_of(key), escape(meaning))
     console.print(table)

@@ -161,6 +161,27 @@ def _declared_group(field: Any) -> str | None:
     return str(extra["group"]) if isinstance(extra, dict) and "group" in extra else None
 
 
+def setting_field(dotted_key: str, arm_specs: dict[str, Any] | None = None) -> Any | None:
+    """Return the pydantic field of a dotted setting key (``retrieval.top_k``, or an arm's
+    option ``arms.<name>.<option>`` given ``arm_specs``), or None when there is none."""
+    parts = dotted_key.split(".")
+    if parts[0] == "arms":
+        spec = (arm_specs or {}).get(parts[1]) if len(parts) == 3 else None
+        return spec.options_model.model_fields.get(parts[2]) if spec is not None else None
+    model: type[BaseModel] = Settings
+    for i, part in enumerate(parts):
+        field = model.model_fields.get(part)
+        if field is None:
+            return None
+        annotation = field.annotation
+        if i + 1 == len(parts):
+            return field
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return None
+        model = annotation
+    return None
+
+
 def setting_group(dotted_key: str, arm_specs: dict[str, Any] | None = None) -> str:
     """Return the cost group (:data:`GROUPS`) of a dotted setting key.
 

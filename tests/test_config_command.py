@@ -37,6 +37,9 @@ def test_provenance_of_a_value_set_in_each_layer(tmp_path: Path, monkeypatch: py
     assert rows["arms.cosine.threshold"][1:4] == ["0.9", "retrieval", "--set"]
     assert rows["pipeline.embedder"][1:4] == ["'fastembed'", "identity", "default"]
     assert rows["arms.fastembed.model"][2] == "identity"
+    lines = {line.split()[0]: line for line in result.output.splitlines() if "." in line[:40]}
+    assert lines["retrieval.top_k"].rstrip().endswith("hits in an answer")  # each one's meaning
+    assert "rank from an in-RAM copy of the postings" in lines["arms.fts5.in_ram"]
 
 
 def test_groups() -> None:
