@@ -162,22 +162,23 @@ def _declared_group(field: Any) -> str | None:
 
 
 def setting_field(dotted_key: str, arm_specs: dict[str, Any] | None = None) -> Any | None:
-    """Return the pydantic field of a dotted setting key (``retrieval.top_k``, or an arm's
-    option ``arms.<name>.<option>`` given ``arm_specs``), or None when there is none."""
+    """Return the pydantic field that holds a dotted setting key, or None when none does.
+
+    ``retrieval.top_k`` is a field of :class:`Settings`; ``arms.<name>.<option>`` a field
+    of the arm's options model (given ``arm_specs``); a key below a field that is not a
+    model (a table's entry) belongs to that field.
+    """
     parts = dotted_key.split(".")
-    if parts[0] == "arms":
-        spec = (arm_specs or {}).get(parts[1]) if len(parts) == 3 else None
+    if parts[0] == "arms" and len(parts) >= 2:
+        spec = (arm_specs or {}).get(parts[1]) if len(parts) > 2 else None
         return spec.options_model.model_fields.get(parts[2]) if spec is not None else None
     model: type[BaseModel] = Settings
     for i, part in enumerate(parts):
         field = model.model_fields.get(part)
-        if field is None:
-            return None
-        annotation = field.annotation
-        if i + 1 == len(parts):
+        annotation = field.annotation if field is not None else None
+        if field is None or i + 1 == len(parts) or not (
+                isinstance(annotation, type) and issubclass(annotation, BaseModel)):
             return field
-        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
-            return None
         model = annotation
     return None
 
@@ -190,23 +191,16 @@ def setting_group(dotted_key: str, arm_specs: dict[str, Any] | None = None) -> s
         (:data:`ARM_KIND_GROUPS`); without it such keys are ``identity``.
     :raises KeyError: the key is not a setting.
     """
+    field = setting_field(dotted_key, arm_specs)
     parts = dotted_key.split(".")
     if parts[0] == "arms" and len(parts) >= 2:
         spec = (arm_specs or {}).get(parts[1])
         if spec is None:
             return "identity"
-        option = spec.options_model.model_fields.get(parts[2]) if len(parts) > 2 else None
-        return (option and _declared_group(option)) or ARM_KIND_GROUPS[spec.kind]
-    model: type[BaseModel] = Settings
-    for i, part in enumerate(parts):
-        field = model.model_fields[part]
-        annotation = field.annotation
-        nested = isinstance(annotation, type) and issubclass(annotation, BaseModel)
-        if nested and i + 1 < len(parts):
-            model = annotation
-            continue
-        return _declared_group(field) or "runtime"
-    raise KeyError(dotted_key)
+        return (field and _declared_group(field)) or ARM_KIND_GROUPS[spec.kind]
+    if field is None:
+        raise KeyError(dotted_key)
+    return _declared_group(field) or "runtime"
 
 
 def project_config_path(project_root: Path) -> Path:

@@ -129,12 +129,12 @@ class MemoryLoader:
         run.assembled.set()
         _warm(run, memory)
         run.warmed_pipelines.update(id(p) for _, p in memory.scopes.existing())
-        _warm_indexes(memory, "semantic")
+        _warm_pipelines(memory.scopes.existing(), ("semantic",))
         with self._lock:
             run.warmed.set()
             close_now = run.closed
         if not close_now:  # searches use FTS5's own index until this is done
-            _warm_indexes(memory, "keyword")
+            _warm_pipelines(memory.scopes.existing(), ("keyword",))
         with self._lock:
             close_now = run.closed
             run.done = True
@@ -229,32 +229,22 @@ def _warm(run: _Run, memory: Memory) -> None:
     log.info("embedder %r loaded its model in %.2f s", embedder.name, run.model_seconds)
 
 
-def _warm_indexes(memory: Memory, kind: str) -> None:
-    """Let each open scope's arms of ``kind`` load what their first search would
-    (``Pipeline.warm``: ``sqlite-vec``'s in-RAM vectors, ``fts5``'s in-RAM postings);
-    failures are logged only."""
-    for scope, pipeline in memory.scopes.existing():
+def _warm_pipelines(
+    pipelines: list[tuple[str, Any]], kinds: tuple[str, ...] = ("semantic", "keyword")
+) -> None:
+    """Let each ``(scope, pipeline)``'s arms of ``kinds`` load what their first search
+    would (``Pipeline.warm``: ``sqlite-vec``'s in-RAM vectors, ``fts5``'s in-RAM
+    postings); failures are logged only (the first search meets and reports them)."""
+    for scope, pipeline in pipelines:
         start = time.perf_counter()
         try:
-            warmed = pipeline.warm((kind,))
-        except Exception:  # the first search will meet (and report) the same problem
-            log.exception("the %s scope's %s arm could not warm up", scope, kind)
-            continue
-        if warmed:
-            log.info("%s scope: %s arm %s warmed in %.2f s", scope, kind, warmed[0],
-                     time.perf_counter() - start)
-
-
-def _warm_pipelines(fresh: list[tuple[str, Any]]) -> None:
-    for scope, pipeline in fresh:
-        start = time.perf_counter()
-        try:
-            warmed = pipeline.warm()
-        except Exception:  # closed meanwhile, or the first search will report it
+            warmed = pipeline.warm(kinds)
+        except Exception:
             log.exception("the %s scope's arms could not warm up", scope)
             continue
-        log.info("%s scope: %s warmed in %.2f s", scope, ", ".join(warmed) or "nothing",
-                 time.perf_counter() - start)
+        if warmed:
+            log.info("%s scope: %s warmed in %.2f s", scope, ", ".join(warmed),
+                     time.perf_counter() - start)
 
 
 def _fail(run: _Run, error: OctomemError) -> None:

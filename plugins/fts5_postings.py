@@ -31,7 +31,6 @@ import json
 import logging
 import math
 import threading
-import weakref
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -41,6 +40,7 @@ import apsw
 import numpy as np
 
 from . import vector_log
+from .fts5_ranking import fts5_totals
 
 #: FTS5's ``bm25()`` constants (``fts5_aux.c``: k1 = 1.2, b = 0.75).
 K1 = 1.2
@@ -76,30 +76,8 @@ class _Docs:
         return np.frombuffer(getattr(self, name), dtype=np.int64)
 
 
-#: Auxiliary function returning FTS5's row and token totals, registered per connection.
-TOTALS_FUNCTION = "octomem_fts5_totals"
 log = logging.getLogger(__name__)
 _BODY = "CASE WHEN coalesce(title, '') = '' THEN text ELSE title || char(10) || text END"
-
-
-def _totals(api: apsw.FTS5ExtensionApi, *args: object) -> str:
-    return f"{api.row_count} {api.column_total_size(-1)}"
-
-
-_with_totals: weakref.WeakSet[apsw.Connection] = weakref.WeakSet()
-
-
-def fts5_totals(conn: apsw.Connection, table: str) -> tuple[int, int]:
-    """Return FTS5's own ``(rows, tokens)`` of ``table``: the N and the numerator of the
-    average length ``bm25()`` uses (``xRowCount``, ``xColumnTotalSize``)."""
-    if conn not in _with_totals:
-        conn.register_fts5_function(TOTALS_FUNCTION, _totals)
-        _with_totals.add(conn)
-    row = conn.execute(f"SELECT {TOTALS_FUNCTION}({table}) FROM {table} LIMIT 1").fetchone()
-    if row is None:
-        return (0, 0)
-    rows, tokens = str(row[0]).split()
-    return (int(rows), int(tokens))
 
 
 def cap_token(token: str) -> str:

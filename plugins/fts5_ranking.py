@@ -55,8 +55,9 @@ PREFIX_FACTOR = 2
 #: Chunk ids bound per filter check, well below SQLite's 32766 host parameters.
 ID_BATCH = 4096
 
-#: Auxiliary function (FTS5 ``xRowCount``: the N of ``bm25()``) registered per connection.
-ROW_COUNT_FUNCTION = "octomem_fts5_row_count"
+#: Auxiliary function returning FTS5's row and token totals (``xRowCount``,
+#: ``xColumnTotalSize``: the N and the length sum of ``bm25()``), registered per connection.
+TOTALS_FUNCTION = "octomem_fts5_totals"
 
 #: Phrase row counts kept per connection until the database changes; past this many
 #: the cache starts over. Common words recur across queries: with cached counts the
@@ -70,8 +71,21 @@ _hit_cache: weakref.WeakKeyDictionary[
 ] = weakref.WeakKeyDictionary()
 
 
-def _row_count(api: apsw.FTS5ExtensionApi, *args: Any) -> int:
-    return api.row_count
+def _totals(api: apsw.FTS5ExtensionApi, *args: Any) -> str:
+    return f"{api.row_count} {api.column_total_size(-1)}"
+
+
+def fts5_totals(conn: apsw.Connection, table: str) -> tuple[int, int]:
+    """Return FTS5's own ``(rows, tokens)`` of ``table``: the N and the numerator of the
+    average length ``bm25()`` uses; ``(0, 0)`` for an empty index."""
+    if conn not in _registered:
+        conn.register_fts5_function(TOTALS_FUNCTION, _totals)
+        _registered.add(conn)
+    row = conn.execute(f"SELECT {TOTALS_FUNCTION}({table}) FROM {table} LIMIT 1").fetchone()
+    if row is None:
+        return (0, 0)
+    rows, tokens = str(row[0]).split()
+    return (int(rows), int(tokens))
 
 
 def only_validity(filters: Filters) -> bool:
@@ -96,12 +110,7 @@ class Fts5Ranker:
 
     def row_count(self) -> int:
         """Return the rows in the index as ``bm25()`` counts them (FTS5 ``xRowCount``)."""
-        if self.conn not in _registered:
-            self.conn.register_fts5_function(ROW_COUNT_FUNCTION, _row_count)
-            _registered.add(self.conn)
-        t = self.table
-        row = self.conn.execute(f"SELECT {ROW_COUNT_FUNCTION}({t}) FROM {t} LIMIT 1").fetchone()
-        return int(row[0]) if row else 0
+        return fts5_totals(self.conn, self.table)[0]
 
     def phrase_hits(self, phrases: Sequence[str]) -> list[int]:
         """Count the rows matching each FTS5 phrase, as ``bm25()`` does for its IDF.
