@@ -27,9 +27,9 @@ from octomem.engine.arms import ArmContext
 from octomem.engine.assembly import arm_options
 from octomem.engine.errors import OctomemError
 from octomem.engine.manager import ArmRegistry
+from octomem.engine.memory.sources import beir_documents, count_lines
 from octomem.engine.pipeline import Pipeline, embedding_text
 from octomem.engine.settings import LoadedSettings
-from octomem.engine.sources import beir_documents, count_lines
 from octomem.engine.types import Chunk
 
 from .dataset import BeirDataset

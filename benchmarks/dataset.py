@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from octomem.engine.errors import OctomemError
-from octomem.engine.sources import beir_corpus_path
+from octomem.engine.memory.sources import beir_corpus_path
 from octomem.engine.types import Filters
 
 #: Prefix of a ``--group-by`` value: the field is read from a row's ``metadata`` object.

@@ -39,9 +39,9 @@ from pathlib import Path
 from typing import Any
 
 from octomem.engine.manager import load_registry
+from octomem.engine.memory.sources import beir_documents
 from octomem.engine.pipeline import Pipeline
 from octomem.engine.settings import load_settings
-from octomem.engine.sources import beir_documents
 
 from .command import machine
 

@@ -81,7 +81,7 @@ class Fts5Tokens:
 
     def stems(self, text: str) -> list[str]:
         """Return the distinct FTS5 terms of ``text``'s non-stop words, as the arm queries."""
-        from octomem.plugins.fts5_keyword import query_terms
+        from octomem.plugins.fts5.arm import query_terms
 
         out: list[str] = []
         for word in query_terms(text):

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from octomem.engine.errors import OctomemError
-from octomem.engine.memory import Memory
+from octomem.engine.memory.facade import Memory
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""Result models the MCP tools add to the engine's (:mod:`octomem.engine.memory_results`)."""
+"""Result models the MCP tools add to the engine's (:mod:`octomem.engine.memory.results`)."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ class StatusResult(BaseModel):
 def status_result(
     status: dict[str, Any], state: ModelState, error: str | None, seconds: float | None
 ) -> StatusResult:
-    """Combine :meth:`Memory.status <octomem.engine.memory.Memory.status>` with the loader's
+    """Combine :meth:`Memory.status <octomem.engine.memory.facade.Memory.status>` with the loader's
     model state."""
     shared = ("arms", "embedder_model", "semantic_available")  # reported once, below
     scopes = {name: ScopeStatus(**{k: v for k, v in info.items() if k not in shared})

@@ -19,8 +19,8 @@ from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.mcpserver.resources.templates import ResourceSecurity
 
 from octomem.engine.errors import OctomemError
-from octomem.engine.memory_view import item, scope_markdown
-from octomem.engine.scopes import SCOPES
+from octomem.engine.memory.scopes import SCOPES
+from octomem.engine.memory.view import item, scope_markdown
 
 from . import descriptions as say
 from .loader import MemoryLoader, one_line

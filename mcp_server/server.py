@@ -1,7 +1,7 @@
 """The octomem MCP server: one project's memory (local and global scopes) behind five tools.
 
 The server only opens the memory the settings describe (through
-:func:`octomem.engine.app.open_memory`, exactly like the CLI), bound to one project
+:func:`octomem.engine.memory.facade.open_memory`, exactly like the CLI), bound to one project
 (``--project-root``, default the current directory), and exposes it as the tools
 ``remember``, ``recall``, ``forget``, ``ingest`` and ``status`` (see :mod:`.tools`) and
 the resources ``octomem://memory/{scope}`` and ``octomem://item/{id}``
@@ -41,7 +41,7 @@ from typing import Any
 import anyio
 from mcp.server.mcpserver import MCPServer
 
-from octomem.engine.app import open_memory
+from octomem.engine.memory.facade import open_memory
 from octomem.engine.settings import load_settings
 
 from .descriptions import INSTRUCTIONS

@@ -20,8 +20,8 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from octomem.engine.errors import OctomemError
-from octomem.engine.memory import KIND_PATTERN
-from octomem.engine.memory_results import (
+from octomem.engine.memory.facade import KIND_PATTERN
+from octomem.engine.memory.results import (
     ForgetResult,
     IngestResult,
     MemoryRecallResult,

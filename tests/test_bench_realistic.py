@@ -20,7 +20,7 @@ from octomem.benchmarks.realistic_texts import (
     split_sentences,
 )
 from octomem.engine.errors import OctomemError
-from octomem.plugins.hashing_embedder import HashingEmbedder
+from octomem.plugins.hashing.embedder import HashingEmbedder
 
 NO_PROGRESS = lambda label, total: lambda n: None  # noqa: E731
 

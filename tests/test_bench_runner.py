@@ -13,7 +13,7 @@ from octomem.benchmarks.command import run_bench
 from octomem.benchmarks.dataset import load_dataset, parse_group_by, query_filters
 from octomem.benchmarks.report import write_report
 from octomem.engine.errors import OctomemError
-from octomem.plugins.hashing_embedder import HashingEmbedder
+from octomem.plugins.hashing.embedder import HashingEmbedder
 
 HASHING = {"pipeline": {"embedder": "hashing"}}
 GROUP = {d: g for d, _, _, g in CORPUS}

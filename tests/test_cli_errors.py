@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from octomem.engine.errors import InvalidQueryError
-from octomem.engine.memory_ingest import ingest_documents
+from octomem.engine.memory.ingest import ingest_documents
 
 OCTOMEM = [sys.executable, "-c", "from octomem.engine.cli import main; main()"]
 

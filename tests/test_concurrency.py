@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from octomem.engine.app import open_memory
+from octomem.engine.memory.facade import open_memory
 
 pytestmark = pytest.mark.slow
 
@@ -23,7 +23,7 @@ HANDOFFS = 3
 WORKER = textwrap.dedent('''
     import json, sys, time
     from pathlib import Path
-    from octomem.engine.app import open_memory
+    from octomem.engine.memory.facade import open_memory
 
     worker, project, global_root, go = sys.argv[1], *map(Path, sys.argv[2:5])
     memory = open_memory(overrides={"pipeline": {"embedder": "hashing"}},

@@ -20,12 +20,12 @@ import pytest
 from octomem.engine.arms import ArmContext, Embedder, Reranker
 from octomem.engine.errors import EmbedderUnavailableError, OctomemError
 from octomem.engine.manager import load_registry
-from octomem.plugins.cross_encoder_reranker import (
+from octomem.plugins.cross_encoder.reranker import (
     CrossEncoderOptions,
     CrossEncoderReranker,
     RerankerUnavailableError,
 )
-from octomem.plugins.fastembed_embedder import FastembedEmbedder, FastembedOptions, file_sha256
+from octomem.plugins.fastembed.embedder import FastembedEmbedder, FastembedOptions, file_sha256
 
 onnx = pytest.importorskip("onnx")
 TensorProto, helper, numpy_helper = onnx.TensorProto, onnx.helper, onnx.numpy_helper

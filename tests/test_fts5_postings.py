@@ -12,10 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from octomem.engine.types import Chunk, Document, Filters
-from octomem.plugins import fts5_postings, vector_log
-from octomem.plugins.fts5_keyword import Fts5KeywordArm, Fts5Options
-from octomem.plugins.fts5_ranking import Fts5Ranker
-from octomem.plugins.sqlite_storage import SqliteStorage
+from octomem.plugins.fts5 import postings as fts5_postings
+from octomem.plugins.fts5.arm import Fts5KeywordArm, Fts5Options
+from octomem.plugins.fts5.ranking import Fts5Ranker
+from octomem.plugins.sqlite import changelog as vector_log
+from octomem.plugins.sqlite.storage import SqliteStorage
 
 # "run"/"running"/"runs" share the Porter stem "run": three phrases, one token.
 WORDS = ["cell", "protein", "run", "running", "runs", "kinase", "zebrafish", "prion", "filler"]

@@ -14,11 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from octomem.engine.types import Filters
-from octomem.plugins import fts5_pruning
-from octomem.plugins.fts5_bounds import MAX_PHRASES, bound_filter, idf, upper_bound
-from octomem.plugins.fts5_keyword import Fts5KeywordArm, Fts5Options
-from octomem.plugins.fts5_ranking import Fts5Ranker
-from octomem.plugins.sqlite_storage import SqliteStorage
+from octomem.plugins.fts5 import pruning as fts5_pruning
+from octomem.plugins.fts5.arm import Fts5KeywordArm, Fts5Options
+from octomem.plugins.fts5.bounds import MAX_PHRASES, bound_filter, idf, upper_bound
+from octomem.plugins.fts5.ranking import Fts5Ranker
+from octomem.plugins.sqlite.storage import SqliteStorage
 from tests.test_fts5_ranking import COMMON, RARE, add_all, arm_search, corpus, joined_search
 
 

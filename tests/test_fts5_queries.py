@@ -12,14 +12,14 @@ from hypothesis import strategies as st
 
 from octomem.engine.arms import ArmContext
 from octomem.engine.types import Chunk, Document, Filters
-from octomem.plugins.fts5_keyword import (
+from octomem.plugins.fts5.arm import (
     ENGLISH_STOPWORDS,
     Fts5KeywordArm,
     Fts5Options,
     match_expression,
     query_terms,
 )
-from octomem.plugins.sqlite_storage import SqliteStorage
+from octomem.plugins.sqlite.storage import SqliteStorage
 
 FTS5_SYNTAX = [
     '"', "'", "*", "^", "-", "+", ":", "(", ")", "{", "}", "[", "]", ",", ".", "/", "\\",

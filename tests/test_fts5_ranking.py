@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from octomem.engine.types import Chunk, Document, Filters
-from octomem.plugins import fts5_ranking
-from octomem.plugins.fts5_keyword import TABLE, Fts5KeywordArm, match_expression, query_terms
-from octomem.plugins.fts5_ranking import Fts5Ranker
-from octomem.plugins.sqlite_storage import SqliteStorage, filter_sql
+from octomem.plugins.fts5 import ranking as fts5_ranking
+from octomem.plugins.fts5.arm import TABLE, Fts5KeywordArm, match_expression, query_terms
+from octomem.plugins.fts5.ranking import Fts5Ranker
+from octomem.plugins.sqlite.storage import SqliteStorage, filter_sql
 
 # Common words first: most documents match some query term, as with natural language.
 # "run"/"running"/"runs" share the Porter stem "run": distinct phrases, one token.

@@ -322,7 +322,7 @@ async def test_a_model_that_cannot_load_leaves_keyword_search(data_dir: Path) ->
 
 
 def test_the_loader_warms_the_semantic_arm_before_the_first_recall(data_dir: Path) -> None:
-    from octomem.engine.app import open_memory
+    from octomem.engine.memory.facade import open_memory
     from octomem.mcp_server.loader import MemoryLoader
 
     overrides = {"data_dir": str(data_dir), "pipeline": {"embedder": "hashing"}}

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from octomem.engine.app import open_memory
 from octomem.engine.errors import InvalidQueryError, NotFoundError
-from octomem.engine.memory import Memory
+from octomem.engine.memory.facade import Memory, open_memory
 
 HASHING = {"pipeline": {"embedder": "hashing"}}
 

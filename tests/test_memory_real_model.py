@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from octomem.engine.app import open_memory
+from octomem.engine.memory.facade import open_memory
 
 pytestmark = pytest.mark.slow
 

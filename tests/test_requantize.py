@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from octomem.plugins.fastembed_embedder import FastembedEmbedder, FastembedOptions
-from octomem.plugins.onnx_requantize import requantize, requantized_path
+from octomem.plugins.fastembed.embedder import FastembedEmbedder, FastembedOptions
+from octomem.plugins.fastembed.requantize import requantize, requantized_path
 
 TEXTS = [
     "How do I reset my password?",

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from octomem.engine.app import open_memory
+from octomem.engine.memory.facade import open_memory
 from octomem.engine.types import Query
-from octomem.plugins.fts5_keyword import Fts5KeywordArm
+from octomem.plugins.fts5.arm import Fts5KeywordArm
 
 FACTS = [f"invoice rule number {i}: invoices of type {i % 7} are archived" for i in range(60)]
 

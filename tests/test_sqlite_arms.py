@@ -16,10 +16,10 @@ from pydantic import ValidationError
 from octomem.engine.arms import ArmContext
 from octomem.engine.errors import IncompatibleArmsError, InvalidQueryError, OctomemError
 from octomem.engine.types import Chunk, Document, Filters
-from octomem.plugins import sqlite_storage
-from octomem.plugins.fts5_keyword import Fts5KeywordArm
-from octomem.plugins.sqlite_storage import SqliteStorage, SqliteStorageOptions, filter_sql
-from octomem.plugins.sqlite_vec_semantic import (
+from octomem.plugins.fts5.arm import Fts5KeywordArm
+from octomem.plugins.sqlite import storage as sqlite_storage
+from octomem.plugins.sqlite.storage import SqliteStorage, SqliteStorageOptions, filter_sql
+from octomem.plugins.sqlite_vec.arm import (
     KNN_MAX_K,
     SqliteVecSemanticArm,
     knn_sql,

@@ -7,8 +7,8 @@ from pathlib import Path
 import apsw
 
 from octomem.engine.types import Chunk, Document, Filters
-from octomem.plugins.sqlite_schema import SCHEMA_VERSION
-from octomem.plugins.sqlite_storage import SqliteStorage
+from octomem.plugins.sqlite.schema import SCHEMA_VERSION
+from octomem.plugins.sqlite.storage import SqliteStorage
 
 #: The version-1 schema, as octomem 0.1.0 created it.
 V1 = """

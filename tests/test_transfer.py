@@ -10,11 +10,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from octomem.engine.app import open_memory
 from octomem.engine.cli import app
 from octomem.engine.errors import OctomemError
-from octomem.engine.memory import Memory
-from octomem.engine.transfer import export_scope, import_lines
+from octomem.engine.memory.facade import Memory, open_memory
+from octomem.engine.memory.transfer import export_scope, import_lines
 
 HASHING = {"pipeline": {"embedder": "hashing"}}
 

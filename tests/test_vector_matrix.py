@@ -10,10 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from octomem.engine.types import Chunk, Document, Filters
-from octomem.plugins import vector_log
-from octomem.plugins.sqlite_storage import SqliteStorage
-from octomem.plugins.sqlite_vec_semantic import SqliteVecOptions, SqliteVecSemanticArm
-from octomem.plugins.vector_matrix import top_rows
+from octomem.plugins.sqlite import changelog as vector_log
+from octomem.plugins.sqlite.storage import SqliteStorage
+from octomem.plugins.sqlite_vec.arm import SqliteVecOptions, SqliteVecSemanticArm
+from octomem.plugins.sqlite_vec.matrix import top_rows
 
 DIM = 8
 KINDS = ("memory", "knowledge", "note")

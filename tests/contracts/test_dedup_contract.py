@@ -12,7 +12,7 @@ from octomem.engine.testing import DedupContract, registered_names
 from octomem.engine.testing.dedup import DIM
 from octomem.engine.testing.dedup import basis as _basis
 from octomem.engine.testing.dedup import fused_hits as _hits
-from octomem.plugins.cosine_dedup import CosineDedup, CosineDedupOptions, normalise_text
+from octomem.plugins.dedup.cosine import CosineDedup, CosineDedupOptions, normalise_text
 
 
 def _at_cosine(c: float) -> np.ndarray:

@@ -1,0 +1,397 @@
+"""The ``octomem`` command line: ingest, add, search, forget, reindex, plugins, status, config,
+serve, bench."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from ..assembly import arm_options, check_arm_settings, check_compatible
+from ..errors import OctomemError
+from ..manager import load_registry
+from ..memory.facade import Memory, open_memory
+from ..memory.scopes import SCOPES, ScopeName, check_scope, scope_roots
+from ..memory.sources import (
+    beir_corpus_path,
+    beir_documents,
+    count_lines,
+    file_document,
+    find_text_files,
+)
+from ..memory.transfer import export_scope, import_lines
+from ..pipeline import Pipeline
+from ..settings import load_settings, parse_overrides
+from ..types import Document
+from . import memory as show
+from . import render as render
+
+app = typer.Typer(
+    name="octomem",
+    help="Local-first retrieval for AI agents' memory: BM25 + embeddings, fused, over MCP.\n\n"
+    "Quick start: `octomem ingest docs/` then `octomem search \"how does fusion work\" --explain`.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
+)
+console = Console()
+err = Console(stderr=True, soft_wrap=True)
+
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="TOML settings file (a layer above the user config).")]
+SetOpt = Annotated[list[str] | None, typer.Option("--set", help="Override a setting: `key=value`, e.g. `retrieval.top_k=5`. Repeatable.")]
+
+
+ScopeOpt = Annotated[str | None, typer.Option("--scope", help="`local` (this project) or `global`.")]
+BothOpt = Annotated[str | None, typer.Option("--scope", help="`local` or `global` to search one scope only; leave it out to search both.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+
+
+class _State:
+    config: Path | None = None
+    overrides: dict[str, Any] = {}
+    debug: bool = False
+    project_root: Path | None = None
+    global_root: Path | None = None
+
+
+state = _State()
+
+
+@app.callback()
+def _main(
+    config: ConfigOpt = None,
+    set_: SetOpt = None,
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", help="Where the data lives (setting `data_dir`; the global scope unless `global_root` is set).")] = None,
+    project_root: Annotated[Path | None, typer.Option("--project-root", help="The project whose `.octomem/` is the local scope (default: the current directory).")] = None,
+    global_root: Annotated[Path | None, typer.Option("--global-root", help="The global scope's directory (setting `global_root`; default `data_dir`).")] = None,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
+) -> None:
+    """Read the global options every command shares."""
+    state.config = config
+    state.overrides = parse_overrides(set_ or [])
+    if data_dir is not None:
+        state.overrides["data_dir"] = str(data_dir)
+    state.project_root, state.global_root = project_root, global_root
+    state.debug = debug
+
+
+def _memory() -> Memory:
+    return open_memory(state.config, state.overrides, state.project_root, state.global_root)
+
+
+def _pipeline(scope: ScopeName = "global") -> Pipeline:
+    """Open one scope's pipeline (the global scope by default)."""
+    loaded = load_settings(state.config, state.overrides, project_root=state.project_root)
+    root = scope_roots(loaded.settings, state.project_root, state.global_root).of(scope)
+    return Pipeline(loaded, load_registry(), root)
+
+
+def _ingest(pipeline: Pipeline, docs: Any, total: int, label: str) -> None:
+    with render.progress(console) as bar:
+        task = bar.add_task(f"indexing {label}", total=total)
+        report = pipeline.add(docs, lambda n: bar.advance(task, n), embed=False)
+        embedded = 0
+        if report.chunk_ids and pipeline.arms.semantic and not pipeline.semantic_error:
+            task2 = bar.add_task("embedding chunks", total=len(report.chunk_ids))
+            try:
+                embedded = pipeline.embed_pending(lambda n: bar.advance(task2, n), report.chunk_ids)
+            except OctomemError as exc:
+                report.semantic_error = str(exc)
+    render.ingest_report(console, report, embedded, pipeline.semantic_error)
+    _say_reindex(pipeline)
+
+
+def _say_reindex(pipeline: Pipeline) -> None:
+    """Tell how many chunks have no vector of the configured embedder, if any."""
+    if pipeline.arms.semantic is None or pipeline.semantic_error:
+        return
+    left = pipeline.arms.semantic.missing_count()
+    if left:
+        err.print(f"[yellow]{left} chunks have no vector of {pipeline.arms.embedder.model_id}: "
+                  "found by their words only; `octomem reindex` embeds them[/yellow]")
+
+
+def _file_documents(files: list[Path]) -> Iterator[Document]:
+    """Read files as documents, skipping (with a warning) empty and non-UTF-8 ones."""
+    for path in files:
+        try:
+            doc = file_document(path)
+        except (OctomemError, OSError) as exc:
+            err.print(Text.assemble(("skipped: ", "yellow"), str(exc)), highlight=False)
+            continue
+        if not doc.text.strip():
+            err.print(Text.assemble(("skipped: ", "yellow"), f"{path}: empty file"))
+            continue
+        yield doc
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path] | None, typer.Argument(help="Text/Markdown files or folders.")] = None,
+    beir: Annotated[Path | None, typer.Option("--beir", help="A BEIR folder: loads its corpus.jsonl.")] = None,
+    scope: ScopeOpt = "local",
+) -> None:
+    """Ingest files and folders (.md, .txt, .rst), or a BEIR corpus with `--beir DIR`, into a
+    scope (default: local, this project's `.octomem/`).
+
+    Re-ingesting an unchanged file does nothing; a changed one becomes a new revision (the
+    old chunks are kept as history).
+    """
+    if not paths and beir is None:
+        raise OctomemError("give files or folders to ingest, or --beir DIR")
+    memory = _memory()
+    pipeline = memory.scopes.require(show.check_write_scope(scope), create=True)
+    try:
+        files = find_text_files(paths) if paths else []  # bad paths fail before any work
+        if beir is not None:
+            total = count_lines(beir_corpus_path(beir))
+            _ingest(pipeline, beir_documents(beir), total, f"{beir.name} corpus")
+        if files:
+            _ingest(pipeline, _file_documents(files), len(files), f"{len(files)} files")
+    finally:
+        memory.close()
+
+
+@app.command()
+def add(
+    text: Annotated[str, typer.Argument(help="The statement to store.")],
+    kind: Annotated[str, typer.Option(help="One word in capitals, e.g. PREFERENCE; HANDOFF replaces the previous handoff.")] = "ITEM",
+    tag: Annotated[list[str] | None, typer.Option("--tag", help="A tag; repeatable.")] = None,
+    scope: ScopeOpt = None,
+    event_time: Annotated[str | None, typer.Option("--event-time", help="When it happened (ISO date).")] = None,
+    supersedes: Annotated[str | None, typer.Option("--supersedes", help="Id of the statement this one replaces (kept as history).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Remember one statement (local scope by default) and print its id, what it replaced
+    and existing statements that say nearly the same."""
+    memory = _memory()
+    try:
+        out = memory.remember(text, scope, kind, tuple(tag or ()), event_time, supersedes)
+        show.show_remembered(console, out, as_json)
+    finally:
+        memory.close()
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="Any text; no query syntax to learn.")],
+    top_k: Annotated[int | None, typer.Option(
+        "--top-k", "-k", min=1, max=1000, help="Number of hits (default: setting retrieval.top_k)."
+    )] = None,
+    explain: Annotated[bool, typer.Option(help="Show each arm's rank and score, and the fused score.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the answer as JSON.")] = False,
+    kind: Annotated[list[str] | None, typer.Option("--kind", help="Only these kinds; repeatable.")] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag", help="Only hits with every tag; repeatable.")] = None,
+    scope: BothOpt = None,
+    since: Annotated[str | None, typer.Option("--since", help="Only statements true from this date on.")] = None,
+    until: Annotated[str | None, typer.Option("--until", help="Only statements true from before the end of this date.")] = None,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="What was current then (ISO date).")] = None,
+    history: Annotated[bool, typer.Option("--include-superseded", help="Also superseded statements.")] = False,
+    per: Annotated[str, typer.Option("--per", help="`chunk` or `document` (best chunk per document).")] = "chunk",
+) -> None:
+    """Recall: both scopes, keyword and semantic arms fused by reciprocal rank, a bounded
+    recency bonus, deduplicated; each hit names its scope."""
+    memory = _memory()
+    try:
+        answer = memory.recall(query, scope, top_k, tuple(kind or ()), tuple(tag or ()), since,
+                               until, as_of, history, per)  # type: ignore[arg-type]
+        show.show_recall(console, query, answer, explain, as_json)
+    finally:
+        memory.close()
+
+
+@app.command()
+def forget(
+    id_or_text: Annotated[str, typer.Argument(help="A document id, or a statement's exact text.")],
+    scope: BothOpt = None,
+    reason: Annotated[str | None, typer.Option("--reason", help="Why (kept in the forget log).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Forget one statement by id or exact text, in both scopes unless `--scope`; a text
+    matching several removes none and lists them (exit status 1)."""
+    memory = _memory()
+    try:
+        if not show.show_forgotten(console, memory.forget(id_or_text, scope, reason), as_json):
+            raise OctomemError("the text matches several statements; none was removed")
+    finally:
+        memory.close()
+
+
+@app.command()
+def reindex(
+    embedder: Annotated[str | None, typer.Option(
+        "--embedder", help="Embedder to embed for (default: setting `pipeline.embedder`).")] = None,
+    scope: BothOpt = None,
+) -> None:
+    """Embed every chunk that has no vector of the selected embedder, in both scopes unless
+    `--scope` (resumable).
+
+    Vectors of each embedder are kept side by side, keyed by model id: switching back to
+    an embedder used before needs no reindex. Until this finishes, recall uses the
+    vectors that exist plus keyword search, and says how many chunks lack a vector.
+    """
+    if embedder is not None:
+        state.overrides.setdefault("pipeline", {})["embedder"] = embedder
+    memory = _memory()
+    try:
+        wanted = (check_scope(scope),) if scope else SCOPES
+        for name, pipeline in memory.scopes.existing(wanted):  # type: ignore[arg-type]
+            _reindex_scope(name, pipeline)
+        if embedder is not None:
+            console.print(f"recall uses these vectors while pipeline.embedder is {embedder!r}")
+    finally:
+        memory.close()
+
+
+def _reindex_scope(scope: str, pipeline: Pipeline) -> None:
+    semantic, model = pipeline.arms.semantic, pipeline.arms.embedder
+    if semantic is None or model is None:
+        raise OctomemError("no semantic arm is configured (pipeline.semantic or "
+                           "pipeline.embedder is empty): there is nothing to embed")
+    if pipeline.semantic_error:
+        raise OctomemError(pipeline.semantic_error)
+    with render.progress(console) as bar:
+        task = bar.add_task(f"{scope}: embedding with {model.name}", total=semantic.missing_count())
+        done = pipeline.embed_pending(lambda n: bar.advance(task, n))
+    console.print(f"{scope}: embedded {done} chunks with [bold]{model.model_id}[/bold]; "
+                  f"{semantic.missing_count()} without a vector")
+
+
+@app.command()
+def plugins() -> None:
+    """List installed arms by kind: name, providing distribution, version."""
+    render.plugins(console, load_registry())
+
+
+@app.command()
+def status() -> None:
+    """Show both scopes: where they live, counts, arms, the embedder model, semantic availability."""
+    memory = _memory()
+    try:
+        show.status(console, memory.status())
+    finally:
+        memory.close()
+
+
+@app.command()
+def config() -> None:
+    """Print every effective setting (configured arms' options included), its cost group
+    (identity: needs re-indexing; runtime; retrieval: reorders answers), its layer and
+    what it means."""
+    loaded = load_settings(state.config, state.overrides, project_root=state.project_root)
+    registry = load_registry()
+    specs = check_compatible(loaded.settings.pipeline, registry)
+    check_arm_settings(loaded, registry)
+    options = {spec.name: arm_options(spec, loaded).model_dump(mode="json") for spec in specs.values()}
+    render.settings(console, loaded, options, {spec.name: spec for spec in specs.values()})
+
+
+@app.command()
+def serve(
+    project_root: Annotated[Path | None, typer.Option("--project-root", help="The project this server serves; its `.octomem/` is the local scope (default: the current directory).")] = None,
+    global_root: Annotated[Path | None, typer.Option("--global-root", help="The global scope's directory (setting `global_root`; default `data_dir`).")] = None,
+) -> None:
+    """Serve one project's memory over MCP stdio (for Claude Code, Claude Desktop, Cursor, ...)."""
+    # Imported by name at run time: the engine has no static dependency on the server.
+    server = importlib.import_module("octomem.mcp_server.server")
+    server.create_server(state.config, state.overrides, project_root or state.project_root,
+                         global_root or state.global_root).run("stdio")
+
+
+@app.command("export")
+def export_(
+    path: Annotated[Path, typer.Argument(help="File to write (`-` for stdout).")],
+    scope: ScopeOpt = "local",
+    fmt: Annotated[str, typer.Option("--format", help="`jsonl` (lossless, for import) or `md` (for people).")] = "jsonl",
+) -> None:
+    """Export a scope: JSON Lines round-trips losslessly through `octomem import` (ids,
+    kinds, tags, times, supersede links, recall counts); Markdown is for reading."""
+    memory = _memory()
+    try:
+        if str(path) == "-":
+            written = export_scope(memory, show.check_write_scope(scope), fmt, sys.stdout)
+        else:
+            with path.open("w", encoding="utf-8") as out:
+                written = export_scope(memory, show.check_write_scope(scope), fmt, out)
+            err.print(f"exported {written} documents of the {scope} scope to {path}")
+    finally:
+        memory.close()
+
+
+@app.command("import")
+def import_(
+    path: Annotated[Path, typer.Argument(help="A JSONL file written by `octomem export`.")],
+    scope: Annotated[str | None, typer.Option("--scope", help="Scope to import into (default: the one the file was exported from).")] = None,
+) -> None:
+    """Import a JSONL export: documents keep their ids, history and recall counts;
+    statements this scope has forgotten are skipped; vectors are computed again."""
+    memory = _memory()
+    try:
+        with path.open(encoding="utf-8") as lines:
+            report = import_lines(memory, lines, str(path), scope)
+        show.import_report(console, report)
+    finally:
+        memory.close()
+
+
+# The MCP tools' names, for people who know those: the same commands, not listed twice.
+app.command("remember", hidden=True, help="Same as `add` (the MCP tool's name).")(add)
+app.command("recall", hidden=True, help="Same as `search` (the MCP tool's name).")(search)
+
+
+@app.command()
+def bench(
+    dataset: Annotated[Path | None, typer.Argument(help="A BEIR folder (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv).")] = None,
+    combo: Annotated[list[str] | None, typer.Option("--combo", help="`NAME=arm+arm+...` (e.g. `hybrid=fts5+sqlite-vec`), or `defaults` for the default rows; repeatable. Default: the default rows (every keyword arm alone, the semantic arm alone, the hybrids).")] = None,
+    split: Annotated[str, typer.Option(help="Which qrels/SPLIT.tsv to evaluate on.")] = "test",
+    group_by: Annotated[str | None, typer.Option("--group-by", help="`metadata.FIELD`: a query only sees documents with its own value (LoCoMo: metadata.conv_id).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Report folder (default ./octomem-bench/DATASET).")] = None,
+    top_k: Annotated[int, typer.Option("--top-k", help="Hits per query (100: recall@100 needs it).")] = 100,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="Where built indexes and vectors are kept for reuse.")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N judged queries (a smoke run).")] = None,
+    synthetic: Annotated[str | None, typer.Option("--synthetic", help="Scale curve instead of a dataset: sizes, e.g. `10k,100k,1M`.")] = None,
+    corpus: Annotated[str, typer.Option("--corpus", help="Scale curve corpus: `random` (Zipf pseudo-words, Gaussian vectors) or `realistic` (SciFact sentences and LoCoMo turns with real pipeline.embedder vectors, perturbed copies above ~31k; writes scale-realistic.*).")] = "random",
+    sources: Annotated[Path | None, typer.Option("--sources", help="`--corpus realistic`: folder holding the BEIR folders scifact/ and locomo/ (default ../shared/data).")] = None,
+) -> None:
+    """Measure arm combinations on a BEIR folder: quality (ranx) and cost, side by side.
+
+    Writes report.md, report.json and PNG plots to --out. Needs `pip install 'octomem[bench]'`.
+    """
+    try:
+        entry = importlib.import_module("octomem.benchmarks.entry")
+    except ImportError as exc:  # ranx, matplotlib, rank-bm25 come with the bench extra
+        raise OctomemError(f"octomem bench needs the bench extra ({exc}): pip install 'octomem[bench]'") from exc
+    entry.main(
+        dataset=dataset, combos=combo, split=split, group_by=group_by, out=out, top_k=top_k,
+        cache_dir=cache_dir, limit=limit, synthetic=synthetic, corpus=corpus, sources=sources,
+        config_file=state.config,
+        overrides=state.overrides, console=console,
+    )
+
+
+def main() -> None:
+    """Console entry point: usage errors as click prints them, octomem and file-system
+    errors as one line (``--debug`` shows the traceback)."""
+    try:
+        app(prog_name="octomem")
+    except (OctomemError, OSError) as exc:
+        if state.debug:
+            raise
+        message = str(exc) if isinstance(exc, OctomemError) else _os_error(exc)
+        err.print(Text.assemble(("error: ", "red"), message), highlight=False)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        sys.exit(130)
+
+
+def _os_error(exc: OSError) -> str:
+    """Describe a file-system error in one line, naming the path."""
+    where = f"{exc.filename}: " if exc.filename else ""
+    return f"{where}{exc.strerror or exc}"

@@ -1,0 +1,156 @@
+"""What the memory commands of the CLI print: answers with scopes, writes, status, transfers."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ..memory.facade import Remembered
+from ..memory.forget import ForgetOutcome
+from ..memory.models import as_json
+from ..memory.recall import RecallAnswer
+from ..memory.results import forget_result, recall_result, remember_result
+from ..memory.scopes import ScopeName, check_scope
+from ..memory.transfer import ImportReport
+
+
+def _snippet(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def check_write_scope(scope: str | None) -> ScopeName:
+    """Return ``scope`` checked, ``local`` when not given.
+
+    :raises InvalidQueryError: naming ``--scope``.
+    """
+    return check_scope(scope, "--scope") or "local"
+
+
+def print_json(model: Any) -> None:
+    """Print a result model as indented JSON on stdout (no Rich markup)."""
+    print(json.dumps(as_json(model), indent=2, ensure_ascii=False))
+
+
+def answer(console: Console, query: str, ans: RecallAnswer, explain: bool) -> None:
+    """Print a recall answer as a ranked table with each hit's scope; with ``explain``,
+    each arm's rank and raw score and the recency bonus."""
+    table = Table(title=escape(repr(query)), title_justify="left", box=box.SIMPLE_HEAD, expand=True)
+    for name, justify in (("#", "right"), ("score", "right"), ("scope", "left")):
+        table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    arms = list(ans.arms_ran)
+    if explain:
+        for arm in arms:
+            table.add_column(f"{arm}\nrank·score", justify="right", no_wrap=True)
+        table.add_column("recency", justify="right", no_wrap=True)
+    table.add_column("hit", ratio=1, min_width=30)
+    for hit in ans.hits:
+        cells = [str(hit.rank), f"{hit.score:.4f}", hit.scope]
+        if explain:
+            for arm in arms:
+                h = hit.contributions.get(arm)
+                cells.append(f"{h.rank}·{h.score:.3g}" if h else "–")
+            cells.append(f"+{hit.recency:.1%}")
+        chunk = hit.chunk
+        head = f"[bold]{escape(chunk.title)}[/bold] " if chunk.title else ""
+        state = "" if chunk.valid_to is None else " [yellow](superseded)[/yellow]"
+        cells.append(f"{head}[dim]{escape(chunk.document_id)} · {chunk.kind}[/dim]{state}\n"
+                     f"{escape(_snippet(chunk.text, 160))}")
+        table.add_row(*cells)
+    if ans.hits:
+        console.print(table)
+    else:
+        console.print(f"no hits for {escape(repr(query))}")
+    line = f"scopes: {', '.join(ans.scopes) or 'none'} · arms: {', '.join(ans.arms_ran) or 'none'}"
+    if "total" in ans.timings_ms:
+        line += f" · {ans.timings_ms['total']:.1f} ms"
+    console.print(line)
+    for arm, why in ans.arms_unavailable.items():
+        console.print(f"[yellow]{escape(arm)} unavailable:[/yellow] {escape(why)}")
+    for c in ans.collapsed:
+        console.print(f"collapsed {c.chunk.document_id} ({c.scope}) into "
+                      f"{c.kept_chunk.document_id} ({c.kept_scope}): {c.reason}")
+    if ans.unembedded_hits:
+        console.print(f"{len(ans.unembedded_hits)} hit(s) found by words only (no vector yet)")
+
+
+def show_recall(console: Console, query: str, ans: RecallAnswer, explain: bool,
+                json_out: bool) -> None:
+    """Print a recall answer as JSON (``json_out``) or as a table."""
+    if json_out:
+        print_json(recall_result(query, ans, explain=True))
+    else:
+        answer(console, query, ans, explain)
+
+
+def show_remembered(console: Console, out: Remembered, json_out: bool) -> None:
+    """Print what ``remember`` stored, replaced and found near-identical."""
+    if json_out:
+        print_json(remember_result(out))
+        return
+    console.print(f"stored [bold]{out.document.id}[/bold] in the {out.scope} scope")
+    if out.superseded is not None:
+        old_text = escape(_snippet(out.superseded.text, 80))
+        console.print(f"superseded {out.superseded.id}: {old_text}")
+    for old in out.replaced:
+        console.print(f"replaced handoff {old.id}: {escape(_snippet(old.text, 80))}")
+    for near in out.near_duplicates:
+        text = escape(_snippet(near.document.text, 80))
+        console.print(f"[yellow]nearly the same ({near.similarity:.3f}):[/yellow] "
+                      f"{near.document.id} ({near.scope}) {text}")
+    if out.semantic_error:
+        console.print(f"[yellow]no vector: {escape(out.semantic_error)}[/yellow]")
+
+
+def show_forgotten(console: Console, out: ForgetOutcome, json_out: bool) -> bool:
+    """Print what ``forget`` did; return False when the text was ambiguous (none removed)."""
+    if json_out:
+        print_json(forget_result(out))
+        return out.forgotten is not None
+    if out.forgotten is None:
+        console.print(f"[yellow]{len(out.matches)} statements have this text; none was "
+                      "removed. Forget one by id:[/yellow]")
+        for scope, doc in out.matches:
+            console.print(f"  {doc.id} ({scope}, {doc.kind}) {escape(_snippet(doc.text, 70))}")
+        return False
+    scope, doc = out.forgotten
+    console.print(f"forgot [bold]{doc.id}[/bold] from the {scope} scope: "
+                  f"{escape(_snippet(doc.text, 80))!r}")
+    return True
+
+
+def status(console: Console, info: dict[str, Any]) -> None:
+    """Print both scopes' status side by side."""
+    table = Table(title=f"project {escape(info['project_root'])}")
+    table.add_column("")
+    names = list(info["scopes"])
+    for name in names:
+        table.add_column(name)
+    keys: list[str] = []
+    for scope in info["scopes"].values():
+        keys += [k for k in scope if k not in keys]
+    for key in keys:
+        row = []
+        for name in names:
+            value = info["scopes"][name].get(key)
+            if isinstance(value, dict):
+                value = ", ".join(f"{k}={v}" for k, v in value.items() if v)
+            row.append("" if value is None else escape(str(value)))
+        table.add_row(key, *row)
+    console.print(table)
+
+
+def import_report(console: Console, report: ImportReport) -> None:
+    """Print what an import did."""
+    console.print(
+        f"imported into the {report.scope} scope: {len(report.added)} added, "
+        f"{len(report.replaced)} replaced, {len(report.unchanged)} unchanged, "
+        f"{len(report.skipped_forgotten)} skipped (forgotten here), "
+        f"{report.forgotten_logged} forget-log entries; {report.embedded} chunks embedded")
+    if report.semantic_error:
+        console.print(f"[yellow]vectors not written: {escape(report.semantic_error)}[/yellow]")

@@ -1,0 +1,98 @@
+"""Rich rendering of CLI output: answers, reports, plugin and settings tables."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from ..manager import ArmRegistry
+from ..pipeline import AddReport
+from ..settings import LoadedSettings, setting_field, setting_group
+
+ARM_KIND_ORDER = ("storage", "keyword", "embedder", "semantic", "reranker", "dedup")
+
+
+def progress(console: Console) -> Progress:
+    """Return a progress bar with count, rate-friendly elapsed and remaining time."""
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=False,
+    )
+
+
+def ingest_report(console: Console, report: AddReport, embedded: int, semantic_error: str | None) -> None:
+    """Print what an ingest did."""
+    console.print(
+        f"added {len(report.added)}, replaced {len(report.replaced)}, unchanged "
+        f"{len(report.unchanged)} documents; {report.chunks} chunks indexed, {embedded} embedded"
+    )
+    problem = report.semantic_error or semantic_error
+    if problem:
+        console.print(f"[yellow]vectors not written: {problem}[/yellow]")
+        console.print("[yellow]these chunks are still found by their words[/yellow]")
+
+
+def plugins(console: Console, registry: ArmRegistry) -> None:
+    """Print installed arms by kind with their distribution and version."""
+    table = Table(title="installed arms")
+    for col in ("kind", "name", "distribution", "version", "description"):
+        table.add_column(col)
+    for kind in ARM_KIND_ORDER:
+        for p in registry.provided(kind):  # type: ignore[arg-type]
+            table.add_row(kind, p.spec.name, p.distribution, p.version, p.spec.description)
+    console.print(table)
+
+
+def status(console: Console, info: dict[str, Any]) -> None:
+    """Print a pipeline's status."""
+    table = Table(show_header=False)
+    for key, value in info.items():
+        if key == "arms":
+            value = ", ".join(f"{k}={v}" for k, v in value.items() if v)
+        table.add_row(key, "" if value is None else str(value))
+    console.print(table)
+
+
+def _flatten(data: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    rows: list[tuple[str, Any]] = []
+    for key, value in data.items():
+        if isinstance(value, dict) and value and key != "weights":
+            rows += _flatten(value, f"{prefix}{key}.")
+        else:
+            rows.append((f"{prefix}{key}", value))
+    return rows
+
+
+def settings(console: Console, loaded: LoadedSettings, arm_options: dict[str, dict[str, Any]],
+             arm_specs: dict[str, Any]) -> None:
+    """Print every effective setting, its cost group and the layer it came from.
+
+    :param arm_options: effective options of each configured arm, by arm name.
+    :param arm_specs: arm name -> spec, to group ``arms.*`` keys by arm kind.
+    """
+    table = Table(title="effective settings", box=box.SIMPLE_HEAD)
+    table.add_column("key", no_wrap=True)
+    table.add_column("value", overflow="fold")
+    table.add_column("group", no_wrap=True)
+    table.add_column("from", overflow="fold")
+    table.add_column("meaning", overflow="fold")
+    dumped = loaded.settings.model_dump(mode="json")
+    dumped["arms"] = {**dumped.get("arms", {}), **arm_options}
+    for key, value in _flatten(dumped):
+        group = setting_group(key, arm_specs)
+        field = setting_field(key, arm_specs)
+        meaning = (field.description or "") if field is not None else ""
+        table.add_row(key, escape(repr(value)), group, loaded.source_of(key), escape(meaning))
+    console.print(table)

@@ -1,0 +1,364 @@
+"""The memory facade: remember, recall, forget and ingest over the ``local`` and ``global`` scopes.
+
+Every front end (MCP server, CLI) opens one :class:`Memory` and calls it; it holds one
+pipeline per scope (:mod:`.scopes`). Writes go to one scope (``local`` unless told
+otherwise); recall searches both by default (:mod:`.recall`); forget looks in both.
+
+Writes follow the pipeline's rule: the embedding is computed before the write
+transaction and stored in a second short one, so a model never runs while a scope's
+write lock is held.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..arms import VersionedStorage
+from ..errors import EmbedderMismatchError, EmbedderUnavailableError, InvalidQueryError
+from ..manager import ArmRegistry, load_registry
+from ..pipeline import AddReport, Pipeline, embedding_text
+from ..settings import LoadedSettings, load_settings
+from ..types import DEFAULT_KIND, HANDOFF_KIND, Document, Filters
+from .forget import ForgetOutcome, forget
+from .ingest import ingest_documents
+from .recall import Per, RecallAnswer, RecallRequest, recall_scopes
+from .scopes import SCOPES, ScopeName, ScopeSet, check_scope, memory_knobs, scope_roots
+from .times import as_of_instant, parse_time
+
+if TYPE_CHECKING:  # numpy arrives with the embedder, not at import (MCP start-up)
+    import numpy as np
+
+__all__ = ["ForgetOutcome", "Memory", "NearDuplicate", "Remembered"]
+
+#: A kind is one word in capitals: a letter, then letters, digits or underscores.
+KIND_PATTERN = r"^[A-Z][A-Z0-9_]*$"
+#: Most near duplicates a ``remember`` answer lists.
+MAX_NEAR_DUPLICATES = 3
+
+
+def check_kind(kind: str, argument: str = "kind") -> str:
+    """Return ``kind`` if it is one word in capitals.
+
+    :raises InvalidQueryError: naming ``argument``.
+    """
+    if not isinstance(kind, str) or not re.fullmatch(KIND_PATTERN, kind):
+        raise InvalidQueryError(
+            f"{argument}: must be one word in capitals (letters, digits, _), e.g. FACT; "
+            f"got {kind!r}"
+        )
+    return kind
+
+
+@dataclass(frozen=True, slots=True)
+class NearDuplicate:
+    """An existing current statement that says nearly what a new one says.
+
+    :param similarity: cosine similarity of the two texts' embeddings (1.0 for identical
+        text found without a model).
+    """
+
+    scope: ScopeName
+    document: Document
+    similarity: float
+
+
+@dataclass(slots=True)
+class Remembered:
+    """What ``remember`` stored and what the agent should know about it.
+
+    :param replaced: the previous handoffs this ``HANDOFF`` superseded.
+    :param superseded: the statement ``supersedes`` named, now marked superseded.
+    """
+
+    scope: ScopeName
+    document: Document
+    embedded: bool
+    semantic_error: str | None = None
+    near_duplicates: list[NearDuplicate] = field(default_factory=list)
+    replaced: list[Document] = field(default_factory=list)
+    superseded: Document | None = None
+
+
+class Memory:
+    """Both scopes of one project's memory.
+
+    :param project_root: the project whose ``.octomem/`` is the local scope (default: cwd).
+    :param global_root: the global scope's directory (default: setting ``global_root``,
+        else ``data_dir``).
+    :raises OctomemError: unknown or incompatible arms in the settings.
+    """
+
+    def __init__(
+        self, loaded: LoadedSettings, registry: ArmRegistry, project_root: Path | None = None,
+        global_root: Path | None = None,
+    ) -> None:
+        self.loaded = loaded
+        self.settings = loaded.settings
+        self.knobs = memory_knobs(loaded.settings)
+        self.roots = scope_roots(loaded.settings, project_root, global_root)
+        self.scopes = ScopeSet(loaded, registry, self.roots)
+
+    # ---- helpers ------------------------------------------------------------------
+
+    def _scopes(self, scope: str | None) -> tuple[ScopeName, ...]:
+        chosen = check_scope(scope)
+        return SCOPES if chosen is None else (chosen,)
+
+    def find(self, document_id: str, scope: str | None = None) -> list[tuple[ScopeName, Document]]:
+        """Return every ``(scope, document)`` with this id (normally one at most)."""
+        return [(s, d) for s, p in self.scopes.existing(self._scopes(scope))
+                if (d := p.arms.storage.get_document(document_id)) is not None]
+
+    def _versioned(self, pipeline: Pipeline) -> Any:
+        storage = pipeline.arms.storage
+        if not isinstance(storage, VersionedStorage):
+            raise InvalidQueryError(
+                f"storage {storage.name!r} keeps no statement history, so supersedes and "
+                "HANDOFF cannot be recorded; use a storage such as 'sqlite'"
+            )
+        return storage
+
+    def _embed(self, pipeline: Pipeline, text: str) -> tuple[np.ndarray | None, str | None]:
+        """Embed one statement outside any transaction: ``(vector, why not)``."""
+        if pipeline.arms.semantic is None or pipeline.arms.embedder is None:
+            return None, None
+        if pipeline.semantic_error:
+            return None, pipeline.semantic_error
+        try:
+            return pipeline.arms.embedder.embed_documents([text])[0], None
+        except (EmbedderUnavailableError, EmbedderMismatchError) as exc:
+            return None, str(exc)
+
+    def near_duplicates(self, text: str, vector: np.ndarray | None,
+                        exclude: Sequence[str] = ()) -> list[NearDuplicate]:
+        """Return up to :data:`MAX_NEAR_DUPLICATES` current statements (both scopes) whose
+        cosine to ``vector`` is >= ``duplicate_threshold``, most similar first; handoffs
+        and the ids in ``exclude`` are left out. Statements with identical text always
+        count (similarity 1.0), with or without a vector."""
+        found: dict[tuple[str, str], NearDuplicate] = {}
+        for scope, pipeline in self.scopes.existing():
+            storage, semantic = pipeline.arms.storage, pipeline.arms.semantic
+            pairs: list[tuple[str, float]] = [(d.id, 1.0) for d in storage.find_documents(text)]
+            if vector is not None and semantic is not None and not pipeline.semantic_error:
+                run = semantic.search(vector, Filters(), MAX_NEAR_DUPLICATES * 4)
+                close = [h for h in run if h.score >= self.knobs.duplicate_threshold]
+                chunks = {c.id: c for c in storage.get_chunks([h.chunk_id for h in close])}
+                pairs += [(chunks[h.chunk_id].document_id, h.score) for h in close
+                          if h.chunk_id in chunks]
+            for doc_id, similarity in pairs:
+                doc = storage.get_document(doc_id)
+                if doc is None or not doc.is_current or doc.kind == HANDOFF_KIND \
+                        or doc_id in exclude:
+                    continue
+                old = found.get((scope, doc_id))
+                if old is None or old.similarity < similarity:
+                    found[(scope, doc_id)] = NearDuplicate(scope, doc, min(similarity, 1.0))
+        ranked = sorted(found.values(), key=lambda n: (-n.similarity, -n.document.created_at))
+        return ranked[:MAX_NEAR_DUPLICATES]
+
+    def _target(
+        self, scope: str | None, supersedes: str | None
+    ) -> tuple[ScopeName, Document | None]:
+        """Pick the scope to write to and the statement ``supersedes`` names."""
+        chosen = check_scope(scope)
+        if supersedes is None:
+            return chosen or "local", None
+        matches = self.find(supersedes)
+        if not matches:
+            gone = [p.arms.storage.get_forgotten(supersedes) for _, p in self.scopes.existing()
+                    if isinstance(p.arms.storage, VersionedStorage)]
+            why = " (it was forgotten)" if any(gone) else ""
+            raise InvalidQueryError(f"supersedes: no statement has the id {supersedes!r}{why}")
+        old_scope, old = matches[0]
+        if chosen is not None and chosen != old_scope:
+            raise InvalidQueryError(
+                f"supersedes: {supersedes!r} is in the {old_scope} scope; a statement supersedes "
+                f"one of its own scope, so remember it with scope={old_scope!r}"
+            )
+        if not old.is_current:
+            raise InvalidQueryError(
+                f"supersedes: {supersedes!r} is already superseded by {old.superseded_by!r}; "
+                "supersede the current statement instead"
+            )
+        return old_scope, old
+
+    # ---- remember -----------------------------------------------------------------
+
+    def remember(
+        self, text: str, scope: str | None = None, kind: str = DEFAULT_KIND,
+        tags: Sequence[str] = (), event_time: str | float | None = None,
+        supersedes: str | None = None,
+    ) -> Remembered:
+        """Append one statement to a scope (``local`` by default) and embed it.
+
+        ``HANDOFF`` statements supersede the scope's previous handoff. ``supersedes``
+        marks an older statement superseded (kept, linked both ways); the new statement
+        goes to that statement's scope unless ``scope`` says otherwise (then: error).
+        The write is never refused for a near duplicate; those are reported.
+
+        :param event_time: when what it says happened (ISO-8601 date or time).
+        :raises InvalidQueryError: empty text, a bad kind, time or scope, or an unknown,
+            other-scope or already superseded ``supersedes`` id; the message names it.
+        """
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidQueryError("text: empty; give the statement to remember")
+        text = text.strip()
+        check_kind(kind)
+        target, old = self._target(scope, supersedes)
+        tags = tuple(dict.fromkeys(t.strip() for t in tags if t.strip()))
+        document = Document(text=text, kind=kind, tags=tags,
+                            event_time=parse_time(event_time, "event_time"), supersedes=supersedes)
+        pipeline = self.scopes.require(target, create=True)
+        vector, semantic_error = self._embed(pipeline, embedding_text_of(document))
+        near = [] if kind == HANDOFF_KIND else self.near_duplicates(
+            text, vector, exclude=(supersedes,) if supersedes else ())
+        out = Remembered(target, document, False, semantic_error, near)
+        report = self._write(pipeline, document, old, out)
+        out.embedded = self._store_vector(pipeline, report, vector, out)
+        return out
+
+    def _write(self, pipeline: Pipeline, document: Document, old: Document | None,
+               out: Remembered) -> AddReport:
+        """Supersede, replace the handoff and append, in one write transaction."""
+        storage = pipeline.arms.storage
+        needs_history = old is not None or document.kind == HANDOFF_KIND
+        versioned = self._versioned(pipeline) if needs_history else storage
+        with storage.transaction() as tx:
+            if old is not None:
+                current = storage.get_document(old.id)  # re-read under the write lock
+                if current is None or not current.is_current:
+                    raise InvalidQueryError(
+                        f"supersedes: {old.id!r} was superseded or forgotten meanwhile")
+                versioned.supersede(tx, old.id, document.id, document.valid_from)
+                out.superseded = storage.get_document(old.id)
+            if document.kind == HANDOFF_KIND:
+                for previous in list(versioned.iter_documents(kinds=(HANDOFF_KIND,))):
+                    versioned.supersede(tx, previous.id, document.id, document.valid_from)
+                    out.replaced.append(storage.get_document(previous.id) or previous)
+            return pipeline.add([document], embed=False)
+
+    def _store_vector(self, pipeline: Pipeline, report: AddReport, vector: np.ndarray | None,
+                      out: Remembered) -> bool:
+        """Write the statement's vector in its own short transaction; True when written."""
+        semantic = pipeline.arms.semantic
+        if semantic is None or not report.chunk_ids or pipeline.semantic_error:
+            return False
+        chunks = pipeline.arms.storage.get_chunks(report.chunk_ids)
+        try:
+            if vector is not None and len(chunks) == 1 and \
+                    embedding_text(chunks[0]) == embedding_text_of(out.document):
+                with pipeline.arms.storage.transaction() as tx:
+                    semantic.add(tx, [chunks[0].id], vector[None, :])
+                return True
+            if out.semantic_error is None:  # a long statement: chunked, embed each chunk
+                return pipeline.embed_pending(chunk_ids=report.chunk_ids) > 0
+        except (EmbedderUnavailableError, EmbedderMismatchError) as exc:
+            out.semantic_error = str(exc)
+        return False
+
+    # ---- recall, forget, ingest -----------------------------------------------------
+
+    def recall(
+        self, query: str, scope: str | None = None, top_k: int | None = None,
+        kinds: Sequence[str] = (), tags: Sequence[str] = (), since: str | float | None = None,
+        until: str | float | None = None, as_of: str | float | None = None,
+        include_superseded: bool = False, per: Per = "chunk", count: bool = True,
+    ) -> RecallAnswer:
+        """Search both scopes (or one) and rank every hit on one scale; see :mod:`.recall`.
+
+        :param since: keep statements valid from this time on (ISO-8601; a date: its start).
+        :param until: keep statements valid from before this time (a date: its end).
+        :param as_of: answer with what was current then (a date: at its end); includes
+            statements superseded since, never forgotten ones.
+        :param count: add one to ``recalls`` of every returned statement.
+        :raises InvalidQueryError: a bad argument, named.
+        """
+        if per not in ("chunk", "document"):
+            raise InvalidQueryError(f"per: must be 'chunk' or 'document', got {per!r}")
+        filters = Filters(
+            kinds=tuple(check_kind(k, "kinds") for k in kinds), tags=tuple(tags),
+            valid_after=parse_time(since, "since"), valid_before=parse_time(until, "until", "end"),
+            as_of=as_of_instant(as_of), include_superseded=include_superseded,
+        )
+        request = RecallRequest(query, top_k or self.settings.retrieval.top_k, filters, per, count)
+        return recall_scopes(self.scopes.existing(self._scopes(scope)), request, self.knobs)
+
+    def forget(self, text_or_id: str, scope: str | None = None,
+               reason: str | None = None) -> ForgetOutcome:
+        """Forget one statement by id or exact text; see :func:`.forget.forget`."""
+        return forget(self.scopes.existing(self._scopes(scope)), text_or_id, reason)
+
+    def ingest(
+        self, path_or_text: str, scope: str | None = None, title: str | None = None,
+        uri: str | None = None, tags: Sequence[str] = (),
+    ) -> tuple[ScopeName, AddReport]:
+        """Ingest files, a folder or a text into a scope (``local`` by default).
+
+        Identical content is a no-op; changed content becomes the document's next revision
+        (the old chunks stay, superseded). See :mod:`.ingest`.
+
+        :raises OctomemError: an unreadable path or empty text, named.
+        """
+        target = check_scope(scope) or "local"
+        documents = ingest_documents(path_or_text, self.roots.project, title, uri, tuple(tags))
+        pipeline = self.scopes.require(target, create=True)
+        return target, pipeline.add(documents)
+
+    # ---- reading what is stored -----------------------------------------------------
+
+    def statements(self, scope: str, include_superseded: bool = False) -> list[Document]:
+        """Return the scope's statements, newest first (current ones unless asked)."""
+        pipeline = self.scopes.get(check_scope(scope) or "local")
+        if pipeline is None:
+            return []
+        storage = pipeline.arms.storage
+        if isinstance(storage, VersionedStorage):
+            return list(storage.iter_documents(include_superseded=include_superseded))
+        docs = {c.document_id for c in storage.iter_chunks()}
+        found = [d for d in map(storage.get_document, docs) if d is not None]
+        return sorted(found, key=lambda d: -d.created_at)
+
+    def status(self) -> dict[str, Any]:
+        """Return each scope's root and counts (``None`` for a scope that does not exist)."""
+        scopes: dict[str, Any] = {}
+        for scope in SCOPES:
+            pipeline = self.scopes.get(scope)
+            if pipeline is None:
+                scopes[scope] = {"root": str(self.roots.of(scope)), "exists": False}
+                continue
+            info = {"exists": True, **pipeline.status()}
+            history = getattr(pipeline.arms.storage, "history_counts", None)
+            if callable(history):
+                info.update(history())
+            scopes[scope] = info
+        return {"project_root": str(self.roots.project), "scopes": scopes}
+
+    def close(self) -> None:
+        """Close both scopes."""
+        self.scopes.close()
+
+
+def embedding_text_of(document: Document) -> str:
+    """Return the text a one-chunk document is embedded as (title, then text)."""
+    return f"{document.title}\n{document.text}" if document.title else document.text
+
+
+def open_memory(
+    config_file: Path | None = None,
+    overrides: dict[str, Any] | None = None,
+    project_root: Path | None = None,
+    global_root: Path | None = None,
+) -> Memory:
+    """Read settings (the project's config layer included), load plugins, open both scopes.
+
+    :param project_root: the project whose ``.octomem/`` is the local scope (default: cwd).
+    :param global_root: the global scope's directory (default: setting ``global_root``,
+        else ``data_dir``).
+    :raises OctomemError: bad settings, missing or incompatible arms, plugin failures.
+    """
+    loaded = load_settings(config_file, overrides, project_root=project_root)
+    return Memory(loaded, load_registry(), project_root, global_root)

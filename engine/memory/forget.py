@@ -1,0 +1,96 @@
+"""Forgetting: a statement's text leaves the memory for good; why and when it went stays.
+
+A forgotten statement is deleted — its row, its chunks, its keyword index entries and
+its vectors — in one write transaction that also appends an entry to the scope's forget
+log (id, kind, sha256 of the text, when it was recorded, when it was forgotten, the
+reason). Because nothing of its text is left, no recall can return it, ``as_of`` and
+``include_superseded`` included; the log answers "was this forgotten, when, and why?".
+Statements it had superseded stay superseded: history is not rewritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..arms import VersionedStorage
+from ..errors import InvalidQueryError, NotFoundError
+from ..pipeline import Pipeline
+from ..types import Document, ForgetRecord
+from .scopes import ScopeName
+from .times import iso
+
+
+@dataclass(slots=True)
+class ForgetOutcome:
+    """What ``forget`` did.
+
+    :param forgotten: the statement removed, with its scope; ``None`` when the text
+        matched several statements (then none was removed and ``matches`` lists them).
+    :param matches: every ``(scope, statement)`` the text matched when it was ambiguous.
+    """
+
+    forgotten: tuple[ScopeName, Document] | None
+    reason: str | None = None
+    matches: list[tuple[ScopeName, Document]] = field(default_factory=list)
+
+
+Scoped = Sequence[tuple[ScopeName, Pipeline]]
+
+
+def _matches(scoped: Scoped, key: str) -> list[tuple[ScopeName, Pipeline, Document]]:
+    """Match ``key`` as an id first; only when no id matches, as the exact full text."""
+    by_id = [(s, p, d) for s, p in scoped if (d := p.arms.storage.get_document(key)) is not None]
+    if by_id:
+        return by_id
+    return [(s, p, d) for s, p in scoped for d in p.arms.storage.find_documents(key)]
+
+
+def _not_found(scoped: Scoped, key: str) -> NotFoundError:
+    for scope, pipeline in scoped:
+        storage = pipeline.arms.storage
+        record = storage.get_forgotten(key) if isinstance(storage, VersionedStorage) else None
+        if record is not None:
+            why = f": {record.reason}" if record.reason else " (no reason given)"
+            return NotFoundError(
+                f"{key!r} was already forgotten from the {scope} scope on "
+                f"{iso(record.forgotten_at)}{why}")
+    where = " or ".join(s for s, _ in scoped) or "no existing"
+    return NotFoundError(f"nothing in the {where} scope has the id or exact text {key[:80]!r}")
+
+
+def forget(scoped: Scoped, text_or_id: str, reason: str | None = None) -> ForgetOutcome:
+    """Forget the one statement whose id, else exact full text, is ``text_or_id``.
+
+    :param scoped: the scopes to look in, in order.
+    :param reason: kept in the forget log.
+    :returns: what was removed; or, when the text matches several statements, none
+        removed and the list of matches.
+    :raises InvalidQueryError: ``text_or_id`` is empty.
+    :raises NotFoundError: nothing matches (the message says if the id was forgotten
+        before, when and why).
+    """
+    key = text_or_id.strip() if isinstance(text_or_id, str) else ""
+    if not key:
+        raise InvalidQueryError("text_or_id: empty; give a statement's id or its exact text")
+    reason = reason.strip() or None if isinstance(reason, str) else None
+    found = _matches(scoped, key)
+    if not found:
+        raise _not_found(scoped, key)
+    if len(found) > 1:
+        return ForgetOutcome(None, reason, [(s, d) for s, _, d in found])
+    scope, pipeline, document = found[0]
+    arms = pipeline.arms
+    with arms.storage.transaction() as tx:
+        removed = arms.storage.delete_document(tx, document.id)
+        if removed and arms.keyword is not None:
+            arms.keyword.remove(tx, removed)
+        if removed and arms.semantic is not None:
+            arms.semantic.remove(tx, removed)
+        if isinstance(arms.storage, VersionedStorage):
+            digest = hashlib.sha256(document.text.encode("utf-8", "surrogatepass")).hexdigest()
+            arms.storage.record_forgotten(tx, ForgetRecord(
+                document.id, document.kind, digest, document.created_at, time.time(), reason))
+    return ForgetOutcome((scope, document), reason)

@@ -1,0 +1,87 @@
+"""What ``ingest`` turns into documents: files, a folder, or a text.
+
+A document's id decides what re-ingesting it means. A file's id comes from its absolute
+path (:func:`~.sources.file_document`); a text's from its ``uri``, else its ``title``,
+else its content. So re-ingesting the same path, uri or title with identical content is
+a no-op, and with changed content it becomes the document's next revision.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from ..errors import InvalidQueryError
+from ..types import Document
+from .sources import TEXT_SUFFIXES, file_document, find_text_files
+
+#: Kind of ingested documents (statements use ITEM, FACT, ...).
+DOC_KIND = "DOC"
+#: Longest string still tried as a path (longer ones are text).
+_MAX_PATH = 4096
+
+
+def _as_path(value: str, project_root: Path) -> Path | None:
+    """Return ``value`` as an existing path (relative to the project), or ``None``."""
+    if "\n" in value or len(value) > _MAX_PATH:
+        return None
+    path = Path(value).expanduser()
+    if not path.is_absolute():
+        path = project_root / path
+    try:
+        return path if path.exists() else None
+    except OSError:  # e.g. a name too long for the file system
+        return None
+
+
+def _looks_like_a_path(value: str) -> bool:
+    """Return True for one whitespace-free token that starts like a path or ends in a
+    text-file suffix (``/x``, ``./x``, ``~/x``, ``notes.md``): a mistyped path must not
+    be stored as a memory."""
+    if not value or any(c.isspace() for c in value):
+        return False
+    return value.startswith(("/", "./", "../", "~/")) or Path(value).suffix.lower() in TEXT_SUFFIXES
+
+
+def text_document_id(text: str, title: str | None, uri: str | None) -> str:
+    """Return the id of an ingested text: from its uri, else title, else content."""
+    basis = f"uri\x00{uri}" if uri else f"title\x00{title}" if title else f"text\x00{text}"
+    return "text:" + hashlib.sha256(basis.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+def ingest_documents(
+    path_or_text: str, project_root: Path, title: str | None = None, uri: str | None = None,
+    tags: tuple[str, ...] = (),
+) -> list[Document]:
+    """Return the documents ``ingest`` stores for ``path_or_text``.
+
+    An existing file or folder (absolute, or relative to ``project_root``) gives one
+    document per text file (``title`` and ``uri`` apply to a single file only); any
+    other string is the text of one document.
+
+    :raises InvalidQueryError: ``path_or_text`` is empty, or a folder holds no text file.
+    :raises OctomemError: a named file is not a UTF-8 text file.
+    """
+    if not isinstance(path_or_text, str) or not path_or_text.strip():
+        raise InvalidQueryError("path_or_text: empty; give a file, a folder or a text")
+    path = _as_path(path_or_text.strip(), project_root)
+    if path is None and _looks_like_a_path(path_or_text.strip()):
+        raise InvalidQueryError(
+            f"path_or_text: {path_or_text.strip()!r} looks like a file path but no such file or "
+            f"folder exists (relative paths start at {project_root}); to store it as text, "
+            "add some words around it"
+        )
+    if path is None:
+        text = path_or_text.strip()
+        return [Document(text=text, id=text_document_id(text, title, uri), title=title, uri=uri,
+                         kind=DOC_KIND, tags=tags, created_at=time.time())]
+    files = find_text_files([path])
+    if not files:
+        raise InvalidQueryError(f"path_or_text: {path} holds no text file (.md, .txt, .rst)")
+    documents = [replace(file_document(f), tags=tags) for f in files]
+    if len(documents) == 1 and (title or uri):
+        documents[0] = replace(documents[0], title=title or documents[0].title,
+                               uri=uri or documents[0].uri)
+    return documents

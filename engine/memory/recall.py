@@ -1,0 +1,321 @@
+"""Recall across scopes: one answer, one score scale, every hit naming its scope.
+
+Order of work (each scope's filters applied inside each arm, before ranking):
+
+1. embed the query once (outside any transaction; both scopes share the embedder);
+2. open one write transaction per scope searched (local first, then global), so the
+   read and the ``recalls`` / ``last_recalled_at`` update of the returned rows are one
+   transaction;
+3. run every retrieval arm in every scope, merge each arm's runs across scopes and fuse
+   (:mod:`.scoped_fusion`);
+4. bounded recency bonus (:mod:`.recency`) on the fused score, then the optional
+   reranker over the top-N (so a configured cross-encoder has the last word);
+5. dedup across scopes (identical text, then cosine), reported as ``collapsed``;
+6. per document: keep each document's best chunk (optional); cut to ``top_k``;
+7. count the recall on the returned documents; commit.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from concurrent.futures import Future
+from contextlib import ExitStack
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..arms import VersionedStorage
+from ..concurrency import run_timed, start_timed
+from ..errors import EmbedderUnavailableError, InvalidQueryError
+from ..pipeline import Pipeline, embedding_text
+from ..types import Chunk, Filters, FusedHit, Hit, Run
+from .recency import recency_bonus
+from .scoped_fusion import Key, ScopedFused, ScopedRuns, fuse_scopes
+from .scopes import MemoryKnobs
+
+if TYPE_CHECKING:  # imported where used: the MCP server lists tools before numpy loads
+    import numpy as np
+
+Per = Literal["chunk", "document"]
+
+
+@dataclass(frozen=True, slots=True)
+class RecallRequest:
+    """What to recall.
+
+    :param top_k: hits in the answer, >= 1.
+    :param per: ``"chunk"`` (every matching passage) or ``"document"`` (each document's
+        best chunk only).
+    :param count: record the recall on the returned documents (``recalls``).
+    """
+
+    text: str
+    top_k: int = 10
+    filters: Filters = field(default_factory=Filters)
+    per: Per = "chunk"
+    count: bool = True
+
+
+@dataclass(slots=True)
+class ScopedHit:
+    """One hit of a recall answer.
+
+    :param score: the final score: ``fused_score × (1 + recency)``, higher is better.
+    :param recency: the recency bonus as a fraction of the fused score.
+    """
+
+    scope: str
+    chunk: Chunk
+    score: float
+    rank: int
+    fused_score: float
+    recency: float = 0.0
+    contributions: dict[str, Hit] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ScopedCollapsed:
+    """A hit dedup removed: which chunk, into which kept chunk, and why."""
+
+    scope: str
+    chunk: Chunk
+    kept_scope: str
+    kept_chunk: Chunk
+    reason: str
+
+
+@dataclass(slots=True)
+class RecallAnswer:
+    """A recall across scopes and how it was made (arm names are qualified by scope in
+    ``arms_unavailable``: ``"sqlite-vec (global)"``)."""
+
+    hits: list[ScopedHit]
+    scopes: list[str]
+    arms_ran: list[str] = field(default_factory=list)
+    arms_unavailable: dict[str, str] = field(default_factory=dict)
+    semantic_available: bool = False
+    collapsed: list[ScopedCollapsed] = field(default_factory=list)
+    unembedded_hits: list[Key] = field(default_factory=list)
+    chunks_without_vector: int = 0
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+def _ms(start: float) -> float:
+    return (time.perf_counter() - start) * 1e3
+
+
+def _embed(scoped: Sequence[tuple[str, Pipeline]], text: str, answer: RecallAnswer) -> Any:
+    """Embed the query once with the shared embedder; ``None`` when no scope can use it."""
+    usable: list[tuple[str, Any]] = []
+    for scope, pipeline in scoped:
+        semantic = pipeline.arms.semantic
+        if semantic is None:
+            continue
+        if pipeline.semantic_error:
+            answer.arms_unavailable[f"{semantic.name} ({scope})"] = pipeline.semantic_error
+        else:
+            usable.append((scope, semantic))
+    embedder = scoped[0][1].arms.embedder if scoped else None
+    if not usable or embedder is None:
+        return None
+    start = time.perf_counter()
+    try:
+        vector = embedder.embed_query(text)
+    except EmbedderUnavailableError as exc:
+        for scope, semantic in usable:
+            answer.arms_unavailable[f"{semantic.name} ({scope})"] = str(exc)
+        return None
+    answer.timings_ms["embed_query"] = _ms(start)
+    return vector
+
+
+def _start_keywords(
+    scoped: Sequence[tuple[str, Pipeline]], request: RecallRequest, k: int
+) -> dict[str, Future[tuple[Run, float]]]:
+    """Start each scope's keyword search: on worker threads when ``retrieval.parallel_arms``
+    and a semantic half will run meanwhile, else right here."""
+    semantic = any(p.arms.semantic is not None and not p.semantic_error for _, p in scoped)
+    parallel = semantic and scoped[0][1].settings.retrieval.parallel_arms
+    start = start_timed if parallel else run_timed
+    return {
+        scope: start(pipeline.arms.keyword.search, request.text, request.filters, k)
+        for scope, pipeline in scoped if pipeline.arms.keyword is not None
+    }
+
+
+def _search(
+    scoped: Sequence[tuple[str, Pipeline]], request: RecallRequest, vector: Any, k: int,
+    answer: RecallAnswer, keyword_runs: dict[str, Future[tuple[Run, float]]],
+) -> ScopedRuns:
+    comparable = frozenset(p.arms.semantic.name for _, p in scoped if p.arms.semantic is not None)
+    runs = ScopedRuns(by_score=comparable)
+    for order, (scope, pipeline) in enumerate(scoped):
+        keyword, semantic = pipeline.arms.keyword, pipeline.arms.semantic
+        if keyword is not None:
+            run, answer.timings_ms[f"{keyword.name} ({scope})"] = keyword_runs[scope].result()
+            runs.add(scope, order, run)
+            answer.arms_ran.append(keyword.name)
+        if semantic is not None and vector is not None and not pipeline.semantic_error:
+            start = time.perf_counter()
+            runs.add(scope, order, semantic.search(vector, request.filters, k))
+            answer.timings_ms[f"{semantic.name} ({scope})"] = _ms(start)
+            answer.arms_ran.append(semantic.name)
+            answer.semantic_available = True
+            count = getattr(semantic, "missing_count", None)
+            missing = count() if callable(count) else len(semantic.missing())
+            answer.chunks_without_vector += int(missing)
+    answer.arms_ran[:] = list(dict.fromkeys(answer.arms_ran))
+    return runs
+
+
+def _materialise(
+    fused: list[ScopedFused], pipelines: dict[str, Pipeline], knobs: MemoryKnobs, now: float
+) -> list[ScopedHit]:
+    """Load the chunks of ``fused`` and apply the recency bonus (re-sorting by it)."""
+    chunks: dict[Key, Chunk] = {}
+    for scope, pipeline in pipelines.items():
+        ids = [f.key[1] for f in fused if f.key[0] == scope]
+        chunks.update({(scope, c.id): c for c in pipeline.arms.storage.get_chunks(ids)})
+    hits = []
+    for f in fused:
+        chunk = chunks.get(f.key)
+        if chunk is None:  # deleted since the search (another process)
+            continue
+        bonus = recency_bonus(chunk.valid_from, now, knobs.recency_weight,
+                              knobs.recency_half_life_days)
+        hits.append(ScopedHit(f.key[0], chunk, f.score * (1.0 + bonus), 0, f.score, bonus,
+                              dict(f.contributions)))
+    hits.sort(key=lambda h: (-h.score, -h.chunk.valid_from))  # exact ties: newer first
+    return hits
+
+
+def _rerank(
+    reranker: Any, text: str, hits: list[ScopedHit], top_n: int, answer: RecallAnswer
+) -> list[ScopedHit]:
+    head, tail = hits[:top_n], hits[top_n:]
+    try:
+        scores = reranker.rerank(text, [embedding_text(h.chunk) for h in head])
+    except EmbedderUnavailableError as exc:
+        answer.arms_unavailable[reranker.name] = str(exc)
+        return hits
+    answer.arms_ran.append(reranker.name)
+    import numpy as np
+
+    order = np.argsort(-np.asarray(scores), kind="stable")
+    out = []
+    for rank, i in enumerate(order, start=1):
+        hit = head[int(i)]
+        own = Hit(hit.chunk.id, float(scores[i]), rank, reranker.name)
+        out.append(replace(hit, contributions={**hit.contributions, reranker.name: own}))
+    return out + tail
+
+
+def _vectors(hits: list[ScopedHit], pipelines: dict[str, Pipeline]) -> np.ndarray | None:
+    """Return ``(len(hits), dim)`` rows (zero where a chunk has no vector), or ``None``."""
+    parts: dict[str, np.ndarray] = {}
+    for scope, pipeline in pipelines.items():
+        semantic = pipeline.arms.semantic
+        ids = [h.chunk.id for h in hits if h.scope == scope]
+        if semantic is not None and not pipeline.semantic_error and ids:
+            rows = semantic.vectors(ids)
+            if rows.ndim == 2 and rows.shape[1] > 0:
+                parts[scope] = rows
+    if not parts:
+        return None
+    dim = next(iter(parts.values())).shape[1]
+    import numpy as np
+
+    out = np.zeros((len(hits), dim), dtype=np.float32)
+    seen: dict[str, int] = {}
+    for i, hit in enumerate(hits):
+        j = seen.get(hit.scope, 0)
+        seen[hit.scope] = j + 1
+        if hit.scope in parts and parts[hit.scope].shape[1] == dim:
+            out[i] = parts[hit.scope][j]
+    return out
+
+
+def _dedup(dedup: Any, hits: list[ScopedHit], vectors: np.ndarray | None,
+           answer: RecallAnswer) -> list[ScopedHit]:
+    """Run the dedup arm across scopes (chunks renumbered by position, then mapped back)."""
+    proxies = [FusedHit(replace(h.chunk, id=i), h.score, i + 1, h.contributions)
+               for i, h in enumerate(hits)]
+    kept, collapsed = dedup.dedup(proxies, vectors)
+    for c in collapsed:
+        went, into = hits[c.chunk_id], hits[c.kept_chunk_id]
+        answer.collapsed.append(ScopedCollapsed(went.scope, went.chunk, into.scope, into.chunk,
+                                                c.reason))
+    return [hits[p.chunk.id] for p in kept]
+
+
+def _per_document(hits: list[ScopedHit]) -> list[ScopedHit]:
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for hit in hits:
+        key = (hit.scope, hit.chunk.document_id)
+        if key not in seen:
+            seen.add(key)
+            out.append(hit)
+    return out
+
+
+def recall_scopes(
+    scoped: Sequence[tuple[str, Pipeline]], request: RecallRequest, knobs: MemoryKnobs,
+    now: float | None = None,
+) -> RecallAnswer:
+    """Answer ``request`` from the given ``(scope, pipeline)`` pairs (search order).
+
+    :param now: the moment recency is measured from (default: ``as_of``, else now).
+    :returns: hits best first, each with its scope; what ran, what did not and why.
+    :raises InvalidQueryError: empty query text or ``top_k < 1``.
+    """
+    if not isinstance(request.text, str) or not request.text.strip():
+        raise InvalidQueryError("query: empty; give at least one word to search for")
+    if request.top_k < 1:
+        raise InvalidQueryError(f"top_k: must be >= 1, got {request.top_k}")
+    total = time.perf_counter()
+    answer = RecallAnswer(hits=[], scopes=[s for s, _ in scoped])
+    if not scoped:
+        return answer
+    now = now if now is not None else (request.filters.as_of or time.time())
+    pipelines = dict(scoped)
+    retrieval = scoped[0][1].settings.retrieval
+    first = scoped[0][1].arms
+    k = max(retrieval.candidate_k, request.top_k)
+    keyword_runs = _start_keywords(scoped, request, k)
+    vector = _embed(scoped, request.text, answer)
+    with ExitStack() as stack:
+        txs = {}
+        if request.count:
+            for scope, pipeline in scoped:
+                if isinstance(pipeline.arms.storage, VersionedStorage):
+                    txs[scope] = stack.enter_context(pipeline.arms.storage.transaction())
+        runs = _search(scoped, request, vector, k, answer, keyword_runs)
+        fused = fuse_scopes(runs, k, retrieval)
+        depth = request.top_k * (10 if request.per == "document" else 3)
+        depth = max(depth, retrieval.rerank_top_n if first.reranker is not None else 0)
+        hits = _materialise(fused[:depth], pipelines, knobs, now)
+        if first.reranker is not None and hits:
+            hits = _rerank(first.reranker, request.text, hits, retrieval.rerank_top_n, answer)
+        vectors = _vectors(hits, pipelines)
+        if vectors is not None:
+            answer.unembedded_hits = [
+                (h.scope, h.chunk.id) for h, v in zip(hits, vectors, strict=True)
+                if not v.any() and not pipelines[h.scope].semantic_error
+            ]
+        if first.dedup is not None and hits:
+            hits = _dedup(first.dedup, hits, vectors, answer)
+        if request.per == "document":
+            hits = _per_document(hits)
+        hits = hits[: request.top_k]
+        for rank, hit in enumerate(hits, start=1):
+            hit.rank = rank
+        for scope, tx in txs.items():
+            ids = [h.chunk.document_id for h in hits if h.scope == scope]
+            if ids:
+                pipelines[scope].arms.storage.record_recalls(tx, ids, time.time())
+    kept = {(h.scope, h.chunk.id) for h in hits}
+    answer.unembedded_hits = [key for key in answer.unembedded_hits if key in kept]
+    answer.hits = hits
+    answer.timings_ms["total"] = _ms(total)
+    return answer

@@ -1,0 +1,238 @@
+"""JSON-ready models of the memory operations, shared by the MCP tools and ``--json`` output."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from ..pipeline import AddReport
+from ..types import Chunk, Document
+from .facade import NearDuplicate, Remembered
+from .forget import ForgetOutcome
+from .models import ArmContribution, StoredItem
+from .recall import RecallAnswer, ScopedHit
+from .times import iso
+
+
+class ScopedItem(StoredItem):
+    """A stored statement or document, its scope, history and usage."""
+
+    scope: str = Field(description="local (this project) or global (every project)")
+    event_time: str | None = Field(None, description="when what it says happened, ISO-8601 UTC")
+    supersedes: str | None = Field(None, description="id of the statement this one replaced")
+    superseded_by: str | None = Field(None, description="id of the statement that replaced it")
+    valid_to: str | None = Field(None, description="when it stopped being current (superseded)")
+    revision: int = Field(1, description="1, plus one per changed re-ingest")
+    recalls: int = Field(0, description="how many recall answers returned it")
+    last_recalled_at: str | None = None
+
+
+def scoped_item(scope: str, doc: Document) -> ScopedItem:
+    """Convert a stored document and its scope."""
+    return ScopedItem(
+        id=doc.id, text=doc.text, kind=doc.kind, tags=list(doc.tags), title=doc.title, uri=doc.uri,
+        created_at=iso(doc.created_at), scope=scope, event_time=iso(doc.event_time),
+        supersedes=doc.supersedes, superseded_by=doc.superseded_by, valid_to=iso(doc.valid_to),
+        revision=doc.revision, recalls=doc.recalls, last_recalled_at=iso(doc.last_recalled_at),
+    )
+
+
+class NearDuplicateItem(BaseModel):
+    """An existing statement that says nearly the same as the one just stored."""
+
+    id: str
+    scope: str
+    text: str
+    kind: str
+    similarity: float = Field(description="cosine similarity of the two statements, up to 1.0")
+    created_at: str | None = None
+
+
+def near_duplicate_item(near: NearDuplicate) -> NearDuplicateItem:
+    """Convert a near duplicate."""
+    doc = near.document
+    return NearDuplicateItem(id=doc.id, scope=near.scope, text=doc.text, kind=doc.kind,
+                             similarity=round(near.similarity, 4), created_at=iso(doc.created_at))
+
+
+class RememberResult(ScopedItem):
+    """A statement just stored, what it replaced, and what already says nearly the same."""
+
+    embedded: bool = Field(
+        description="its vector was written; when false it is found by its words only")
+    semantic_error: str | None = Field(None, description="why no vector was written")
+    near_duplicates: list[NearDuplicateItem] = Field(
+        default_factory=list,
+        description="up to 3 existing statements saying nearly the same; forget or supersede "
+        "them if the new one makes them obsolete (the write itself is never refused)")
+    replaced: list[ScopedItem] = Field(
+        default_factory=list, description="previous handoffs this HANDOFF superseded")
+    superseded: ScopedItem | None = Field(
+        None, description="the statement `supersedes` named, now superseded (kept as history)")
+
+
+def remember_result(out: Remembered) -> RememberResult:
+    """Convert what ``remember`` did."""
+    stored = out.document
+    return RememberResult(
+        **scoped_item(out.scope, stored).model_dump(), embedded=out.embedded,
+        semantic_error=out.semantic_error,
+        near_duplicates=[near_duplicate_item(n) for n in out.near_duplicates],
+        replaced=[scoped_item(out.scope, d) for d in out.replaced],
+        superseded=scoped_item(out.scope, out.superseded) if out.superseded else None,
+    )
+
+
+class ForgetResult(BaseModel):
+    """What ``forget`` removed; or, for an ambiguous text, the statements it matched."""
+
+    forgotten: ScopedItem | None = Field(
+        None, description="the statement removed; null when the text matched several")
+    reason: str | None = Field(None, description="why, as given; kept in the forget log")
+    matches: list[ScopedItem] = Field(
+        default_factory=list,
+        description="when the text matched several statements: all of them (none was removed; "
+        "call forget again with one id)")
+    message: str
+
+
+def forget_result(out: ForgetOutcome) -> ForgetResult:
+    """Convert what ``forget`` did."""
+    if out.forgotten is None:
+        matches = [scoped_item(s, d) for s, d in out.matches]
+        listed = ", ".join(f"{m.id} ({m.scope})" for m in matches)
+        return ForgetResult(forgotten=None, reason=out.reason, matches=matches, message=(
+            f"{len(matches)} statements have this exact text, none was removed; forget one "
+            f"by id: {listed}"))
+    scope, doc = out.forgotten
+    return ForgetResult(forgotten=scoped_item(scope, doc), reason=out.reason,
+                        message=f"forgot {doc.id} from the {scope} scope")
+
+
+class MemoryHit(BaseModel):
+    """One hit of a recall answer."""
+
+    id: str = Field(description="document id (to forget, supersede or read octomem://item/{id})")
+    scope: str = Field(description="local (this project) or global (every project)")
+    chunk_id: int = Field(description="chunk id within its scope")
+    rank: int = Field(description="1-based position in the answer")
+    score: float = Field(description="fused score x (1 + recency bonus), higher is better")
+    text: str
+    title: str | None = None
+    uri: str | None = None
+    kind: str
+    tags: list[str] = Field(default_factory=list)
+    created_at: str | None = Field(None, description="when it was recorded, ISO-8601 UTC")
+    event_time: str | None = Field(None, description="when what it says happened")
+    current: bool = Field(description="false for a superseded statement or an old revision")
+    valid_to: str | None = Field(None, description="when it stopped being current")
+    fused_score: float | None = Field(None, description="RRF score before the recency bonus "
+                                      "(only with explain)")
+    recency_bonus: float | None = Field(None, description="bonus as a fraction of the fused "
+                                        "score, at most 0.1 (only with explain)")
+    arms: dict[str, ArmContribution] | None = Field(
+        None, description="each arm's rank and raw score, scopes merged (only with explain)")
+
+
+def memory_hit(hit: ScopedHit, explain: bool) -> MemoryHit:
+    """Convert one recall hit; with ``explain``, the fused score, bonus and arms."""
+    c = hit.chunk
+    arms = ({a: ArmContribution(rank=h.rank, score=h.score) for a, h in hit.contributions.items()}
+            if explain else None)
+    return MemoryHit(
+        id=c.document_id, scope=hit.scope, chunk_id=c.id, rank=hit.rank, score=hit.score,
+        text=c.text, title=c.title, uri=c.uri, kind=c.kind, tags=list(c.tags),
+        created_at=iso(c.created_at),
+        event_time=iso(c.valid_from) if c.valid_from != c.created_at else None,
+        current=c.valid_to is None, valid_to=iso(c.valid_to),
+        fused_score=hit.fused_score if explain else None,
+        recency_bonus=round(hit.recency, 6) if explain else None, arms=arms,
+    )
+
+
+class MemoryCollapsed(BaseModel):
+    """A hit that dedup removed from the answer, and why."""
+
+    id: str
+    scope: str
+    kept_id: str
+    kept_scope: str
+    reason: str = Field(description='"identical text" or "cosine 0.991 >= 0.99"')
+
+
+class MemoryRecallResult(BaseModel):
+    """A recall across scopes and how it was made."""
+
+    query: str
+    scopes: list[str] = Field(description="the scopes searched (a missing local scope is skipped)")
+    hits: list[MemoryHit]
+    arms_ran: list[str]
+    arms_unavailable: dict[str, str] = Field(description="arm (scope) -> why it did not run")
+    semantic_available: bool
+    collapsed: list[MemoryCollapsed] = Field(default_factory=list)
+    unembedded_hits: list[str] = Field(
+        default_factory=list, description="ids of hits found by words only (no vector yet)")
+    chunks_without_vector: int = Field(0, description="stored chunks found by words only")
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+
+
+def recall_result(query: str, answer: RecallAnswer, explain: bool = False) -> MemoryRecallResult:
+    """Convert a :class:`~octomem.engine.memory.recall.RecallAnswer`."""
+    by_key = {(h.scope, h.chunk.id): h.chunk.document_id for h in answer.hits}
+    return MemoryRecallResult(
+        query=query, scopes=answer.scopes, hits=[memory_hit(h, explain) for h in answer.hits],
+        arms_ran=answer.arms_ran, arms_unavailable=answer.arms_unavailable,
+        semantic_available=answer.semantic_available,
+        collapsed=[MemoryCollapsed(id=c.chunk.document_id, scope=c.scope,
+                                   kept_id=c.kept_chunk.document_id, kept_scope=c.kept_scope,
+                                   reason=c.reason) for c in answer.collapsed],
+        unembedded_hits=[by_key[k] for k in answer.unembedded_hits if k in by_key],
+        chunks_without_vector=answer.chunks_without_vector,
+        timings_ms={k: round(v, 3) for k, v in answer.timings_ms.items()},
+    )
+
+
+class IngestResult(BaseModel):
+    """What an ingest did."""
+
+    scope: str
+    added: list[str] = Field(default_factory=list, description="ids of new documents")
+    revised: list[str] = Field(
+        default_factory=list, description="ids whose content changed: stored as a new revision")
+    unchanged: list[str] = Field(default_factory=list, description="ids re-ingested identically")
+    chunks: int = Field(description="chunks stored by this call")
+    embedded: int = Field(description="chunks embedded by this call")
+    semantic_error: str | None = None
+
+
+def ingest_result(scope: str, report: AddReport) -> IngestResult:
+    """Convert an ingest's :class:`~octomem.engine.pipeline.AddReport`."""
+    return IngestResult(scope=scope, added=report.added, revised=report.replaced,
+                        unchanged=report.unchanged, chunks=report.chunks,
+                        embedded=report.embedded, semantic_error=report.semantic_error)
+
+
+class ChunkItem(BaseModel):
+    """One stored chunk of a document, with its validity."""
+
+    chunk_id: int
+    ordinal: int
+    revision: int
+    text: str
+    valid_from: str | None = None
+    valid_to: str | None = Field(None, description="when this chunk stopped being current")
+
+
+def chunk_item(chunk: Chunk) -> ChunkItem:
+    """Convert a chunk."""
+    return ChunkItem(chunk_id=chunk.id, ordinal=chunk.ordinal, revision=chunk.revision,
+                     text=chunk.text, valid_from=iso(chunk.valid_from),
+                     valid_to=iso(chunk.valid_to))
+
+
+class ItemResult(ScopedItem):
+    """One stored statement or document with its provenance and chunks."""
+
+    store: str = Field(description="the scope directory that holds it")
+    chunks: list[ChunkItem] = Field(
+        default_factory=list, description="its chunks, every revision, in order")
+    chunk: ChunkItem | None = Field(None, description="the chunk that was asked for, if one was")

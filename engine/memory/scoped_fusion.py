@@ -1,0 +1,119 @@
+"""Fusing the runs of several scopes into one ranking on one score scale.
+
+Chunk ids are only unique inside one storage, so every hit is keyed by
+``(scope, chunk id)``. The runs one arm produced in each scope are first merged into a
+single run for that arm, then the merged runs (one per arm) are fused exactly as one
+scope's runs are (RRF, k = retrieval.rrf_k, or weighted score fusion), so a hit's fused score means
+the same whichever scope it came from.
+
+How an arm's runs are merged depends on whether its scores mean the same in every
+scope:
+
+- **by score** for arms whose scores are collection-independent — the semantic arms'
+  cosine similarities (one embedder, one scale): the merged run is exactly the run one
+  collection holding both scopes would give;
+- **by rank** for the others — BM25 depends on each index's collection statistics
+  (idf; FTS5 even clamps idf to ~0 in a collection of a few documents, so a new
+  project's scores would all be ~1e-6): each scope's first hit ranks first, its
+  second second, and so on, and the semantic arm decides between scopes.
+
+Within a scope, and in the merged run, hits with exactly equal keys share a rank
+(competition ranking, "1224"), so fusion gives true ties the same share and the recency
+bonus, not storage order, decides between them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ..fusion import reciprocal_rank_fusion, weighted_score_fusion
+from ..settings import RetrievalSettings
+from ..types import Hit, Run
+
+#: A hit's identity across scopes.
+Key = tuple[str, int]
+
+
+def competition_ranks(keys: Sequence[float]) -> list[int]:
+    """Return 1-based competition ranks of ``keys`` sorted ascending ("1224" on ties)."""
+    ranks: list[int] = []
+    for position, key in enumerate(keys, start=1):
+        ranks.append(ranks[-1] if ranks and keys[position - 2] == key else position)
+    return ranks
+
+
+@dataclass(slots=True)
+class ScopedRuns:
+    """Every scope's runs, by arm name, with keys mapped to small integers for fusion.
+
+    :param by_score: names of the arms whose scores are comparable across scopes
+        (merged by score); the others are merged by their rank within each scope.
+    """
+
+    by_score: frozenset[str] = frozenset()
+    by_arm: dict[str, list[tuple[float, int, str, Hit]]] = field(default_factory=dict)
+    keys: list[Key] = field(default_factory=list)
+    _index: dict[Key, int] = field(default_factory=dict)
+
+    def add(self, scope: str, scope_order: int, run: Run) -> None:
+        """Add one scope's run of one arm (best first)."""
+        ranks = competition_ranks([-h.score for h in run])
+        for rank, hit in zip(ranks, run, strict=True):
+            key = -hit.score if hit.arm in self.by_score else float(rank)
+            self.by_arm.setdefault(hit.arm, []).append((key, scope_order, scope, hit))
+
+    def uid(self, key: Key) -> int:
+        """Return the integer standing for ``key`` in fused runs (stable per object)."""
+        if key not in self._index:
+            self._index[key] = len(self.keys)
+            self.keys.append(key)
+        return self._index[key]
+
+    def merged(self, k: int) -> list[Run]:
+        """Return one run per arm, every scope's hits merged (see the module text), top ``k``.
+
+        Hits carry :meth:`uid` values as ``chunk_id`` and their own raw scores.
+        """
+        runs: list[Run] = []
+        for arm, hits in self.by_arm.items():
+            ordered = sorted(hits, key=lambda t: (t[0], t[1], t[3].chunk_id))[:k]
+            ranks = competition_ranks([t[0] for t in ordered])
+            runs.append([
+                Hit(self.uid((scope, hit.chunk_id)), hit.score, rank, arm)
+                for rank, (_, _, scope, hit) in zip(ranks, ordered, strict=True)
+            ])
+        return runs
+
+
+@dataclass(slots=True)
+class ScopedFused:
+    """One fused hit across scopes: its key, fused score and each arm's own (merged) hit."""
+
+    key: Key
+    score: float
+    contributions: dict[str, Hit]
+
+
+def fuse_scopes(runs: ScopedRuns, k: int, retrieval: RetrievalSettings) -> list[ScopedFused]:
+    """Merge each arm's runs across scopes, then fuse the arms (settings' fusion).
+
+    :param k: candidates per merged run (``candidate_k``).
+    :returns: hits best first; contributions carry real chunk ids and merged ranks.
+    """
+    merged = runs.merged(k)
+    if retrieval.fusion == "weighted":
+        fused = weighted_score_fusion(merged, retrieval.weights)
+    else:
+        fused = reciprocal_rank_fusion(merged, retrieval.rrf_k, retrieval.weights)
+    out: list[ScopedFused] = []
+    for entry in fused:
+        key = runs.keys[entry.chunk_id]
+        contributions = _real_ids(entry.contributions, key[1])
+        out.append(ScopedFused(key, entry.score, contributions))
+    out.sort(key=lambda f: (-f.score, f.key[0] != "local", f.key[1]))
+    return out
+
+
+def _real_ids(contributions: Mapping[str, Hit], chunk_id: int) -> dict[str, Hit]:
+    return {arm: Hit(chunk_id, h.score, h.rank, h.arm) for arm, h in contributions.items()}

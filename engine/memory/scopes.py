@@ -1,0 +1,180 @@
+"""Memory scopes: where ``local`` and ``global`` live, and one pipeline per scope.
+
+- ``local``: the project's memory, ``<project root>/.octomem/``; it travels with the
+  project and no other project reads it. Opened when that folder exists, created by
+  the first write; a read never creates it.
+- ``global``: the account's memory, ``global_root`` (setting, ``--global-root``,
+  ``OCTOMEM_GLOBAL_ROOT``), by default ``data_dir`` (the user data directory).
+
+Both scopes use the same storage kind and arm settings. Their pipelines share one
+embedder, reranker and dedup instance, so a model is loaded once per process.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from ..assembly import check_arm_settings, check_compatible
+from ..errors import InvalidQueryError
+from ..manager import ArmRegistry
+from ..pipeline import Pipeline
+from ..settings import LoadedSettings, Settings
+from .recency import DEFAULT_HALF_LIFE_DAYS, DEFAULT_WEIGHT
+
+ScopeName = Literal["local", "global"]
+#: Every scope, in the order they are searched and locked (local first, then global).
+SCOPES: tuple[ScopeName, ...] = ("local", "global")
+#: The folder inside a project that holds its local memory (and its config.toml).
+LOCAL_DIR = ".octomem"
+#: Default cosine at or above which ``remember`` reports an existing statement as a near
+#: duplicate. all-MiniLM-L6-v2: copies differing in punctuation 0.99, a prefixed copy 0.94,
+#: a paraphrase ("prefers dark mode" / "likes a dark theme") 0.79.
+DEFAULT_DUPLICATE_THRESHOLD = 0.85
+
+
+def check_scope(value: str | None, argument: str = "scope") -> ScopeName | None:
+    """Return ``value`` as a scope name (``None`` stays ``None``: both / the default).
+
+    :raises InvalidQueryError: naming ``argument`` when it is not ``local`` or ``global``.
+    """
+    if value is None:
+        return None
+    if value not in SCOPES:
+        raise InvalidQueryError(f"{argument}: must be 'local' or 'global', got {value!r}")
+    return value  # type: ignore[return-value]
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryKnobs:
+    """The memory settings, read with their defaults when a settings model lacks them.
+
+    :param duplicate_threshold: cosine for ``remember``'s near duplicates, in (0, 1].
+    :param recency_weight: largest recency bonus, fraction of the fused score (<= 0.1).
+    :param recency_half_life_days: days after which the bonus halves.
+    """
+
+    duplicate_threshold: float = DEFAULT_DUPLICATE_THRESHOLD
+    recency_weight: float = DEFAULT_WEIGHT
+    recency_half_life_days: float = DEFAULT_HALF_LIFE_DAYS
+
+
+def memory_knobs(settings: Settings) -> MemoryKnobs:
+    """Return the memory settings from ``settings.retrieval`` (defaults where absent)."""
+    retrieval = settings.retrieval
+    return MemoryKnobs(
+        duplicate_threshold=getattr(retrieval, "duplicate_threshold", DEFAULT_DUPLICATE_THRESHOLD),
+        recency_weight=getattr(retrieval, "recency_weight", DEFAULT_WEIGHT),
+        recency_half_life_days=getattr(retrieval, "recency_half_life_days", DEFAULT_HALF_LIFE_DAYS),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeRoots:
+    """The directories of both scopes and the project they belong to (absolute paths)."""
+
+    project: Path
+    local: Path
+    global_: Path
+
+    def of(self, scope: ScopeName) -> Path:
+        """Return the directory of ``scope``."""
+        return self.local if scope == "local" else self.global_
+
+
+def scope_roots(
+    settings: Settings, project_root: Path | None = None, global_root: Path | None = None
+) -> ScopeRoots:
+    """Resolve both scope directories.
+
+    :param project_root: the project (default: the current directory).
+    :param global_root: overrides the ``global_root`` setting (default: ``data_dir``).
+    """
+    project = Path(project_root or Path.cwd()).expanduser().resolve()
+    configured = global_root or getattr(settings, "global_root", None) or settings.data_dir
+    return ScopeRoots(project, project / LOCAL_DIR, Path(configured).expanduser().resolve())
+
+
+class ScopeSet:
+    """One lazily opened :class:`Pipeline` per scope (thread-safe).
+
+    :param loaded: the settings both scopes are assembled from.
+    :raises OctomemError: unknown or incompatible arms (checked at once, before any
+        scope is opened).
+    """
+
+    def __init__(self, loaded: LoadedSettings, registry: ArmRegistry, roots: ScopeRoots) -> None:
+        check_compatible(loaded.settings.pipeline, registry)
+        check_arm_settings(loaded, registry)
+        self.loaded = loaded
+        self.registry = registry
+        self.roots = roots
+        self._open: dict[ScopeName, Pipeline] = {}
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def exists(self, scope: ScopeName) -> bool:
+        """Return True when ``scope`` is open or its directory exists (``global``: always)."""
+        return scope == "global" or scope in self._open or self.roots.local.is_dir()
+
+    def get(self, scope: ScopeName, create: bool = False) -> Pipeline | None:
+        """Return the pipeline of ``scope``, opening it; ``None`` when ``local`` does not
+        exist and ``create`` is false.
+
+        :raises OctomemError: the scope's arms cannot be built.
+        """
+        with self._lock:
+            if self._closed:
+                raise InvalidQueryError("the memory is closed")
+            pipeline = self._open.get(scope)
+            if pipeline is not None:
+                return pipeline
+            if not (create or self.exists(scope)):
+                return None
+            pipeline = Pipeline(self.loaded, self.registry, self.roots.of(scope))
+            shared = next(iter(self._open.values()), None)
+            if shared is not None:  # one embedder/reranker/dedup per process, not per scope
+                pipeline.arms = replace(
+                    pipeline.arms, embedder=shared.arms.embedder,
+                    reranker=shared.arms.reranker, dedup=shared.arms.dedup,
+                )
+            self._open[scope] = pipeline
+            return pipeline
+
+    def require(self, scope: ScopeName, create: bool = False) -> Pipeline:
+        """Like :meth:`get`, but a missing ``local`` scope is an error naming it.
+
+        :raises InvalidQueryError: ``local`` has no memory yet and ``create`` is false.
+        """
+        pipeline = self.get(scope, create)
+        if pipeline is None:
+            raise InvalidQueryError(
+                f"scope: the local scope of {self.roots.project} holds no memory yet "
+                f"({self.roots.local} does not exist)"
+            )
+        return pipeline
+
+    def existing(self, scopes: tuple[ScopeName, ...] = SCOPES) -> list[tuple[ScopeName, Pipeline]]:
+        """Return ``(scope, pipeline)`` for each of ``scopes`` that exists, in search order."""
+        out = []
+        for scope in SCOPES:
+            if scope in scopes:
+                pipeline = self.get(scope)
+                if pipeline is not None:
+                    out.append((scope, pipeline))
+        return out
+
+    def shared_arm(self, kind: str) -> Any:
+        """Return the shared embedder, reranker or dedup (opening ``global`` if needed)."""
+        pipeline = next(iter(self._open.values()), None) or self.require("global")
+        return getattr(pipeline.arms, kind)
+
+    def close(self) -> None:
+        """Close every open scope; later calls raise."""
+        with self._lock:
+            self._closed = True
+            pipelines, self._open = list(self._open.values()), {}
+        for pipeline in pipelines:
+            pipeline.close()

@@ -1,0 +1,225 @@
+"""``octomem export`` and ``octomem import``: a scope as JSON Lines, losslessly.
+
+One JSON object per line. The first is the header, then one line per stored document
+(current and superseded, oldest first), then one per forget-log entry::
+
+    {"type": "octomem-export", "format": 1, "scope": "local", "exported_at": "...", ...}
+    {"type": "document", "id": "...", "text": "...", "kind": "FACT", "tags": [...],
+     "created_at": 1735689600.0, "event_time": null, "supersedes": null,
+     "superseded_by": "...", "valid_to": 1740787200.0, "revision": 1, "recalls": 3,
+     "last_recalled_at": 1741000000.0, "title": null, "uri": null, "metadata": {}}
+    {"type": "forgotten", "id": "...", "kind": "ITEM", "content_sha256": "...",
+     "created_at": ..., "forgotten_at": ..., "reason": "..."}
+
+Times are epoch seconds (floats, exact). A document whose stored chunks are not simply
+its text (several chunks, or chunks of earlier revisions) carries them under
+``"chunks"`` (ordinal, text, revision, valid_from, valid_to). Vectors are not exported:
+import embeds again, outside the write transactions. Importing skips documents the
+target scope has forgotten, so an old export never brings a forgotten statement back.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from typing import IO, Any
+
+from ..arms import VersionedStorage
+from ..errors import EmbedderMismatchError, EmbedderUnavailableError, OctomemError
+from ..pipeline import DOCS_PER_TRANSACTION, Pipeline
+from ..types import Chunk, Document, ForgetRecord
+from .facade import Memory
+from .scopes import ScopeName, check_scope
+from .times import iso
+from .view import render_markdown
+
+FORMAT = 1
+_DOC_FIELDS = ("id", "text", "title", "uri", "kind", "tags", "created_at", "event_time",
+               "metadata", "supersedes", "superseded_by", "valid_to", "revision", "recalls",
+               "last_recalled_at")
+
+
+def _storage(pipeline: Pipeline) -> Any:
+    storage = pipeline.arms.storage
+    if not isinstance(storage, VersionedStorage):
+        raise OctomemError(f"storage {storage.name!r} keeps no history; export needs one that does")
+    return storage
+
+
+def _document_line(doc: Document, chunks: list[Chunk]) -> dict[str, Any]:
+    line: dict[str, Any] = {"type": "document"}
+    line.update({name: getattr(doc, name) for name in _DOC_FIELDS})
+    line["tags"] = list(doc.tags)
+    line["metadata"] = dict(doc.metadata)
+    if len(chunks) != 1 or chunks[0].text != doc.text or chunks[0].revision != doc.revision:
+        line["chunks"] = [
+            {"ordinal": c.ordinal, "text": c.text, "revision": c.revision,
+             "valid_from": c.valid_from, "valid_to": c.valid_to} for c in chunks
+        ]
+    return line
+
+
+def export_lines(memory: Memory, scope: str) -> Iterator[dict[str, Any]]:
+    """Yield the JSONL objects of ``scope``: header, documents (oldest first), forget log."""
+    chosen: ScopeName = check_scope(scope) or "local"
+    pipeline = memory.scopes.require(chosen)
+    storage = _storage(pipeline)
+    embedder = pipeline.arms.embedder
+    yield {"type": "octomem-export", "format": FORMAT, "scope": chosen,
+           "exported_at": iso(time.time()), "store": str(memory.roots.of(chosen)),
+           "embedder": embedder.model_id if embedder is not None else None}
+    for doc in reversed(list(storage.iter_documents(include_superseded=True))):
+        yield _document_line(doc, storage.document_chunks(doc.id))
+    for record in storage.iter_forgotten():
+        yield {"type": "forgotten", **asdict(record)}
+
+
+def export_scope(memory: Memory, scope: str, fmt: str, out: IO[str]) -> int:
+    """Write ``scope`` to ``out`` as ``jsonl`` (lossless) or ``md`` (for people).
+
+    :returns: the number of documents written.
+    :raises OctomemError: an unknown format, or the scope does not exist.
+    """
+    if fmt == "md":
+        chosen: ScopeName = check_scope(scope) or "local"
+        everything = memory.statements(chosen, include_superseded=True)
+        current = [d for d in everything if d.is_current]
+        out.write(render_markdown(chosen, str(memory.roots.of(chosen)), current,
+                                  [d for d in everything if not d.is_current]))
+        return len(everything)
+    if fmt != "jsonl":
+        raise OctomemError(f"--format: must be 'jsonl' or 'md', got {fmt!r}")
+    written = 0
+    for line in export_lines(memory, scope):
+        out.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")
+        written += line["type"] == "document"
+    return written
+
+
+@dataclass(slots=True)
+class ImportReport:
+    """What an import did (document ids per outcome)."""
+
+    scope: str
+    added: list[str] = field(default_factory=list)
+    replaced: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    skipped_forgotten: list[str] = field(default_factory=list)
+    forgotten_logged: int = 0
+    embedded: int = 0
+    semantic_error: str | None = None
+
+
+def read_lines(lines: Iterable[str], source: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line number, object)`` of a JSONL export, the header checked.
+
+    :raises OctomemError: naming ``source`` and the line for invalid JSON or text that is
+        not UTF-8, a missing or unsupported header (an empty file too), or an unknown
+        record type.
+    """
+    seen_header = False
+    for number, raw in enumerate(_decoded(lines, source), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            if not seen_header:
+                obj = None
+            else:
+                raise OctomemError(f"{source}:{number}: not valid JSON: {exc.msg}") from exc
+        kind = obj.get("type") if isinstance(obj, dict) else None
+        if not seen_header:
+            if kind != "octomem-export" or obj.get("format") != FORMAT:  # type: ignore[union-attr]
+                raise OctomemError(f"{source}:{number}: not an octomem JSONL export (format "
+                                   f"{FORMAT}); the Markdown export cannot be imported")
+            seen_header = True
+        elif kind not in ("document", "forgotten"):
+            raise OctomemError(f"{source}:{number}: unknown record type {kind!r}")
+        yield number, obj
+    if not seen_header:
+        raise OctomemError(f"{source}: empty; not an octomem JSONL export (format {FORMAT})")
+
+
+def _decoded(lines: Iterable[str], source: str) -> Iterator[str]:
+    """Yield ``lines``, turning a decoding error of the file behind them into one line."""
+    iterator = iter(lines)
+    number = 0
+    while True:
+        number += 1
+        try:
+            yield next(iterator)
+        except StopIteration:
+            return
+        except UnicodeDecodeError as exc:
+            raise OctomemError(f"{source}: not UTF-8 text near line {number} ({exc.reason})") from exc
+
+
+def _document(obj: dict[str, Any], where: str) -> tuple[Document, list[Chunk]]:
+    try:
+        values = {name: obj[name] for name in _DOC_FIELDS if name in obj}
+        values["tags"] = tuple(values.get("tags") or ())
+        doc = Document(**values)
+        chunks = [Chunk(document_id=doc.id, ordinal=int(c["ordinal"]), text=str(c["text"]),
+                        revision=int(c["revision"]), valid_from=float(c["valid_from"]),
+                        valid_to=c.get("valid_to")) for c in obj.get("chunks") or ()]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise OctomemError(f"{where}: a malformed document record ({exc})") from exc
+    return doc, chunks or [Chunk(document_id=doc.id, ordinal=0, text=doc.text)]
+
+
+def import_lines(memory: Memory, lines: Iterable[str], source: str,
+                 scope: str | None = None) -> ImportReport:
+    """Import a JSONL export into ``scope`` (default: the scope named in its header).
+
+    Documents are written with their ids, kinds, tags, times, supersede links and
+    recall counts, :data:`~.pipeline.DOCS_PER_TRANSACTION` per transaction; an existing
+    identical document is left alone, a different one replaced; documents the target
+    scope has forgotten are skipped. Vectors are computed afterwards.
+
+    :raises OctomemError: a malformed file (named with the line).
+    """
+    records = list(read_lines(lines, source))
+    header = records[0][1] if records else {}
+    target: ScopeName = check_scope(scope) or check_scope(header.get("scope")) or "local"
+    pipeline = memory.scopes.require(target, create=True)
+    storage, keyword = _storage(pipeline), pipeline.arms.keyword
+    report = ImportReport(target)
+    stored: list[int] = []
+    body = records[1:]
+    for start in range(0, len(body), DOCS_PER_TRANSACTION):
+        with storage.transaction() as tx:
+            for number, obj in body[start:start + DOCS_PER_TRANSACTION]:
+                where = f"{source}:{number}"
+                if obj["type"] == "forgotten":
+                    storage.record_forgotten(tx, ForgetRecord(**{k: obj[k] for k in (
+                        "id", "kind", "content_sha256", "created_at", "forgotten_at", "reason")}))
+                    report.forgotten_logged += 1
+                    continue
+                doc, chunks = _document(obj, where)
+                if storage.get_forgotten(doc.id) is not None:
+                    report.skipped_forgotten.append(doc.id)
+                    continue
+                old = storage.get_document(doc.id)
+                if old == doc:
+                    report.unchanged.append(doc.id)
+                    continue
+                if old is not None:
+                    removed = storage.delete_document(tx, doc.id)
+                    if keyword is not None:
+                        keyword.remove(tx, removed)
+                    if pipeline.arms.semantic is not None:
+                        pipeline.arms.semantic.remove(tx, removed)
+                (report.replaced if old is not None else report.added).append(doc.id)
+                new = storage.add_document(tx, doc, chunks)
+                if keyword is not None:
+                    keyword.index(tx, new)
+                stored.extend(c.id for c in new)
+    if stored and pipeline.arms.semantic is not None and not pipeline.semantic_error:
+        try:
+            report.embedded = pipeline.embed_pending(chunk_ids=stored)
+        except (EmbedderUnavailableError, EmbedderMismatchError) as exc:
+            report.semantic_error = str(exc)
+    return report

@@ -1,0 +1,274 @@
+"""Dialect-neutral SQL shared by the storage plugins: filters and statement history.
+
+The ``sqlite`` storage and the ``postgres`` plugin keep the same ``documents``,
+``chunks`` and ``forgotten`` tables and must answer :class:`~octomem.engine.types.Filters`
+and the history methods of :class:`~octomem.engine.arms.VersionedStorage` identically.
+What is the same SQL in both lives here once; a :class:`SqlDialect` supplies what
+differs (placeholders, the scalar maximum, list membership, JSON access to tags and
+metadata). Statements are written with ``?`` placeholders and rewritten by
+:meth:`SqlDialect.q` for drivers that use another style (psycopg's ``%s``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from .types import Chunk, Document, Filters, ForgetRecord
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_FORGOT_COLUMNS = "id, kind, content_hash, created_at, forgotten_at, reason"
+_PAGE = 500
+
+
+class SqlDialect:
+    """What differs between the SQL engines octomem's storages use.
+
+    Subclass it in a storage plugin and override the methods whose SQL differs. The
+    defaults are standard SQL with ``?`` placeholders.
+
+    :cvar placeholder: the driver's positional placeholder (``"?"`` or ``"%s"``).
+    :cvar true: a literal that is true in a ``WHERE`` clause.
+    :cvar greatest: the scalar two-argument maximum (``max`` in SQLite, ``greatest``
+        in PostgreSQL).
+    :cvar no_limit: the ``LIMIT`` parameter meaning "no limit" (``-1`` in SQLite,
+        ``None`` (``NULL``) in PostgreSQL).
+    :cvar insert_order: the column giving insertion order of ``documents`` (SQLite's
+        ``rowid``, a sequence column elsewhere).
+    """
+
+    placeholder = "?"
+    true = "1"
+    greatest = "max"
+    no_limit: int | None = -1
+    insert_order = "rowid"
+
+    def q(self, sql: str) -> str:
+        """Rewrite the ``?`` placeholders of ``sql`` as this driver's."""
+        return sql if self.placeholder == "?" else sql.replace("?", self.placeholder)
+
+    def in_list(self, column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
+        """Return ``column`` is one of ``values`` as ``(sql, params)`` (values non-empty)."""
+        return f"{column} IN ({', '.join('?' * len(values))})", list(values)
+
+    def tags_sql(self, alias: str, tags: Sequence[str]) -> tuple[list[str], list[Any]]:
+        """Return clauses requiring every tag of ``tags`` in ``alias.tags`` (a JSON array)."""
+        raise NotImplementedError
+
+    def metadata_sql(self, alias: str, key: str, value: str) -> tuple[str, list[Any]]:
+        """Return ``str(metadata[key]) == value`` as Python renders booleans and numbers."""
+        raise NotImplementedError
+
+
+def validity_sql(filters: Filters, alias: str) -> tuple[list[str], list[Any]]:
+    """Return the clauses (and parameters) of the time-validity rules of ``filters``.
+
+    ``since``/``until`` bound ``valid_from``; ``as_of`` keeps
+    ``valid_from <= as_of < valid_to`` (an open ``valid_to`` is ``NULL``); otherwise only
+    current rows (``valid_to IS NULL``) pass unless ``include_superseded``. Placeholders
+    are ``?``.
+    """
+    clauses: list[str] = []
+    params: list[Any] = []
+    if filters.valid_after is not None:
+        clauses.append(f"{alias}.valid_from >= ?")
+        params.append(float(filters.valid_after))
+    if filters.valid_before is not None:
+        clauses.append(f"{alias}.valid_from < ?")
+        params.append(float(filters.valid_before))
+    if filters.as_of is not None:
+        clauses.append(
+            f"{alias}.valid_from <= ? AND ({alias}.valid_to IS NULL OR {alias}.valid_to > ?)")
+        params.extend([float(filters.as_of), float(filters.as_of)])
+    elif not filters.include_superseded:
+        clauses.append(f"{alias}.valid_to IS NULL")
+    return clauses, params
+
+
+def filter_sql(filters: Filters, alias: str, dialect: SqlDialect) -> tuple[str, list[Any]]:
+    """Build a ``WHERE`` fragment applying ``filters`` to rows of the ``chunks`` table.
+
+    It must agree with :meth:`Filters.matches` row for row (the storage contract of the
+    conformance kit checks that): kinds are list membership, every tag must be in the
+    ``tags`` array, times are ``created_at >= after`` and ``created_at < before`` in
+    epoch seconds, metadata is equality as Python renders the value, and validity is
+    :func:`validity_sql` (by default: current rows only).
+
+    :param alias: the table name or alias of ``chunks`` in the surrounding query.
+    :param dialect: the SQL engine's differences.
+    :returns: ``(sql, params)``, the fragment in the dialect's placeholders and its
+        positional parameters in order.
+    :raises ValueError: ``alias`` is not a plain SQL identifier.
+    """
+    if not _IDENTIFIER.match(alias):
+        raise ValueError(f"alias must be a SQL identifier, got {alias!r}")
+    clauses: list[str] = []
+    params: list[Any] = []
+    if filters.kinds:
+        sql, kind_params = dialect.in_list(f"{alias}.kind", filters.kinds)
+        clauses.append(sql)
+        params.extend(kind_params)
+    if filters.tags:
+        tag_clauses, tag_params = dialect.tags_sql(alias, list(dict.fromkeys(filters.tags)))
+        clauses.extend(tag_clauses)
+        params.extend(tag_params)
+    if filters.created_after is not None:
+        clauses.append(f"{alias}.created_at >= ?")
+        params.append(float(filters.created_after))
+    if filters.created_before is not None:
+        clauses.append(f"{alias}.created_at < ?")
+        params.append(float(filters.created_before))
+    for key, value in filters.metadata.items():
+        sql, meta_params = dialect.metadata_sql(alias, str(key), str(value))
+        clauses.append(sql)
+        params.extend(meta_params)
+    valid, valid_params = validity_sql(filters, alias)
+    return dialect.q(" AND ".join(clauses + valid) or dialect.true), params + valid_params
+
+
+class SqlHistory:
+    """Supersede links, validity, recall counters and the forget log, in shared SQL.
+
+    A mixin of a storage whose tables follow octomem's schema: the class provides
+    :attr:`dialect`, ``connection()`` and the row converters ``chunk_columns`` /
+    ``doc_columns`` / ``chunk_of`` / ``document_of``. These are the optional methods of
+    :class:`~octomem.engine.arms.VersionedStorage`; every write takes the caller's
+    transaction ``tx``.
+    """
+
+    dialect: SqlDialect
+    chunk_columns: str
+    doc_columns: str
+
+    def connection(self) -> Any:  # provided by the storage
+        raise NotImplementedError
+
+    @staticmethod
+    def chunk_of(row: Sequence[Any]) -> Chunk:  # provided by the storage
+        raise NotImplementedError
+
+    @staticmethod
+    def document_of(row: Sequence[Any]) -> Document:  # provided by the storage
+        raise NotImplementedError
+
+    def _run(self, conn: Any, sql: str, params: Sequence[Any] = ()) -> Any:
+        return conn.execute(self.dialect.q(sql), tuple(params))
+
+    def supersede(
+        self, tx: Any, document_id: str, superseded_by: str, valid_to: float
+    ) -> list[int]:
+        """Mark a document superseded by ``superseded_by`` from ``valid_to`` on, inside ``tx``.
+
+        Its current chunks get the same ``valid_to`` (never earlier than their own
+        ``valid_from``); chunks of earlier revisions keep theirs.
+
+        :param valid_to: epoch seconds; the new statement's ``valid_from``.
+        :returns: ids of the chunks whose validity changed, ascending.
+        """
+        most = self.dialect.greatest
+        ids = [r[0] for r in self._run(
+            tx, "SELECT id FROM chunks WHERE document_id = ? AND valid_to IS NULL ORDER BY id",
+            (document_id,)).fetchall()]
+        self._run(
+            tx, f"UPDATE documents SET superseded_by = ?, valid_to = {most}(?, "
+            "coalesce(event_time, created_at)) WHERE id = ?",
+            (superseded_by, float(valid_to), document_id))
+        self._run(
+            tx, f"UPDATE chunks SET valid_to = {most}(?, valid_from) WHERE document_id = ? "
+            "AND valid_to IS NULL", (float(valid_to), document_id))
+        return ids
+
+    def document_chunks(self, document_id: str) -> list[Chunk]:
+        """Return every chunk of a document, all revisions, by revision then ordinal."""
+        rows = self._run(
+            self.connection(), f"SELECT {self.chunk_columns} FROM chunks WHERE document_id = ? "
+            "ORDER BY revision, ordinal, id", (document_id,)).fetchall()
+        return [self.chunk_of(r) for r in rows]
+
+    def noncurrent_chunk_ids(self, limit: int | None = None) -> list[int]:
+        """Return ids of chunks that are not current (superseded or of an old revision).
+
+        Uses a partial index, so it costs next to nothing while nothing was superseded.
+
+        :param limit: at most this many ids (ascending); ``None`` for all.
+        """
+        lim = self.dialect.no_limit if limit is None else max(int(limit), 0)
+        return [r[0] for r in self._run(
+            self.connection(),
+            "SELECT id FROM chunks WHERE valid_to IS NOT NULL ORDER BY id LIMIT ?", (lim,))]
+
+    def iter_documents(
+        self, kinds: Sequence[str] = (), include_superseded: bool = False
+    ) -> Iterator[Document]:
+        """Yield stored documents, newest ``created_at`` first (ties: last stored first).
+
+        :param kinds: only these kinds (empty: every kind).
+        :param include_superseded: also superseded documents (default: current only).
+        """
+        where = [self.dialect.true]
+        params: list[Any] = []
+        if kinds:
+            sql, kind_params = self.dialect.in_list("kind", kinds)
+            where.append(sql)
+            params.extend(kind_params)
+        if not include_superseded:
+            where.append("valid_to IS NULL")
+        order = self.dialect.insert_order
+        last: tuple[Any, Any] | None = None
+        while True:
+            page = "" if last is None else f" AND (created_at, {order}) < (?, ?)"
+            rows = self._run(
+                self.connection(),
+                f"SELECT {self.doc_columns}, {order} FROM documents WHERE {' AND '.join(where)}"
+                f"{page} ORDER BY created_at DESC, {order} DESC LIMIT {_PAGE}",
+                [*params, *(last or ())]).fetchall()
+            yield from (self.document_of(r[:-1]) for r in rows)
+            if len(rows) < _PAGE:
+                return
+            last = (rows[-1][6], rows[-1][-1])
+
+    def record_recalls(self, tx: Any, document_ids: Sequence[str], at: float) -> None:
+        """Add one to ``recalls`` and set ``last_recalled_at = at`` on each document, in ``tx``.
+
+        :param at: epoch seconds.
+        """
+        ids = list(dict.fromkeys(document_ids))
+        if not ids:
+            return
+        sql, params = self.dialect.in_list("id", ids)
+        self._run(tx, f"UPDATE documents SET recalls = recalls + 1, last_recalled_at = ? "
+                  f"WHERE {sql}", [float(at), *params])
+
+    def record_forgotten(self, tx: Any, record: ForgetRecord) -> None:
+        """Log that a statement was forgotten (replacing an older entry for the same id)."""
+        self._run(
+            tx, f"INSERT INTO forgotten ({_FORGOT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (id) DO UPDATE SET kind = EXCLUDED.kind, "
+            "content_hash = EXCLUDED.content_hash, created_at = EXCLUDED.created_at, "
+            "forgotten_at = EXCLUDED.forgotten_at, reason = EXCLUDED.reason",
+            (record.id, record.kind, record.content_sha256, float(record.created_at),
+             float(record.forgotten_at), record.reason))
+
+    def get_forgotten(self, document_id: str) -> ForgetRecord | None:
+        """Return the forget-log entry of ``document_id``, or ``None``."""
+        row = self._run(
+            self.connection(), f"SELECT {_FORGOT_COLUMNS} FROM forgotten WHERE id = ?",
+            (document_id,)).fetchone()
+        return None if row is None else ForgetRecord(*row)
+
+    def iter_forgotten(self) -> Iterator[ForgetRecord]:
+        """Yield every forget-log entry, oldest first."""
+        rows = self._run(
+            self.connection(),
+            f"SELECT {_FORGOT_COLUMNS} FROM forgotten ORDER BY forgotten_at, id").fetchall()
+        yield from (ForgetRecord(*r) for r in rows)
+
+    def history_counts(self) -> dict[str, int]:
+        """Return ``{"current": n, "superseded": n, "forgotten": n}`` documents."""
+        row: Any = self._run(
+            self.connection(),
+            "SELECT count(*) FILTER (WHERE valid_to IS NULL), "
+            "count(*) FILTER (WHERE valid_to IS NOT NULL), "
+            "(SELECT count(*) FROM forgotten) FROM documents").fetchone()
+        return {"current": int(row[0]), "superseded": int(row[1]), "forgotten": int(row[2])}

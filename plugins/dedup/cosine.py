@@ -1,0 +1,127 @@
+"""Dedup ``cosine``: collapse repeated hits, identical text first, then near-identical vectors.
+
+A hit is collapsed into the best-ranked already-kept hit whose text is identical after
+case folding and whitespace normalisation; otherwise into the most similar kept hit when
+their cosine similarity is >= ``threshold``. Hits are visited best first, so the kept
+one is always the better-ranked copy, and every removal is reported with its reason.
+
+Default threshold 0.99. Measured with the bundled all-MiniLM-L6-v2 int8: copies that
+differ in punctuation or an article score 0.99; a paraphrase ("prefers dark mode" /
+"likes a dark theme") 0.79; a prefixed copy ("Note: ...") 0.94. Statements differing in
+one token of fact also score high (weekday 0.967, "Python 3.11"/"3.12" 0.987): in an
+agent's memory such a pair is an update, not a repetition, so the default stays above
+them. Lower ``threshold`` (e.g. 0.95) to collapse looser near-copies; every collapsed
+hit is listed in the answer with its cosine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from octomem.engine.arms import ArmContext, ArmSpec
+from octomem.engine.types import Collapsed, FusedHit
+
+IDENTICAL_TEXT = "identical text"
+
+
+class CosineDedupOptions(BaseModel, extra="forbid"):
+    """Options of the ``cosine`` dedup (settings table ``[arms.cosine]``)."""
+
+    threshold: float = Field(
+        default=0.99, gt=0.0, le=1.0,
+        description="collapse a hit whose cosine to a better-ranked kept hit is >= this",
+    )
+
+
+def normalise_text(text: str) -> str:
+    """Return ``text`` case-folded with runs of whitespace collapsed to one space, trimmed."""
+    return " ".join(text.casefold().split())
+
+
+def _unit_rows(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(rows scaled to unit norm, mask of rows that are non-zero)``."""
+    rows = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(rows, axis=1)
+    present = norms > 0
+    return rows / np.where(present, norms, 1.0)[:, None], present
+
+
+class CosineDedup:
+    """Collapse identical texts, then hits with cosine >= ``threshold`` to a kept hit."""
+
+    name = "cosine"
+
+    def __init__(self, options: CosineDedupOptions | None = None) -> None:
+        self.options = options or CosineDedupOptions()
+        self.threshold = self.options.threshold
+
+    def _most_similar(
+        self, row: np.ndarray, kept_rows: list[np.ndarray], kept_ids: list[int]
+    ) -> tuple[int, float] | None:
+        """Return ``(kept chunk id, cosine)`` of the closest kept vector at/over threshold."""
+        if not kept_rows:
+            return None
+        sims = np.stack(kept_rows) @ row
+        best = int(np.argmax(sims))
+        cosine = float(sims[best])
+        return (kept_ids[best], cosine) if cosine >= self.threshold else None
+
+    def dedup(
+        self, hits: Sequence[FusedHit], vectors: np.ndarray | None
+    ) -> tuple[list[FusedHit], list[Collapsed]]:
+        """Return the hits to keep (order kept, ranks renumbered 1..n) and what was collapsed.
+
+        :param hits: fused hits, best first.
+        :param vectors: ``(len(hits), dim)`` float32 rows for ``hits``; a zero row (chunk
+            without a vector) takes part in the text rule only; ``None``: text rule only.
+        :returns: ``(kept, collapsed)``; each :class:`Collapsed` names the kept chunk and a
+            reason, ``"identical text"`` or ``"cosine 0.973 >= 0.95"``.
+        :raises ValueError: ``vectors`` does not have one row per hit.
+        """
+        if vectors is not None and (vectors.ndim != 2 or len(vectors) != len(hits)):
+            raise ValueError(
+                f"vectors: expected shape ({len(hits)}, dim), got {tuple(vectors.shape)}"
+            )
+        rows, present = _unit_rows(vectors) if vectors is not None else (None, None)
+        kept: list[FusedHit] = []
+        collapsed: list[Collapsed] = []
+        seen_text: dict[str, int] = {}
+        kept_rows: list[np.ndarray] = []
+        kept_row_ids: list[int] = []
+        for i, hit in enumerate(hits):
+            key = normalise_text(hit.chunk.text)
+            if key in seen_text:
+                collapsed.append(Collapsed(hit.chunk.id, seen_text[key], IDENTICAL_TEXT))
+                continue
+            row = rows[i] if rows is not None and present is not None and present[i] else None
+            match = self._most_similar(row, kept_rows, kept_row_ids) if row is not None else None
+            if match is not None:
+                reason = f"cosine {match[1]:.3f} >= {self.threshold:g}"
+                collapsed.append(Collapsed(hit.chunk.id, match[0], reason))
+                continue
+            seen_text[key] = hit.chunk.id
+            if row is not None:
+                kept_rows.append(row)
+                kept_row_ids.append(hit.chunk.id)
+            kept.append(replace(hit, rank=len(kept) + 1))
+        return kept, collapsed
+
+
+def _factory(options: CosineDedupOptions, context: ArmContext) -> CosineDedup:
+    return CosineDedup(options)
+
+
+def cosine_spec() -> ArmSpec:
+    """Describe the ``cosine`` dedup (identical text, then cosine >= threshold)."""
+    return ArmSpec(
+        kind="dedup",
+        name="cosine",
+        factory=_factory,
+        options_model=CosineDedupOptions,
+        description="collapse identical text, then cosine >= threshold (default 0.99) "
+        "to a better-ranked hit",
+    )

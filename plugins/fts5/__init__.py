@@ -1,0 +1,14 @@
+"""Keyword arm ``fts5``: BM25 over an SQLite FTS5 index inside the ``sqlite`` storage.
+
+- :mod:`.arm` — :class:`~.arm.Fts5KeywordArm` (index, remove, search) and its registration;
+- :mod:`.ranking` — the top-k statements that rank inside FTS5, then check the filters;
+- :mod:`.postings` — the in-RAM copy of the postings, ranked with ``bm25()``'s own
+  arithmetic (FTS5's scores bit for bit), kept in step through the change log;
+- :mod:`.bounds` and :mod:`.pruning` — exact MaxScore/WAND-style pruning of OR-queries.
+"""
+
+from __future__ import annotations
+
+from .arm import octomem_register_keyword_arms
+
+__all__ = ["octomem_register_keyword_arms"]

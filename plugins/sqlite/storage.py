@@ -1,0 +1,370 @@
+"""The ``sqlite`` storage: documents, chunks and metadata in one SQLite file per scope.
+
+Uses apsw rather than the stdlib ``sqlite3`` module, because the stdlib binding is
+often built without extension loading and the sqlite-vec extension must be loaded on
+*every* connection (datasette's ``prepare_connection`` rule). Each thread gets its own
+connection (the MCP server calls from worker threads; an apsw connection must not be
+used by two threads at once). The file is in WAL mode, so readers never block the
+single writer, and waits up to ``busy_timeout_ms`` for a lock.
+
+Also exports :func:`filter_sql`, which the ``fts5`` and ``sqlite-vec`` arms use to apply
+:class:`~octomem.engine.types.Filters` inside their own SQL. The rest of the storage
+lives beside this module: the schema and its migrations (:mod:`.schema`), row
+codecs (:mod:`.rows`), the filter SQL (:mod:`.filters`) and statement
+history, recall counters and the forget log (:mod:`.history`).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import apsw
+import sqlite_vec
+from pydantic import BaseModel, Field
+
+from octomem.engine.arms import ArmContext, ArmSpec
+from octomem.engine.errors import IncompatibleArmsError, OctomemError
+from octomem.engine.hookspecs import hookimpl
+from octomem.engine.types import Chunk, Document, Filters
+
+from .filters import filter_sql, json_path
+from .history import SqliteHistory
+from .rows import (
+    CHUNK_COLUMNS,
+    CHUNK_FIELDS,
+    DOC_COLUMNS,
+    chunk_of,
+    chunk_params,
+    content_hash,
+    document_of,
+    document_params,
+    inherit,
+)
+from .schema import SCHEMA_VERSION, migrate
+
+__all__ = ["SCHEMA_VERSION", "SqliteStorage", "SqliteStorageOptions", "filter_sql", "json_path"]
+
+NAME = "sqlite"
+_ITER_BATCH = 500
+
+
+class SqliteStorageOptions(BaseModel, extra="forbid"):
+    """Options of the ``sqlite`` storage (settings table ``[arms.sqlite]``)."""
+
+    filename: str = Field(
+        default="octomem.sqlite3", pattern=r"^[^/\\:]+$",
+        description="database file name inside the scope directory",
+    )
+    busy_timeout_ms: int = Field(
+        default=5000, ge=0, le=600_000, description="how long to wait for a lock, in milliseconds",
+        json_schema_extra={"group": "runtime"},
+    )
+
+
+def open_connection(path: Path, busy_timeout_ms: int) -> apsw.Connection:
+    """Open ``path`` with sqlite-vec loaded, WAL journaling, foreign keys and a busy timeout.
+
+    :raises OctomemError: this SQLite cannot load extensions, or sqlite-vec is missing.
+    """
+    conn = apsw.Connection(str(path))
+    try:
+        conn.enable_load_extension(True)
+        conn.load_extension(sqlite_vec.loadable_path())
+        conn.enable_load_extension(False)
+    except (AttributeError, apsw.Error, OSError) as exc:
+        conn.close()
+        raise OctomemError(
+            f"cannot load the sqlite-vec extension into SQLite ({type(exc).__name__}: {exc}); "
+            "octomem needs an apsw build that allows loading extensions and the sqlite-vec "
+            "package: pip install --force-reinstall apsw sqlite-vec"
+        ) from exc
+    conn.set_busy_timeout(busy_timeout_ms)
+    conn.execute("PRAGMA journal_mode=WAL").fetchall()
+    conn.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON")
+    return conn
+
+
+def require_sqlite(storage: Any, arm: str) -> SqliteStorage:
+    """Return ``storage`` if it is the ``sqlite`` storage.
+
+    :raises IncompatibleArmsError: it is another storage; names both arms.
+    """
+    if isinstance(storage, SqliteStorage):
+        return storage
+    other = getattr(storage, "name", type(storage).__name__)
+    raise IncompatibleArmsError(f"arm {arm!r} requires storage 'sqlite', not {other!r}")
+
+
+def _one(conn: apsw.Connection, sql: str, params: Sequence[Any] = ()) -> Any:
+    """Return the first row of ``sql``, or ``None``."""
+    return conn.execute(sql, params).fetchone()
+
+
+def _savepoint(conn: apsw.Connection) -> Iterator[apsw.Connection]:
+    """Run a nested transaction block as a savepoint (the body of ``transaction()``)."""
+    conn.execute("SAVEPOINT octomem_tx")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK TO octomem_tx")
+        conn.execute("RELEASE octomem_tx")
+        raise
+    conn.execute("RELEASE octomem_tx")
+
+
+class SqliteStorage(SqliteHistory):
+    """Documents and chunks in one SQLite file, one apsw connection per thread.
+
+    Besides the :class:`~octomem.engine.arms.Storage` Protocol it implements the optional
+    :class:`~octomem.engine.arms.VersionedStorage` methods (history, recall counters,
+    forget log; see :mod:`.history`) and :meth:`revise_document`.
+
+    :param path: the database file; its directory is created if missing.
+    :param busy_timeout_ms: how long a statement waits for a lock, in milliseconds.
+    :raises OctomemError: extensions cannot be loaded, or the file's schema is newer
+        than this version of octomem.
+    """
+
+    name = NAME
+
+    def __init__(self, path: Path, busy_timeout_ms: int = 5000) -> None:
+        self.path = Path(path)
+        self.busy_timeout_ms = busy_timeout_ms
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._connections: list[tuple[threading.Thread, apsw.Connection]] = []
+        self._closed = False
+        self._migrate()
+
+    def connection(self) -> apsw.Connection:
+        """Return the calling thread's connection, opening it on first use.
+
+        :raises OctomemError: the storage is closed, or the extension cannot be loaded.
+        """
+        conn: apsw.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None:
+            return conn
+        with self._lock:
+            if self._closed:
+                raise OctomemError(f"storage {self.path} is closed")
+            conn = open_connection(self.path, self.busy_timeout_ms)
+            alive = [(t, c) for t, c in self._connections if t.is_alive()]
+            for thread, dead in self._connections:
+                if not thread.is_alive():
+                    dead.close()
+            self._connections = [*alive, (threading.current_thread(), conn)]
+        self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[apsw.Connection]:
+        """Open a write transaction (``BEGIN IMMEDIATE``); a nested call uses a savepoint.
+
+        Commits on normal exit and rolls back when the block raises.
+
+        :returns: a context manager yielding the thread's apsw connection as ``tx``.
+        :raises apsw.BusyError: another process held the write lock past the busy timeout.
+        """
+        conn = self.connection()
+        if conn.in_transaction:
+            yield from _savepoint(conn)
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            if conn.in_transaction:  # SQLite may already have rolled back (e.g. SQLITE_FULL)
+                conn.execute("ROLLBACK")
+            raise
+        try:
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    def _migrate(self) -> None:
+        """Create or upgrade the schema.
+
+        :raises OctomemError: the file is not an SQLite database or is corrupt; names the
+            file (nothing is written to it).
+        """
+        try:
+            with self.transaction() as tx:
+                migrate(tx, self.path, lambda key, value: self.set_meta(tx, key, value))
+        except (apsw.CorruptError, apsw.NotADBError) as exc:
+            self.close()
+            raise OctomemError(
+                f"{self.path}: {exc.args[0] if exc.args else exc}; nothing was written to it "
+                "(restore it from a backup or an `octomem export`, or move it away to start "
+                "empty)") from exc
+
+    def _insert_chunks(
+        self, tx: apsw.Connection, document: Document, chunks: Sequence[Chunk]
+    ) -> list[Chunk]:
+        stored: list[Chunk] = []
+        for chunk in chunks:
+            c = inherit(chunk, document)
+            row = _one(
+                tx, f"INSERT INTO chunks ({CHUNK_FIELDS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) "
+                "RETURNING id", chunk_params(c))
+            stored.append(replace(c, id=row[0]))
+        return stored
+
+    def add_document(
+        self, tx: apsw.Connection, document: Document, chunks: Sequence[Chunk]
+    ) -> list[Chunk]:
+        """Store ``document`` and its chunks inside ``tx``.
+
+        Each chunk takes the document's id, kind, tags, ``created_at``, validity and
+        revision; its own title, uri and metadata keys win over the document's. History
+        and usage fields of ``document`` (``superseded_by``, ``valid_to``, ``recalls``,
+        ...) are stored as given, so an import restores them.
+
+        :returns: the stored chunks, in the given order, with their new integer ids.
+        :raises OctomemError: a document with this id exists (delete it first), or its
+            metadata is not JSON-serialisable.
+        """
+        if _one(tx, "SELECT 1 FROM documents WHERE id = ?", (document.id,)):
+            raise OctomemError(f"document {document.id!r} already exists; delete it first")
+        tx.execute(
+            f"INSERT INTO documents ({DOC_COLUMNS}, content_hash) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", document_params(document))
+        return self._insert_chunks(tx, document, chunks)
+
+    def revise_document(
+        self, tx: apsw.Connection, document: Document, chunks: Sequence[Chunk]
+    ) -> tuple[list[Chunk], list[int]]:
+        """Store changed content of an existing document as its next revision, inside ``tx``.
+
+        The current chunks stay, superseded from ``document.valid_from`` on (so ``as_of``
+        still finds them); the document row takes the new content and ``revision + 1``
+        and keeps its usage counters and supersede links.
+
+        :returns: ``(new chunks with ids, ids of the chunks the revision retired)``.
+        :raises OctomemError: no document has this id.
+        """
+        row = _one(tx, "SELECT revision, recalls, last_recalled_at, supersedes, superseded_by, "
+                       "valid_to FROM documents WHERE id = ?", (document.id,))
+        if row is None:
+            raise OctomemError(f"document {document.id!r} does not exist; add it first")
+        revised = replace(
+            document, revision=row[0] + 1, recalls=row[1], last_recalled_at=row[2],
+            supersedes=row[3], superseded_by=row[4], valid_to=row[5],
+        )
+        retired = [r[0] for r in tx.execute(
+            "SELECT id FROM chunks WHERE document_id = ? AND valid_to IS NULL ORDER BY id",
+            (document.id,))]
+        tx.execute("UPDATE chunks SET valid_to = max(?, valid_from) WHERE document_id = ? "
+                   "AND valid_to IS NULL", (float(revised.valid_from), document.id))
+        assignments = ", ".join(f"{c} = ?" for c in DOC_COLUMNS.split(", ")[1:])
+        params = document_params(revised)
+        tx.execute(f"UPDATE documents SET {assignments}, content_hash = ? WHERE id = ?",
+                   (*params[1:], document.id))
+        return self._insert_chunks(tx, revised, chunks), retired
+
+    def delete_document(self, tx: apsw.Connection, document_id: str) -> list[int]:
+        """Delete a document and its chunks (every revision) inside ``tx``.
+
+        :returns: the removed chunk ids, ascending; empty when the document is unknown.
+        """
+        ids = [r[0] for r in tx.execute(
+            "SELECT id FROM chunks WHERE document_id = ? ORDER BY id", (document_id,))]
+        tx.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
+        tx.execute("DELETE FROM documents WHERE id = ?", (document_id,))
+        return ids
+
+    def get_document(self, document_id: str) -> Document | None:
+        """Return the stored document with this id, or ``None``."""
+        row = _one(self.connection(), f"SELECT {DOC_COLUMNS} FROM documents WHERE id = ?",
+                   (document_id,))
+        return None if row is None else document_of(row)
+
+    def find_documents(self, text: str) -> list[Document]:
+        """Return the documents whose text is exactly ``text``, oldest ``created_at`` first."""
+        rows = self.connection().execute(
+            f"SELECT {DOC_COLUMNS} FROM documents WHERE content_hash = ? AND text = ? "
+            "ORDER BY created_at, rowid", (content_hash(text), text)).fetchall()
+        return [document_of(r) for r in rows]
+
+    def get_chunks(self, chunk_ids: Sequence[int]) -> list[Chunk]:
+        """Return the chunks with these ids, in the given order; unknown ids are skipped."""
+        if not chunk_ids:
+            return []
+        rows = self.connection().execute(
+            f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps([int(i) for i in chunk_ids]),)).fetchall()
+        by_id = {r[0]: chunk_of(r) for r in rows}
+        return [by_id[i] for i in chunk_ids if i in by_id]
+
+    def iter_chunks(self, filters: Filters | None = None) -> Iterator[Chunk]:
+        """Yield every stored chunk passing ``filters``, in ascending id order.
+
+        ``None`` yields every chunk, superseded ones and old revisions included (for
+        arms that build their own index); ``Filters()`` yields the current ones.
+        Reads in batches, so no statement stays open between yields.
+        """
+        where, params = filter_sql(filters or Filters(include_superseded=True), "c")
+        last: Any = 0
+        while True:
+            rows = self.connection().execute(
+                f"SELECT {', '.join('c.' + col for col in CHUNK_COLUMNS.split(', '))} "
+                f"FROM chunks AS c WHERE c.id > ? AND {where} ORDER BY c.id LIMIT {_ITER_BATCH}",
+                [last, *params]).fetchall()
+            yield from (chunk_of(r) for r in rows)
+            if len(rows) < _ITER_BATCH:
+                return
+            last = rows[-1][0]
+
+    def counts(self) -> dict[str, int]:
+        """Return ``{"documents": n, "chunks": n}``."""
+        conn = self.connection()
+        return {t: _one(conn, f"SELECT count(*) FROM {t}")[0] for t in ("documents", "chunks")}
+
+    def get_meta(self, key: str) -> str | None:
+        """Read ``key`` from the ``meta`` table; ``None`` when unset."""
+        row = _one(self.connection(), "SELECT value FROM meta WHERE key = ?", (key,))
+        return None if row is None else str(row[0])
+
+    def set_meta(self, tx: apsw.Connection, key: str, value: str) -> None:
+        """Write ``key = value`` to the ``meta`` table inside ``tx`` (replacing any value)."""
+        tx.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, str(value)))
+
+    def size_bytes(self) -> int:
+        """Return the size of the database file plus its write-ahead log, in bytes."""
+        files = [self.path, self.path.with_name(self.path.name + "-wal")]
+        return sum(f.stat().st_size for f in files if f.exists())
+
+    def close(self) -> None:
+        """Close every thread's connection; later calls raise :class:`OctomemError`."""
+        with self._lock:
+            self._closed = True
+            connections, self._connections = self._connections, []
+            self._local = threading.local()
+        for _, conn in connections:
+            conn.close()
+
+
+def build(options: SqliteStorageOptions, context: ArmContext) -> SqliteStorage:
+    """Build the storage in ``<context.root>/<options.filename>``."""
+    return SqliteStorage(Path(context.root) / options.filename, options.busy_timeout_ms)
+
+
+@hookimpl
+def octomem_register_storages() -> list[ArmSpec]:
+    """Offer the ``sqlite`` storage."""
+    return [
+        ArmSpec(
+            kind="storage", name=NAME, factory=build, options_model=SqliteStorageOptions,
+            description="SQLite file per scope (apsw, WAL, sqlite-vec loaded on every connection)",
+        )
+    ]

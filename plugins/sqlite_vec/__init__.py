@@ -1,0 +1,14 @@
+"""Semantic arm ``sqlite-vec``: exact cosine search over vectors stored in vec0 tables.
+
+- :mod:`.arm` — :class:`~.arm.SqliteVecSemanticArm` (one vec0 table per embedder
+  identity; add, remove, search with filters inside) and its registration;
+- :mod:`.matrix` — the in-RAM float32 copy scanned with numpy in long-running
+  processes (and the projection prefilter above 200k vectors);
+- :mod:`.vec0_reader` — bulk reads of vec0's shadow tables to load that copy.
+"""
+
+from __future__ import annotations
+
+from .arm import octomem_register_semantic_arms
+
+__all__ = ["octomem_register_semantic_arms"]

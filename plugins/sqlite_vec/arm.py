@@ -1,0 +1,444 @@
+"""The ``sqlite-vec`` semantic arm: exact cosine KNN over vec0 tables in the ``sqlite`` storage.
+
+Each embedder's vectors live in their own vec0 virtual table (sqlite-vec >= 0.1.6), one
+float32 vector per chunk keyed by chunk id, with ``distance_metric=cosine``; the score is
+``1 - distance``, the cosine similarity in [-1, 1], higher is better. Search is brute
+force (exact), not approximate.
+
+Vector sets: the table ``vector_sets`` registers one vec0 table per embedder identity
+``(model_id, dim)`` with its creation time; the table is named ``vec_`` + 16 hex digits
+of the sha256 of model id and dimension (:func:`vector_table_name`).
+:meth:`SqliteVecSemanticArm.bind` selects the set of the configured embedder, creating it
+on first use; every read and write then touches that set only, so vectors of two models
+are never compared, and switching back to an embedder used before finds its vectors
+where they were. Removing a chunk removes its vector from every set. An index written
+before vector sets existed (one ``vec_chunks`` table, its model recorded in ``meta``) is
+adopted as the set of that model.
+
+Filters are applied *inside* the KNN, never by post-filtering a top-k:
+
+- ``kind`` and ``created_at`` are vec0 *metadata columns*, so ``kind IN (...)``,
+  ``created_at >= ?`` and ``created_at < ?`` are constraints vec0 evaluates while it
+  selects the k nearest rows;
+- tags and metadata go in ``chunk_id IN (SELECT id FROM chunks WHERE ...)``: vec0 takes
+  a ``rowid IN`` constraint on a KNN query (via ``sqlite3_vtab_in``) and scores only the
+  listed rows; so do ``since``/``until``/``as_of`` and ``include_superseded`` (validity
+  lives in ``chunks``);
+- the default current-only rule, when it is the only rule left, costs nothing while no
+  chunk is superseded: the KNN asks for ``k`` plus the number of superseded chunks and
+  drops those (exact, because at most that many of the nearest can be superseded); past
+  :data:`KNN_MAX_K` it goes in the ``chunk_id IN`` subquery instead.
+
+Limits of sqlite-vec 0.1.9: ``k`` is at most 4096 per query (larger ``k`` is clamped);
+a zero vector has no cosine distance (NULL), so zero or non-finite vectors are refused.
+
+How a search scans (option ``scan``, settings ``[arms.sqlite-vec]``):
+
+- ``"numpy"``: an exact scan of an in-RAM float32 copy of the bound set
+  (:class:`~octomem.plugins.sqlite_vec.matrix.VectorMatrix`), kept in step with the vec0
+  table through a change log written in the same transactions
+  (:mod:`~octomem.plugins.sqlite.changelog`). The same filters apply inside the scan:
+  kind and creation time as numpy masks, everything else as the set of chunk ids the
+  ``chunks`` table allows. Same hits as ``"vec0"`` (exact either way, below
+  ``approximate_above``); measured ~10x faster at 100k vectors (scale curve,
+  ``docs/benchmarks.md``). The first search of a process loads the set (one table
+  scan, ~0.5-1 s per 100k vectors on 2 cores, ~15 s at 1M).
+- ``"vec0"``: sqlite-vec's own KNN query, as described above; no RAM copy.
+- ``"warm"`` (default): ``"numpy"`` once a long-running process has loaded the copy
+  (:meth:`SqliteVecSemanticArm.warm`: the MCP server before its first recall,
+  ``octomem bench`` before timing), ``"vec0"`` until then. A one-shot CLI call asks
+  one query, for which loading costs more than vec0's KNN (first search 1.0 s against
+  0.16 s at 100k realistic vectors, 14.7 s against 1.0 s at 1M).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import weakref
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any, Literal
+
+import apsw
+import numpy as np
+from pydantic import BaseModel, Field
+
+from octomem.engine.arms import ArmContext, ArmSpec
+from octomem.engine.errors import EmbedderMismatchError, InvalidQueryError, OctomemError
+from octomem.engine.hookspecs import hookimpl
+from octomem.engine.types import Filters, Hit, Run
+from octomem.plugins.sqlite.storage import SqliteStorage, filter_sql, require_sqlite
+
+from ..sqlite import changelog as vector_log
+from .matrix import VectorMatrix
+from .tables import (
+    _SETS_SCHEMA,
+    KNN_MAX_K,
+    LEGACY_META_DIM,
+    LEGACY_META_MODEL_ID,
+    LEGACY_TABLE,
+    SETS_TABLE,
+    VectorSet,
+    _adopt_legacy,
+    _current_only,
+    _exists,
+    knn_sql,
+    vector_sets,
+    vector_table_name,
+)
+
+NAME = "sqlite-vec"
+class SqliteVecOptions(BaseModel, extra="forbid"):
+    """Options of the ``sqlite-vec`` semantic arm (settings table ``[arms.sqlite-vec]``)."""
+
+    scan: Literal["warm", "numpy", "vec0"] = Field(
+        default="warm",
+        description="how a search scans the vectors: 'numpy' (an exact scan of an in-RAM "
+        "copy kept in step with the table, loaded by the first search), 'vec0' "
+        "(sqlite-vec's KNN query, no RAM copy) or 'warm' (numpy once a long-running "
+        "process has loaded the copy, vec0 before); same hits",
+        json_schema_extra={"group": "runtime"},
+    )
+    approximate_above: int = Field(
+        default=200_000, ge=1,
+        description="numpy scan: a vector set with at least this many vectors is searched in "
+        "two steps, a projection to approximate_dims picks candidates, exact cosine ranks them",
+        json_schema_extra={"group": "retrieval"},
+    )
+    approximate_dims: int = Field(
+        default=96, ge=1, le=4096,
+        description="dimensions of the projection (top eigenvectors of the vectors' second "
+        "moment)", json_schema_extra={"group": "retrieval"},
+    )
+    approximate_candidates: int = Field(
+        default=1000, ge=1, le=100_000,
+        description="rows scored exactly after the projection (plus k)",
+        json_schema_extra={"group": "retrieval"},
+    )
+
+
+class SqliteVecSemanticArm:
+    """Cosine KNN over per-embedder vec0 tables stored beside the chunks in ``sqlite``.
+
+    Unbound until :meth:`bind` selects an embedder's vector set: then search finds
+    nothing and every chunk counts as missing.
+
+    :param storage: the ``sqlite`` storage; vectors are written through its transactions.
+    :raises IncompatibleArmsError: ``storage`` is not the ``sqlite`` storage.
+    """
+
+    name = NAME
+
+    def __init__(self, storage: Any, options: SqliteVecOptions | None = None) -> None:
+        self.storage: SqliteStorage = require_sqlite(storage, NAME)
+        self.options = options or SqliteVecOptions()
+        self.bound: VectorSet | None = None
+        self._matrices: dict[str, VectorMatrix] = {}
+        #: per connection: ((data_version, total_changes, table), missing count)
+        self._missing: weakref.WeakKeyDictionary[apsw.Connection, tuple[tuple[Any, ...], int]] = (
+            weakref.WeakKeyDictionary())
+
+    @property
+    def model_id(self) -> str | None:
+        """Model id of the bound vector set, or ``None``."""
+        return self.bound.model_id if self.bound else None
+
+    @property
+    def dim(self) -> int | None:
+        """Dimension of the bound vector set, or ``None``."""
+        return self.bound.dim if self.bound else None
+
+    def bind(self, tx: apsw.Connection, model_id: str, dim: int) -> None:
+        """Select the vector set of ``(model_id, dim)``, creating its vec0 table on first use.
+
+        Sets of other embedders stay as they are (switching back finds them); nothing
+        is compared across sets.
+
+        :param dim: vector dimension, >= 1.
+        :raises InvalidQueryError: ``dim`` < 1 or ``model_id`` is empty.
+        """
+        if int(dim) < 1 or not model_id:
+            raise InvalidQueryError(f"bind needs a model id and dim >= 1, got {model_id!r}, {dim}")
+        tx.execute(_SETS_SCHEMA)
+        vector_log.create(tx)
+        _adopt_legacy(tx)
+        row = tx.execute(
+            f"SELECT table_name, created_at FROM {SETS_TABLE} WHERE model_id = ? AND dim = ?",
+            (model_id, int(dim))).fetchone()
+        if row is None:
+            row = (vector_table_name(model_id, dim), time.time())
+            tx.execute(
+                f"INSERT INTO {SETS_TABLE} (model_id, dim, table_name, created_at) "
+                "VALUES (?, ?, ?, ?)", (model_id, int(dim), *row))
+        table = str(row[0])
+        tx.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING vec0(chunk_id INTEGER PRIMARY KEY, "
+            f"embedding float[{int(dim)}] distance_metric=cosine, kind TEXT, created_at FLOAT)"
+        )
+        self.bound = VectorSet(model_id, int(dim), table, float(row[1]))
+
+    def vector_sets(self) -> list[VectorSet]:
+        """Return every embedder's vector set in this storage, oldest first."""
+        return vector_sets(self.storage.connection())
+
+    def reset(self, tx: apsw.Connection) -> None:
+        """Drop every vector set (all models' vectors) inside ``tx``; the arm becomes unbound."""
+        for vset in vector_sets(tx):
+            tx.execute(f"DROP TABLE IF EXISTS {vset.table}")
+            vector_log.record_drop(tx, vset.table)
+        tx.execute(f"DROP TABLE IF EXISTS {SETS_TABLE}")
+        tx.execute(f"DROP TABLE IF EXISTS {LEGACY_TABLE}")
+        tx.execute("DELETE FROM meta WHERE key IN (?, ?)", (LEGACY_META_MODEL_ID, LEGACY_META_DIM))
+        self.bound = None
+
+    def _checked(self, vectors: np.ndarray, rows: int, bound: VectorSet) -> np.ndarray:
+        """Return ``vectors`` as C-contiguous float32 ``(rows, dim)``, or raise."""
+        arr = np.ascontiguousarray(vectors, dtype=np.float32)
+        if arr.ndim != 2 or arr.shape[0] != rows:
+            raise InvalidQueryError(f"vectors must have shape ({rows}, dim), got {arr.shape}")
+        if arr.shape[1] != bound.dim:
+            raise EmbedderMismatchError(
+                f"vectors have dimension {arr.shape[1]}, the bound vector set holds {bound.dim} "
+                f"({bound.model_id!r})"
+            )
+        bad = ~np.isfinite(arr).all(axis=1) | (np.abs(arr).sum(axis=1) == 0)
+        if bad.any():
+            raise OctomemError(
+                f"{int(bad.sum())} vectors are zero or not finite (row {int(np.argmax(bad))}); "
+                "cosine similarity needs non-zero finite vectors"
+            )
+        return arr
+
+    def add(self, tx: apsw.Connection, chunk_ids: Sequence[int], vectors: np.ndarray) -> None:
+        """Store ``vectors[i]`` for ``chunk_ids[i]`` in the bound set inside ``tx``, replacing
+        older vectors of the same model.
+
+        :param vectors: ``(len(chunk_ids), dim)`` float32, unit L2 norm per row.
+        Chunks no longer stored (deleted while they were being embedded) are skipped.
+
+        :raises OctomemError: :meth:`bind` was not called, or a row is zero or not finite.
+        :raises EmbedderMismatchError: ``vectors`` has another dimension than the bound set.
+        :raises InvalidQueryError: the number of rows differs from ``len(chunk_ids)``.
+        """
+        if not chunk_ids:
+            return
+        bound = self.bound
+        if bound is None:
+            raise OctomemError("the sqlite-vec index is not bound to an embedder; bind() first")
+        arr = self._checked(vectors, len(chunk_ids), bound)
+        ids = [int(i) for i in chunk_ids]
+        rows: list[Any] = tx.execute(
+            "SELECT id, kind, created_at FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps(ids),)).fetchall()
+        fields = {cid: (kind, created) for cid, kind, created in rows}
+        written = [cid for cid in ids if cid in fields]
+        for chunk_id, vector in zip(ids, arr, strict=True):
+            if chunk_id not in fields:
+                continue
+            tx.execute(f"DELETE FROM {bound.table} WHERE chunk_id = ?", (chunk_id,))
+            tx.execute(
+                f"INSERT INTO {bound.table} (chunk_id, embedding, kind, created_at) "
+                "VALUES (?, ?, ?, ?)", (chunk_id, vector.tobytes(), *fields[chunk_id]))
+        vector_log.record(tx, bound.table, written)
+
+    def remove(self, tx: apsw.Connection, chunk_ids: Sequence[int]) -> None:
+        """Drop the vectors of these chunks from every vector set inside ``tx``.
+
+        Ids without a vector are ignored; works unbound too.
+        """
+        for vset in vector_sets(tx):
+            for chunk_id in chunk_ids:
+                tx.execute(f"DELETE FROM {vset.table} WHERE chunk_id = ?", (int(chunk_id),))
+            vector_log.record(tx, vset.table, chunk_ids)
+
+    def missing(self, limit: int | None = None) -> list[int]:
+        """Return ids of stored chunks with no vector in the bound set, ascending.
+
+        :param limit: at most this many ids; ``None`` for all.
+        :returns: every chunk id while unbound.
+        """
+        conn = self.storage.connection()
+        lim = -1 if limit is None else max(int(limit), 0)
+        if self.bound is None:
+            return [r[0] for r in conn.execute("SELECT id FROM chunks ORDER BY id LIMIT ?", (lim,))]
+        return [r[0] for r in conn.execute(
+            f"SELECT c.id FROM chunks AS c WHERE NOT EXISTS (SELECT 1 FROM {self.bound.table} "
+            "AS v WHERE v.chunk_id = c.id) ORDER BY c.id LIMIT ?", (lim,))]
+
+    def missing_count(self) -> int:
+        """Return how many stored chunks have no vector in the bound set (all while unbound).
+
+        Counted as chunks minus the set's vectors (two ``count(*)``, which walk b-tree
+        pages: ~0.01 ms at 100k chunks, tens of ms at 1M): the vectors are counted in
+        vec0's ``<table>_rowids`` shadow table (sqlite-vec 0.1.x), or by scanning the vec0
+        table if that shadow table is absent. Every search asks, so the count is kept per
+        connection until the database changes (``PRAGMA data_version`` for other
+        connections' commits, ``total_changes()`` for this one's writes).
+        """
+        conn = self.storage.connection()
+        table = self.bound.table if self.bound else None
+        version = (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes(), table)
+        cached = self._missing.get(conn)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        chunks = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+        if table is None:
+            return chunks
+        counted = f"{table}_rowids" if _exists(conn, f"{table}_rowids") else table
+        vectors = int(conn.execute(f"SELECT count(*) FROM {counted}").fetchone()[0])
+        self._missing[conn] = (version, max(chunks - vectors, 0))
+        return max(chunks - vectors, 0)
+
+    def vectors(self, chunk_ids: Sequence[int]) -> np.ndarray:
+        """Return the bound set's vectors of these chunks.
+
+        :returns: ``(len(chunk_ids), dim)`` float32, a zero row where a chunk has no
+            vector; ``(len(chunk_ids), 0)`` while unbound.
+        """
+        bound = self.bound
+        if bound is None:
+            return np.zeros((len(chunk_ids), 0), dtype=np.float32)
+        if self._in_ram(bound):
+            return self._matrix(bound).vectors(chunk_ids)
+        ids = [int(c) for c in chunk_ids]
+        rows = self.storage.connection().execute(
+            f"SELECT chunk_id, embedding FROM {bound.table} "
+            "WHERE chunk_id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))
+        found = {int(cid): blob for cid, blob in rows}
+        out = np.zeros((len(ids), bound.dim), dtype=np.float32)
+        for i, chunk_id in enumerate(ids):
+            if chunk_id in found:
+                out[i] = np.frombuffer(found[chunk_id], dtype=np.float32)
+        return out
+
+    def warm(self) -> bool:
+        """Load the bound set's in-RAM copy now (``scan`` "numpy" or "warm"), so that
+        searches scan it without paying for the load (~0.5-1 s per 100k vectors); a
+        no-op with ``scan = "vec0"``.
+
+        :returns: False when there is nothing to load (``scan = "vec0"``, or unbound).
+        """
+        if self.bound is None or self.options.scan == "vec0":
+            return False
+        self._matrix(self.bound)
+        return True
+
+    def _in_ram(self, bound: VectorSet) -> bool:
+        """True when searches of ``bound`` scan the in-RAM copy (see ``scan``)."""
+        scan = self.options.scan
+        if scan != "warm":
+            return scan == "numpy"
+        matrix = self._matrices.get(bound.table)
+        return matrix is not None and matrix.seq >= 0
+
+    def _matrix_of(self, bound: VectorSet) -> VectorMatrix:
+        """Return the in-RAM copy of ``bound`` as it is (empty until its first sync)."""
+        matrix = self._matrices.get(bound.table)
+        if matrix is None:
+            opts = self.options
+            reduce = (opts.approximate_above, opts.approximate_dims, opts.approximate_candidates)
+            matrix = self._matrices.setdefault(
+                bound.table, VectorMatrix(bound.table, bound.dim, reduce))
+        return matrix
+
+    def _matrix(self, bound: VectorSet) -> VectorMatrix:
+        """Return the in-RAM copy of ``bound``, brought up to date (loaded on first use)."""
+        matrix = self._matrix_of(bound)
+        matrix.sync(self.storage.connection())
+        return matrix
+
+    def _scan(self, bound: VectorSet, query: np.ndarray, filters: Filters, k: int) -> Run:
+        """Search with an exact numpy scan of the in-RAM copy (``scan = "numpy"``).
+
+        The copy's sync and the ``chunks`` reads of the filters share one read
+        transaction, so a hit is never a chunk deleted in between.
+        """
+        conn = self.storage.connection()
+        matrix = self._matrix_of(bound)
+        with matrix.lock, conn:
+            matrix.sync(conn)
+            mask: np.ndarray | None = None
+            if filters.kinds:
+                mask = matrix.kind_mask(filters.kinds)
+            if filters.created_after is not None or filters.created_before is not None:
+                when = matrix.created_mask(filters.created_after, filters.created_before)
+                mask = when if mask is None else mask & when
+            rest = replace(filters, kinds=(), created_after=None, created_before=None)
+            if rest.tags or rest.metadata or not _current_only(rest):
+                where, params = filter_sql(rest, "c")
+                allowed = [r[0] for r in conn.execute(
+                    f"SELECT c.id FROM chunks AS c WHERE {where}", params)]
+                keep = matrix.id_mask(allowed, value=True)
+            else:  # current chunks only: mask out the (usually few) non-current ones
+                noncurrent = self.storage.noncurrent_chunk_ids()
+                keep = matrix.id_mask(noncurrent, value=False) if noncurrent else None
+            if keep is not None:
+                mask = keep if mask is None else mask & keep
+            top = matrix.top_k(query, k, mask)
+        return [Hit(int(cid), float(score), rank, NAME)
+                for rank, (cid, score) in enumerate(zip(top.ids, top.scores, strict=True), 1)]
+
+    def search(self, vector: np.ndarray, filters: Filters, k: int) -> Run:
+        """Return the ``k`` chunks passing ``filters`` nearest to ``vector`` by cosine.
+
+        Searches the bound vector set only: chunks without a vector of this model are
+        not candidates (keyword arms still find them).
+
+        :param vector: ``(dim,)`` float32 unit-norm query vector.
+        :param filters: applied inside the KNN (see the module docstring).
+        :param k: number of hits, >= 1; clamped to :data:`KNN_MAX_K`.
+        :returns: hits best first with 1-based ranks; score = 1 - cosine distance = cosine
+            similarity in [-1, 1]; empty when unbound or ``vector`` is zero.
+        :raises EmbedderMismatchError: ``vector`` has another dimension than the bound set.
+        """
+        bound = self.bound
+        if k < 1 or bound is None:
+            return []
+        query = np.ascontiguousarray(vector, dtype=np.float32).reshape(-1)
+        if query.shape != (bound.dim,):
+            raise EmbedderMismatchError(
+                f"query vector has shape {query.shape}, the bound vector set holds "
+                f"{bound.dim}-dimensional vectors of {bound.model_id!r}"
+            )
+        if not np.isfinite(query).all() or not query.any():
+            return []
+        if self._in_ram(bound):
+            return self._scan(bound, query, filters, int(k))
+        k = min(int(k), KNN_MAX_K)
+        skip: set[int] = set()
+        plain = _current_only(filters) and not (filters.tags or filters.metadata)
+        if plain:  # drop superseded hits from an over-fetch instead of a subquery
+            noncurrent = self.storage.noncurrent_chunk_ids(limit=KNN_MAX_K - k + 1)
+            plain = len(noncurrent) <= KNN_MAX_K - k
+            skip = set(noncurrent) if plain else set()
+        sql, params = knn_sql(filters, bound.table, current_in_subquery=not plain)
+        fetch = k + len(skip) if plain else k
+        rows: list[Any] = self.storage.connection().execute(
+            sql, [query.tobytes(), fetch, *params]).fetchall()
+        scored = sorted(
+            ((cid, 1.0 - float(d)) for cid, d in rows if d is not None and cid not in skip),
+            key=lambda h: (-h[1], h[0]),
+        )[:k]
+        return [Hit(cid, score, rank, NAME) for rank, (cid, score) in enumerate(scored, 1)]
+
+
+def build(options: SqliteVecOptions, context: ArmContext) -> SqliteVecSemanticArm:
+    """Build the arm over ``context.storage``.
+
+    :raises IncompatibleArmsError: the storage is not ``sqlite``.
+    """
+    return SqliteVecSemanticArm(context.storage, options)
+
+
+@hookimpl
+def octomem_register_semantic_arms() -> list[ArmSpec]:
+    """Offer the ``sqlite-vec`` semantic arm (requires the ``sqlite`` storage)."""
+    return [
+        ArmSpec(
+            kind="semantic", name=NAME, factory=build, options_model=SqliteVecOptions,
+            requires_storage=frozenset({"sqlite"}),
+            description="exact cosine KNN over sqlite-vec vec0 tables (one per embedder), "
+            "scanned in RAM with numpy once warmed, filters inside the search",
+        )
+    ]

@@ -1,0 +1,417 @@
+"""An in-RAM float32 copy of one ``sqlite-vec`` vector set, scanned exactly with numpy.
+
+sqlite-vec's vec0 KNN reads its vectors through SQLite pages on every query; at 100k
+384-d vectors that measured ~110-190 ms on 2 cores, against ~13-24 ms for one BLAS
+``matrix @ query`` over the same vectors in RAM (scale curve,
+``benchmarks/results/synthetic``). This module keeps that matrix: the vec0 table stays
+the only truth (written in the storage's transactions), and the copy follows it
+through the change log (:mod:`~octomem.plugins.sqlite.changelog`):
+
+- the first search loads the whole set (:func:`~octomem.plugins.sqlite_vec.vec0_reader.read_all`,
+  ~0.3 s per 100k 384-d vectors), with each chunk's kind and creation time from
+  ``chunks``;
+- every later search first reads ``max(seq)`` of the log (one b-tree probe); when it
+  moved, only the chunks logged since are re-read, in the same read transaction.
+
+So a write committed by any process or thread is seen by the next search, a rolled-back
+write never is, and nothing is written outside SQLite. Scores are exact cosine
+similarities (the same as vec0's ``1 - distance``, up to float32 rounding).
+
+While every search scans it, the matrix is column-major (Fortran order): BLAS then
+reads it with its ``gemv_n`` kernel, which measured 8-11 ms for 100k x 384 on 2 cores
+against 16 ms for the row-major ``gemv_t`` (``sum`` over the same bytes: 6 ms, the
+bandwidth floor). Past the projection threshold only the projected copy is scanned and
+the full vectors are gathered by row, so the matrix becomes row-major.
+
+Memory: ``count * (dim * 4 + 8 + 8 + 2 + 4)`` bytes, e.g. ~150 MiB at 100k x 384, plus
+``count * dims * 4`` for the projected copy past the threshold (~370 MiB at 1M x 96).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+
+import apsw
+import numpy as np
+from threadpoolctl import ThreadpoolController
+
+from ..sqlite import changelog as vector_log
+from . import vec0_reader
+
+#: A mask keeping fewer than ``count / GATHER_BELOW`` rows is scored by gathering those
+#: rows; a larger one by scoring every row and dropping the rest. Gathering 20k of 100k
+#: column-major rows took ~50 ms against ~10 ms for the full product (2 cores).
+GATHER_BELOW = 32
+_BLAS = ThreadpoolController()
+
+
+def one_blas_thread() -> AbstractContextManager[object]:
+    """A context in which BLAS calls use one thread (threadpoolctl, ~0.01 ms to enter).
+
+    A scan is a matrix-vector product, bound by memory bandwidth, which one core
+    reaches (numpy's single-threaded ``sum`` reads 26 GB/s here). More threads only
+    contend: with onnxruntime's spinning threads in the same process (the embedder),
+    OpenBLAS's threaded gemv took 3.4 ms at 10k x 384 against 0.58 ms on one thread, and
+    5.9 against 6.1 ms at 100k (2 cores); the keyword arm's worker thread needs the other
+    core anyway (``retrieval.parallel_arms``).
+    """
+    return _BLAS.limit(limits=1, user_api="blas")
+
+
+#: Rows per block when copying row-major vectors into the column-major matrix (0.08 s
+#: per 100k x 384 in blocks of 256 rows against 0.55 s in one copy, 2 cores).
+_COPY_ROWS = 256
+
+
+@dataclass(slots=True)
+class ScanResult:
+    """The top of one exact scan: ``ids`` (int64, ``(m,)``) and their cosine ``scores``
+    (float32, ``(m,)``), best first, ties by ascending id."""
+
+    ids: np.ndarray
+    scores: np.ndarray
+
+
+class VectorMatrix:
+    """The vectors of one vec0 table as numpy arrays, kept in step with the table.
+
+    Thread-safe: :meth:`sync` and the scans hold one lock (a scan of 100k rows takes
+    a few ms, so concurrent searches simply queue).
+
+    :param table: the vec0 table of the vector set.
+    :param dim: its vector dimension.
+    :param reduce: ``(above, dims, candidates)``: once the set holds at least ``above``
+        vectors, a search first ranks every allowed row by a ``dims``-dimensional
+        projection (:class:`Projection`), then scores the best ``candidates`` exactly;
+        ``None`` keeps every search exact.
+    """
+
+    def __init__(self, table: str, dim: int, reduce: tuple[int, int, int] | None = None) -> None:
+        self.table = table
+        self.dim = int(dim)
+        self.reduce = reduce
+        self.lock = threading.RLock()
+        self.seq = -1  # -1: never loaded
+        self._clear()
+
+    def _clear(self) -> None:
+        self.count = 0
+        self.ids = np.zeros(0, dtype=np.int64)
+        self.matrix = np.zeros((0, self.dim), dtype=np.float32, order="F")
+        self.inv_norms = np.zeros(0, dtype=np.float32)
+        self.created = np.zeros(0, dtype=np.float64)
+        self.kinds = np.zeros(0, dtype=np.int16)
+        self.kind_codes: dict[str, int] = {}
+        self._order: np.ndarray | None = None  # argsort of ids, None when stale
+        self.projection: Projection | None = None  # fitted once the set is large enough
+        self.reduced = np.zeros((0, 0), dtype=np.float32, order="F")
+
+    def _columns(self) -> tuple[np.ndarray, ...]:
+        """The per-row arrays, in step row for row."""
+        return (self.matrix, self.ids, self.inv_norms, self.created, self.kinds, self.reduced)
+
+    # -- keeping in step -------------------------------------------------------------
+
+    def sync(self, conn: apsw.Connection) -> None:
+        """Bring the copy up to date with the committed state of the table.
+
+        Reads the log and the changed rows inside one read transaction of ``conn``, so
+        both come from the same snapshot.
+        """
+        with self.lock, conn:
+            self.seq = vector_log.follow(
+                conn, self.table, self.seq, lambda: self._load_all(conn),
+                lambda changed: self._apply(conn, changed))
+
+    def _code(self, kind: str | None) -> int:
+        key = kind or ""
+        code = self.kind_codes.get(key)
+        if code is None:
+            code = self.kind_codes[key] = len(self.kind_codes)
+        return code
+
+    def _load_all(self, conn: apsw.Connection) -> None:
+        self._clear()
+        exists = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (self.table,))
+        if exists.fetchone() is None:
+            return  # the set was dropped and not created again
+        blocks = vec0_reader.read_all(conn, self.table, self.dim)
+        self._reserve(sum(len(ids) for ids, _ in blocks))
+        for ids, vectors in blocks:
+            self._append(conn, ids, vectors, fields=False)
+        self._set_fields(conn, slice(0, self.count), everything=True)
+
+    def _reserve(self, rows: int) -> None:
+        """Make room for ``rows`` rows in total (growing by 1.5x at least)."""
+        if rows > self.matrix.shape[0]:
+            cap = max(rows, int(self.matrix.shape[0] * 1.5) + 16)
+            large = self.reduce is not None and rows >= self.reduce[0]
+            fresh = self.matrix.shape[0] == 0  # a set loaded past the threshold: row-major
+            self.matrix = _grow(self.matrix, cap, "C" if large and fresh else None)
+            self.ids, self.inv_norms = _grow(self.ids, cap), _grow(self.inv_norms, cap)
+            self.created, self.kinds = _grow(self.created, cap), _grow(self.kinds, cap)
+            if self.projection is not None:
+                self.reduced = _grow(self.reduced, cap)
+
+    def _append(
+        self, conn: apsw.Connection, ids: np.ndarray, vectors: np.ndarray, fields: bool = True
+    ) -> None:
+        """Add rows for ``ids`` (int64 ``(m,)``) and ``vectors`` (float32 ``(m, dim)``),
+        with their kind and creation time read from ``chunks`` unless ``fields`` is False."""
+        if not len(ids):
+            return
+        n, m = self.count, len(ids)
+        self._reserve(n + m)
+        for i in range(0, m, _COPY_ROWS):  # row blocks: a whole-array transposing copy is 6x slower
+            j = min(i + _COPY_ROWS, m)
+            self.matrix[n + i:n + j] = vectors[i:j]
+        self.inv_norms[n:n + m] = 1.0 / np.sqrt(np.einsum("ij,ij->i", vectors, vectors))
+        self.ids[n:n + m] = ids
+        if self.projection is not None:
+            self.reduced[n:n + m] = self.projection.apply(vectors)
+        self.count = n + m
+        self._order = None
+        if fields:
+            self._set_fields(conn, slice(n, n + m), everything=False)
+
+    def _set_fields(
+        self, conn: apsw.Connection, at_rows: slice | np.ndarray, everything: bool
+    ) -> None:
+        """Read the kind and ``created_at`` of ``at_rows`` (a slice or int64 positions) from
+        the ``chunks`` table (the filters' source of truth); NaN and kind "" for a chunk
+        that is gone.
+
+        :param everything: read the whole table (cheaper than a long id list).
+        """
+        ids = self.ids[at_rows]
+        if everything:
+            rows = conn.execute("SELECT id, kind, created_at FROM chunks ORDER BY id").fetchall()
+        else:
+            rows = conn.execute(
+                "SELECT id, kind, created_at FROM chunks WHERE id IN "
+                "(SELECT value FROM json_each(?)) ORDER BY id",
+                (json.dumps(ids.tolist()),)).fetchall()
+        found = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        at = np.searchsorted(found, ids).clip(0, max(len(found) - 1, 0))
+        hit = found[at] == ids if len(found) else np.zeros(len(ids), dtype=bool)
+        codes = np.asarray([self._code(r[1]) for r in rows] or [0], dtype=np.int16)
+        when = np.asarray([np.nan if r[2] is None else r[2] for r in rows] or [np.nan])
+        self.kinds[at_rows] = np.where(hit, codes[at], self._code(None))
+        self.created[at_rows] = np.where(hit, when[at], np.nan)
+
+    def _apply(self, conn: apsw.Connection, changed: list[int]) -> None:
+        """Re-read ``changed`` chunk ids: replace, add or drop their rows."""
+        rows = conn.execute(
+            f"SELECT chunk_id, embedding FROM {self.table} "
+            "WHERE chunk_id IN (SELECT value FROM json_each(?))", (json.dumps(changed),)).fetchall()
+        present = {int(cid): np.frombuffer(blob, dtype=np.float32) for cid, blob in rows}
+        where = self.positions(np.asarray(changed, dtype=np.int64))
+        gone = sorted((p for c, p in zip(changed, where, strict=True)
+                       if p >= 0 and c not in present), reverse=True)
+        replaced = [(int(p), c) for c, p in zip(changed, where, strict=True)
+                    if p >= 0 and c in present]
+        for pos, cid in replaced:
+            self._set_row(pos, present.pop(cid))
+        if replaced:
+            self._set_fields(conn, np.asarray([p for p, _ in replaced]), everything=False)
+        for pos in gone:  # highest first, so a row moved into a hole is never a later hole
+            last = self.count - 1
+            for arr in self._columns():
+                if len(arr):
+                    arr[pos] = arr[last]
+            self.count = last
+        self._order = None
+        new = [c for c in changed if c in present]
+        if new:
+            vectors = np.stack([present[c] for c in new])
+            self._append(conn, np.asarray(new, dtype=np.int64), vectors)
+
+    def _set_row(self, pos: int, vector: np.ndarray) -> None:
+        """Replace row ``pos``'s vector (its kind and time are read by the caller)."""
+        self.matrix[pos] = vector
+        self.inv_norms[pos] = 1.0 / np.sqrt(np.dot(vector, vector))
+        if self.projection is not None:
+            self.reduced[pos] = self.projection.apply(vector[None, :])[0]
+
+    # -- reading ---------------------------------------------------------------------
+
+    def positions(self, chunk_ids: np.ndarray) -> np.ndarray:
+        """Return each id's row in the matrix, or -1 where it has no vector.
+
+        :param chunk_ids: int64 ``(m,)``. :returns: int64 ``(m,)``.
+        """
+        ids = self.ids[:self.count]
+        if self._order is None:
+            self._order = np.argsort(ids, kind="stable")
+        if not len(ids):
+            return np.full(len(chunk_ids), -1, dtype=np.int64)
+        sorted_ids = ids[self._order]
+        at = np.searchsorted(sorted_ids, chunk_ids).clip(0, len(ids) - 1)
+        found = sorted_ids[at] == chunk_ids
+        return np.where(found, self._order[at], -1).astype(np.int64)
+
+    def id_mask(self, chunk_ids: Sequence[int], value: bool) -> np.ndarray:
+        """Return a bool ``(count,)`` mask that is ``value`` on the rows of ``chunk_ids``
+        and ``not value`` elsewhere (ids without a vector are ignored)."""
+        mask = np.full(self.count, not value, dtype=bool)
+        at = self.positions(np.asarray(chunk_ids, dtype=np.int64).reshape(-1))
+        mask[at[at >= 0]] = value
+        return mask
+
+    def vectors(self, chunk_ids: Sequence[int]) -> np.ndarray:
+        """Return the stored vectors of ``chunk_ids``: float32 ``(m, dim)``, zero rows
+        where a chunk has no vector."""
+        with self.lock:
+            pos = self.positions(np.asarray(chunk_ids, dtype=np.int64).reshape(-1))
+            out = np.zeros((len(pos), self.dim), dtype=np.float32)
+            hit = pos >= 0
+            out[hit] = self.matrix[pos[hit]]
+            return out
+
+    def kind_mask(self, kinds: Sequence[str]) -> np.ndarray:
+        """Return a bool ``(count,)`` mask of rows whose kind is one of ``kinds``."""
+        codes = [self.kind_codes[k] for k in kinds if k in self.kind_codes]
+        return np.isin(self.kinds[:self.count], np.asarray(codes, dtype=np.int16))
+
+    def created_mask(self, after: float | None, before: float | None) -> np.ndarray:
+        """Return a bool ``(count,)`` mask of rows with ``after <= created_at < before``
+        (seconds since the epoch; ``None`` leaves that side open)."""
+        created = self.created[:self.count]
+        mask = np.ones(self.count, dtype=bool)
+        if after is not None:
+            mask &= created >= after
+        if before is not None:
+            mask &= created < before
+        return mask
+
+    def top_k(self, query: np.ndarray, k: int, mask: np.ndarray | None) -> ScanResult:
+        """Cosine top ``k`` of ``query`` among the rows where ``mask`` is True.
+
+        Exact, except on a set past the ``reduce`` threshold with a mask that is not
+        selective: then the best ``candidates`` rows by the projection are scored exactly.
+
+        :param query: float32 ``(dim,)``, non-zero.
+        :param mask: bool ``(count,)`` or ``None`` for every row. A selective mask
+            scores only its rows (a gather, then a smaller product).
+        :returns: at most ``k`` ids and cosine similarities, best first.
+        """
+        with one_blas_thread():
+            return self._top_k(query, k, mask)
+
+    def _top_k(self, query: np.ndarray, k: int, mask: np.ndarray | None) -> ScanResult:
+        n = self.count
+        q = query / np.linalg.norm(query)
+        rows = None if mask is None else np.flatnonzero(mask)
+        if rows is not None and len(rows) * GATHER_BELOW < n:  # selective: only those rows
+            scores = (self.matrix[rows] @ q) * self.inv_norms[rows]
+        elif self._projected(k, n if rows is None else len(rows)):
+            rows = self._candidates(q, k, mask)
+            scores = (self.matrix[rows] @ q) * self.inv_norms[rows]
+        else:
+            scores = (self.matrix[:n] @ q) * self.inv_norms[:n]
+            if rows is not None:
+                scores = scores[rows]
+        top = top_rows(scores, k)
+        rows_top = top if rows is None else rows[top]
+        ids, best = self.ids[rows_top], scores[top]
+        order = np.lexsort((ids, -best))
+        return ScanResult(ids[order], best[order].astype(np.float32))
+
+    def _projected(self, k: int, allowed: int) -> bool:
+        """True when this search goes through the projection (fitting it on first use)."""
+        if self.reduce is None or self.count < self.reduce[0] or allowed <= self.reduce[2] + k:
+            return False
+        if self.projection is None:
+            # the full vectors are now only gathered (candidates), never scanned: row-major
+            # makes a gather of 1,000 rows 0.1 ms instead of 7.5 ms at 1M (2 cores)
+            if not self.matrix.flags.c_contiguous:
+                self.matrix = _grow(self.matrix, self.matrix.shape[0], order="C")
+            self.projection = Projection.fit(self.matrix[:self.count], self.reduce[1])
+            self.reduced = np.zeros((self.matrix.shape[0], self.reduce[1]), np.float32, order="F")
+            for i in range(0, self.count, 65_536):
+                j = min(i + 65_536, self.count)
+                self.reduced[i:j] = self.projection.apply(self.matrix[i:j])
+        return True
+
+    def _candidates(self, q: np.ndarray, k: int, mask: np.ndarray | None) -> np.ndarray:
+        """Rows of the best ``candidates + k`` allowed rows by projected cosine (int64)."""
+        assert self.projection is not None and self.reduce is not None
+        n = self.count
+        approx = (self.reduced[:n] @ self.projection.apply(q[None, :])[0]) * self.inv_norms[:n]
+        if mask is not None:
+            approx[~mask] = -np.inf
+        rows = top_rows(approx, self.reduce[2] + k)
+        return rows if mask is None else rows[mask[rows]]
+
+
+class Projection:
+    """A linear map to the top ``dims`` eigenvectors of the vectors' second moment.
+
+    For unit vectors ``x`` and ``q``, ``(x P) . (q P)`` is the best rank-``dims``
+    approximation of ``x . q`` in the least-squares sense over the fitted sample
+    (Eckart-Young; the same truncation as PCA without centring, which would lose the
+    shared mean direction that text embeddings carry).
+
+    :param basis: float32 ``(dim, dims)``, orthonormal columns.
+    """
+
+    #: Rows drawn (seeded) to fit the map: a 384 x 384 second moment is stable well
+    #: before 20k samples, and fitting takes ~0.1 s.
+    SAMPLE = 20_000
+
+    def __init__(self, basis: np.ndarray) -> None:
+        self.basis = np.ascontiguousarray(basis, dtype=np.float32)
+
+    @classmethod
+    def fit(cls, vectors: np.ndarray, dims: int, seed: int = 0) -> Projection:
+        """Fit on (a sample of) ``vectors`` float32 ``(n, dim)``, keeping ``dims`` <= dim."""
+        rng = np.random.default_rng(seed)
+        pick = np.sort(rng.choice(len(vectors), min(len(vectors), cls.SAMPLE), replace=False))
+        sample = np.ascontiguousarray(vectors[pick], dtype=np.float64)
+        sample /= np.linalg.norm(sample, axis=1, keepdims=True)
+        _, vecs = np.linalg.eigh(sample.T @ sample)
+        return cls(vecs[:, ::-1][:, :min(int(dims), vectors.shape[1])])
+
+    def apply(self, vectors: np.ndarray) -> np.ndarray:
+        """Project float32 ``(m, dim)`` rows to float32 ``(m, dims)``."""
+        return np.asarray(vectors, dtype=np.float32) @ self.basis
+
+
+def _grow(arr: np.ndarray, rows: int, order: str | None = None) -> np.ndarray:
+    """Return ``arr`` with room for ``rows`` rows, in ``order`` ("C"/"F"; default: kept)."""
+    keep = "C" if arr.ndim == 2 and arr.flags.c_contiguous and not arr.flags.f_contiguous else "F"
+    out = np.zeros((rows, *arr.shape[1:]), dtype=arr.dtype, order=order or keep)
+    for i in range(0, len(arr), _COPY_ROWS):  # blocks: a transposing copy is slow whole
+        j = min(i + _COPY_ROWS, len(arr))
+        out[i:j] = arr[i:j]
+    return out
+
+
+def top_rows(scores: np.ndarray, c: int) -> np.ndarray:
+    """Return the indices of the ``c`` largest ``scores`` (any order; ties arbitrary).
+
+    Instead of one ``argpartition`` over all scores (9 ms at 1M on 2 cores) it takes a
+    threshold from a strided sample with a 2x margin and keeps what reaches it (0.3 ms),
+    and ``argpartition`` only runs on that short list; when the sample was unlucky and
+    fewer than ``c`` scores reach the threshold, it falls back to the full
+    ``argpartition``. Same set as ``argpartition(-scores, c - 1)[:c]``.
+
+    :param scores: float32 ``(n,)``; ``-inf`` for rows to skip. :param c: 1 <= c.
+    :returns: int64 ``(min(c, n),)``.
+    """
+    n = len(scores)
+    if c >= n:
+        return np.arange(n)
+    step = max(n // 16_384, 1)
+    sample = scores[::step]
+    keep = min(len(sample), 2 * c * len(sample) // n + 8)
+    if keep < len(sample):
+        threshold = np.partition(sample, len(sample) - keep)[len(sample) - keep]
+        rows = np.flatnonzero(scores >= threshold)
+        if len(rows) >= c:
+            return rows[np.argpartition(-scores[rows], c - 1)[:c]]
+    return np.argpartition(-scores, c - 1)[:c]
