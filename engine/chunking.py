@@ -18,7 +18,14 @@ def _pieces(text: str, pattern: re.Pattern[str]) -> list[str]:
 
 
 def _split_long(piece: str, max_tokens: int, count: CountTokens) -> list[str]:
-    """Split one piece that is over budget: by sentence, then by word windows."""
+    """Split one piece that is over budget: by sentence, then by word windows.
+
+    Each word is counted once and windows are packed by the sum of their words'
+    counts (exact for WordPiece, which splits on whitespace first); a window that the
+    tokenizer still finds over budget is halved. So every character is counted a bounded
+    number of times, not once per word of its window (which made a 1 MB text take
+    minutes).
+    """
     sentences = _pieces(piece, _SENTENCE)
     if len(sentences) > 1:
         return _pack(sentences, max_tokens, count)
@@ -26,15 +33,28 @@ def _split_long(piece: str, max_tokens: int, count: CountTokens) -> list[str]:
     if len(words) <= 1:  # one enormous "word": cut on characters, ~4 chars a token
         step = max(1, max_tokens * 4)
         return [piece[i : i + step] for i in range(0, len(piece), step)]
+    windows: list[list[str]] = []
+    used = 0
+    for word, size in zip(words, count(words), strict=True):
+        if windows and windows[-1] and used + size <= max_tokens:
+            windows[-1].append(word)
+            used += size
+        else:
+            windows.append([word])
+            used = size
+    return _within_budget(windows, max_tokens, count)
+
+
+def _within_budget(windows: list[list[str]], max_tokens: int, count: CountTokens) -> list[str]:
+    """Join each window of words; halve (recursively) any the tokenizer finds too long."""
+    texts = [" ".join(w) for w in windows]
     out: list[str] = []
-    current: list[str] = []
-    for word in words:
-        if current and count([" ".join([*current, word])])[0] > max_tokens:
-            out.append(" ".join(current))
-            current = []
-        current.append(word)
-    if current:
-        out.append(" ".join(current))
+    for window, text, size in zip(windows, texts, count(texts), strict=True):
+        if size <= max_tokens or len(window) == 1:
+            out.append(text)
+        else:
+            half = len(window) // 2
+            out.extend(_within_budget([window[:half], window[half:]], max_tokens, count))
     return out
 
 

@@ -44,6 +44,7 @@ from mcp.server.mcpserver import MCPServer
 from octomem.engine.memory.facade import open_memory
 from octomem.engine.settings import load_settings
 
+from .arguments import StrictServer
 from .descriptions import INSTRUCTIONS
 from .loader import SHUTDOWN_WAIT_S, MemoryLoader
 from .resources import register_resources
@@ -86,7 +87,7 @@ def create_server(
         finally:
             await anyio.to_thread.run_sync(partial(loader.close, SHUTDOWN_WAIT_S))
 
-    server: MCPServer = MCPServer(
+    server: MCPServer = StrictServer(
         name="octomem", title="octomem memory", version=_version(),
         instructions=INSTRUCTIONS, lifespan=lifespan,
     )

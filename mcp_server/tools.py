@@ -34,6 +34,7 @@ from octomem.engine.memory.results import (
 from octomem.engine.types import DEFAULT_KIND
 
 from . import descriptions as say
+from .arguments import StrictServer
 from .loader import MemoryLoader, one_line
 from .models import StatusResult, status_result
 
@@ -230,14 +231,15 @@ def register_tools(server: MCPServer, loader: MemoryLoader) -> MemoryTools:
     :returns: the tool object (its methods are the registered functions).
     """
     tools = MemoryTools(loader)
-    server.add_tool(tools.remember, name="remember", title="Remember a statement",
-                    description=say.REMEMBER, annotations=_hints(False))
-    server.add_tool(tools.recall, name="recall", title="Recall memories",
-                    description=say.RECALL, annotations=_hints(True))
-    server.add_tool(tools.forget, name="forget", title="Forget a memory",
-                    description=say.FORGET, annotations=_hints(False, destructive=True))
-    server.add_tool(tools.ingest, name="ingest", title="Ingest a document",
-                    description=say.INGEST, annotations=_hints(False, idempotent=True))
-    server.add_tool(tools.status, name="status", title="Memory status",
-                    description=say.STATUS, annotations=_hints(True, idempotent=True))
+    add = server.add_strict_tool if isinstance(server, StrictServer) else server.add_tool
+    add(tools.remember, name="remember", title="Remember a statement",
+        description=say.REMEMBER, annotations=_hints(False))
+    add(tools.recall, name="recall", title="Recall memories",
+        description=say.RECALL, annotations=_hints(True))
+    add(tools.forget, name="forget", title="Forget a memory",
+        description=say.FORGET, annotations=_hints(False, destructive=True))
+    add(tools.ingest, name="ingest", title="Ingest a document",
+        description=say.INGEST, annotations=_hints(False, idempotent=True))
+    add(tools.status, name="status", title="Memory status",
+        description=say.STATUS, annotations=_hints(True, idempotent=True))
     return tools

@@ -1,0 +1,105 @@
+"""MCP over stdio, where every request gets an answer: invalid Unicode included.
+
+The SDK's stdio transport parses each line with pydantic, whose JSON parser refuses a
+string holding a lone UTF-16 surrogate (``"\\ud800"``, legal JSON text but no Unicode
+character). The transport hands the parse error on as an exception, which the session
+drops, so the client waited for its own timeout. Here such an item is answered: the
+line is read again with Python's :mod:`json` (which keeps lone surrogates), and the
+request gets a JSON-RPC error with its own id (``-32602`` invalid params, naming where
+the bad string is); a line that is not JSON at all gets ``-32700`` parse error with id
+``null``, as JSON-RPC 2.0 prescribes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from mcp.types import INVALID_PARAMS, PARSE_ERROR, ErrorData, JSONRPCError
+from pydantic import ValidationError
+
+log = logging.getLogger(__name__)
+
+
+def _surrogate_at(value: Any, where: str) -> str | None:
+    """Return the path of the first string in ``value`` holding a lone surrogate."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return where
+        return None
+    items = value.items() if isinstance(value, dict) else enumerate(value) \
+        if isinstance(value, list) else ()
+    for key, item in items:
+        if isinstance(key, str) and _surrogate_at(key, where) is not None:
+            return f"{where} (a key)"
+        found = _surrogate_at(item, f"{where}.{key}" if isinstance(key, str) else f"{where}[{key}]")
+        if found is not None:
+            return found
+    return None
+
+
+def refusal(error: Exception) -> JSONRPCError | None:
+    """Return the JSON-RPC error answering a line the transport could not parse.
+
+    :param error: what the SDK's stdio transport yielded instead of a message.
+    :returns: the error reply, or ``None`` when there is nobody to answer (a
+        notification, a response, or an exception that is not a parse failure).
+    """
+    if not isinstance(error, ValidationError):
+        return None
+    line = next((e.get("input") for e in error.errors() if isinstance(e.get("input"), str)), None)
+    try:
+        message = json.loads(line) if line is not None else None
+    except ValueError:
+        return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
+            code=PARSE_ERROR, message="Parse error: the line is not JSON"))
+    if not isinstance(message, dict) or "method" not in message:
+        return None
+    request_id = message.get("id")
+    if not isinstance(request_id, str | int) or isinstance(request_id, bool):
+        return None  # a notification: JSON-RPC answers none
+    where = _surrogate_at(message.get("params"), "params")
+    if where is None:
+        reason = "the request does not match the MCP schema"
+    else:
+        reason = (f"{where.removeprefix('params.')}: invalid Unicode (a lone surrogate "
+                  "escape such as \\ud800); send UTF-8 text")
+    return JSONRPCError(jsonrpc="2.0", id=request_id,
+                        error=ErrorData(code=INVALID_PARAMS, message=reason))
+
+
+async def run_stdio(server: MCPServer) -> None:
+    """Serve ``server`` over this process's stdin/stdout until stdin closes.
+
+    Like ``server.run("stdio")``, with the lines the SDK cannot parse answered by
+    :func:`refusal` instead of dropped.
+    """
+    lowlevel = server._lowlevel_server  # noqa: SLF001 - the SDK's run_stdio_async does this
+    async with stdio_server() as (read_stream, write_stream):
+        send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+
+        async def screen() -> None:
+            async with send:
+                async for item in read_stream:
+                    reply = refusal(item) if isinstance(item, Exception) else None
+                    if reply is None:
+                        await send.send(item)
+                        continue
+                    log.info("refused a request the transport could not parse: %s",
+                             reply.error.message)
+                    try:
+                        await write_stream.send(SessionMessage(reply))
+                    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                        return
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(screen)
+            await lowlevel.run(receive, write_stream, lowlevel.create_initialization_options())
+            group.cancel_scope.cancel()
