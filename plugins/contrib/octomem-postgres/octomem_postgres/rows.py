@@ -1,25 +1,34 @@
-"""Rows of the ``postgres`` storage to and from :class:`Document` and :class:`Chunk` values."""
+"""Rows of the ``postgres`` storage to and from :class:`Document` and :class:`Chunk` values.
+
+The columns and codecs are the ones every storage of octomem's schema shares
+(:mod:`octomem.engine.sql.rows`); what is PostgreSQL's own is here: the placeholders
+that cast JSON columns to ``jsonb``, psycopg's already-decoded jsonb on reading, and
+the refusal of NUL characters, which PostgreSQL ``text`` cannot hold.
+"""
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from octomem.engine.errors import OctomemError
+from octomem.engine.sql import rows as shared
+from octomem.engine.sql.rows import (
+    CHUNK_COLUMNS,
+    CHUNK_FIELDS,
+    DOC_COLUMNS,
+    content_hash,
+    inherit,
+    row_fields,
+)
 from octomem.engine.types import Chunk, Document
 
-DOC_COLUMNS = (
-    "id, text, title, uri, kind, tags, created_at, event_time, metadata, supersedes, "
-    "superseded_by, valid_to, revision, recalls, last_recalled_at"
-)
-CHUNK_FIELDS = (
-    "document_id, ordinal, text, kind, tags, created_at, title, uri, metadata, valid_from, "
-    "valid_to, revision"
-)
-CHUNK_COLUMNS = "id, " + CHUNK_FIELDS
+__all__ = [
+    "CHUNK_COLUMNS", "CHUNK_FIELDS", "CHUNK_VALUES", "DOC_COLUMNS", "DOC_VALUES", "chunk_of",
+    "chunk_params", "check_text", "content_hash", "document_of", "document_params", "inherit",
+    "qualified",
+]
+
 #: Placeholders of :data:`DOC_COLUMNS` plus ``content_hash`` (JSON columns cast to jsonb).
 DOC_VALUES = "%s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s::jsonb, %s, %s, %s, %s, %s, %s, %s"
 CHUNK_VALUES = "%s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s::jsonb, %s, %s, %s"
@@ -30,37 +39,14 @@ def qualified(columns: str, alias: str) -> str:
     return ", ".join(f"{alias}.{c}" for c in columns.split(", "))
 
 
-def dumps(value: Any, what: str) -> str:
-    """Serialise ``value`` as JSON (sorted keys, UTF-8 kept).
-
-    :raises OctomemError: naming ``what`` when it is not JSON-serialisable.
-    """
-    try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True)
-    except (TypeError, ValueError) as exc:
-        raise OctomemError(f"{what} is not JSON-serialisable: {exc}") from exc
-
-
-def _fields(columns: str, row: Sequence[Any]) -> dict[str, Any]:
-    values = dict(zip(columns.split(", "), row, strict=True))
-    values["tags"] = tuple(values["tags"])
-    values["metadata"] = dict(values["metadata"])
-    return values
-
-
 def document_of(row: Sequence[Any]) -> Document:
     """Return the :class:`Document` of a row selected with :data:`DOC_COLUMNS`."""
-    return Document(**_fields(DOC_COLUMNS, row))
+    return Document(**row_fields(DOC_COLUMNS, row, decoded=True))
 
 
 def chunk_of(row: Sequence[Any]) -> Chunk:
     """Return the :class:`Chunk` of a row selected with :data:`CHUNK_COLUMNS`."""
-    return Chunk(**_fields(CHUNK_COLUMNS, row))
-
-
-def content_hash(text: str) -> str:
-    """Return the sha256 hex digest of ``text``."""
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return Chunk(**row_fields(CHUNK_COLUMNS, row, decoded=True))
 
 
 def check_text(value: str | None, what: str) -> None:
@@ -80,40 +66,13 @@ def document_params(document: Document) -> tuple[Any, ...]:
     for value, what in ((document.text, "text"), (document.title, "title"),
                         (document.uri, "uri"), (document.id, "id")):
         check_text(value, f"the {what} of document {document.id!r}")
-    return (
-        document.id, document.text, document.title, document.uri, document.kind,
-        dumps(list(document.tags), "tags"), float(document.created_at), document.event_time,
-        dumps(dict(document.metadata), f"metadata of document {document.id!r}"),
-        document.supersedes, document.superseded_by, document.valid_to, int(document.revision),
-        int(document.recalls), document.last_recalled_at, content_hash(document.text),
-    )
-
-
-def inherit(chunk: Chunk, document: Document) -> Chunk:
-    """Copy the document's filterable fields onto ``chunk`` (chunk title/uri win if set).
-
-    A chunk of an earlier revision (``0 < chunk.revision < document.revision``, as an
-    import restores it) keeps its own validity and revision; every other chunk takes the
-    document's.
-    """
-    metadata: dict[str, Any] = {**document.metadata, **chunk.metadata}
-    retired = 0 < chunk.revision < document.revision
-    return replace(
-        chunk, document_id=document.id, kind=document.kind, tags=tuple(document.tags),
-        created_at=document.created_at, title=chunk.title or document.title,
-        uri=chunk.uri or document.uri, metadata=metadata,
-        valid_from=chunk.valid_from if retired else document.valid_from,
-        valid_to=chunk.valid_to if retired else document.valid_to,
-        revision=chunk.revision if retired else document.revision,
-    )
+    return shared.document_params(document)
 
 
 def chunk_params(chunk: Chunk) -> tuple[Any, ...]:
-    """Return the values of :data:`CHUNK_FIELDS`, in order."""
+    """Return the values of :data:`CHUNK_FIELDS`, in order.
+
+    :raises OctomemError: text PostgreSQL cannot store, or metadata that is not JSON.
+    """
     check_text(chunk.text, f"a chunk of document {chunk.document_id!r}")
-    return (
-        chunk.document_id, chunk.ordinal, chunk.text, chunk.kind, dumps(list(chunk.tags), "tags"),
-        float(chunk.created_at), chunk.title, chunk.uri,
-        dumps(dict(chunk.metadata), "chunk metadata"),
-        float(chunk.valid_from), chunk.valid_to, int(chunk.revision),
-    )
+    return shared.chunk_params(chunk)

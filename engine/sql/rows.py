@@ -1,0 +1,104 @@
+"""The ``documents`` and ``chunks`` columns both storages share, and their row codecs.
+
+A storage selects :data:`DOC_COLUMNS` / :data:`CHUNK_COLUMNS` and turns rows into
+values with :func:`row_fields`; it writes :func:`document_params` /
+:func:`chunk_params`. JSON columns (``tags``, ``metadata``) are written as JSON text
+(sorted keys, UTF-8 kept); a driver that decodes them itself (psycopg's jsonb) passes
+``decoded=True`` when reading.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from ..errors import OctomemError
+from ..types import Chunk, Document
+
+DOC_COLUMNS = (
+    "id, text, title, uri, kind, tags, created_at, event_time, metadata, supersedes, "
+    "superseded_by, valid_to, revision, recalls, last_recalled_at"
+)
+CHUNK_FIELDS = (
+    "document_id, ordinal, text, kind, tags, created_at, title, uri, metadata, valid_from, "
+    "valid_to, revision"
+)
+CHUNK_COLUMNS = "id, " + CHUNK_FIELDS
+
+
+def dumps(value: Any, what: str) -> str:
+    """Serialise ``value`` as JSON (sorted keys, UTF-8 kept).
+
+    :raises OctomemError: naming ``what`` when it is not JSON-serialisable.
+    """
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError) as exc:
+        raise OctomemError(f"{what} is not JSON-serialisable: {exc}") from exc
+
+
+def row_fields(columns: str, row: Sequence[Any], decoded: bool = False) -> dict[str, Any]:
+    """Map a ``documents``/``chunks`` row to constructor arguments.
+
+    :param columns: the comma-separated columns the row was selected with.
+    :param decoded: the driver already decoded the JSON columns (else they are JSON text).
+    """
+    values = dict(zip(columns.split(", "), row, strict=True))
+    tags, metadata = values["tags"], values["metadata"]
+    values["tags"] = tuple(tags if decoded else json.loads(tags))
+    values["metadata"] = dict(metadata if decoded else json.loads(metadata))
+    return values
+
+
+def content_hash(text: str) -> str:
+    """Return the sha256 hex digest of ``text`` (lone surrogates kept)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def document_params(document: Document) -> tuple[Any, ...]:
+    """Return the values of :data:`DOC_COLUMNS` plus ``content_hash``, in order.
+
+    :raises OctomemError: metadata or tags that are not JSON-serialisable.
+    """
+    return (
+        document.id, document.text, document.title, document.uri, document.kind,
+        dumps(list(document.tags), "tags"), float(document.created_at), document.event_time,
+        dumps(dict(document.metadata), f"metadata of document {document.id!r}"),
+        document.supersedes, document.superseded_by, document.valid_to, int(document.revision),
+        int(document.recalls), document.last_recalled_at, content_hash(document.text),
+    )
+
+
+def inherit(chunk: Chunk, document: Document) -> Chunk:
+    """Copy the document's filterable fields onto ``chunk`` (chunk title/uri win if set).
+
+    A chunk of an earlier revision (``0 < chunk.revision < document.revision``, as an
+    import restores it) keeps its own ``valid_from``/``valid_to``; every other chunk
+    takes the document's validity and revision.
+    """
+    metadata: dict[str, Any] = {**document.metadata, **chunk.metadata}
+    retired = 0 < chunk.revision < document.revision
+    return replace(
+        chunk, document_id=document.id, kind=document.kind, tags=tuple(document.tags),
+        created_at=document.created_at, title=chunk.title or document.title,
+        uri=chunk.uri or document.uri, metadata=metadata,
+        valid_from=chunk.valid_from if retired else document.valid_from,
+        valid_to=chunk.valid_to if retired else document.valid_to,
+        revision=chunk.revision if retired else document.revision,
+    )
+
+
+def chunk_params(chunk: Chunk) -> tuple[Any, ...]:
+    """Return the values of :data:`CHUNK_FIELDS`, in order.
+
+    :raises OctomemError: metadata or tags that are not JSON-serialisable.
+    """
+    return (
+        chunk.document_id, chunk.ordinal, chunk.text, chunk.kind, dumps(list(chunk.tags), "tags"),
+        float(chunk.created_at), chunk.title, chunk.uri,
+        dumps(dict(chunk.metadata), "chunk metadata"),
+        float(chunk.valid_from), chunk.valid_to, int(chunk.revision),
+    )
