@@ -27,7 +27,7 @@ from octomem.engine.arms import ArmContext
 from octomem.engine.assembly import arm_options
 from octomem.engine.errors import OctomemError
 from octomem.engine.manager import ArmRegistry
-from octomem.engine.memory.sources import beir_documents, count_lines
+from octomem.engine.memory.sources import BEIR_READER_VERSION, beir_documents, count_lines
 from octomem.engine.pipeline import Pipeline, embedding_text
 from octomem.engine.settings import LoadedSettings
 from octomem.engine.types import Chunk
@@ -158,6 +158,7 @@ class IndexCache:
         key: dict[str, Any] = {
             "dataset": self.dataset.name,
             "corpus_sha256": self.dataset.corpus_sha256,
+            "reader": BEIR_READER_VERSION,
             "storage": storage,
             "storage_options": loaded.settings.arms.get(storage, {}),
             "embedder": None,

@@ -19,12 +19,13 @@ from octomem.engine.errors import OctomemError
 from octomem.engine.manager import ArmRegistry, load_registry
 from octomem.engine.settings import LoadedSettings, load_settings
 
-from . import baseline
+from . import baseline, subsets
 from .cache import IndexCache
 from .combos import Combo, default_combos, parse_combo
 from .dataset import BeirDataset, load_dataset, query_filters
 from .metrics import Evaluation, best_of, evaluate_runs
 from .runner import ComboResult, run_combo
+from .subsets import filter_queries, other_group_filters
 
 #: Hits asked per query in the quality pass: recall@100 needs a 100-deep ranking.
 DEFAULT_TOP_K = 100
@@ -50,6 +51,7 @@ class BenchResult:
     command: str
     seconds: float
     load: dict[str, float] = field(default_factory=dict)
+    query_filter: str | None = None
 
 
 def deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
@@ -142,12 +144,18 @@ def run_bench(
     limit: int | None = None,
     console: Console | None = None,
     registry: ArmRegistry | None = None,
+    query_filter: str | None = None,
+    abstention: bool = False,
 ) -> BenchResult:
     """Measure every combination on one split of a BEIR folder.
 
     :param combo_specs: ``NAME=arm+arm+...`` values; ``None`` for the default rows.
     :param group_by: ``metadata.FIELD``: each query only sees documents with its value.
     :param limit: evaluate only the first ``limit`` judged queries (smoke runs).
+    :param query_filter: ``metadata.FIELD=v1,v2``: evaluate only those queries
+        (:func:`~.subsets.filter_queries`).
+    :param abstention: also ask each query of another group's memory
+        (:func:`~.subsets.abstention`; needs ``group_by``).
     :raises OctomemError: bad folder, split, combination or settings.
     """
     started = time.perf_counter()
@@ -158,8 +166,13 @@ def run_bench(
     def settings_for(extra: dict[str, Any]) -> LoadedSettings:
         return load_settings(config_file, deep_merge(overrides, extra))
 
-    dataset = _limit(load_dataset(dataset_dir, split), limit)
+    dataset = _limit(filter_queries(load_dataset(dataset_dir, split), query_filter), limit)
     filters = query_filters(dataset, group_by)
+    other = other_group_filters(dataset, group_by) if abstention else None
+
+    def measure(pipeline: Any, run: dict[str, dict[str, float]]) -> dict[str, Any]:
+        assert other is not None
+        return subsets.abstention(pipeline, dataset, filters, other, run)
     combos = resolve_combos(combo_specs, registry, settings_for({}))
     results: list[ComboResult] = []
     build: dict[str, Any] = {}
@@ -193,6 +206,7 @@ def run_bench(
                     advance,
                     latency_top_k=LATENCY_TOP_K,
                     latency_queries=LATENCY_QUERIES,
+                    after=measure if abstention else None,
                 )
             )
     runs = {r.combo.name: r.run for r in results}
@@ -211,6 +225,7 @@ def run_bench(
         command=" ".join(["octomem", *sys.argv[1:]]) if sys.argv else "",
         seconds=time.perf_counter() - started,
         load={"start_1m": load_start, "end_1m": os.getloadavg()[0]},
+        query_filter=query_filter,
     )
 
 

@@ -30,11 +30,17 @@ def main(
     console: Console,
     corpus: str = "random",
     sources: Path | None = None,
+    save_runs: Path | None = None,
+    query_filter: str | None = None,
+    abstention: bool = False,
 ) -> None:
     """Run ``octomem bench`` and print where the report went.
 
     :param corpus: the scale curve's corpus, ``random`` or ``realistic``.
     :param sources: folder holding ``scifact/`` and ``locomo/`` for ``realistic``.
+    :param save_runs: write each row's TREC run file into this folder.
+    :param query_filter: ``metadata.FIELD=v1,v2``: only those queries.
+    :param abstention: also ask each query of another group's memory (needs ``group_by``).
     :raises OctomemError: neither or both of ``dataset`` and ``synthetic``, ``--corpus``
         or ``--sources`` without ``--synthetic``, or any error of
         :func:`~octomem.benchmarks.command.run_bench`.
@@ -81,7 +87,14 @@ def main(
         overrides=overrides,
         limit=limit,
         console=console,
+        query_filter=query_filter,
+        abstention=abstention,
     )
+    if save_runs is not None:
+        from .subsets import save_runs as write_runs
+
+        written = write_runs(save_runs, {r.combo.name: r.run for r in result.combos})
+        console.print(f"runs: {', '.join(str(p) for p in written)}")
     paths = write_report(result, out or Path("octomem-bench") / result.dataset.name)
     table = Table(title=f"{result.dataset.name} ({split}, {len(result.dataset.queries)} queries)")
     for column in ("row", "nDCG@10", "R@100", "MRR@10", "p vs best single", "p50 ms", "p95 ms"):

@@ -64,6 +64,7 @@ def to_json(result: BenchResult) -> dict[str, Any]:
                 "peak_rss_bytes": r.peak_rss_bytes,
                 "rss_bytes": r.rss_bytes,
                 "chunker": r.combo.chunker,
+                **({"abstention": r.extra["after"]} if r.extra.get("after") else {}),
             }
         )
     ds = result.dataset
@@ -76,6 +77,7 @@ def to_json(result: BenchResult) -> dict[str, Any]:
             "corpus_sha256": ds.corpus_sha256,
         },
         "group_by": result.group_by,
+        "query_filter": result.query_filter,
         "top_k": result.top_k,
         "latency_top_k": result.latency_top_k,
         "metrics": list(METRICS),
@@ -198,10 +200,32 @@ def _build_table(data: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _abstention_table(data: dict[str, Any]) -> list[str]:
+    """The abstention pass (``--abstention``), when it ran: see :mod:`.subsets`."""
+    rows = [r for r in data["rows"] if r.get("abstention")]
+    if not rows:
+        return []
+    out = ["## Abstention", "",
+           "Each query asked through `recall` (top 10) of another group's memory, where "
+           "nothing answers it, and of its own. other empty: share of the first answers "
+           "with no hits; own kept: of the queries whose evidence was in the quality pass's "
+           "top 10, the share whose recall answer still holds it.", "",
+           "| row | other empty | own empty | own evidence@10 | own kept |",
+           "|---|---|---|---|---|"]
+    for r in rows:
+        a = r["abstention"]
+        kept = "—" if a["own_kept"] is None else f"{a['own_kept']:.3f}"
+        out.append(f"| {r['name']} | {a['other_empty']:.3f} | {a['own_empty']:.3f} | "
+                   f"{a['own_evidence_at_10']:.3f} | {kept} |")
+    return [*out, ""]
+
+
 def to_markdown(data: dict[str, Any]) -> str:
     """Return the report as Markdown: quality, cost, ingest tables and the plots."""
     ds, m = data["dataset"], data["machine"]
     group = f", candidates grouped by `{data['group_by']}`" if data["group_by"] else ""
+    if data.get("query_filter"):
+        group += f", queries with `{data['query_filter']}`"
     out = [
         f"# octomem bench: {ds['name']} ({ds['split']}, {ds['queries']} queries{group})",
         "",
@@ -249,6 +273,7 @@ def to_markdown(data: dict[str, Any]) -> str:
         "![latency by stage](latency_breakdown.png)",
         "",
     ]
+    out += _abstention_table(data)
     unavailable = [
         (r["name"], a, why) for r in data["rows"] for a, why in r["arms_unavailable"].items()
     ]

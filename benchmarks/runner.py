@@ -171,6 +171,7 @@ def run_combo(
     advance: Callable[[int], None] | None = None,
     latency_top_k: int | None = None,
     latency_queries: int = 300,
+    after: Callable[[Pipeline, dict[str, dict[str, float]]], dict[str, Any]] | None = None,
 ) -> ComboResult:
     """Ask every query of ``dataset`` through ``combo``'s pipeline opened on ``entry``.
 
@@ -183,6 +184,8 @@ def run_combo(
     :param top_k: hits per answer in the quality pass (100 so recall@100 can be measured).
     :param latency_top_k: hits per answer in the latency pass; ``None``: no separate pass,
         the quality pass's times are reported.
+    :param after: run last on the open pipeline with the quality pass's run; what it
+        returns is kept in ``extra["after"]`` (the abstention pass).
     """
     reset_peak_rss()
     pipeline = Pipeline(settings_for(combo.settings_overrides()), registry, entry.root)
@@ -213,6 +216,7 @@ def run_combo(
             for qid in spread(qids, latency_queries):
                 _ask(pipeline, dataset.queries[qid], latency_top_k, filters[qid], timings, arms)
         current = rss_bytes()
+        extra = {"after": after(pipeline, run)} if after is not None else {}
     finally:
         pipeline.close()
     del pipeline
@@ -228,4 +232,5 @@ def run_combo(
         peak_rss_bytes=peak_rss_bytes(),
         rss_bytes=current,
         eval_timings_ms=evals,
+        extra=extra,
     )

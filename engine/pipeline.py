@@ -173,7 +173,8 @@ class Pipeline:
         report.chunk_ids.extend(c.id for c in stored)
 
     def add(
-        self, documents: Iterable[Document], progress: Progress | None = None, *, embed: bool = True
+        self, documents: Iterable[Document], progress: Progress | None = None, *,
+        embed: bool = True, per_transaction: int = DOCS_PER_TRANSACTION,
     ) -> AddReport:
         """Store, index and embed documents.
 
@@ -187,11 +188,13 @@ class Pipeline:
         :param progress: called with the number of documents just written.
         :param embed: embed the chunks this call stored now (otherwise :meth:`embed_pending`
             later); older chunks without a vector are left to ``octomem reindex``.
+        :param per_transaction: documents written per transaction (a transcript is written
+            in one: all its turns or none).
         :raises InvalidQueryError: a document has empty text.
         """
         report = AddReport()
         start = time.perf_counter()
-        for batch in _batches(documents, DOCS_PER_TRANSACTION):
+        for batch in _batches(documents, max(1, per_transaction)):
             for doc in batch:
                 if not isinstance(doc.text, str) or not doc.text.strip():
                     raise InvalidQueryError(f"document {doc.id!r}: text is empty")

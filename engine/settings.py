@@ -96,6 +96,16 @@ class RetrievalSettings(BaseModel, extra="forbid"):
     )
 
 
+class SessionStartSettings(BaseModel, extra="forbid"):
+    """What ``octomem://session-start`` and ``octomem session-start`` show."""
+
+    max_bytes: int = _field(
+        8192, "retrieval", "largest session-start rendering in UTF-8 bytes (rules and "
+        "preferences, handoff, recent and most recalled statements; what does not fit is "
+        "counted): 8 KB, about 2,000 tokens of an agent's context", ge=512, le=1_000_000,
+    )
+
+
 def _default_data_dir() -> Path:
     return platformdirs.user_data_path("octomem")
 
@@ -118,6 +128,7 @@ class Settings(BaseSettings):
     )
     pipeline: PipelineSettings = Field(default_factory=PipelineSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    session_start: SessionStartSettings = Field(default_factory=SessionStartSettings)
     arms: dict[str, dict[str, Any]] = _field(
         dict, "identity", "options of each arm by arm name (validated by the arm)"
     )

@@ -15,7 +15,8 @@ anything past work could inform; it searches both scopes. `recall` before `remem
 avoid duplicates. `remember` one self-contained, durable statement per call, in the right \
 scope. When a statement changes, `remember` the new one with `supersedes` set to the old id \
 (history is kept); `forget` what is wrong or must not be kept. At the end of a session, \
-`remember` a HANDOFF for the next one. `ingest` documents to search them too."""
+`remember` a HANDOFF for the next one. `ingest` documents and conversation transcripts to \
+search them too. Read the resource octomem://session-start first in a new session."""
 
 WHERE = """\
 Where it goes (`scope`): facts about this repository or project — its layout, commands, \
@@ -59,7 +60,10 @@ became true). Only current statements are returned: pass `as_of` (ISO date) to s
 current then, or `include_superseded: true` for history too. Newer statements win ties \
 (a small, bounded recency bonus). Repetitions are collapsed and listed in `collapsed`. \
 `per: "document"` returns each document's best passage once. `explain: true` adds each \
-arm's rank and score. No hits means nothing relevant is stored."""
+arm's rank and score. A conversation turn hit carries `turn` (conversation, session, \
+position, speaker, time); `context: 1` adds the turn before and after it, so you read the \
+answer where it was said. `max_tokens` keeps the best hits that fit in about that many \
+tokens and lists the rest in `budget.cut`. No hits means nothing relevant is stored."""
 
 FORGET = """\
 Remove one stored statement or document for good, given its id (from `recall` or \
@@ -74,7 +78,12 @@ with one id."""
 
 INGEST = f"""\
 Add a document to memory so that recall searches it: a file or folder path (absolute, or \
-relative to the project root; .md, .txt, .rst) or the text itself.
+relative to the project root; .md, .txt, .rst) or the text itself; or a conversation: a \
+chat transcript in JSON Lines (one turn a line: text, speaker or role, session, time) or \
+a Claude Code session file (~/.claude/projects/<project>/<session>.jsonl, or that folder), \
+stored as turns that know their conversation, position, speaker and time. Ingesting a \
+transcript again after it grew adds only its new turns; a malformed line is an error \
+naming the line, and nothing of the file is stored.
 
 Long text is split into passages that recall returns individually (or, with \
 `per: "document"`, each document's best passage). Ingesting the same path, `uri` or `title` \
@@ -99,3 +108,9 @@ ITEM_RESOURCE = """\
 One stored statement or document with its provenance as JSON: scope and store, kind, tags, \
 times, revision, supersede links, recall count and its chunks. `{id}` is a statement or \
 document id, or `local:<chunk_id>` / `global:<chunk_id>` for one chunk of a recall hit."""
+
+SESSION_START_RESOURCE = """\
+Read this at the start of every session: the standing rules and preferences, the current \
+handoff, and the most recent and most recalled statements of both scopes, as Markdown \
+within session_start.max_bytes (8 KB by default); what did not fit is counted at the end \
+(recall it, or read octomem://memory/{scope})."""

@@ -4,6 +4,8 @@
   ``octomem://memory/global``): the scope's current statements, newest first.
 - ``octomem://item/{id}``: one statement or document by id, or one chunk by
   ``local:<chunk_id>`` / ``global:<chunk_id>``.
+- ``octomem://session-start``: what an agent should see first, within
+  ``session_start.max_bytes`` (:mod:`octomem.engine.memory.session_start`).
 
 An :class:`~octomem.engine.errors.OctomemError` (unknown scope, unknown id) becomes a
 :class:`ResourceError` carrying its one-line message.
@@ -20,6 +22,7 @@ from mcp.server.mcpserver.resources.templates import ResourceSecurity
 
 from octomem.engine.errors import OctomemError
 from octomem.engine.memory.scopes import SCOPES
+from octomem.engine.memory.session_start import render as render_session_start
 from octomem.engine.memory.view import item, scope_markdown
 
 from . import descriptions as say
@@ -52,6 +55,14 @@ def register_resources(server: MCPServer, loader: MemoryLoader) -> None:
         with resource_errors():
             return item(loader.memory(), id).model_dump_json(indent=2, exclude_none=True)
 
+    def session_start() -> str:
+        with resource_errors():
+            memory = loader.memory()
+            return render_session_start(memory, memory.settings.session_start.max_bytes)
+
+    server.resource("octomem://session-start", name="session-start",
+                    title="Start of a session", description=say.SESSION_START_RESOURCE,
+                    mime_type="text/markdown")(session_start)
     server.resource("octomem://memory/{scope}", name="memory", title="Memory of a scope",
                     description=say.MEMORY_RESOURCE, mime_type="text/markdown")(memory)
     for scope in SCOPES:

@@ -20,6 +20,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from octomem.engine.errors import OctomemError
+from octomem.engine.memory.context import MAX_CONTEXT, MIN_TOKENS
 from octomem.engine.memory.facade import KIND_PATTERN
 from octomem.engine.memory.results import (
     ForgetResult,
@@ -83,6 +84,17 @@ Per = Annotated[
     Field(description="chunk: every matching passage; document: each document's best once"),
 ]
 Explain = Annotated[bool, Field(description="add each arm's rank and score to every hit")]
+Context = Annotated[
+    int, Field(description="for a conversation turn hit: how many turns before and after it "
+               "to return with it (0 to 5), to read the answer in place",
+               json_schema_extra={"minimum": 0, "maximum": MAX_CONTEXT}),
+]
+MaxTokens = Annotated[
+    int | None,
+    Field(description="keep the answer within about this many tokens (ceil(characters / 4) "
+          "of the hits' titles, texts and context): the best hits that fit, the rest listed "
+          "in budget.cut", json_schema_extra={"minimum": MIN_TOKENS}),
+]
 TextOrId = Annotated[str, Field(description="a statement's id, or its exact full text")]
 Reason = Annotated[str | None, Field(description="why it is forgotten (kept in the forget log)")]
 PathOrText = Annotated[
@@ -90,6 +102,12 @@ PathOrText = Annotated[
                "the text itself")
 ]
 Title = Annotated[str | None, Field(description="the document's title")]
+Format = Annotated[
+    Literal["auto", "text", "chat", "claude-code"],
+    Field(description="how .jsonl files are read: auto (sniffed; in a folder only the "
+          "transcripts), chat (octomem's chat JSON Lines), claude-code (Claude Code "
+          "sessions), text (text files only)"),
+]
 Uri = Annotated[str | None, Field(description="where the text comes from (identifies it)")]
 
 
@@ -176,6 +194,7 @@ class MemoryTools:
         self, query: QueryText, scope: ReadScope = None, top_k: TopK = None, kinds: Kinds = None,
         tags: FilterTags = None, since: Since = None, until: Until = None, as_of: AsOf = None,
         include_superseded: History = False, per: Per = "chunk", explain: Explain = False,
+        context: Context = 0, max_tokens: MaxTokens = None,
     ) -> MemoryRecallResult:
         """Search both scopes (or one): every arm, fused, recency, dedup, best first."""
         text, k = check_text(query, "query"), check_top_k(top_k)
@@ -183,7 +202,7 @@ class MemoryTools:
         with tool_errors():
             answer = self.loader.memory(warm=True).recall(
                 text, scope, k, kind_list, check_tags(tags), since, until, as_of,
-                include_superseded, per)
+                include_superseded, per, context=context, max_tokens=max_tokens)
         return recall_result(text, answer, explain)
 
     def forget(self, text_or_id: TextOrId, scope: ReadScope = None,
@@ -198,14 +217,16 @@ class MemoryTools:
 
     def ingest(
         self, path_or_text: PathOrText, scope: WriteScope = None, title: Title = None,
-        uri: Uri = None, tags: Tags = None,
+        uri: Uri = None, tags: Tags = None, format: Format = "auto",  # noqa: A002
     ) -> IngestResult:
-        """Ingest files, a folder or a text into a scope; unchanged content is a no-op."""
+        """Ingest files, transcripts, a folder or a text into a scope; unchanged content is
+        a no-op."""
         source = check_text(path_or_text, "path_or_text")
         with tool_errors():
             memory = self.loader.memory(warm=True)
             with self.loader.write_lock:
-                target, report = memory.ingest(source, scope, title, uri, check_tags(tags))
+                target, report = memory.ingest(source, scope, title, uri, check_tags(tags),
+                                               format)
         self.loader.warm_new_scopes()  # a scope this call created
         return ingest_result(target, report)
 

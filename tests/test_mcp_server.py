@@ -80,14 +80,14 @@ async def test_lists_the_five_tools_with_teaching_descriptions(client: Client) -
     assert forget_hints is not None and forget_hints.destructive_hint is True
     assert set(tools["recall"].input_schema["properties"]) == {
         "query", "scope", "top_k", "kinds", "tags", "since", "until", "as_of",
-        "include_superseded", "per", "explain",
+        "include_superseded", "per", "explain", "context", "max_tokens",
     }
     assert set(tools["remember"].input_schema["properties"]) == {
         "text", "scope", "kind", "tags", "event_time", "supersedes"
     }
     assert set(tools["forget"].input_schema["properties"]) == {"text_or_id", "scope", "reason"}
     assert set(tools["ingest"].input_schema["properties"]) == {
-        "path_or_text", "scope", "title", "uri", "tags"
+        "path_or_text", "scope", "title", "uri", "tags", "format"
     }
     for name in ("remember", "recall", "ingest"):  # what goes where is taught where it matters
         assert "global" in str(tools[name].description) and "local" in str(tools[name].description)

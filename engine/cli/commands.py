@@ -18,13 +18,15 @@ from ..errors import OctomemError
 from ..manager import load_registry
 from ..memory.facade import Memory, open_memory
 from ..memory.scopes import SCOPES, ScopeName, check_scope, scope_roots
+from ..memory.session_start import render as render_session_start
 from ..memory.sources import (
     beir_corpus_path,
     beir_documents,
     count_lines,
     file_document,
-    find_text_files,
+    find_sources,
 )
+from ..memory.transcripts import read_transcript
 from ..memory.transfer import export_scope, import_lines
 from ..pipeline import Pipeline
 from ..settings import load_settings, parse_overrides
@@ -92,10 +94,12 @@ def _pipeline(scope: ScopeName = "global") -> Pipeline:
     return Pipeline(loaded, load_registry(), root)
 
 
-def _ingest(pipeline: Pipeline, docs: Any, total: int, label: str) -> None:
+def _ingest(pipeline: Pipeline, docs: Any, total: int, label: str, whole: bool = False) -> None:
+    """Store ``docs`` (``whole``: in one transaction), then embed what was stored."""
     with render.progress(console) as bar:
         task = bar.add_task(f"indexing {label}", total=total)
-        report = pipeline.add(docs, lambda n: bar.advance(task, n), embed=False)
+        report = pipeline.add(docs, lambda n: bar.advance(task, n), embed=False,
+                              **({"per_transaction": total} if whole else {}))
         embedded = 0
         if report.chunk_ids and pipeline.arms.semantic and not pipeline.semantic_error:
             task2 = bar.add_task("embedding chunks", total=len(report.chunk_ids))
@@ -133,27 +137,34 @@ def _file_documents(files: list[Path]) -> Iterator[Document]:
 
 @app.command()
 def ingest(
-    paths: Annotated[list[Path] | None, typer.Argument(help="Text/Markdown files or folders.")] = None,
-    beir: Annotated[Path | None, typer.Option("--beir", help="A BEIR folder: loads its corpus.jsonl.")] = None,
+    paths: Annotated[list[Path] | None, typer.Argument(help="Text/Markdown files, transcripts (.jsonl) or folders.")] = None,
+    beir: Annotated[Path | None, typer.Option("--beir", help="A BEIR folder: loads its corpus.jsonl (rows naming a conversation and speaker are turns).")] = None,
     scope: ScopeOpt = "local",
+    fmt: Annotated[str, typer.Option("--format", help="How .jsonl files are read: `auto` (sniffed; in folders only transcripts), `chat` (octomem's chat JSON Lines), `claude-code` (Claude Code sessions, e.g. ~/.claude/projects/PROJECT/), or `text` (text files only).")] = "auto",
 ) -> None:
-    """Ingest files and folders (.md, .txt, .rst), or a BEIR corpus with `--beir DIR`, into a
-    scope (default: local, this project's `.octomem/`).
+    """Ingest files and folders (.md, .txt, .rst), chat transcripts and Claude Code sessions
+    (.jsonl; see docs/conversations.md), or a BEIR corpus with `--beir DIR`, into a scope
+    (default: local, this project's `.octomem/`).
 
     Re-ingesting an unchanged file does nothing; a changed one becomes a new revision (the
-    old chunks are kept as history).
+    old chunks are kept as history); a transcript that grew adds its new turns. A malformed
+    transcript line is an error naming the file and line, and nothing is stored.
     """
     if not paths and beir is None:
         raise OctomemError("give files or folders to ingest, or --beir DIR")
     memory = _memory()
     pipeline = memory.scopes.require(show.check_write_scope(scope), create=True)
     try:
-        files = find_text_files(paths) if paths else []  # bad paths fail before any work
+        files, found = find_sources(paths, fmt) if paths else ([], [])  # bad paths fail first
+        transcripts = [(f, read_transcript(f, how)) for f, how in found]  # bad lines too
         if beir is not None:
             total = count_lines(beir_corpus_path(beir))
             _ingest(pipeline, beir_documents(beir), total, f"{beir.name} corpus")
         if files:
             _ingest(pipeline, _file_documents(files), len(files), f"{len(files)} files")
+        for path, turns in transcripts:
+            if turns:
+                _ingest(pipeline, turns, len(turns), f"{path.name} ({len(turns)} turns)", True)
     finally:
         memory.close()
 
@@ -194,13 +205,16 @@ def search(
     as_of: Annotated[str | None, typer.Option("--as-of", help="What was current then (ISO date).")] = None,
     history: Annotated[bool, typer.Option("--include-superseded", help="Also superseded statements.")] = False,
     per: Annotated[str, typer.Option("--per", help="`chunk` or `document` (best chunk per document).")] = "chunk",
+    context: Annotated[int, typer.Option("--context", help="Conversation turns shown before and after each turn hit (0-5).")] = 0,
+    max_tokens: Annotated[int | None, typer.Option("--max-tokens", help="Keep the best hits that fit in about N tokens (ceil(chars/4)); list what was cut.")] = None,
 ) -> None:
     """Recall: both scopes, keyword and semantic arms fused by reciprocal rank, a bounded
     recency bonus, deduplicated; each hit names its scope."""
     memory = _memory()
     try:
         answer = memory.recall(query, scope, top_k, tuple(kind or ()), tuple(tag or ()), since,
-                               until, as_of, history, per)  # type: ignore[arg-type]
+                               until, as_of, history, per,  # type: ignore[arg-type]
+                               context=context, max_tokens=max_tokens)
         show.show_recall(console, query, answer, explain, as_json)
     finally:
         memory.close()
@@ -340,6 +354,21 @@ def import_(
         memory.close()
 
 
+@app.command("session-start")
+def session_start(
+    max_bytes: Annotated[int | None, typer.Option("--max-bytes", min=512, help="Budget in UTF-8 bytes (default: setting session_start.max_bytes, 8192).")] = None,
+) -> None:
+    """Print what an agent should see at the start of a session (the MCP resource
+    octomem://session-start): standing rules and preferences, the current handoff, the most
+    recent and most recalled statements, within a byte budget."""
+    memory = _memory()
+    try:
+        budget = max_bytes or memory.settings.session_start.max_bytes
+        sys.stdout.write(render_session_start(memory, budget))
+    finally:
+        memory.close()
+
+
 # The MCP tools' names, for people who know those: the same commands, not listed twice.
 app.command("remember", hidden=True, help="Same as `add` (the MCP tool's name).")(add)
 app.command("recall", hidden=True, help="Same as `search` (the MCP tool's name).")(search)
@@ -358,6 +387,9 @@ def bench(
     synthetic: Annotated[str | None, typer.Option("--synthetic", help="Scale curve instead of a dataset: sizes, e.g. `10k,100k,1M`.")] = None,
     corpus: Annotated[str, typer.Option("--corpus", help="Scale curve corpus: `random` (Zipf pseudo-words, Gaussian vectors) or `realistic` (SciFact sentences and LoCoMo turns with real pipeline.embedder vectors, perturbed copies above ~31k; writes scale-realistic.*).")] = "random",
     sources: Annotated[Path | None, typer.Option("--sources", help="`--corpus realistic`: folder holding the BEIR folders scifact/ and locomo/ (default ../shared/data).")] = None,
+    save_runs: Annotated[Path | None, typer.Option("--save-runs", help="Write each row's TREC run file (DIR/ROW.trec).")] = None,
+    query_filter: Annotated[str | None, typer.Option("--query-filter", help="Only queries whose `metadata.FIELD` is one of the values: `metadata.conv_id=conv-44,conv-47`.")] = None,
+    abstention: Annotated[bool, typer.Option("--abstention", help="Also ask each query of another group's memory (needs --group-by): share answered with no hits.")] = False,
 ) -> None:
     """Measure arm combinations on a BEIR folder: quality (ranx) and cost, side by side.
 
@@ -370,6 +402,7 @@ def bench(
     entry.main(
         dataset=dataset, combos=combo, split=split, group_by=group_by, out=out, top_k=top_k,
         cache_dir=cache_dir, limit=limit, synthetic=synthetic, corpus=corpus, sources=sources,
+        save_runs=save_runs, query_filter=query_filter, abstention=abstention,
         config_file=state.config,
         overrides=state.overrides, console=console,
     )

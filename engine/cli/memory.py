@@ -59,8 +59,12 @@ def answer(console: Console, query: str, ans: RecallAnswer, explain: bool) -> No
         chunk = hit.chunk
         head = f"[bold]{escape(chunk.title)}[/bold] " if chunk.title else ""
         state = "" if chunk.valid_to is None else " [yellow](superseded)[/yellow]"
-        cells.append(f"{head}[dim]{escape(chunk.document_id)} · {chunk.kind}[/dim]{state}\n"
-                     f"{escape(_snippet(chunk.text, 160))}")
+        around = getattr(ans, "context", {}).get((hit.scope, chunk.id), [])
+        text = "\n".join(
+            [f"[dim]{escape(_snippet(t.chunk.text, 160))}[/dim]" for t in around if t.offset < 0]
+            + [escape(_snippet(chunk.text, 160))]
+            + [f"[dim]{escape(_snippet(t.chunk.text, 160))}[/dim]" for t in around if t.offset > 0])
+        cells.append(f"{head}[dim]{escape(chunk.document_id)} · {chunk.kind}[/dim]{state}\n{text}")
         table.add_row(*cells)
     if ans.hits:
         console.print(table)
@@ -77,6 +81,12 @@ def answer(console: Console, query: str, ans: RecallAnswer, explain: bool) -> No
                       f"{c.kept_chunk.document_id} ({c.kept_scope}): {c.reason}")
     if ans.unembedded_hits:
         console.print(f"{len(ans.unembedded_hits)} hit(s) found by words only (no vector yet)")
+    budget = getattr(ans, "budget", None)
+    if budget is not None:
+        cut = ", ".join(f"#{c.rank} {c.chunk.document_id} ({c.tokens})" for c in budget.cut)
+        console.print(f"about {budget.used} of {budget.max_tokens} tokens"
+                      + (f"; cut: {cut}" if cut else "")
+                      + (f"; shortened {budget.truncated}" if budget.truncated else ""))
 
 
 def show_recall(console: Console, query: str, ans: RecallAnswer, explain: bool,

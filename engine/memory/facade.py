@@ -20,13 +20,17 @@ from typing import TYPE_CHECKING, Any
 from ..arms import VersionedStorage
 from ..errors import EmbedderMismatchError, EmbedderUnavailableError, InvalidQueryError
 from ..manager import ArmRegistry, load_registry
-from ..pipeline import AddReport, Pipeline, embedding_text
+from ..pipeline import DOCS_PER_TRANSACTION, AddReport, Pipeline, embedding_text
 from ..settings import LoadedSettings, load_settings
+from ..turns import TURN_KIND
 from ..types import DEFAULT_KIND, HANDOFF_KIND, Document, Filters
+from .context import ShapedAnswer, check_shape, shape
 from .forget import ForgetOutcome, forget
-from .ingest import ingest_documents
-from .recall import Per, RecallAnswer, RecallRequest, recall_scopes
+from .ingest import ingest_groups, merge_reports
+from .recall import Per, RecallRequest, recall_scopes
+from .recall_log import RecallLog
 from .scopes import SCOPES, ScopeName, ScopeSet, check_scope, memory_knobs, scope_roots
+from .sources import IngestFormat
 from .times import as_of_instant, parse_time
 
 if TYPE_CHECKING:  # numpy arrives with the embedder, not at import (MCP start-up)
@@ -101,6 +105,11 @@ class Memory:
         self.knobs = memory_knobs(loaded.settings)
         self.roots = scope_roots(loaded.settings, project_root, global_root)
         self.scopes = ScopeSet(loaded, registry, self.roots)
+        self.recall_log = RecallLog(self._storage_of)
+
+    def _storage_of(self, scope: str) -> Any:
+        pipeline = self.scopes.get(scope)  # type: ignore[arg-type]
+        return None if pipeline is None else pipeline.arms.storage
 
     # ---- helpers ------------------------------------------------------------------
 
@@ -110,6 +119,7 @@ class Memory:
 
     def find(self, document_id: str, scope: str | None = None) -> list[tuple[ScopeName, Document]]:
         """Return every ``(scope, document)`` with this id (normally one at most)."""
+        self.recall_log.flush()  # its recall count as of now
         return [(s, d) for s, p in self.scopes.existing(self._scopes(scope))
                 if (d := p.arms.storage.get_document(document_id)) is not None]
 
@@ -267,25 +277,39 @@ class Memory:
         kinds: Sequence[str] = (), tags: Sequence[str] = (), since: str | float | None = None,
         until: str | float | None = None, as_of: str | float | None = None,
         include_superseded: bool = False, per: Per = "chunk", count: bool = True,
-    ) -> RecallAnswer:
+        context: int = 0, max_tokens: int | None = None,
+    ) -> ShapedAnswer:
         """Search both scopes (or one) and rank every hit on one scale; see :mod:`.recall`.
 
         :param since: keep statements valid from this time on (ISO-8601; a date: its start).
         :param until: keep statements valid from before this time (a date: its end).
         :param as_of: answer with what was current then (a date: at its end); includes
             statements superseded since, never forgotten ones.
-        :param count: add one to ``recalls`` of every returned statement.
+        :param count: add one to ``recalls`` of every returned statement (written after
+            the answer, off its path: :mod:`.recall_log`).
+        :param context: turns on each side a conversation hit brings along, 0 to
+            :data:`~.context.MAX_CONTEXT`.
+        :param max_tokens: pack the best hits into this many estimated tokens and report
+            what was cut (:mod:`.context`); ``None``: no budget.
         :raises InvalidQueryError: a bad argument, named.
         """
         if per not in ("chunk", "document"):
             raise InvalidQueryError(f"per: must be 'chunk' or 'document', got {per!r}")
+        check_shape(context, max_tokens)
         filters = Filters(
             kinds=tuple(check_kind(k, "kinds") for k in kinds), tags=tuple(tags),
             valid_after=parse_time(since, "since"), valid_before=parse_time(until, "until", "end"),
             as_of=as_of_instant(as_of), include_superseded=include_superseded,
         )
-        request = RecallRequest(query, top_k or self.settings.retrieval.top_k, filters, per, count)
-        return recall_scopes(self.scopes.existing(self._scopes(scope)), request, self.knobs)
+        request = RecallRequest(query, top_k or self.settings.retrieval.top_k, filters, per, False)
+        scoped = self.scopes.existing(self._scopes(scope))
+        answer = shape(recall_scopes(scoped, request, self.knobs),
+                       {s: p.arms.storage for s, p in scoped}, context, max_tokens)
+        if count:
+            for name in answer.scopes:
+                self.recall_log.record(name, [h.chunk.document_id for h in answer.hits
+                                              if h.scope == name])
+        return answer
 
     def forget(self, text_or_id: str, scope: str | None = None,
                reason: str | None = None) -> ForgetOutcome:
@@ -294,24 +318,32 @@ class Memory:
 
     def ingest(
         self, path_or_text: str, scope: str | None = None, title: str | None = None,
-        uri: str | None = None, tags: Sequence[str] = (),
+        uri: str | None = None, tags: Sequence[str] = (), fmt: IngestFormat = "auto",
     ) -> tuple[ScopeName, AddReport]:
-        """Ingest files, a folder or a text into a scope (``local`` by default).
+        """Ingest files, transcripts, a folder or a text into a scope (``local`` by default).
 
         Identical content is a no-op; changed content becomes the document's next revision
-        (the old chunks stay, superseded). See :mod:`.ingest`.
+        (the old chunks stay, superseded). Every file is read before anything is stored;
+        each transcript is stored in one transaction. See :mod:`.ingest`.
 
-        :raises OctomemError: an unreadable path or empty text, named.
+        :param fmt: how ``.jsonl`` files are read (:data:`~.sources.IngestFormat`).
+        :raises OctomemError: an unreadable path, a malformed transcript line or empty
+            text, named.
         """
         target = check_scope(scope) or "local"
-        documents = ingest_documents(path_or_text, self.roots.project, title, uri, tuple(tags))
+        groups = ingest_groups(path_or_text, self.roots.project, title, uri, tuple(tags), fmt)
         pipeline = self.scopes.require(target, create=True)
-        return target, pipeline.add(documents)
+        report = AddReport()
+        for group in groups:  # a transcript's turns: one transaction
+            whole = len(group) if group[0].kind == TURN_KIND else DOCS_PER_TRANSACTION
+            merge_reports(report, pipeline.add(group, per_transaction=whole))
+        return target, report
 
     # ---- reading what is stored -----------------------------------------------------
 
     def statements(self, scope: str, include_superseded: bool = False) -> list[Document]:
         """Return the scope's statements, newest first (current ones unless asked)."""
+        self.recall_log.flush()
         pipeline = self.scopes.get(check_scope(scope) or "local")
         if pipeline is None:
             return []
@@ -338,7 +370,8 @@ class Memory:
         return {"project_root": str(self.roots.project), "scopes": scopes}
 
     def close(self) -> None:
-        """Close both scopes."""
+        """Write the queued recall counts, then close both scopes."""
+        self.recall_log.close()
         self.scopes.close()
 
 

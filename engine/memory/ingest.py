@@ -1,9 +1,14 @@
-"""What ``ingest`` turns into documents: files, a folder, or a text.
+"""What ``ingest`` turns into documents: files, transcripts, a folder, or a text.
 
 A document's id decides what re-ingesting it means. A file's id comes from its absolute
 path (:func:`~.sources.file_document`); a text's from its ``uri``, else its ``title``,
-else its content. So re-ingesting the same path, uri or title with identical content is
-a no-op, and with changed content it becomes the document's next revision.
+else its content; a transcript turn's from its conversation and position, or the
+transcript's own id for it (:mod:`.transcripts`). So re-ingesting the same path, uri,
+title or turn with identical content is a no-op (a transcript that grew adds only its
+new turns), and with changed content it becomes the document's next revision.
+
+Transcripts are read whole before anything is stored, so a malformed line stores
+nothing; each transcript is then stored in one transaction.
 """
 
 from __future__ import annotations
@@ -14,8 +19,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..errors import InvalidQueryError
+from ..pipeline import AddReport
 from ..types import Document
-from .sources import TEXT_SUFFIXES, file_document, find_text_files
+from .sources import TEXT_SUFFIXES, IngestFormat, file_document, find_sources
+from .transcripts import read_transcript
 
 #: Kind of ingested documents (statements use ITEM, FACT, ...).
 DOC_KIND = "DOC"
@@ -53,16 +60,31 @@ def text_document_id(text: str, title: str | None, uri: str | None) -> str:
 
 def ingest_documents(
     path_or_text: str, project_root: Path, title: str | None = None, uri: str | None = None,
-    tags: tuple[str, ...] = (),
+    tags: tuple[str, ...] = (), fmt: IngestFormat = "auto",
 ) -> list[Document]:
-    """Return the documents ``ingest`` stores for ``path_or_text``.
+    """Return the documents ``ingest`` stores for ``path_or_text``, in order (see
+    :func:`ingest_groups`)."""
+    return [doc for group in ingest_groups(path_or_text, project_root, title, uri, tags, fmt)
+            for doc in group]
+
+
+def ingest_groups(
+    path_or_text: str, project_root: Path, title: str | None = None, uri: str | None = None,
+    tags: tuple[str, ...] = (), fmt: IngestFormat = "auto",
+) -> list[list[Document]]:
+    """Return the documents ``ingest`` stores for ``path_or_text``: the text documents as
+    one group, then each transcript's turns as a group of its own (stored in one
+    transaction each).
 
     An existing file or folder (absolute, or relative to ``project_root``) gives one
-    document per text file (``title`` and ``uri`` apply to a single file only); any
-    other string is the text of one document.
+    document per text file (``title`` and ``uri`` apply to a single file only) and one
+    per turn of each transcript (``fmt``: see :data:`~.sources.IngestFormat`); any other
+    string is the text of one document.
 
-    :raises InvalidQueryError: ``path_or_text`` is empty, or a folder holds no text file.
-    :raises OctomemError: a named file is not a UTF-8 text file.
+    :raises InvalidQueryError: ``path_or_text`` is empty, or a folder holds no text file
+        or transcript.
+    :raises OctomemError: a named file is not a UTF-8 text file or a transcript; a
+        transcript has a malformed line (naming the file and line).
     """
     if not isinstance(path_or_text, str) or not path_or_text.strip():
         raise InvalidQueryError("path_or_text: empty; give a file, a folder or a text")
@@ -75,13 +97,30 @@ def ingest_documents(
         )
     if path is None:
         text = path_or_text.strip()
-        return [Document(text=text, id=text_document_id(text, title, uri), title=title, uri=uri,
-                         kind=DOC_KIND, tags=tags, created_at=time.time())]
-    files = find_text_files([path])
-    if not files:
-        raise InvalidQueryError(f"path_or_text: {path} holds no text file (.md, .txt, .rst)")
+        return [[Document(text=text, id=text_document_id(text, title, uri), title=title,
+                          uri=uri, kind=DOC_KIND, tags=tags, created_at=time.time())]]
+    files, transcripts = find_sources([path], fmt)
+    if not files and not transcripts:
+        raise InvalidQueryError(f"path_or_text: {path} holds no text file (.md, .txt, .rst) "
+                                "or transcript (.jsonl)")
+    turns = [[replace(d, tags=tags) if tags else d for d in read_transcript(f, how)]
+             for f, how in transcripts]
     documents = [replace(file_document(f), tags=tags) for f in files]
     if len(documents) == 1 and (title or uri):
         documents[0] = replace(documents[0], title=title or documents[0].title,
                                uri=uri or documents[0].uri)
-    return documents
+    return [group for group in (documents, *turns) if group]
+
+
+def merge_reports(into: AddReport, other: AddReport) -> AddReport:
+    """Add what ``other`` did to ``into`` (ids, counts, times; the last semantic error)."""
+    into.added += other.added
+    into.unchanged += other.unchanged
+    into.replaced += other.replaced
+    into.chunks += other.chunks
+    into.embedded += other.embedded
+    into.seconds_indexing += other.seconds_indexing
+    into.seconds_embedding += other.seconds_embedding
+    into.semantic_error = other.semantic_error or into.semantic_error
+    into.chunk_ids += other.chunk_ids
+    return into

@@ -11,6 +11,14 @@ from .forget import ForgetOutcome
 from .models import ArmContribution, StoredItem
 from .recall import RecallAnswer, ScopedHit
 from .times import iso
+from .turn_results import (
+    BudgetResult,
+    ContextItem,
+    TurnInfo,
+    budget_result,
+    context_items,
+    turn_info,
+)
 
 
 class ScopedItem(StoredItem):
@@ -131,6 +139,9 @@ class MemoryHit(BaseModel):
                                         "score, at most 0.1 (only with explain)")
     arms: dict[str, ArmContribution] | None = Field(
         None, description="each arm's rank and raw score, scopes merged (only with explain)")
+    turn: TurnInfo | None = Field(None, description="for a conversation turn: where it sits")
+    context: list[ContextItem] | None = Field(
+        None, description="the turns around it in its conversation (recall's context), in order")
 
 
 def memory_hit(hit: ScopedHit, explain: bool) -> MemoryHit:
@@ -146,6 +157,7 @@ def memory_hit(hit: ScopedHit, explain: bool) -> MemoryHit:
         current=c.valid_to is None, valid_to=iso(c.valid_to),
         fused_score=hit.fused_score if explain else None,
         recency_bonus=round(hit.recency, 6) if explain else None, arms=arms,
+        turn=turn_info(c),
     )
 
 
@@ -173,13 +185,22 @@ class MemoryRecallResult(BaseModel):
         default_factory=list, description="ids of hits found by words only (no vector yet)")
     chunks_without_vector: int = Field(0, description="stored chunks found by words only")
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    budget: BudgetResult | None = Field(
+        None, description="with max_tokens: tokens used and the hits cut to fit")
 
 
 def recall_result(query: str, answer: RecallAnswer, explain: bool = False) -> MemoryRecallResult:
-    """Convert a :class:`~octomem.engine.memory.recall.RecallAnswer`."""
+    """Convert a :class:`~octomem.engine.memory.recall.RecallAnswer` (a
+    :class:`~.context.ShapedAnswer`'s context turns and budget included)."""
     by_key = {(h.scope, h.chunk.id): h.chunk.document_id for h in answer.hits}
+    hits = [memory_hit(h, explain) for h in answer.hits]
+    around = getattr(answer, "context", {})
+    for hit, model in zip(answer.hits, hits, strict=True):
+        if (hit.scope, hit.chunk.id) in around:
+            model.context = context_items(around[(hit.scope, hit.chunk.id)])
     return MemoryRecallResult(
-        query=query, scopes=answer.scopes, hits=[memory_hit(h, explain) for h in answer.hits],
+        query=query, scopes=answer.scopes, hits=hits,
+        budget=budget_result(getattr(answer, "budget", None)),
         arms_ran=answer.arms_ran, arms_unavailable=answer.arms_unavailable,
         semantic_available=answer.semantic_available,
         collapsed=[MemoryCollapsed(id=c.chunk.document_id, scope=c.scope,

@@ -1,4 +1,5 @@
-"""Reading documents from disk: text/Markdown files and folders, and BEIR corpora."""
+"""Reading documents from disk: text/Markdown files, transcripts and folders of them, and
+BEIR corpora (whose rows may be conversation turns)."""
 
 from __future__ import annotations
 
@@ -7,37 +8,86 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Literal
 
 from ..errors import OctomemError
+from ..turns import TURN_KIND, beir_turn, epoch
 from ..types import Document
+from .transcripts import TranscriptFormat, sniff
 
 #: File suffixes ``octomem ingest`` reads as text.
 TEXT_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".text"})
+#: Suffix of transcripts (chat JSON Lines, Claude Code sessions).
+TRANSCRIPT_SUFFIX = ".jsonl"
+#: What ``ingest`` reads: ``auto`` text files and the ``.jsonl`` files that are
+#: transcripts (sniffed); ``text`` text files only; ``chat`` / ``claude-code`` every
+#: ``.jsonl`` file as that transcript format.
+IngestFormat = Literal["auto", "text", "chat", "claude-code"]
+INGEST_FORMATS: tuple[str, ...] = ("auto", "text", "chat", "claude-code")
 
 
-def find_text_files(paths: list[Path]) -> list[Path]:
-    """Expand files and folders into the text files under them, sorted, hidden dirs skipped.
+def _walk(folder: Path) -> Iterator[Path]:
+    """Yield the files under ``folder``, sorted, hidden files and folders skipped."""
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        yield from (Path(dirpath) / f for f in sorted(filenames) if not f.startswith("."))
 
-    :raises OctomemError: a path does not exist, or a named file is not a text file.
+
+def _transcript_format(path: Path, fmt: IngestFormat, named: bool) -> TranscriptFormat | None:
+    """Return how to read a ``.jsonl`` file, or ``None`` to leave it alone.
+
+    :raises OctomemError: a file named on its own is no transcript (``auto``).
     """
-    found: list[Path] = []
+    if fmt in ("chat", "claude-code"):
+        return fmt  # type: ignore[return-value]
+    if fmt == "text":
+        if named:
+            raise OctomemError(f"{path}: a .jsonl file is read as a transcript; drop --format "
+                               "text, or give --format chat or claude-code")
+        return None
+    found = sniff(path)
+    if found is None and named:
+        raise OctomemError(
+            f"{path}: neither a chat transcript (lines with 'text' and 'speaker' or 'role') nor "
+            "a Claude Code session (lines with 'type' and 'sessionId'); see docs/conversations.md")
+    return found
+
+
+def find_sources(
+    paths: list[Path], fmt: IngestFormat = "auto"
+) -> tuple[list[Path], list[tuple[Path, TranscriptFormat]]]:
+    """Expand files and folders into the text files and transcripts under them, sorted,
+    hidden files and folders skipped.
+
+    In a folder, ``auto`` takes the text files and the ``.jsonl`` files that sniff as a
+    transcript (other ``.jsonl`` files are left alone, like any other suffix);
+    ``chat`` / ``claude-code`` take every ``.jsonl`` file as that format and no text
+    file; ``text`` takes text files only.
+
+    :returns: ``(text files, [(transcript file, its format)])``.
+    :raises OctomemError: a path does not exist, a named file is neither a text file
+        nor a transcript, or ``fmt`` is unknown.
+    """
+    if fmt not in INGEST_FORMATS:
+        raise OctomemError(f"format: must be one of {', '.join(INGEST_FORMATS)}, got {fmt!r}")
+    texts: list[Path] = []
+    transcripts: list[tuple[Path, TranscriptFormat]] = []
     for path in paths:
         if not path.exists():
             raise OctomemError(f"{path}: no such file or folder")
-        if path.is_file():
-            if path.suffix.lower() not in TEXT_SUFFIXES:
-                raise OctomemError(
-                    f"{path}: not a text file (reads {', '.join(sorted(TEXT_SUFFIXES))})"
-                )
-            found.append(path)
-            continue
-        for dirpath, dirnames, filenames in os.walk(path):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            found.extend(
-                Path(dirpath) / f for f in sorted(filenames)
-                if Path(f).suffix.lower() in TEXT_SUFFIXES and not f.startswith(".")
-            )
-    return found
+        named = path.is_file()
+        for file in [path] if named else _walk(path):
+            suffix = file.suffix.lower()
+            if suffix == TRANSCRIPT_SUFFIX:
+                how = _transcript_format(file, fmt, named)
+                if how is not None:
+                    transcripts.append((file, how))
+            elif suffix in TEXT_SUFFIXES and fmt in ("auto", "text"):
+                texts.append(file)
+            elif named:
+                wanted = ", ".join(sorted(TEXT_SUFFIXES | {TRANSCRIPT_SUFFIX}))
+                raise OctomemError(f"{file}: not a text file or transcript (reads {wanted})")
+    return texts, transcripts
 
 
 #: Longest title taken from a ``# `` heading (characters): the title is repeated in every
@@ -108,13 +158,26 @@ def count_lines(path: Path) -> int:
         return sum(1 for line in fh if line.strip())
 
 
+#: Version of what :func:`beir_documents` makes of a corpus (2: rows naming a
+#: conversation and a speaker are turns); caches of stored corpora key on it.
+BEIR_READER_VERSION = 2
+
+
 def beir_documents(folder: Path) -> Iterator[Document]:
     """Yield the documents of a BEIR ``corpus.jsonl`` (``_id``, ``title``, ``text``,
-    optional ``metadata``), kind ``DOC``, in file order.
+    optional ``metadata``), in file order.
 
-    :raises OctomemError: no corpus.jsonl, a malformed line, or a row without ``_id``.
+    A row whose metadata names a conversation and a speaker (:data:`~..turns.BEIR_NAMES`:
+    LoCoMo's ``conv_id``/``speaker``, LongMemEval's ``qid``/``speaker``) is a turn: kind
+    ``TURN``, its metadata completed with the turn keys (position: its order among its
+    conversation's rows), its event time the turn's time. Other rows are kind ``DOC``.
+    The row's ``_id``, title, text and own metadata are kept either way.
+
+    :raises OctomemError: no corpus.jsonl, a malformed line, a row without ``_id``, or
+        a turn whose time is in no known format.
     """
     corpus = beir_corpus_path(folder)
+    positions: dict[str, int] = {}
     for row in _jsonl(corpus):
         if "_id" not in row:
             raise OctomemError(f"{corpus}: a row has no '_id' field")
@@ -124,7 +187,15 @@ def beir_documents(folder: Path) -> Iterator[Document]:
             text = title or ""
         if not text.strip():
             continue
-        yield Document(
-            text=text, id=str(row["_id"]), title=title, kind="DOC",
-            metadata={str(k): v for k, v in (row.get("metadata") or {}).items()},
-        )
+        metadata = {str(k): v for k, v in (row.get("metadata") or {}).items()}
+        try:
+            turn = beir_turn(metadata, positions)
+        except ValueError as exc:
+            raise OctomemError(f"{corpus}: row {row['_id']!r}: {exc}") from None
+        if turn is None:
+            yield Document(text=text, id=str(row["_id"]), title=title, kind="DOC",
+                           metadata=metadata)
+            continue
+        meta, moment = turn
+        yield Document(text=text, id=str(row["_id"]), title=title, kind=TURN_KIND,
+                       metadata=meta, event_time=epoch(moment))

@@ -65,6 +65,7 @@ def export_lines(memory: Memory, scope: str) -> Iterator[dict[str, Any]]:
     """Yield the JSONL objects of ``scope``: header, documents (oldest first), forget log."""
     chosen: ScopeName = check_scope(scope) or "local"
     pipeline = memory.scopes.require(chosen)
+    memory.recall_log.flush()  # the recall counts as of now
     storage = _storage(pipeline)
     embedder = pipeline.arms.embedder
     yield {"type": "octomem-export", "format": FORMAT, "scope": chosen,

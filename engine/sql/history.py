@@ -149,6 +149,24 @@ class SqlHistory:
             f"SELECT {_FORGOT_COLUMNS} FROM forgotten ORDER BY forgotten_at, id").fetchall()
         yield from (ForgetRecord(*r) for r in rows)
 
+    def kind_counts(self) -> dict[str, int]:
+        """Return current documents per kind (session start finds the statements' kinds)."""
+        rows = self._run(self.connection(), "SELECT kind, count(*) FROM documents WHERE "
+                         "valid_to IS NULL GROUP BY kind").fetchall()
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    def most_recalled(self, kinds: Sequence[str], limit: int) -> list[Document]:
+        """Return up to ``limit`` current documents of ``kinds`` that recall answers
+        returned, most ``recalls`` first (ties: last recalled first)."""
+        if not kinds:
+            return []
+        sql, params = self.dialect.in_list("kind", kinds)
+        rows = self._run(
+            self.connection(), f"SELECT {self.doc_columns} FROM documents WHERE {sql} AND "
+            "valid_to IS NULL AND recalls > 0 ORDER BY recalls DESC, last_recalled_at DESC "
+            f"LIMIT {int(limit)}", params).fetchall()
+        return [self.document_of(r) for r in rows]
+
     def history_counts(self) -> dict[str, int]:
         """Return ``{"current": n, "superseded": n, "forgotten": n}`` documents."""
         row: Any = self._run(

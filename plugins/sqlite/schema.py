@@ -16,6 +16,7 @@ from pathlib import Path
 import apsw
 
 from octomem.engine.errors import OctomemError
+from octomem.engine.turns import CONVERSATION, POSITION, TURN_KIND
 
 SCHEMA_VERSION = 2
 
@@ -77,6 +78,16 @@ UPDATE chunks SET valid_from = coalesce((
 """
 
 
+#: Finds a conversation's turns by position (the neighbours a recall shows as context).
+#: An index, not a schema change: created in any file that lacks it, older octomems
+#: ignore it.
+TURN_INDEX = f"""
+CREATE INDEX IF NOT EXISTS chunks_turn ON chunks(
+    json_extract(metadata, '$.{CONVERSATION}'), json_extract(metadata, '$.{POSITION}'))
+    WHERE kind = '{TURN_KIND}';
+"""
+
+
 def migrate(tx: apsw.Connection, path: Path, set_meta: Callable[[str, str], None]) -> None:
     """Create the schema in a new file, or bring an older one up to :data:`SCHEMA_VERSION`.
 
@@ -91,6 +102,7 @@ def migrate(tx: apsw.Connection, path: Path, set_meta: Callable[[str, str], None
     if row is None:
         tx.execute(SCHEMA)
         tx.execute(FORGOTTEN)
+        tx.execute(TURN_INDEX)
         set_meta("schema_version", str(SCHEMA_VERSION))
         return
     version = int(row[0])
@@ -102,5 +114,6 @@ def migrate(tx: apsw.Connection, path: Path, set_meta: Callable[[str, str], None
     if version < 2:
         tx.execute(_V1_TO_V2)
         tx.execute(FORGOTTEN)
+    tx.execute(TURN_INDEX)
     if version < SCHEMA_VERSION:
         set_meta("schema_version", str(SCHEMA_VERSION))

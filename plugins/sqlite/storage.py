@@ -31,6 +31,7 @@ from pydantic import BaseModel, Field
 from octomem.engine.arms import ArmContext, ArmSpec
 from octomem.engine.errors import IncompatibleArmsError, OctomemError
 from octomem.engine.hookspecs import hookimpl
+from octomem.engine.turns import CONVERSATION, POSITION, TURN_KIND
 from octomem.engine.types import Chunk, Document, Filters
 
 from .filters import filter_sql, json_path
@@ -322,6 +323,19 @@ class SqliteStorage(SqliteHistory):
             if len(rows) < _ITER_BATCH:
                 return
             last = rows[-1][0]
+
+    def turn_chunks(self, conversation: str, positions: Sequence[int]) -> list[Chunk]:
+        """Return the chunks of ``conversation``'s turns at ``positions`` (kind ``TURN``),
+        every revision, by position then id; from the ``chunks_turn`` index."""
+        if not positions:
+            return []
+        rows = self.connection().execute(
+            f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE kind = '{TURN_KIND}' AND "
+            f"json_extract(metadata, '$.{CONVERSATION}') = ? AND "
+            f"json_extract(metadata, '$.{POSITION}') IN (SELECT value FROM json_each(?)) "
+            f"ORDER BY json_extract(metadata, '$.{POSITION}'), id",
+            (conversation, json.dumps([int(p) for p in positions]))).fetchall()
+        return [chunk_of(r) for r in rows]
 
     def counts(self) -> dict[str, int]:
         """Return ``{"documents": n, "chunks": n}``."""

@@ -1,0 +1,133 @@
+"""Query subsets, saved runs and the abstention pass of ``octomem bench``.
+
+- ``--query-filter metadata.FIELD=v1,v2``: evaluate only the queries whose
+  ``metadata[FIELD]`` is one of the values (LoCoMo's report half:
+  ``metadata.conv_id=conv-44,conv-47,conv-48,conv-49,conv-50``; LongMemEval's:
+  ``metadata.split=report``), so each half is its own report.
+- ``--save-runs DIR``: each row's run as a TREC run file ``DIR/<row>.trec``
+  (``qid Q0 docid rank score row``, trec_eval's format), to compare or pair rows later.
+- ``--abstention`` (with ``--group-by``): every query is also asked, through ``recall``
+  as an agent asks it, of another group's memory (the next group value in sorted order:
+  LoCoMo another conversation, LongMemEval another question's haystack), where nothing
+  answers it. Reported per row: the share of those answers that are empty
+  (``other_empty``), and on the query's own group: the share answered with no hits
+  (``own_empty``), with evidence in the top 10 (``own_evidence_at_10``), and, of the
+  queries whose evidence was in the quality pass's top 10, the share whose recall answer
+  still holds it (``own_kept``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from octomem.engine.errors import OctomemError
+from octomem.engine.memory.recall import RecallRequest, recall_scopes
+from octomem.engine.memory.scopes import memory_knobs
+from octomem.engine.pipeline import Pipeline
+from octomem.engine.types import Filters
+
+from .dataset import GROUP_BY_PREFIX, BeirDataset, parse_group_by
+
+#: Hits of an abstention-pass answer (what an agent asks for).
+ABSTENTION_TOP_K = 10
+
+
+def parse_query_filter(spec: str) -> tuple[str, set[str]]:
+    """Return ``(field, values)`` of ``metadata.FIELD=v1,v2,...``.
+
+    :raises OctomemError: the value is not of that form.
+    """
+    name, _, values = spec.partition("=")
+    wanted = {v.strip() for v in values.split(",") if v.strip()}
+    if not name.startswith(GROUP_BY_PREFIX) or len(name) == len(GROUP_BY_PREFIX) or not wanted:
+        raise OctomemError(f"--query-filter {spec!r}: expected metadata.FIELD=VALUE[,VALUE...], "
+                           "e.g. metadata.conv_id=conv-44,conv-47")
+    return name[len(GROUP_BY_PREFIX):], wanted
+
+
+def filter_queries(dataset: BeirDataset, spec: str | None) -> BeirDataset:
+    """Keep the queries whose metadata field has one of the values of ``spec``.
+
+    :raises OctomemError: a malformed ``spec``, or no query left.
+    """
+    if not spec:
+        return dataset
+    name, wanted = parse_query_filter(spec)
+    keep = [q for q in dataset.queries
+            if str(dataset.query_metadata.get(q, {}).get(name)) in wanted]
+    if not keep:
+        raise OctomemError(f"--query-filter {spec!r}: no judged query of split "
+                           f"{dataset.split!r} has metadata.{name} in {sorted(wanted)}")
+    return replace(dataset, queries={q: dataset.queries[q] for q in keep},
+                   query_metadata={q: dataset.query_metadata[q] for q in keep},
+                   qrels={q: dataset.qrels[q] for q in keep})
+
+
+def trec_lines(name: str, run: Mapping[str, Mapping[str, float]]) -> list[str]:
+    """Return a run as TREC run lines, each query's documents best first."""
+    lines = []
+    for qid, docs in run.items():
+        ranked = sorted(docs.items(), key=lambda kv: -kv[1])
+        lines += [f"{qid} Q0 {doc} {rank} {score:.6f} {name}"
+                  for rank, (doc, score) in enumerate(ranked, start=1)]
+    return lines
+
+
+def save_runs(folder: Path, runs: Mapping[str, Mapping[str, Mapping[str, float]]]) -> list[Path]:
+    """Write each row's run to ``folder/<row>.trec``; return the paths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, run in runs.items():
+        path = folder / f"{name.replace('/', '_')}.trec"
+        path.write_text("\n".join(trec_lines(name, run)) + "\n", encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def other_group_filters(dataset: BeirDataset, group_by: str | None) -> dict[str, Filters]:
+    """Return, per query, the filter of another group: the next value in sorted order.
+
+    :raises OctomemError: no ``group_by``, or fewer than two groups among the queries.
+    """
+    field_name = parse_group_by(group_by)
+    if field_name is None:
+        raise OctomemError("--abstention asks each query of another group's memory: give "
+                           "--group-by metadata.FIELD (LoCoMo: metadata.conv_id)")
+    own = {q: str(dataset.query_metadata.get(q, {}).get(field_name)) for q in dataset.queries}
+    groups = sorted(set(own.values()))
+    if len(groups) < 2:
+        raise OctomemError(f"--abstention: the queries have one {group_by} value only; "
+                           "another group's memory is needed")
+    after = {g: groups[(i + 1) % len(groups)] for i, g in enumerate(groups)}
+    return {q: Filters(metadata={field_name: after[g]}) for q, g in own.items()}
+
+
+def _ids(pipeline: Pipeline, text: str, filters: Filters) -> list[str]:
+    request = RecallRequest(text, ABSTENTION_TOP_K, filters, "chunk", False)
+    answer = recall_scopes([("local", pipeline)], request, memory_knobs(pipeline.settings))
+    return list(dict.fromkeys(h.chunk.document_id for h in answer.hits))
+
+
+def abstention(pipeline: Pipeline, dataset: BeirDataset, own: Mapping[str, Filters],
+               other: Mapping[str, Filters], run: Mapping[str, Mapping[str, float]]
+               ) -> dict[str, Any]:
+    """Ask every query through ``recall`` of its own group and of another; see the
+    module docstring for what is reported."""
+    empty_other = empty_own = evidence = before = kept = 0
+    for qid, text in dataset.queries.items():
+        relevant = {d for d, g in dataset.qrels[qid].items() if g > 0}
+        empty_other += not _ids(pipeline, text, other[qid])
+        answer = _ids(pipeline, text, own[qid])
+        empty_own += not answer
+        evidence += bool(relevant & set(answer))
+        top = sorted(run.get(qid, {}).items(), key=lambda kv: -kv[1])[:ABSTENTION_TOP_K]
+        if relevant & {d for d, _ in top}:
+            before += 1
+            kept += bool(relevant & set(answer))
+    n = len(dataset.queries)
+    return {"queries": n, "top_k": ABSTENTION_TOP_K, "other_empty": empty_other / n,
+            "own_empty": empty_own / n, "own_evidence_at_10": evidence / n,
+            "own_evidence_before": before, "own_kept": kept / before if before else None}

@@ -1,0 +1,251 @@
+"""Chat transcripts as turns: octomem's chat JSON Lines format and Claude Code sessions.
+
+Both are read whole before anything is stored: a malformed line is an error naming the
+file and the line, and nothing of that file is stored. See docs/conversations.md.
+
+**Chat JSON Lines** (``--format chat``), one turn a line, in the order they were said::
+
+    {"conversation": "trip", "session": "day 1", "speaker": "Ana", "text": "Shall we fly?",
+     "time": "2024-05-01T10:00:00Z"}
+
+``text`` and one of ``speaker`` / ``role`` are required; ``conversation`` defaults to
+the file name without its suffix, ``session`` to the conversation, ``role`` to the
+speaker's name when that is ``user`` or ``assistant``; ``id`` (a turn's own stable id,
+default ``<conversation>:<position>``), ``title`` and ``metadata`` (an object of extra
+fields) are optional. Any other field is an error, so a misspelt one is not lost.
+
+**Claude Code sessions** (``--format claude-code``, ``~/.claude/projects/<project>/
+<session>.jsonl``): the user's typed text and the assistant's text replies, each with
+its timestamp; consecutive records of one speaker form one turn (the tool calls between
+an assistant's texts are left out, so its reply reads as one turn). Dropped: tool calls
+and results, thinking, images, sub-agent (sidechain) and meta records, compaction
+summaries, slash-command records and every non-message record (summaries, snapshots,
+progress, system). A turn's id is ``claude:<uuid of its first record>``, so a resumed
+session that repeats earlier records stores them once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from ..errors import OctomemError
+from ..turns import (
+    TURN_KIND,
+    epoch,
+    parse_turn_time,
+    role_of,
+    spoken_date,
+    spoken_text,
+    turn_id,
+    turn_metadata,
+)
+from ..types import Document
+
+TranscriptFormat = Literal["chat", "claude-code"]
+#: Fields of a chat JSON Lines turn.
+CHAT_FIELDS = frozenset({"conversation", "session", "speaker", "role", "text", "time", "id",
+                         "title", "metadata"})
+#: Record types of Claude Code transcripts (any record with a ``sessionId`` also counts).
+CLAUDE_TYPES = frozenset({"user", "assistant", "system", "summary", "file-history-snapshot",
+                          "queue-operation", "progress", "permission-mode", "custom-title",
+                          "last-prompt", "mode"})
+#: User texts Claude Code writes itself for slash commands and their output.
+CLAUDE_COMMAND_PREFIXES = ("<command-name>", "<command-message>", "<local-command-stdout>",
+                           "<local-command-stderr>", "<local-command-caveat>",
+                           "[Request interrupted by user")
+
+
+class TranscriptError(OctomemError):
+    """A transcript line that cannot be read; the message names the file and line."""
+
+
+def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line number, object)`` for every non-blank line of a JSON Lines file.
+
+    :raises TranscriptError: a line is not JSON, or not a JSON object; a byte is not UTF-8.
+    """
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise TranscriptError(f"{path}:{lineno}: not valid JSON: {exc.msg}") from None
+                if not isinstance(row, dict):
+                    raise TranscriptError(f"{path}:{lineno}: expected a JSON object, got "
+                                          f"{type(row).__name__}")
+                yield lineno, row
+    except UnicodeDecodeError as exc:
+        raise TranscriptError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") \
+            from None
+
+
+def sniff(path: Path) -> TranscriptFormat | None:
+    """Return the transcript format of a JSON Lines file from its first record, or
+    ``None`` when it is neither (or empty, or not JSON)."""
+    try:
+        for _, row in _lines(path):
+            if "sessionId" in row or row.get("type") in CLAUDE_TYPES:
+                return "claude-code"
+            if "text" in row and ("speaker" in row or "role" in row):
+                return "chat"
+            return None
+    except TranscriptError:
+        return None
+    return None
+
+
+def _string(row: dict[str, Any], key: str, where: str, default: str | None = None) -> str | None:
+    value = row.get(key, default)
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or not value.strip():
+        raise TranscriptError(f"{where}: {key!r} must be a non-empty string, got {value!r}")
+    return value.strip()
+
+
+def _time(value: Any, where: str, key: str) -> datetime | None:
+    try:
+        return parse_turn_time(value)
+    except ValueError as exc:
+        raise TranscriptError(f"{where}: {key!r}: {exc}") from None
+
+
+def _chat_turn(path: Path, lineno: int, row: dict[str, Any], positions: dict[str, int],
+               uri: str) -> Document:
+    where = f"{path}:{lineno}"
+    unknown = sorted(set(row) - CHAT_FIELDS)
+    if unknown:
+        raise TranscriptError(f"{where}: unknown field {unknown[0]!r}; a chat turn has "
+                              f"{', '.join(sorted(CHAT_FIELDS))}")
+    text = _string(row, "text", where)
+    if text is None:
+        raise TranscriptError(f"{where}: no 'text'")
+    speaker, role = _string(row, "speaker", where), _string(row, "role", where)
+    if speaker is None and role is None:
+        raise TranscriptError(f"{where}: give 'speaker' or 'role'")
+    try:
+        role = role_of(speaker, role)
+    except ValueError as exc:
+        raise TranscriptError(f"{where}: {exc}") from None
+    speaker = speaker or str(role)
+    conversation = _string(row, "conversation", where, path.stem) or path.stem
+    session = _string(row, "session", where, conversation) or conversation
+    extra = row.get("metadata") or {}
+    if not isinstance(extra, dict):
+        raise TranscriptError(f"{where}: 'metadata' must be an object")
+    moment = _time(row.get("time"), where, "time")
+    position = positions.get(conversation, 0)
+    positions[conversation] = position + 1
+    return Document(
+        text=spoken_text(speaker, text),
+        id=_string(row, "id", where) or turn_id(conversation, position),
+        title=_string(row, "title", where) or spoken_date(moment), uri=uri, kind=TURN_KIND,
+        event_time=epoch(moment),
+        metadata=turn_metadata(conversation, session, position, speaker, role, moment, extra),
+    )
+
+
+def read_chat(path: Path) -> list[Document]:
+    """Read a chat JSON Lines file (module docstring) as turn documents, in file order.
+
+    :raises TranscriptError: a malformed line, naming the file and line.
+    """
+    positions: dict[str, int] = {}
+    uri = path.resolve().as_uri()
+    return [_chat_turn(path, n, row, positions, uri) for n, row in _lines(path)]
+
+
+@dataclass(slots=True)
+class _Pending:
+    """A Claude Code turn being assembled from consecutive records of one speaker."""
+
+    role: str
+    uuid: str
+    session: str
+    moment: datetime | None
+    texts: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _claude_texts(content: Any, where: str) -> list[str]:
+    """Return the text blocks of a Claude Code message's content (a string or blocks)."""
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        raise TranscriptError(f"{where}: message.content must be a string or a list of blocks")
+    return [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"
+            and isinstance(b.get("text"), str)]
+
+
+def _claude_record(row: dict[str, Any], where: str) -> tuple[str, list[str]] | None:
+    """Return ``(role, texts)`` of a record whose text is kept, else ``None``."""
+    kind = row.get("type")
+    if kind not in ("user", "assistant") or row.get("isSidechain") or row.get("isMeta") \
+            or row.get("isCompactSummary"):
+        return None
+    message = row.get("message")
+    if not isinstance(message, dict):
+        raise TranscriptError(f"{where}: a {kind} record without a 'message' object")
+    texts = [t.strip() for t in _claude_texts(message.get("content"), where) if t.strip()]
+    if kind == "user":
+        texts = [t for t in texts if not t.startswith(CLAUDE_COMMAND_PREFIXES)]
+    return (kind, texts) if texts else None
+
+
+def read_claude_code(path: Path) -> list[Document]:
+    """Read a Claude Code session transcript (module docstring) as turn documents.
+
+    :raises TranscriptError: a line that is not a JSON object, a user or assistant record
+        without a message, or a timestamp that is not ISO-8601; naming the file and line.
+    """
+    turns: list[_Pending] = []
+    for lineno, row in _lines(path):
+        where = f"{path}:{lineno}"
+        kept = _claude_record(row, where)
+        if kept is None:
+            continue
+        role, texts = kept
+        if turns and turns[-1].role == role:
+            turns[-1].texts += texts
+            continue
+        uuid = _string(row, "uuid", where) or f"{path.stem}:{lineno}"
+        session = _string(row, "sessionId", where, path.stem) or path.stem
+        extra = {"source": "claude-code"}
+        if isinstance(row.get("cwd"), str):
+            extra["project"] = row["cwd"]
+        turns.append(_Pending(role, uuid, session, _time(row.get("timestamp"), where,
+                                                          "timestamp"), texts, extra))
+    uri = path.resolve().as_uri()
+    return [
+        Document(
+            text=spoken_text(t.role, "\n\n".join(t.texts)), id=f"claude:{t.uuid}",
+            title=spoken_date(t.moment), uri=uri, kind=TURN_KIND, event_time=epoch(t.moment),
+            metadata=turn_metadata(t.session, t.session, i, t.role, t.role, t.moment, t.extra),
+        )
+        for i, t in enumerate(turns)
+    ]
+
+
+def read_transcript(path: Path, fmt: TranscriptFormat | None = None) -> list[Document]:
+    """Read one transcript file as turns; ``fmt=None`` sniffs the format.
+
+    :raises TranscriptError: the file is neither format, or a malformed line.
+    """
+    chosen = fmt or sniff(path)
+    if chosen == "chat":
+        return read_chat(path)
+    if chosen == "claude-code":
+        return read_claude_code(path)
+    raise TranscriptError(
+        f"{path}: neither a chat transcript (lines with 'text' and 'speaker' or 'role') nor "
+        "a Claude Code session (lines with 'type' and 'sessionId'); see docs/conversations.md")

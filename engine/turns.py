@@ -1,0 +1,185 @@
+"""Conversation turns as documents: the metadata every turn carries, and its time.
+
+A transcript is a conversation of sessions of turns. Each turn is stored as one
+document of kind :data:`TURN_KIND` (one chunk, or several for a very long turn) whose
+metadata, copied onto its chunks, names where it sits:
+
+============== ======= ===========================================================
+key            type    meaning
+============== ======= ===========================================================
+conversation   str     the conversation it belongs to
+session        str     the session within the conversation
+position       int     0-based index of the turn in its conversation, in order
+speaker        str     who spoke, as written ("Caroline", "user")
+role           str     ``"user"`` or ``"assistant"`` in user-assistant chats;
+                       ``None`` (absent) in chats between people
+time           str     when it was said, ISO-8601, when known
+============== ======= ===========================================================
+
+Its text is ``"<speaker>: <what was said>"`` and its title the date it was said, as
+the LoCoMo BEIR corpus stores turns (its session date is the title): a question about
+*when* finds the date in the indexed text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from functools import lru_cache
+from typing import Any
+
+#: Kind of a conversation turn (statements are ITEM, FACT, ...; ingested files DOC).
+TURN_KIND = "TURN"
+#: Metadata keys of a turn (see the module docstring).
+CONVERSATION, SESSION, POSITION, SPEAKER, ROLE, TIME = (
+    "conversation", "session", "position", "speaker", "role", "time")
+TURN_KEYS = (CONVERSATION, SESSION, POSITION, SPEAKER, ROLE, TIME)
+#: The roles of a user-assistant chat.
+ROLES = ("user", "assistant")
+
+#: Date formats of transcripts in the wild, tried in order after ISO-8601: LoCoMo's
+#: "1:56 pm on 8 May, 2023" and LongMemEval's "2023/05/20 (Sat) 00:43".
+_FORMATS = ("%I:%M %p on %d %B, %Y", "%Y/%m/%d (%a) %H:%M", "%Y/%m/%d %H:%M", "%Y/%m/%d")
+
+
+def parse_turn_time(value: Any) -> datetime | None:
+    """Return a transcript's time as a datetime (naive when the text names no zone).
+
+    Accepts ISO-8601 (``2024-05-01``, ``2024-05-01T10:00:00Z``), epoch seconds, and the
+    formats in :data:`_FORMATS`; ``None`` or an empty string is ``None``.
+
+    :raises ValueError: any other text.
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return datetime.fromtimestamp(float(value), UTC)
+    if not isinstance(value, str):
+        raise ValueError(f"a time must be a string, got {type(value).__name__}")
+    return _parse_text(value.strip())
+
+
+@lru_cache(maxsize=4096)
+def _parse_text(text: str) -> datetime:
+    """Parse one time text (cached: every turn of a session repeats its date)."""
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        pass
+    for fmt in _FORMATS:
+        try:
+            return datetime.strptime(text, fmt)
+        except ValueError:
+            continue
+    raise ValueError(f"{text!r} is not an ISO-8601 time (e.g. 2024-05-01T10:00:00Z)")
+
+
+def iso_time(moment: datetime | None) -> str | None:
+    """Format a turn's time as ISO-8601 to the second (no zone when none was given)."""
+    return None if moment is None else moment.isoformat(timespec="seconds")
+
+
+def epoch(moment: datetime | None) -> float | None:
+    """Return a turn's time as epoch seconds (a time without a zone is UTC)."""
+    if moment is None:
+        return None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+
+
+def spoken_date(moment: datetime | None) -> str | None:
+    """Return the title of a turn said at ``moment``: ``"8 May 2023, 13:56"``."""
+    if moment is None:
+        return None
+    return f"{moment.day} {moment:%B %Y, %H:%M}"
+
+
+def role_of(speaker: str | None, role: str | None = None) -> str | None:
+    """Return the turn's role: ``role`` if given, else the speaker's name when it is
+    ``user`` or ``assistant`` (any case), else ``None``.
+
+    :raises ValueError: ``role`` is given and is not ``user`` or ``assistant``.
+    """
+    if role is not None:
+        if role not in ROLES:
+            raise ValueError(f"role must be 'user' or 'assistant', got {role!r}")
+        return role
+    folded = (speaker or "").strip().lower()
+    return folded if folded in ROLES else None
+
+
+def spoken_text(speaker: str, text: str) -> str:
+    """Return ``"<speaker>: <text>"`` unless the text already starts with it."""
+    text = text.strip()
+    prefix = f"{speaker}:"
+    return text if text.startswith(prefix) else f"{prefix} {text}"
+
+
+def turn_metadata(
+    conversation: str, session: str, position: int, speaker: str, role: str | None,
+    time: datetime | None, extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Return a turn's metadata: ``extra`` first, then the :data:`TURN_KEYS` over it
+    (``role`` and ``time`` left out when unknown)."""
+    meta: dict[str, Any] = dict(extra or {})
+    meta.update({CONVERSATION: conversation, SESSION: session, POSITION: int(position),
+                 SPEAKER: speaker})
+    meta.pop(ROLE, None)
+    meta.pop(TIME, None)
+    if role is not None:
+        meta[ROLE] = role
+    if time is not None:
+        meta[TIME] = iso_time(time)
+    return meta
+
+
+_SAFE = re.compile(r"\s+")
+
+
+def turn_id(conversation: str, position: int) -> str:
+    """Return the id of a turn that has none of its own: ``<conversation>:<position>``."""
+    return f"{_SAFE.sub(' ', conversation)}:{position}"
+
+
+#: Metadata names a BEIR corpus may give each turn's fields, tried in order
+#: (LoCoMo: conv_id, session, speaker, date_time; LongMemEval: qid — one haystack of
+#: chats per question —, session, speaker, date_time).
+BEIR_NAMES: dict[str, tuple[str, ...]] = {
+    CONVERSATION: (CONVERSATION, "conversation_id", "conv_id", "qid"),
+    SESSION: (SESSION, "session_id"),
+    SPEAKER: (SPEAKER,),
+    ROLE: (ROLE,),
+    TIME: (TIME, "date_time", "timestamp", "date"),
+}
+
+
+def _first(meta: Mapping[str, Any], names: tuple[str, ...]) -> Any:
+    return next((meta[n] for n in names if meta.get(n) not in (None, "")), None)
+
+
+def beir_turn(
+    meta: Mapping[str, Any], positions: dict[str, int]
+) -> tuple[dict[str, Any], datetime | None] | None:
+    """Return a BEIR row's metadata as a turn's (its own fields kept, the
+    :data:`TURN_KEYS` added) and its time, when it names a conversation and a speaker or
+    role (:data:`BEIR_NAMES`); else ``None``.
+
+    :param positions: conversation -> turns seen so far; the row's position is taken
+        from it and the count advanced (rows are turns in file order).
+    :raises ValueError: a time in none of the known formats, or a bad role.
+    """
+    conversation = _first(meta, BEIR_NAMES[CONVERSATION])
+    speaker = _first(meta, BEIR_NAMES[SPEAKER])
+    role_given = _first(meta, BEIR_NAMES[ROLE])
+    if conversation is None or (speaker is None and role_given is None):
+        return None
+    conversation = str(conversation)
+    role = role_of(None if speaker is None else str(speaker),
+                   None if role_given is None else str(role_given))
+    session = _first(meta, BEIR_NAMES[SESSION])
+    moment = parse_turn_time(_first(meta, BEIR_NAMES[TIME]))
+    position = positions.get(conversation, 0)
+    positions[conversation] = position + 1
+    speaker_name = str(speaker) if speaker is not None else str(role)
+    return turn_metadata(conversation, conversation if session is None else str(session),
+                         position, speaker_name, role, moment, meta), moment

@@ -1,0 +1,145 @@
+"""Answers sized for an agent (context turns, a token budget), session start, and the
+recall counter written off the query's path."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from octomem.engine.errors import InvalidQueryError
+from octomem.engine.memory.context import estimate_tokens
+from octomem.engine.memory.facade import Memory, open_memory
+from octomem.engine.memory.results import recall_result
+from octomem.engine.memory.session_start import render
+from octomem.engine.turns import TURN_KIND
+
+TRAIN = [
+    ("Ana", "Did you book the train to Porto for the trip?"),
+    ("Ben", "Yes, the 9:09 on Saturday, seats 41 and 42."),
+    ("Ana", "Great. Shall we also see the river cruise?"),
+    ("Ben", "The cruise leaves at noon from the Ribeira pier."),
+    ("Ana", "Lovely, I will pack sunscreen."),
+]
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> Iterator[Memory]:
+    (tmp_path / "project").mkdir()
+    opened = open_memory(overrides={"pipeline": {"embedder": "hashing"}},
+                         project_root=tmp_path / "project", global_root=tmp_path / "global")
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def chat(memory: Memory, tmp_path: Path) -> Memory:
+    path = tmp_path / "porto.jsonl"
+    path.write_text("".join(json.dumps({"speaker": s, "text": t, "session": "1",
+                                        "time": f"2024-06-0{i + 1}T10:00:00"}) + "\n"
+                            for i, (s, t) in enumerate(TRAIN)))
+    memory.ingest(str(path))
+    return memory
+
+
+def test_a_hit_brings_its_neighbouring_turns(chat: Memory) -> None:
+    answer = chat.recall("book the train to Porto", kinds=[TURN_KIND], context=1)
+    top = answer.hits[0]
+    assert top.chunk.document_id == "porto:0"
+    around = answer.context[(top.scope, top.chunk.id)]
+    assert [(t.chunk.document_id, t.offset) for t in around] == [("porto:1", 1)]
+    wide = chat.recall("cruise leaves at noon", kinds=[TURN_KIND], context=2)
+    hit = wide.hits[0]
+    assert hit.chunk.document_id == "porto:3"
+    assert [(t.chunk.document_id, t.offset) for t in wide.context[(hit.scope, hit.chunk.id)]] \
+        == [("porto:1", -2), ("porto:2", -1), ("porto:4", 1)]
+    model = recall_result("cruise leaves at noon", wide)
+    first = model.hits[0]
+    assert first.turn is not None and (first.turn.conversation, first.turn.position,
+                                       first.turn.speaker) == ("porto", 3, "Ben")
+    assert first.turn.time == "2024-06-04T10:00:00"
+    assert [(c.id, c.offset) for c in first.context or []] == [
+        ("porto:1", -2), ("porto:2", -1), ("porto:4", 1)]
+    assert first.context[1].text == "Ana: Great. Shall we also see the river cruise?"
+
+
+def test_a_grown_conversation_finds_neighbours_stored_later(chat: Memory, tmp_path: Path) -> None:
+    chat.remember("An unrelated statement stored in between", kind="FACT")
+    path = tmp_path / "porto.jsonl"
+    with path.open("a") as fh:
+        fh.write(json.dumps({"speaker": "Ben", "text": "Sunscreen and hats, then."}) + "\n")
+    chat.ingest(str(path))
+    answer = chat.recall("pack sunscreen", kinds=[TURN_KIND], context=1, top_k=1)
+    hit = answer.hits[0]
+    assert hit.chunk.document_id == "porto:4"
+    assert [t.chunk.document_id for t in answer.context[(hit.scope, hit.chunk.id)]] == [
+        "porto:3", "porto:5"]
+
+
+def test_max_tokens_keeps_the_best_hits_that_fit_and_lists_the_cut(chat: Memory) -> None:
+    full = chat.recall("Porto train cruise sunscreen", kinds=[TURN_KIND])
+    sizes = [estimate_tokens(f"{h.chunk.title}\n{h.chunk.text}") for h in full.hits]
+    budget = sizes[0] + sizes[1] + 1
+    packed = chat.recall("Porto train cruise sunscreen", kinds=[TURN_KIND], max_tokens=budget)
+    kept = [h.chunk.document_id for h in packed.hits]
+    assert kept[:2] == [h.chunk.document_id for h in full.hits[:2]]
+    assert packed.budget is not None and packed.budget.used <= budget
+    cut = [c.chunk.document_id for c in packed.budget.cut]
+    assert sorted(kept + cut) == sorted(h.chunk.document_id for h in full.hits)
+    assert [c.rank for c in packed.budget.cut] == sorted(c.rank for c in packed.budget.cut)
+    tiny = chat.recall("Porto train cruise sunscreen", kinds=[TURN_KIND], max_tokens=16)
+    assert len(tiny.hits) == 1 and tiny.hits[0].chunk.text.endswith("…") is (
+        sizes[0] > 16) and tiny.budget.truncated == (full.hits[0].chunk.document_id
+                                                     if sizes[0] > 16 else None)
+    model = recall_result("q", packed)
+    assert model.budget is not None and model.budget.tokens == packed.budget.used
+    assert [c.id for c in model.budget.cut] == cut
+
+
+def test_bad_context_and_budget_are_named(chat: Memory) -> None:
+    with pytest.raises(InvalidQueryError, match="context: must be 0 to 5"):
+        chat.recall("train", context=6)
+    with pytest.raises(InvalidQueryError, match="max_tokens: must be at least 16"):
+        chat.recall("train", max_tokens=3)
+
+
+def test_recall_counts_are_written_after_the_answer(memory: Memory) -> None:
+    stored = memory.remember("The deploy script lives in tools/ship.sh", kind="FACT")
+    for _ in range(3):
+        assert memory.recall("deploy script").hits[0].chunk.document_id == stored.document.id
+    memory.recall("deploy script", count=False)
+    doc = memory.find(stored.document.id)[0][1]  # find() waits for queued counts
+    assert doc.recalls == 3 and doc.last_recalled_at is not None
+
+
+def test_session_start_shows_rules_handoff_recent_and_recalled_within_budget(
+    memory: Memory,
+) -> None:
+    rule = memory.remember("Never push to main without review", kind="RULE", scope="global")
+    pref = memory.remember("The user prefers short answers", kind="PREFERENCE", scope="global")
+    memory.remember("Handoff: the importer is half done", kind="HANDOFF")
+    handoff = memory.remember("Handoff: importer done, write its docs next", kind="HANDOFF")
+    popular = memory.remember("The staging server is called kestrel", kind="FACT")
+    for i in range(12):
+        memory.remember(f"Filler fact number {i} about module m{i}", kind="FACT")
+    for _ in range(4):
+        assert memory.recall("staging server kestrel", top_k=1).hits[0].chunk.document_id \
+            == popular.document.id
+    text = render(memory, 8192)
+    order = [text.index(h) for h in ("## Standing rules and preferences", "## Handoff",
+                                     "## Recent", "## Most recalled")]
+    assert order == sorted(order)
+    assert rule.document.id in text and pref.document.id in text
+    assert "importer done" in text and "half done" not in text and handoff.document.id in text
+    recalled = text[text.index("## Most recalled"):]
+    assert popular.document.id in recalled and "recalled 4×" in recalled
+    assert "Filler fact number 11" in text and "Filler fact number 0 " not in text
+    small = render(memory, 700)
+    assert len(small.encode()) <= 700 and "Never push to main" in small
+    assert "more statements did not fit in 700 bytes" in small
+
+
+def test_session_start_leaves_out_documents_and_turns(chat: Memory) -> None:
+    assert "Nothing is remembered yet" in render(chat, 8192)

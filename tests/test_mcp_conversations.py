@@ -1,0 +1,105 @@
+"""A conversation through the MCP server over stdio, as an agent would use it: ingest a
+transcript, recall an answer with the turn it replies to, read the session start."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from octomem.engine.memory.results import MemoryRecallResult
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+BILLING = [
+    {"speaker": "Ana", "session": "1", "time": "2025-03-04T09:12:00Z",
+     "text": "Which database should the billing service use?"},
+    {"speaker": "Ben", "session": "1", "time": "2025-03-04T09:13:00Z",
+     "text": "PostgreSQL 16, because invoices need row-level security."},
+    {"speaker": "Ana", "session": "2", "time": "2025-03-06T15:00:00Z",
+     "text": "Where do the nightly backups go?"},
+    {"speaker": "Ben", "session": "2", "time": "2025-03-06T15:02:00Z",
+     "text": "To the cold-storage bucket in Frankfurt."},
+]
+#: Names the field saying why an answer is empty may have (relevance floor, issue 12).
+REASON_FIELDS = ("reason", "empty_reason", "no_hits_reason", "abstention")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def params(tmp_path: Path, project: Path) -> StdioServerParameters:
+    home = tmp_path / "home"
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "octomem.mcp_server", "--project-root", str(project)],
+        env={"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+             "XDG_DATA_HOME": str(home / ".local" / "share"),
+             "XDG_CACHE_HOME": str(home / ".cache"), "HF_HUB_OFFLINE": "1",
+             "OCTOMEM_DATA_DIR": str(tmp_path / "data"), "OCTOMEM_PIPELINE__EMBEDDER": "hashing"},
+    )
+
+
+async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+async def test_a_transcript_over_stdio_answers_in_place(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "billing.jsonl").write_text("".join(json.dumps(t) + "\n" for t in BILLING))
+    with anyio.fail_after(120):
+        async with Client(params(tmp_path, project), read_timeout_seconds=60) as client:
+            stored = await call(client, "ingest", path_or_text="billing.jsonl")
+            assert stored["added"] == ["billing:0", "billing:1", "billing:2", "billing:3"]
+            again = await call(client, "ingest", path_or_text="billing.jsonl", format="chat")
+            assert again["added"] == [] and len(again["unchanged"]) == 4
+            answer = await call(client, "recall", query="which database does the billing "
+                                "service use", context=1, kinds=["TURN"])
+            # the answer (turn 1) replies to the question (turn 0): a hit brings the other
+            read = [{h["id"], *(c["id"] for c in h.get("context", []))}
+                    for h in answer["hits"][:2]]
+            assert any({"billing:0", "billing:1"} <= ids for ids in read), answer["hits"]
+            top = answer["hits"][0]
+            assert top["turn"]["conversation"] == "billing" and top["turn"]["session"] == "1"
+            reply = next(c for h in answer["hits"] for c in [h, *h.get("context", [])]
+                         if c["id"] == "billing:1")
+            assert reply["text"] == "Ben: PostgreSQL 16, because invoices need row-level " \
+                "security."
+            packed = await call(client, "recall", query="backups Frankfurt bucket",
+                                max_tokens=20, kinds=["TURN"])
+            assert packed["budget"]["tokens"] <= 20 and len(packed["hits"]) == 1
+            assert packed["hits"][0]["id"] == "billing:3"
+            assert {c["id"] for c in packed["budget"]["cut"]} <= {f"billing:{i}" for i in
+                                                                  range(3)}
+            await call(client, "remember", text="Always answer in British English",
+                       kind="RULE", scope="global")
+            start = (await client.read_resource("octomem://session-start")).contents[0]
+            assert "Always answer in British English" in start.text
+            assert "PostgreSQL" not in start.text  # turns are recalled, not listed
+
+
+async def test_something_never_said_gets_an_empty_answer_with_its_reason(
+    tmp_path: Path,
+) -> None:
+    field = next((f for f in REASON_FIELDS if f in MemoryRecallResult.model_fields), None)
+    if field is None:
+        pytest.skip("recall answers carry no reason for an empty answer yet (relevance "
+                    "floor of issue 12, branch h12rank)")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "billing.jsonl").write_text("".join(json.dumps(t) + "\n" for t in BILLING))
+    with anyio.fail_after(120):
+        async with Client(params(tmp_path, project), read_timeout_seconds=60) as client:
+            await call(client, "ingest", path_or_text="billing.jsonl")
+            answer = await call(client, "recall", query="what is the capital of Mongolia")
+            assert answer["hits"] == [] and answer.get(field)
