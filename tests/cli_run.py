@@ -1,7 +1,10 @@
-"""The installed ``octomem`` console script, run as a user runs it (a subprocess)."""
+"""The ``octomem`` command as a user runs it: its console entry point in this process
+(fast), or the installed console script in a subprocess (``spawn=True``)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -9,6 +12,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from octomem.engine.cli import main
 
 OCTOMEM = str(Path(sys.executable).with_name("octomem"))
 
@@ -23,14 +28,42 @@ class Ran:
         return json.loads(self.out)
 
 
+def _in_process(project: Path, argv: list[str], env: dict[str, str]) -> Ran:
+    out, err = io.StringIO(), io.StringIO()
+    saved_env, saved_argv, saved_cwd = dict(os.environ), sys.argv, os.getcwd()
+    os.environ.update({"COLUMNS": "200", **env})
+    sys.argv = ["octomem", *argv]
+    os.chdir(project)
+    code = 0
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            main()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    finally:
+        os.chdir(saved_cwd)
+        sys.argv = saved_argv
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return Ran(code, out.getvalue(), err.getvalue())
+
+
 def octomem(project: Path, *args: str, ok: bool = True, hashing: bool = True,
-            **env: str) -> Ran:
-    """Run ``octomem ARGS`` in ``project`` (the test's isolated HOME and data dir)."""
-    base = ["--set", "pipeline.embedder=hashing"] if hashing else []
-    done = subprocess.run([OCTOMEM, *base, *args], cwd=project, capture_output=True, text=True,
-                          env={**os.environ, "COLUMNS": "200", **env}, timeout=300)
-    ran = Ran(done.returncode, done.stdout, done.stderr)
-    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+            spawn: bool = False, **env: str) -> Ran:
+    """Run ``octomem ARGS`` in ``project`` (the test's isolated HOME and data dir).
+
+    :param hashing: use the model-free hashing embedder.
+    :param spawn: run the installed console script in a subprocess.
+    :param ok: assert exit status 0.
+    """
+    argv = [*(["--set", "pipeline.embedder=hashing"] if hashing else []), *args]
+    if spawn:
+        done = subprocess.run([OCTOMEM, *argv], cwd=project, capture_output=True, text=True,
+                              env={**os.environ, "COLUMNS": "200", **env}, timeout=300)
+        ran = Ran(done.returncode, done.stdout, done.stderr)
+    else:
+        ran = _in_process(project, argv, env)
+    assert "Traceback" not in ran.err, ran.err[-3000:]
     if ok:
-        assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
+        assert ran.code == 0, (ran.out[-2000:], ran.err[-2000:])
     return ran

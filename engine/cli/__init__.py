@@ -1,5 +1,6 @@
 """The ``octomem`` command line: commands (:mod:`.commands`), memory commands' output
-(:mod:`.memory`) and tables and listings (:mod:`.render`).
+(:mod:`.memory`), tables and listings (:mod:`.render`), and ``octomem verify``
+(:mod:`.verify`).
 
 The console script is :func:`main`; :data:`app` is the typer application (tests drive it
 with typer's ``CliRunner``).
@@ -7,6 +8,7 @@ with typer's ``CliRunner``).
 
 from __future__ import annotations
 
+from . import verify as _verify  # noqa: F401  (registers `octomem verify` on app)
 from .commands import app, main
 
 __all__ = ["app", "main"]

@@ -326,14 +326,16 @@ def export_(
 ) -> None:
     """Export a scope: JSON Lines round-trips losslessly through `octomem import` (ids,
     kinds, tags, times, supersede links, recall counts); Markdown is for reading."""
-    memory = _memory()
+    memory, left_out = _memory(), []
     try:
         if str(path) == "-":
-            written = export_scope(memory, show.check_write_scope(scope), fmt, sys.stdout)
+            written = export_scope(memory, show.check_write_scope(scope), fmt, sys.stdout, left_out)
         else:
             with path.open("w", encoding="utf-8") as out:
-                written = export_scope(memory, show.check_write_scope(scope), fmt, out)
+                written = export_scope(memory, show.check_write_scope(scope), fmt, out, left_out)
             err.print(f"exported {written} documents of the {scope} scope to {path}")
+        for why in left_out:
+            err.print(Text.assemble(("warning: ", "yellow"), why))
     finally:
         memory.close()
 

@@ -96,6 +96,8 @@ def show_recall(console: Console, query: str, ans: RecallAnswer, explain: bool,
         print_json(recall_result(query, ans, explain=True))
     else:
         answer(console, query, ans, explain)
+    for warning in ans.warnings:
+        Console(stderr=True).print(f"[yellow]warning:[/yellow] {escape(warning)}")
 
 
 def show_remembered(console: Console, out: Remembered, json_out: bool) -> None:
@@ -162,5 +164,8 @@ def import_report(console: Console, report: ImportReport) -> None:
         f"{len(report.replaced)} replaced, {len(report.unchanged)} unchanged, "
         f"{len(report.skipped_forgotten)} skipped (forgotten here), "
         f"{report.forgotten_logged} forget-log entries; {report.embedded} chunks embedded")
+    if report.forgotten_left:
+        console.print(f"{report.forgotten_left} forget-log entries of the file's own scope were "
+                      f"not copied into the {report.scope} scope")
     if report.semantic_error:
         console.print(f"[yellow]vectors not written: {escape(report.semantic_error)}[/yellow]")

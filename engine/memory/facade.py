@@ -31,6 +31,7 @@ from .recall import Per, RecallRequest, recall_scopes
 from .recall_log import RecallLog
 from .scopes import SCOPES, ScopeName, ScopeSet, check_scope, memory_knobs, scope_roots
 from .sources import IngestFormat
+from .showable import without_unshowable
 from .times import as_of_instant, parse_time
 
 if TYPE_CHECKING:  # numpy arrives with the embedder, not at import (MCP start-up)
@@ -303,7 +304,7 @@ class Memory:
         )
         request = RecallRequest(query, top_k or self.settings.retrieval.top_k, filters, per, False)
         scoped = self.scopes.existing(self._scopes(scope))
-        answer = shape(recall_scopes(scoped, request, self.knobs),
+        answer = shape(without_unshowable(recall_scopes(scoped, request, self.knobs)),
                        {s: p.arms.storage for s, p in scoped}, context, max_tokens)
         if count:
             for name in answer.scopes:

@@ -98,6 +98,7 @@ class RecallAnswer:
     unembedded_hits: list[Key] = field(default_factory=list)
     chunks_without_vector: int = 0
     timings_ms: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
 
 def _ms(start: float) -> float:

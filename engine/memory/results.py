@@ -10,7 +10,7 @@ from .facade import NearDuplicate, Remembered
 from .forget import ForgetOutcome
 from .models import ArmContribution, StoredItem
 from .recall import RecallAnswer, ScopedHit
-from .times import iso
+from .times import iso_or_none as iso
 from .turn_results import (
     BudgetResult,
     ContextItem,
@@ -35,7 +35,8 @@ class ScopedItem(StoredItem):
 
 
 def scoped_item(scope: str, doc: Document) -> ScopedItem:
-    """Convert a stored document and its scope."""
+    """Convert a stored document and its scope (a stored time that cannot be shown, left
+    by an older octomem, becomes null; ``octomem verify`` finds it)."""
     return ScopedItem(
         id=doc.id, text=doc.text, kind=doc.kind, tags=list(doc.tags), title=doc.title, uri=doc.uri,
         created_at=iso(doc.created_at), scope=scope, event_time=iso(doc.event_time),
@@ -187,6 +188,9 @@ class MemoryRecallResult(BaseModel):
     timings_ms: dict[str, float] = Field(default_factory=dict)
     budget: BudgetResult | None = Field(
         None, description="with max_tokens: tokens used and the hits cut to fit")
+    warnings: list[str] = Field(
+        default_factory=list, description="hits left out because a stored value cannot be "
+        "shown (`octomem verify --repair` fixes them)")
 
 
 def recall_result(query: str, answer: RecallAnswer, explain: bool = False) -> MemoryRecallResult:
@@ -209,6 +213,7 @@ def recall_result(query: str, answer: RecallAnswer, explain: bool = False) -> Me
         unembedded_hits=[by_key[k] for k in answer.unembedded_hits if k in by_key],
         chunks_without_vector=answer.chunks_without_vector,
         timings_ms={k: round(v, 3) for k, v in answer.timings_ms.items()},
+        warnings=answer.warnings,
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
@@ -14,6 +15,7 @@ from ..errors import OctomemError
 from ..turns import TURN_KIND, beir_turn, epoch
 from ..types import Document
 from .transcripts import TranscriptFormat, sniff
+from .times import in_range
 
 #: File suffixes ``octomem ingest`` reads as text.
 TEXT_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".text"})
@@ -109,6 +111,12 @@ def _title(path: Path, text: str) -> str:
     return path.stem
 
 
+def _recorded_at(mtime: float) -> float:
+    """A file's modification time, or now when it is outside the times octomem keeps (a
+    file can carry any mtime, e.g. ``touch -d 10000-01-01``)."""
+    return mtime if in_range(mtime) else time.time()
+
+
 def file_document(path: Path) -> Document:
     """Read one text file as a document; its id is derived from the absolute path, so
     ingesting the same file again updates it instead of adding a copy.
@@ -123,7 +131,7 @@ def file_document(path: Path) -> Document:
     doc_id = "file:" + hashlib.sha256(str(resolved).encode()).hexdigest()[:24]
     return Document(
         text=text, id=doc_id, title=_title(path, text), uri=resolved.as_uri(), kind="DOC",
-        created_at=resolved.stat().st_mtime,
+        created_at=_recorded_at(resolved.stat().st_mtime),
     )
 
 

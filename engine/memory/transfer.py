@@ -32,7 +32,7 @@ from ..pipeline import DOCS_PER_TRANSACTION, Pipeline
 from ..types import Chunk, Document, ForgetRecord
 from .facade import Memory
 from .scopes import ScopeName, check_scope
-from .times import iso
+from .times import EARLIEST, LATEST, in_range, iso
 from .view import render_markdown
 
 FORMAT = 1
@@ -77,9 +77,11 @@ def export_lines(memory: Memory, scope: str) -> Iterator[dict[str, Any]]:
         yield {"type": "forgotten", **asdict(record)}
 
 
-def export_scope(memory: Memory, scope: str, fmt: str, out: IO[str]) -> int:
+def export_scope(memory: Memory, scope: str, fmt: str, out: IO[str],
+                 warnings: list[str] | None = None) -> int:
     """Write ``scope`` to ``out`` as ``jsonl`` (lossless) or ``md`` (for people).
 
+    :param warnings: receives what the Markdown left out (times that cannot be shown).
     :returns: the number of documents written.
     :raises OctomemError: an unknown format, or the scope does not exist.
     """
@@ -88,7 +90,7 @@ def export_scope(memory: Memory, scope: str, fmt: str, out: IO[str]) -> int:
         everything = memory.statements(chosen, include_superseded=True)
         current = [d for d in everything if d.is_current]
         out.write(render_markdown(chosen, str(memory.roots.of(chosen)), current,
-                                  [d for d in everything if not d.is_current]))
+                                  [d for d in everything if not d.is_current], warnings))
         return len(everything)
     if fmt != "jsonl":
         raise OctomemError(f"--format: must be 'jsonl' or 'md', got {fmt!r}")
@@ -101,7 +103,10 @@ def export_scope(memory: Memory, scope: str, fmt: str, out: IO[str]) -> int:
 
 @dataclass(slots=True)
 class ImportReport:
-    """What an import did (document ids per outcome)."""
+    """What an import did (document ids per outcome).
+
+    :param forgotten_left: forget-log entries not copied: the file is another scope's.
+    """
 
     scope: str
     added: list[str] = field(default_factory=list)
@@ -109,6 +114,7 @@ class ImportReport:
     unchanged: list[str] = field(default_factory=list)
     skipped_forgotten: list[str] = field(default_factory=list)
     forgotten_logged: int = 0
+    forgotten_left: int = 0
     embedded: int = 0
     semantic_error: str | None = None
 
@@ -158,6 +164,31 @@ def _decoded(lines: Iterable[str], source: str) -> Iterator[str]:
             raise OctomemError(f"{source}: not UTF-8 text near line {number} ({exc.reason})") from exc
 
 
+#: Time fields of a document record: required (``created_at``) or nullable.
+_TIMES = {"created_at": False, "event_time": True, "valid_to": True, "last_recalled_at": True}
+
+
+def _checked_times(obj: dict[str, Any], where: str) -> None:
+    """Refuse a record whose times are not epoch seconds within the range octomem keeps.
+
+    :raises OctomemError: naming ``where`` (file and line) and the field.
+    """
+    fields = [(name, obj.get(name), nullable) for name, nullable in _TIMES.items()
+              if name in obj or not nullable]
+    for i, chunk in enumerate(obj.get("chunks") or ()):
+        if isinstance(chunk, dict):
+            fields += [(f"chunks[{i}].valid_from", chunk.get("valid_from"), False),
+                       (f"chunks[{i}].valid_to", chunk.get("valid_to"), True)]
+    for name, value, nullable in fields:
+        if value is None and nullable:
+            continue
+        if not in_range(value):
+            raise OctomemError(
+                f"{where}: {name}: {value!r} is not a time octomem keeps (epoch seconds from "
+                f"{EARLIEST:.0f} to {LATEST:.0f}, i.e. 0001-01-02 to 9999-12-31 UTC); nothing "
+                "was imported")
+
+
 def _document(obj: dict[str, Any], where: str) -> tuple[Document, list[Chunk]]:
     try:
         values = {name: obj[name] for name in _DOC_FIELDS if name in obj}
@@ -168,38 +199,68 @@ def _document(obj: dict[str, Any], where: str) -> tuple[Document, list[Chunk]]:
                         valid_to=c.get("valid_to")) for c in obj.get("chunks") or ()]
     except (KeyError, TypeError, ValueError) as exc:
         raise OctomemError(f"{where}: a malformed document record ({exc})") from exc
+    _checked_times(obj, where)
     return doc, chunks or [Chunk(document_id=doc.id, ordinal=0, text=doc.text)]
+
+
+def write_document(pipeline: Pipeline, tx: Any, doc: Document, chunks: list[Chunk],
+                   replace: bool) -> list[Chunk]:
+    """Store ``doc`` with exactly these chunks (times, revisions kept) and index their words;
+    with ``replace``, first delete the stored document of that id with its index entries
+    and vectors. Runs inside the caller's transaction ``tx``.
+
+    :returns: the stored chunks (their vectors are to be computed afterwards).
+    """
+    storage, keyword, semantic = pipeline.arms.storage, pipeline.arms.keyword, \
+        pipeline.arms.semantic
+    if replace:
+        removed = storage.delete_document(tx, doc.id)
+        if keyword is not None:
+            keyword.remove(tx, removed)
+        if semantic is not None:
+            semantic.remove(tx, removed)
+    new = storage.add_document(tx, doc, chunks)
+    if keyword is not None:
+        keyword.index(tx, new)
+    return new
 
 
 def import_lines(memory: Memory, lines: Iterable[str], source: str,
                  scope: str | None = None) -> ImportReport:
     """Import a JSONL export into ``scope`` (default: the scope named in its header).
 
-    Documents are written with their ids, kinds, tags, times, supersede links and
-    recall counts, :data:`~.pipeline.DOCS_PER_TRANSACTION` per transaction; an existing
-    identical document is left alone, a different one replaced; documents the target
-    scope has forgotten are skipped. Vectors are computed afterwards.
+    Every record is checked before anything is written (a bad time or a malformed record
+    stores nothing). Documents are written with their ids, kinds, tags, times, supersede
+    links and recall counts, :data:`~.pipeline.DOCS_PER_TRANSACTION` per transaction; an
+    existing identical document is left alone, a different one replaced; documents the
+    target scope has forgotten are skipped. The forget log is copied only into the scope
+    it was exported from (another scope never held those statements). Vectors are
+    computed afterwards.
 
     :raises OctomemError: a malformed file (named with the line).
     """
     records = list(read_lines(lines, source))
     header = records[0][1] if records else {}
     target: ScopeName = check_scope(scope) or check_scope(header.get("scope")) or "local"
+    same_scope = target == (check_scope(header.get("scope")) or target)
+    body = [(number, obj, None if obj["type"] == "forgotten" else
+             _document(obj, f"{source}:{number}")) for number, obj in records[1:]]
     pipeline = memory.scopes.require(target, create=True)
-    storage, keyword = _storage(pipeline), pipeline.arms.keyword
+    storage = _storage(pipeline)
     report = ImportReport(target)
     stored: list[int] = []
-    body = records[1:]
     for start in range(0, len(body), DOCS_PER_TRANSACTION):
         with storage.transaction() as tx:
-            for number, obj in body[start:start + DOCS_PER_TRANSACTION]:
-                where = f"{source}:{number}"
-                if obj["type"] == "forgotten":
+            for _, obj, parsed in body[start:start + DOCS_PER_TRANSACTION]:
+                if parsed is None:
+                    if not same_scope:
+                        report.forgotten_left += 1
+                        continue
                     storage.record_forgotten(tx, ForgetRecord(**{k: obj[k] for k in (
                         "id", "kind", "content_sha256", "created_at", "forgotten_at", "reason")}))
                     report.forgotten_logged += 1
                     continue
-                doc, chunks = _document(obj, where)
+                doc, chunks = parsed
                 if storage.get_forgotten(doc.id) is not None:
                     report.skipped_forgotten.append(doc.id)
                     continue
@@ -207,16 +268,8 @@ def import_lines(memory: Memory, lines: Iterable[str], source: str,
                 if old == doc:
                     report.unchanged.append(doc.id)
                     continue
-                if old is not None:
-                    removed = storage.delete_document(tx, doc.id)
-                    if keyword is not None:
-                        keyword.remove(tx, removed)
-                    if pipeline.arms.semantic is not None:
-                        pipeline.arms.semantic.remove(tx, removed)
                 (report.replaced if old is not None else report.added).append(doc.id)
-                new = storage.add_document(tx, doc, chunks)
-                if keyword is not None:
-                    keyword.index(tx, new)
+                new = write_document(pipeline, tx, doc, chunks, replace=old is not None)
                 stored.extend(c.id for c in new)
     if stored and pipeline.arms.semantic is not None and not pipeline.semantic_error:
         try:

@@ -15,7 +15,7 @@ from ..types import Document
 from .facade import Memory
 from .results import ItemResult, chunk_item, scoped_item
 from .scopes import check_scope
-from .times import iso
+from .times import iso, unshowable_times
 
 #: ``scope:chunk_id`` addresses one chunk (``local:42``).
 _CHUNK_REF = re.compile(r"^(local|global):(\d+)$")
@@ -51,23 +51,49 @@ def _entry(doc: Document) -> list[str]:
     return lines
 
 
+def unshowable(doc: Document) -> str | None:
+    """Say why ``doc`` cannot be shown (a stored time outside the calendar), else ``None``."""
+    bad = unshowable_times(created_at=doc.created_at, event_time=doc.event_time,
+                           valid_to=doc.valid_to, last_recalled_at=doc.last_recalled_at)
+    if not bad:
+        return None
+    return (f"left out {doc.id}: its {', '.join(bad)} cannot be shown; "
+            "`octomem verify --repair` fixes it")
+
+
 def render_markdown(scope: str, where: str, documents: Sequence[Document],
-                    history: Sequence[Document] = ()) -> str:
+                    history: Sequence[Document] = (), warnings: list[str] | None = None) -> str:
     """Render a scope's current statements, newest first (and, if given, its history).
+
+    A document whose stored times cannot be shown is left out and named at the end (and
+    in ``warnings``, when given).
 
     :param where: the scope's directory, shown in the heading.
     :param history: superseded statements, listed after the current ones.
     """
+    left_out: list[str] = []
+
+    def entries(docs: Sequence[Document]) -> list[str]:
+        out: list[str] = []
+        for doc in docs:
+            why = unshowable(doc)
+            if why is None:
+                out += _entry(doc)
+            else:
+                left_out.append(why)
+        return out
+
     lines = [f"# octomem · {scope} memory", "",
              f"{len(documents)} current statements, newest first · `{where}`", ""]
-    for doc in documents:
-        lines += _entry(doc)
+    lines += entries(documents)
     if not documents:
         lines.append("_Nothing is remembered in this scope yet._")
     if history:
-        lines += ["", "## Superseded", ""]
-        for doc in history:
-            lines += _entry(doc)
+        lines += ["", "## Superseded", "", *entries(history)]
+    if left_out:
+        lines += ["", "## Left out", "", *(f"- {why}" for why in left_out)]
+    if warnings is not None:
+        warnings.extend(left_out)
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,38 @@
+"""``octomem verify [--repair]``: check that every stored row can be shown again."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from ..errors import OctomemError
+from ..memory.scopes import SCOPES, check_scope
+from ..memory.verify import find_problems, repair
+from .commands import BothOpt, _memory, app, console
+
+
+@app.command()
+def verify(
+    fix: Annotated[bool, typer.Option("--repair", help="Fix what is found (see below).")] = False,
+    scope: BothOpt = None,
+) -> None:
+    """Find stored rows that an answer cannot show (times outside the calendar, left by an
+    older octomem); exit status 1 when there are any. With `--repair`: a bad `created_at`
+    or `valid_to` becomes now, a bad `event_time` or `last_recalled_at` is cleared, and the
+    document is written again (its vectors computed again)."""
+    chosen = check_scope(scope, "--scope")
+    scopes = (chosen,) if chosen else SCOPES
+    memory = _memory()
+    try:
+        problems = repair(memory, scopes) if fix else find_problems(memory, scopes)
+    finally:
+        memory.close()
+    for problem in problems:
+        console.print(("repaired " if fix else "") + escape(str(problem)), highlight=False)
+    if not problems:
+        console.print(f"verified the {' and '.join(scopes)} scope(s): every row can be shown")
+    elif not fix:
+        raise OctomemError(f"{len(problems)} document(s) hold values no answer can show; "
+                           "`octomem verify --repair` fixes them")

@@ -1,0 +1,110 @@
+"""``octomem verify [--repair]``: find, and fix, stored rows an answer cannot show.
+
+Times are checked at the door (:mod:`.times`), but a store written by an older octomem
+may hold a time outside the calendar (an ``event_time`` of ``9999-12-31T23:59:59-14:00``
+is year 10000 in UTC; an import could store ``1e300``). Answers skip such rows with a
+warning; this finds them and, asked to, repairs them:
+
+- ``created_at`` that cannot be shown becomes the time of the repair;
+- ``event_time`` and ``last_recalled_at`` are cleared (the statement then counts from
+  when it was recorded; it was never recalled);
+- ``valid_to`` of a superseded statement or old chunk becomes the time of the repair (it
+  stays history);
+- a chunk's ``valid_from`` becomes its document's.
+
+The repaired document is written again with its chunks in one transaction (rows, keyword
+index; vectors are computed again afterwards), as an import would write it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+from ..arms import VersionedStorage
+from ..errors import EmbedderMismatchError, EmbedderUnavailableError
+from ..pipeline import Pipeline
+from ..types import Chunk, Document
+from .facade import Memory
+from .scopes import ScopeName
+from .times import in_range, unshowable_times
+from .transfer import write_document
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One stored document with a value no answer can show.
+
+    :param what: e.g. ``"event_time 1e+300"``, every bad field of it and its chunks.
+    """
+
+    scope: ScopeName
+    document_id: str
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.scope}: {self.document_id}: {self.what} cannot be shown"
+
+
+def _chunk_problems(chunks: list[Chunk]) -> list[str]:
+    return [f"chunk {c.ordinal} (revision {c.revision}) {bad}" for c in chunks
+            for bad in unshowable_times(created_at=c.created_at, valid_from=c.valid_from,
+                                        valid_to=c.valid_to)]
+
+
+def _scan(scope: ScopeName, pipeline: Pipeline) -> Iterator[tuple[Problem, Document, list[Chunk]]]:
+    storage = pipeline.arms.storage
+    if not isinstance(storage, VersionedStorage):
+        return
+    for doc in storage.iter_documents(include_superseded=True):
+        chunks = storage.document_chunks(doc.id)
+        bad = unshowable_times(created_at=doc.created_at, event_time=doc.event_time,
+                               valid_to=doc.valid_to, last_recalled_at=doc.last_recalled_at)
+        bad += _chunk_problems(chunks)
+        if bad:
+            yield Problem(scope, doc.id, ", ".join(bad)), doc, chunks
+
+
+def find_problems(memory: Memory, scopes: tuple[ScopeName, ...]) -> list[Problem]:
+    """Return every stored document of ``scopes`` that holds a time no answer can show."""
+    return [problem for scope, pipeline in memory.scopes.existing(scopes)
+            for problem, _, _ in _scan(scope, pipeline)]
+
+
+def repaired(doc: Document, chunks: list[Chunk], now: float) -> tuple[Document, list[Chunk]]:
+    """Return ``doc`` and its chunks with every time that cannot be shown fixed (see the
+    module docstring); the rest unchanged."""
+    def fix(ts: float | None, fallback: float | None) -> float | None:
+        return ts if ts is None or in_range(ts) else fallback
+
+    doc = replace(doc, created_at=fix(doc.created_at, now), event_time=fix(doc.event_time, None),
+                  valid_to=fix(doc.valid_to, now),
+                  last_recalled_at=fix(doc.last_recalled_at, None))
+    return doc, [replace(c, id=0, created_at=doc.created_at,
+                         valid_from=fix(c.valid_from, doc.valid_from),
+                         valid_to=fix(c.valid_to, now)) for c in chunks]
+
+
+def repair(memory: Memory, scopes: tuple[ScopeName, ...]) -> list[Problem]:
+    """Repair every problem :func:`find_problems` would report; return what was repaired.
+
+    Each document is rewritten in its own transaction; the vectors of its chunks are
+    computed again afterwards (when the embedder can load).
+    """
+    fixed: list[Problem] = []
+    now = time.time()
+    for scope, pipeline in memory.scopes.existing(scopes):
+        stored: list[int] = []
+        for problem, doc, chunks in list(_scan(scope, pipeline)):
+            new_doc, new_chunks = repaired(doc, chunks, now)
+            with pipeline.arms.storage.transaction() as tx:
+                stored += [c.id for c in write_document(pipeline, tx, new_doc, new_chunks,
+                                                        replace=True)]
+            fixed.append(problem)
+        if stored and pipeline.arms.semantic is not None and not pipeline.semantic_error:
+            try:
+                pipeline.embed_pending(chunk_ids=stored)
+            except (EmbedderUnavailableError, EmbedderMismatchError):
+                pass  # found by their words until `octomem reindex` can embed them
+    return fixed
