@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
-from .types import Chunk, Collapsed, Document, Filters, ForgetRecord, FusedHit, Run
+from .types import CallRecord, Chunk, Collapsed, Document, Filters, ForgetRecord, FusedHit, Run
 
 if TYPE_CHECKING:  # numpy is imported by the arms that make vectors, not at engine import
     import numpy as np
@@ -178,6 +178,20 @@ class VersionedStorage(Storage, Protocol):
 
     def iter_forgotten(self) -> Iterator[ForgetRecord]:
         """Yield every forget-log entry, oldest first."""
+        ...
+
+
+@runtime_checkable
+class CallLogStorage(Protocol):
+    """Optional capability of a storage: the opt-in log of MCP tool calls (setting
+    ``call_log``), kept in the scope's own store; a storage without it keeps none."""
+
+    def append_calls(self, tx: Any, records: Sequence[CallRecord]) -> None:
+        """Append ``records`` in ``tx``, dropping the oldest beyond the storage's bound."""
+        ...
+
+    def recent_calls(self, limit: int) -> list[CallRecord]:
+        """Return the last ``limit`` records, oldest first."""
         ...
 
 

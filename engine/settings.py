@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
 
 from .errors import ArmConfigError
@@ -125,6 +125,14 @@ class Settings(BaseSettings):
     data_dir: Path = _field(_default_data_dir, "runtime", "where data lives")
     global_root: Path | None = _field(
         None, "runtime", "the global scope's directory (--global-root); empty: data_dir"
+    )
+    call_log: bool = _field(
+        False, "runtime", "keep a summary of each MCP tool call (tool, outcome, latency, hits, "
+        "allowlisted arguments; never texts) in the scope's storage; `octomem log tail`",
+    )
+    http_token: SecretStr | None = _field(
+        None, "runtime", "bearer token `serve --http` requires (empty: none on loopback, a "
+        "generated one elsewhere); shown masked",
     )
     pipeline: PipelineSettings = Field(default_factory=PipelineSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)

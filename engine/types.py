@@ -198,6 +198,29 @@ class ForgetRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class CallRecord:
+    """One MCP tool call as the opt-in call log keeps it: never a stored or returned text.
+
+    :param at: when the call finished, epoch seconds (UTC).
+    :param tool: the tool's name (``unknown`` for a name the server does not have).
+    :param outcome: ``ok``, ``error`` (a tool error), ``invalid`` (the request was
+        refused) or ``cancelled``.
+    :param latency_ms: its wall time inside the server, milliseconds.
+    :param hits: hits returned (``recall``), else ``None``.
+    :param arguments: the arguments' summary (allowlisted values, lengths of the rest).
+    :param ids: ids the result named (stored, forgotten, ingested, or the first hits).
+    """
+
+    at: float
+    tool: str
+    outcome: str
+    latency_ms: float
+    hits: int | None = None
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Query:
     """A search request.
 

@@ -1,25 +1,27 @@
 """``python -m octomem.mcp_server [--project-root DIR] [--global-root DIR] [--config FILE]
-[--set KEY=VALUE ...]``: serve one project's memory over stdio.
+[--set KEY=VALUE ...] [--http HOST:PORT] [--metrics-addr HOST:PORT] [--log-format text|json]
+[--log-level LEVEL]``: serve one project's memory, as ``octomem serve`` does.
 
 Settings come from the usual layers (``OCTOMEM_*`` environment variables included);
-logs go to stderr, stdout carries the protocol.
+logs go to stderr, stdout carries the protocol (stdio).
 """
 
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from pathlib import Path
 
 from octomem.engine.errors import OctomemError
 from octomem.engine.settings import parse_overrides
 
+from .logs import LOG_FORMATS, LOG_LEVELS
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m octomem.mcp_server",
-        description="Serve one project's octomem memory over MCP stdio."
+        description="Serve one project's octomem memory over MCP (stdio, or streamable HTTP)."
     )
     parser.add_argument(
         "--project-root", type=Path, default=None,
@@ -34,32 +36,32 @@ def _parser() -> argparse.ArgumentParser:
         "--set", dest="pairs", action="append", default=[], metavar="KEY=VALUE",
         help="override one setting, e.g. retrieval.top_k=5 (repeatable)",
     )
-    parser.add_argument(
-        "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"],
-        help="stderr log level (default INFO)",
-    )
+    parser.add_argument("--http", metavar="HOST:PORT",
+                        help="serve MCP over streamable HTTP at http://HOST:PORT/mcp")
+    parser.add_argument("--metrics-addr", metavar="HOST:PORT",
+                        help="serve Prometheus metrics at http://HOST:PORT/metrics (loopback)")
+    parser.add_argument("--log-format", default="text", choices=LOG_FORMATS,
+                        help="stderr log lines: text or json (default text)")
+    parser.add_argument("--log-level", default="INFO", choices=LOG_LEVELS,
+                        type=str.upper, help="stderr log level (default INFO)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Parse arguments, build the server and serve it over stdio until stdin closes.
+    """Parse arguments and serve until stdin closes (stdio) or the process is stopped.
 
-    :returns: the process exit status (2 for bad settings).
+    :returns: the process exit status (2 for bad settings or a refused address).
     """
     args = _parser().parse_args(argv)
-    logging.basicConfig(
-        level=args.log_level, stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-    from .server import create_server  # after logging is set up: the SDK configures it too
+    from .serve import ServeOptions, serve  # after parsing: --help stays fast
 
+    options = ServeOptions(args.http, args.metrics_addr, args.log_format, args.log_level)
     try:
-        server = create_server(args.config, parse_overrides(args.pairs), args.project_root,
-                               args.global_root)
+        serve(args.config, parse_overrides(args.pairs), args.project_root, args.global_root,
+              options)
     except OctomemError as exc:
         print(f"octomem: error: {exc}", file=sys.stderr)
         return 2
-    server.run("stdio")
     return 0
 
 

@@ -196,6 +196,15 @@ class MemoryLoader:
         assert run.memory is not None
         return run.memory
 
+    def opened(self) -> Memory | None:
+        """Return the memory if it is open and usable now, else ``None`` (never waits,
+        never starts a load: for readers such as a metrics scrape)."""
+        with self._lock:
+            run = self._run
+        if run is None or run.closed or not run.assembled.is_set() or run.error is not None:
+            return None
+        return run.memory
+
     def model_state(self) -> tuple[ModelState, str | None, float | None]:
         """Return the embedder's warm-up state, its error and its load time in seconds."""
         run = self._current()

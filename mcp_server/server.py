@@ -45,8 +45,10 @@ from octomem.engine.memory.facade import open_memory
 from octomem.engine.settings import load_settings
 
 from .arguments import StrictServer
+from .calllog import CallLogWriter
 from .descriptions import INSTRUCTIONS
 from .loader import SHUTDOWN_WAIT_S, MemoryLoader
+from .observe import Observer
 from .resources import register_resources
 from .tools import register_tools
 
@@ -61,6 +63,7 @@ def _version() -> str:
 def create_server(
     config_file: Path | None = None, overrides: dict[str, Any] | None = None,
     project_root: Path | None = None, global_root: Path | None = None,
+    observer: Observer | None = None,
 ) -> MCPServer:
     """Build the MCP server for one project's memory (opened lazily).
 
@@ -70,14 +73,18 @@ def create_server(
         current directory); its ``.octomem/config.toml`` is a settings layer.
     :param global_root: the global scope's directory (default: setting ``global_root``,
         else ``data_dir``).
+    :param observer: count, log and keep every tool call (:mod:`.observe`; ``serve``
+        always passes one); with setting ``call_log`` on, its calls also go to the call
+        log (:mod:`.calllog`). ``None``: no observation at all.
     :returns: an unstarted server; ``server.run("stdio")`` serves it.
     :raises ArmConfigError: an unknown key or bad value in any settings layer (checked
         now; arm lookup and plugin loading happen in the background and surface as
         tool errors).
     """
     project = Path(project_root or Path.cwd()).resolve()
-    load_settings(config_file, overrides, project_root=project)
+    loaded = load_settings(config_file, overrides, project_root=project)
     loader = MemoryLoader(partial(open_memory, config_file, overrides, project, global_root))
+    writer = _observe(observer, loader, loaded.settings.call_log)
 
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[MemoryLoader]:
@@ -85,12 +92,39 @@ def create_server(
         try:
             yield loader
         finally:
+            if writer is not None:  # what is queued is written before the memory closes
+                await anyio.to_thread.run_sync(writer.close)
             await anyio.to_thread.run_sync(partial(loader.close, SHUTDOWN_WAIT_S))
 
     server: MCPServer = StrictServer(
         name="octomem", title="octomem memory", version=_version(),
         instructions=INSTRUCTIONS, lifespan=lifespan,
+        middleware=[observer] if observer is not None else None,
     )
     register_tools(server, loader)
     register_resources(server, loader)
     return server
+
+
+def new_observer() -> Observer:
+    """Return an :class:`Observer` for this server's tools and version."""
+    return Observer(("remember", "recall", "forget", "ingest", "status"), _version())
+
+
+def _observe(observer: Observer | None, loader: MemoryLoader,
+             call_log: bool) -> CallLogWriter | None:
+    """Connect ``observer`` to the memory: scope counts at scrape time, and the call log
+    writer when ``call_log`` is on (returned, to be closed with the server)."""
+    if observer is None:
+        return None
+
+    def scope_status() -> dict[str, Any] | None:
+        memory = loader.opened()
+        return memory.status() if memory is not None else None
+
+    observer.scope_status = scope_status
+    if not call_log:
+        return None
+    writer = CallLogWriter(loader.memory, loader.write_lock)
+    observer.sink = writer
+    return writer

@@ -1,6 +1,6 @@
 """The ``octomem`` command line: commands (:mod:`.commands`), memory commands' output
-(:mod:`.memory`), tables and listings (:mod:`.render`), and ``octomem verify``
-(:mod:`.verify`).
+(:mod:`.memory`), tables and listings (:mod:`.render`), ``octomem verify``
+(:mod:`.verify`), and the call log and metrics commands (:mod:`.observe`).
 
 The console script is :func:`main`; :data:`app` is the typer application (tests drive it
 with typer's ``CliRunner``).
@@ -8,6 +8,7 @@ with typer's ``CliRunner``).
 
 from __future__ import annotations
 
+from . import observe as _observe  # noqa: F401  (registers `log tail` and `metrics` on app)
 from . import verify as _verify  # noqa: F401  (registers `octomem verify` on app)
 from .commands import app, main
 

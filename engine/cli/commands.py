@@ -310,12 +310,18 @@ def config() -> None:
 def serve(
     project_root: Annotated[Path | None, typer.Option("--project-root", help="The project this server serves; its `.octomem/` is the local scope (default: the current directory).")] = None,
     global_root: Annotated[Path | None, typer.Option("--global-root", help="The global scope's directory (setting `global_root`; default `data_dir`).")] = None,
+    http: Annotated[str | None, typer.Option("--http", metavar="HOST:PORT", help="Serve MCP over streamable HTTP at `http://HOST:PORT/mcp` (e.g. `127.0.0.1:8765`) instead of stdio; several clients at once. Any bind but loopback requires a bearer token (`OCTOMEM_HTTP_TOKEN`, else one is generated and printed).")] = None,
+    metrics_addr: Annotated[str | None, typer.Option("--metrics-addr", metavar="HOST:PORT", help="Serve Prometheus metrics at `http://HOST:PORT/metrics` (loopback only, GET only; e.g. `127.0.0.1:9469`).")] = None,
+    log_format: Annotated[str, typer.Option("--log-format", help="stderr log lines: `text`, or `json` (one object per line).")] = "text",
+    log_level: Annotated[str, typer.Option("--log-level", help="Lowest level logged: `DEBUG`, `INFO` (one line per tool call), `WARNING`, `ERROR`.")] = "INFO",
 ) -> None:
-    """Serve one project's memory over MCP stdio (for Claude Code, Claude Desktop, Cursor, ...)."""
+    """Serve one project's memory over MCP: stdio (for Claude Code, Claude Desktop, Cursor,
+    ...) or streamable HTTP (`--http`); logs on stderr, metrics on request."""
     # Imported by name at run time: the engine has no static dependency on the server.
-    server = importlib.import_module("octomem.mcp_server.server")
-    server.create_server(state.config, state.overrides, project_root or state.project_root,
-                         global_root or state.global_root).run("stdio")
+    run = importlib.import_module("octomem.mcp_server.serve")
+    run.serve(state.config, state.overrides, project_root or state.project_root,
+              global_root or state.global_root,
+              run.ServeOptions(http, metrics_addr, log_format, log_level.upper()))
 
 
 @app.command("export")

@@ -8,6 +8,7 @@
 - :mod:`.filters` — :class:`~octomem.engine.types.Filters` as SQL (SQLite dialect of
   :mod:`octomem.engine.sql`), used inside the ``fts5`` and ``sqlite-vec`` searches;
 - :mod:`.history` — supersede chains, usage counters and the forget log;
+- :mod:`.calls` — the opt-in log of MCP tool calls (setting ``call_log``);
 - :mod:`.changelog` — the change log that keeps in-RAM copies (postings, vectors) in step.
 """
 

@@ -59,6 +59,16 @@ CREATE TABLE IF NOT EXISTS forgotten (  -- what was forgotten, when and why; nev
     created_at REAL NOT NULL, forgotten_at REAL NOT NULL, reason TEXT
 );
 """
+#: The opt-in MCP call log (:mod:`.calls`); created in every file, old or new, when it is
+#: opened (no schema version: nothing reads it but the call log itself).
+CALL_LOG = """
+CREATE TABLE IF NOT EXISTS call_log (  -- one MCP tool call; never a stored or returned text
+    id INTEGER PRIMARY KEY, at REAL NOT NULL, tool TEXT NOT NULL, outcome TEXT NOT NULL,
+    latency_ms REAL NOT NULL, hits INTEGER,
+    arguments TEXT NOT NULL DEFAULT '{}',  -- JSON: allowlisted values, lengths of the rest
+    ids TEXT NOT NULL DEFAULT '[]'         -- JSON: ids the result named
+);
+"""
 
 _V1_TO_V2 = """
 ALTER TABLE documents ADD COLUMN supersedes TEXT;
@@ -98,6 +108,7 @@ def migrate(tx: apsw.Connection, path: Path, set_meta: Callable[[str, str], None
     :raises OctomemError: the file's schema is newer than this octomem.
     """
     tx.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+    tx.execute(CALL_LOG)
     row = tx.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     if row is None:
         tx.execute(SCHEMA)

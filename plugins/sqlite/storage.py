@@ -35,6 +35,7 @@ from octomem.engine.turns import CONVERSATION, POSITION, TURN_KIND
 from octomem.engine.types import Chunk, Document, Filters
 
 from .filters import filter_sql, json_path
+from .calls import SqliteCallLog
 from .history import SqliteHistory
 from .rows import (
     CHUNK_COLUMNS,
@@ -119,12 +120,13 @@ def _savepoint(conn: apsw.Connection) -> Iterator[apsw.Connection]:
     conn.execute("RELEASE octomem_tx")
 
 
-class SqliteStorage(SqliteHistory):
+class SqliteStorage(SqliteHistory, SqliteCallLog):
     """Documents and chunks in one SQLite file, one apsw connection per thread.
 
     Besides the :class:`~octomem.engine.arms.Storage` Protocol it implements the optional
     :class:`~octomem.engine.arms.VersionedStorage` methods (history, recall counters,
-    forget log; see :mod:`.history`) and :meth:`revise_document`.
+    forget log; see :mod:`.history`), :meth:`revise_document`, and the optional
+    :class:`~octomem.engine.arms.CallLogStorage` (the MCP call log, :mod:`.calls`).
 
     :param path: the database file; its directory is created if missing.
     :param busy_timeout_ms: how long a statement waits for a lock, in milliseconds.

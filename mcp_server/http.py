@@ -1,0 +1,194 @@
+"""Serve the MCP server over streamable HTTP (``octomem serve --http HOST:PORT``).
+
+MCP over HTTP is the ``mcp`` SDK's own streamable-HTTP transport
+(:meth:`MCPServer.streamable_http_app <mcp.server.mcpserver.MCPServer.streamable_http_app>`:
+a Starlette app whose session manager serves many clients at once, each in its own
+session) run by uvicorn, at ``http://HOST:PORT/mcp``. Two guards sit in front of it:
+
+- **a bearer token** (:class:`BearerTokenGuard`): every request must carry
+  ``Authorization: Bearer <token>``, or it is answered 401 before it reaches the SDK.
+  It is required for any bind that is not loopback (the token comes from setting
+  ``http_token`` / ``OCTOMEM_HTTP_TOKEN``, or one is generated and printed to stderr);
+  a loopback bind uses it only when one is set.
+- **Host/Origin checks** (the SDK's DNS-rebinding protection,
+  :class:`~mcp.server.transport_security.TransportSecuritySettings`): on a loopback bind
+  a request must name a loopback host (``127.0.0.1``, ``localhost``, ``[::1]``, or the
+  bound address) in ``Host``, and a browser's ``Origin`` must be one too; so a web page
+  cannot reach a token-less loopback server through a rebound DNS name.
+
+The metrics endpoint is :mod:`.metrics_http`.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import secrets
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import uvicorn
+from mcp.server.transport_security import TransportSecuritySettings
+
+from octomem.engine.errors import OctomemError
+
+#: The path MCP is served at (the SDK's default): ``http://HOST:PORT/mcp``.
+MCP_PATH = "/mcp"
+#: Host names a loopback server answers to (besides the address it is bound to).
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+class AddressError(OctomemError, ValueError):
+    """A ``HOST:PORT`` that cannot be served (bad syntax, or not loopback where it must be)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Address:
+    """A ``HOST:PORT`` to bind.
+
+    :param host: an IP address or ``localhost`` (IPv6 without brackets).
+    :param port: 0..65535 (0: any free port, reported once bound).
+    """
+
+    host: str
+    port: int
+
+    @property
+    def loopback(self) -> bool:
+        """True for ``localhost`` and loopback IP addresses (127.0.0.0/8, ::1)."""
+        if self.host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(self.host).is_loopback
+        except ValueError:
+            return False
+
+    def url(self, path: str = "", port: int | None = None) -> str:
+        """Return ``http://host:port<path>`` (IPv6 in brackets)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port if port is None else port}{path}"
+
+
+def require_loopback(address: Address, option: str) -> Address:
+    """Return ``address`` if it is loopback.
+
+    :raises AddressError: it is not (naming ``option``).
+    """
+    if not address.loopback:
+        raise AddressError(
+            f"{option}: {address.host} is not a loopback address; it is served on loopback "
+            "only (e.g. 127.0.0.1); reach it from elsewhere through a tunnel or a proxy you "
+            "secure")
+    return address
+
+
+def parse_address(text: str, option: str) -> Address:
+    """Parse ``HOST:PORT`` (``[::1]:PORT`` for IPv6).
+
+    :param option: the option it came from, named in errors (e.g. ``--http``).
+    :raises AddressError: no port, a port outside 0..65535, or a host that is neither an
+        IP address nor ``localhost``.
+    """
+    host, sep, port = text.strip().rpartition(":")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise AddressError(f"{option}: expected HOST:PORT (e.g. 127.0.0.1:8765), got {text!r}")
+    if host != "localhost":
+        try:
+            ipaddress.ip_address(host)
+        except ValueError:
+            raise AddressError(f"{option}: {host!r} is not an IP address or localhost") from None
+    return Address(host, int(port))
+
+
+class BearerTokenGuard:
+    """ASGI middleware: refuse every HTTP request without ``Authorization: Bearer <token>``.
+
+    The token is compared in constant time (:func:`hmac.compare_digest`); a refused
+    request gets ``401`` with ``WWW-Authenticate: Bearer`` (RFC 6750 section 3) and never
+    reaches the wrapped app. Lifespan events pass through.
+
+    :param app: the ASGI app to guard.
+    :param token: the token every request must present.
+    """
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self._expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """Pass an authorised request (or a non-HTTP event) to the app; answer 401 otherwise."""
+        if scope["type"] in ("http", "websocket"):
+            given = next((v for k, v in scope.get("headers", ()) if k == b"authorization"), b"")
+            if not hmac.compare_digest(given, self._expected):
+                await _refuse(send)
+                return
+        await self.app(scope, receive, send)
+
+
+async def _refuse(send: Any) -> None:
+    body = b'{"error":"invalid_token","error_description":"a bearer token is required"}'
+    await send({"type": "http.response.start", "status": 401, "headers": [
+        (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+        (b"www-authenticate", b'Bearer realm="octomem", error="invalid_token"')]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def host_checks(address: Address) -> TransportSecuritySettings | None:
+    """Return the SDK's DNS-rebinding protection for a loopback bind (``Host`` must be a
+    loopback name or the bound address, any port; a browser's ``Origin`` likewise), or
+    ``None`` for any other bind (the bearer token protects it)."""
+    if not address.loopback:
+        return None
+    names = {*LOOPBACK_NAMES, f"[{address.host}]" if ":" in address.host else address.host}
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{n}:*" for n in sorted(names)],
+        allowed_origins=[f"http://{n}:*" for n in sorted(names)],
+    )
+
+
+def resolve_token(address: Address, configured: str | None) -> tuple[str | None, bool]:
+    """Return the bearer token an HTTP server at ``address`` requires, and whether it was
+    generated here (then the caller prints it): the configured one if set; else a new
+    random one (32 bytes, URL-safe base64) for a non-loopback bind; else ``None``."""
+    if configured:
+        return configured, False
+    if address.loopback:
+        return None, False
+    return secrets.token_urlsafe(32), True
+
+
+async def serve_http(server: Any, address: Address, token: str | None) -> None:
+    """Serve ``server`` (an :class:`~mcp.server.mcpserver.MCPServer`) over streamable HTTP
+    at ``address`` until interrupted (Ctrl-C / SIGTERM), behind :class:`BearerTokenGuard`
+    when ``token`` is set and :func:`host_checks` on a loopback bind. Prints the URL to
+    stderr once listening.
+
+    :raises OSError: the address cannot be bound (in use, not this machine's).
+    """
+    app: Any = server.streamable_http_app(host=address.host,
+                                          transport_security=host_checks(address))
+    if token:
+        app = BearerTokenGuard(app, token)
+    config = uvicorn.Config(app, host=address.host, port=address.port, log_config=None,
+                            access_log=False, server_header=False, lifespan="on")
+    runner = uvicorn.Server(config)
+
+    async def announce() -> None:
+        while not runner.started and not runner.should_exit:
+            await anyio.sleep(0.02)
+        if runner.started:
+            port = runner.servers[0].sockets[0].getsockname()[1]
+            guard = "bearer token required" if token else "no token (loopback only)"
+            print(f"octomem: MCP over streamable HTTP at {address.url(MCP_PATH, port)} "
+                  f"({guard})", file=sys.stderr, flush=True)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(announce)
+        await runner.serve()
+        group.cancel_scope.cancel()
+    if not runner.started:
+        raise OSError(f"--http: could not listen on {address.url()} (see the log above)")

@@ -1,0 +1,109 @@
+"""``octomem serve``: logs, the server, its metrics endpoint, then stdio or HTTP until done.
+
+Both ``octomem serve`` and ``python -m octomem.mcp_server`` call :func:`serve`:
+
+1. configure the logs (stderr only; ``text`` or ``json``, :mod:`.logs`);
+2. check the addresses (``--http``, ``--metrics-addr``: loopback only) before anything
+   else starts, so a refused address is one line and exit status 2;
+3. build the server with an :class:`~.observe.Observer` (tool calls counted, one log
+   line each, the opt-in call log) and start the metrics endpoint if asked
+   (:mod:`.metrics_http`);
+4. serve MCP over stdio (the default) or streamable HTTP (:mod:`.http`), and stop the
+   metrics endpoint when that ends.
+
+Lines meant for the person who started the server (the HTTP URL, a generated token, the
+metrics URL) go to stderr, prefixed ``octomem:``; stdout carries only the protocol.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from octomem.engine.settings import load_settings
+
+from .http import Address, parse_address, require_loopback, resolve_token, serve_http
+from .logs import configure_logging
+from .metrics_http import MetricsServer
+from .observe import Observer
+from .server import create_server, new_observer
+
+#: Default address of ``--http`` when given without one (documented in docs/mcp.md).
+DEFAULT_HTTP = "127.0.0.1:8765"
+#: Default address of ``--metrics-addr`` (the port ``octomem metrics`` reads).
+DEFAULT_METRICS = "127.0.0.1:9469"
+
+
+@dataclass(frozen=True, slots=True)
+class ServeOptions:
+    """How ``serve`` runs.
+
+    :param http: ``HOST:PORT`` to serve MCP over streamable HTTP; ``None``: stdio.
+    :param metrics_addr: loopback ``HOST:PORT`` for ``GET /metrics``; ``None``: not served.
+    :param log_format: ``text`` or ``json`` (stderr).
+    :param log_level: ``DEBUG``, ``INFO``, ``WARNING`` or ``ERROR``.
+    """
+
+    http: str | None = None
+    metrics_addr: str | None = None
+    log_format: str = "text"
+    log_level: str = "INFO"
+
+
+def check_addresses(options: ServeOptions) -> tuple[Address | None, Address | None]:
+    """Parse ``--http`` and ``--metrics-addr``; the metrics address must be loopback.
+
+    :raises AddressError: either is malformed, or the metrics address is not loopback.
+    """
+    http = parse_address(options.http, "--http") if options.http else None
+    metrics = parse_address(options.metrics_addr, "--metrics-addr") \
+        if options.metrics_addr else None
+    return http, require_loopback(metrics, "--metrics-addr") if metrics else None
+
+
+def serve(config_file: Path | None, overrides: dict[str, Any] | None,
+          project_root: Path | None, global_root: Path | None,
+          options: ServeOptions = ServeOptions()) -> None:
+    """Serve one project's memory until stdin closes (stdio) or the process is stopped
+    (HTTP: Ctrl-C or SIGTERM).
+
+    :raises OctomemError: bad settings, a refused or malformed address, a bad log option.
+    :raises OSError: an address cannot be bound.
+    """
+    configure_logging(options.log_format, options.log_level)
+    http, metrics_at = check_addresses(options)
+    observer = new_observer()
+    server = create_server(config_file, overrides, project_root, global_root, observer)
+    metrics = _start_metrics(observer, metrics_at)
+    try:
+        if http is None:
+            server.run("stdio")
+            return
+        configured = load_settings(config_file, overrides, project_root=project_root) \
+            .settings.http_token
+        token, generated = resolve_token(http, configured.get_secret_value()
+                                         if configured is not None else None)
+        if generated:
+            _say(f"{http.host} is not loopback: clients must send the header "
+                 f"'Authorization: Bearer {token}' (a new token each start; set "
+                 "OCTOMEM_HTTP_TOKEN to keep one)")
+        anyio.run(serve_http, server, http, token)
+    finally:
+        if metrics is not None:
+            metrics.close()
+
+
+def _start_metrics(observer: Observer, address: Address | None) -> MetricsServer | None:
+    if address is None:
+        return None
+    metrics = MetricsServer(observer.registry, address)
+    _say(f"metrics at {metrics.url}")
+    return metrics
+
+
+def _say(line: str) -> None:
+    print(f"octomem: {line}", file=sys.stderr, flush=True)
