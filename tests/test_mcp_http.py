@@ -14,9 +14,9 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import CallToolResult
+from served import Served
 
 from octomem.mcp_server.http import BearerTokenGuard, parse_address, resolve_token
-from served import Served
 
 pytestmark = [pytest.mark.slow]
 

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
-
 from served import Served
 
 pytestmark = pytest.mark.slow
