@@ -11,6 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from .arms import ARM_KINDS, PROTOCOLS, ArmContext, ArmKind, ArmSpec
 from .errors import ArmBuildError, ArmConfigError, IncompatibleArmsError, OctomemError
+from .files import private_dir
 from .manager import ArmRegistry
 from .settings import LoadedSettings, PipelineSettings
 
@@ -143,7 +144,7 @@ def build_arms(loaded: LoadedSettings, registry: ArmRegistry, root: Path) -> Arm
     """
     specs = check_compatible(loaded.settings.pipeline, registry)
     check_arm_settings(loaded, registry)
-    root.mkdir(parents=True, exist_ok=True)
+    private_dir(root)
     storage = _build(specs["storage"], loaded, ArmContext(root=root))
     context = ArmContext(root=root, storage=storage)
     built = {kind: _build(spec, loaded, context) for kind, spec in specs.items() if kind != "storage"}

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from ..assembly import arm_options, check_arm_settings, check_compatible
 from ..errors import OctomemError
+from ..files import open_private
 from ..manager import load_registry
 from ..memory.facade import Memory, open_memory
 from ..memory.scopes import SCOPES, ScopeName, check_scope, scope_roots
@@ -337,7 +338,7 @@ def export_(
         if str(path) == "-":
             written = export_scope(memory, show.check_write_scope(scope), fmt, sys.stdout, left_out)
         else:
-            with path.open("w", encoding="utf-8") as out:
+            with open_private(path) as out:
                 written = export_scope(memory, show.check_write_scope(scope), fmt, out, left_out)
             err.print(f"exported {written} documents of the {scope} scope to {path}")
         for why in left_out:

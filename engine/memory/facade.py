@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..arms import VersionedStorage
 from ..errors import EmbedderMismatchError, EmbedderUnavailableError, InvalidQueryError
+from ..files import exposed
 from ..manager import ArmRegistry, load_registry
 from ..pipeline import DOCS_PER_TRANSACTION, AddReport, Pipeline, embedding_text
 from ..settings import LoadedSettings, load_settings
@@ -30,8 +31,8 @@ from .ingest import ingest_groups, merge_reports
 from .recall import Per, RecallRequest, recall_scopes
 from .recall_log import RecallLog
 from .scopes import SCOPES, ScopeName, ScopeSet, check_scope, memory_knobs, scope_roots
-from .sources import IngestFormat
 from .showable import without_unshowable
+from .sources import IngestFormat
 from .times import as_of_instant, parse_time
 
 if TYPE_CHECKING:  # numpy arrives with the embedder, not at import (MCP start-up)
@@ -356,7 +357,8 @@ class Memory:
         return sorted(found, key=lambda d: -d.created_at)
 
     def status(self) -> dict[str, Any]:
-        """Return each scope's root and counts (``None`` for a scope that does not exist)."""
+        """Return each scope's root and counts (``None`` for a scope that does not exist),
+        and ``permissions_warning`` when its folder or files are readable by others."""
         scopes: dict[str, Any] = {}
         for scope in SCOPES:
             pipeline = self.scopes.get(scope)
@@ -367,6 +369,7 @@ class Memory:
             history = getattr(pipeline.arms.storage, "history_counts", None)
             if callable(history):
                 info.update(history())
+            info["permissions_warning"] = exposed(self.roots.of(scope))
             scopes[scope] = info
         return {"project_root": str(self.roots.project), "scopes": scopes}
 

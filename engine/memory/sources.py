@@ -14,8 +14,8 @@ from typing import Literal
 from ..errors import OctomemError
 from ..turns import TURN_KIND, beir_turn, epoch
 from ..types import Document
-from .transcripts import TranscriptFormat, sniff
 from .times import in_range
+from .transcripts import TranscriptFormat, sniff
 
 #: File suffixes ``octomem ingest`` reads as text.
 TEXT_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".text"})

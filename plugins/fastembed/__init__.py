@@ -3,11 +3,17 @@
 - :mod:`.embedder` — :class:`~.embedder.FastembedEmbedder` and its registration;
 - :mod:`.requantize` — the once-per-machine per-channel int8 re-quantization (~2x faster);
 - :mod:`.minilm_tokenizer` — the MiniLM tokenizer files, shipped as package data
-  (Apache-2.0, see its NOTICE), so the default model loads with no hub access.
+  (Apache-2.0, see its NOTICE), so the default model loads with no hub access;
+- :mod:`.telemetry` — onnxruntime's telemetry turned off before onnxruntime is imported
+  (importing this package does it).
 """
 
 from __future__ import annotations
 
-from .embedder import octomem_register_embedders
+from .telemetry import disable_telemetry
+
+disable_telemetry()  # before .embedder, or anything it imports, imports onnxruntime
+
+from .embedder import octomem_register_embedders  # noqa: E402
 
 __all__ = ["octomem_register_embedders"]

@@ -21,6 +21,7 @@ from pathlib import Path
 import platformdirs
 
 from octomem.engine.errors import EmbedderUnavailableError
+from octomem.engine.files import FILE_MODE, private_dir
 
 _LOCK = threading.Lock()
 
@@ -56,7 +57,7 @@ def requantize(source: Path, source_sha256: str, cache_dir: Path | None = None) 
     with _LOCK:
         if target.is_file():
             return target
-        target.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(target.parent)
         try:
             _build(source, target)
         except ImportError as exc:
@@ -94,4 +95,5 @@ def _build(source: Path, target: Path) -> None:
             )
         finally:
             root.setLevel(level)
+        os.chmod(quantized, FILE_MODE)
         os.replace(quantized, target)

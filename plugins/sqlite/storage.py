@@ -30,6 +30,7 @@ from pydantic import BaseModel, Field
 
 from octomem.engine.arms import ArmContext, ArmSpec
 from octomem.engine.errors import IncompatibleArmsError, OctomemError
+from octomem.engine.files import private_dir, private_file
 from octomem.engine.hookspecs import hookimpl
 from octomem.engine.turns import CONVERSATION, POSITION, TURN_KIND
 from octomem.engine.types import Chunk, Document, Filters
@@ -139,7 +140,8 @@ class SqliteStorage(SqliteHistory, SqliteCallLog):
     def __init__(self, path: Path, busy_timeout_ms: int = 5000) -> None:
         self.path = Path(path)
         self.busy_timeout_ms = busy_timeout_ms
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.path.parent)
+        private_file(self.path)  # its -wal and -shm files take its mode
         self._local = threading.local()
         self._lock = threading.Lock()
         self._connections: list[tuple[threading.Thread, apsw.Connection]] = []

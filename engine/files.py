@@ -1,0 +1,102 @@
+"""Private files: what octomem writes is readable by its user only.
+
+Memory holds what a user told an agent; on a shared machine the umask (often 022) would
+make it readable by everyone. So every folder octomem creates is made ``0700`` and every
+file it creates ``0600`` — the SQLite database (its WAL and SHM files take the
+database's mode: SQLite opens them with the same permissions), caches and exports. A
+folder or file that already exists is left as it is (the user may share it on purpose);
+:func:`exposure` tells ``status`` when one is readable by others.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import TextIO
+
+#: Modes of what octomem creates: owner only.
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+
+def private_dir(path: Path) -> Path:
+    """Create ``path`` and any missing parents as ``0700`` folders; existing ones are kept.
+
+    :returns: ``path``.
+    :raises OSError: a folder cannot be created.
+    """
+    missing: list[Path] = []
+    current = Path(path)
+    while not current.exists():
+        missing.append(current)
+        if current.parent == current:
+            break
+        current = current.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=DIR_MODE)
+        except FileExistsError:  # made meanwhile by another process: theirs, keep it
+            continue
+        os.chmod(folder, DIR_MODE)  # the umask may have taken bits away, never adds any
+    return Path(path)
+
+
+def private_file(path: Path) -> Path:
+    """Create ``path`` empty as a ``0600`` file unless it exists (then it is left alone).
+
+    SQLite gives a database's ``-wal`` and ``-shm`` files the database file's mode, so a
+    database created through this stays private with them.
+
+    :returns: ``path``.
+    :raises OSError: the file cannot be created.
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    except FileExistsError:
+        return Path(path)
+    os.close(fd)
+    os.chmod(path, FILE_MODE)
+    return Path(path)
+
+
+def open_private(path: Path, mode: str = "w", encoding: str = "utf-8") -> TextIO:
+    """Open ``path`` for writing text; a new file is created ``0600``.
+
+    :param mode: ``"w"`` (truncate) or ``"a"`` (append).
+    :raises OSError: the file cannot be opened.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode == "a" else os.O_TRUNC)
+    return os.fdopen(os.open(path, flags, FILE_MODE), mode, encoding=encoding)
+
+
+def exposed(folder: Path) -> str | None:
+    """Say which of ``folder`` and the files directly in it other users can read, if any.
+
+    :returns: one line (the first such path and its mode, and how many more), or ``None``.
+    """
+    try:
+        paths = [Path(folder), *sorted(Path(folder).iterdir())]
+    except OSError:
+        return None
+    found = [why for p in paths if (why := exposure(p)) is not None]
+    if not found:
+        return None
+    return found[0] + (f"; {len(found) - 1} more in it" if len(found) > 1 else "")
+
+
+def exposure(path: Path) -> str | None:
+    """Say so when ``path`` (a folder or file) can be read by other users.
+
+    :returns: e.g. ``"/home/me/.octomem is 0755: readable by other users (chmod 700 to
+        make it private)"``, or ``None`` when it is private or missing.
+    """
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return None
+    if not mode & 0o077:
+        return None
+    wanted = "700" if Path(path).is_dir() else "600"
+    return (f"{path} is {mode:04o}: readable by other users (octomem leaves an existing "
+            f"folder or file as it is; chmod {wanted} makes it private)")
