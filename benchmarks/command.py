@@ -166,9 +166,10 @@ def run_bench(
     def settings_for(extra: dict[str, Any]) -> LoadedSettings:
         return load_settings(config_file, deep_merge(overrides, extra))
 
-    dataset = _limit(filter_queries(load_dataset(dataset_dir, split), query_filter), limit)
+    whole = load_dataset(dataset_dir, split)
+    dataset = _limit(filter_queries(whole, query_filter), limit)
     filters = query_filters(dataset, group_by)
-    other = other_group_filters(dataset, group_by) if abstention else None
+    other = other_group_filters(dataset, group_by, whole) if abstention else None
 
     def measure(pipeline: Any, run: dict[str, dict[str, float]]) -> dict[str, Any]:
         assert other is not None

@@ -87,17 +87,22 @@ def save_runs(folder: Path, runs: Mapping[str, Mapping[str, Mapping[str, float]]
     return paths
 
 
-def other_group_filters(dataset: BeirDataset, group_by: str | None) -> dict[str, Filters]:
+def other_group_filters(dataset: BeirDataset, group_by: str | None,
+                        every: BeirDataset | None = None) -> dict[str, Filters]:
     """Return, per query, the filter of another group: the next value in sorted order.
 
+    :param every: the dataset whose queries' groups count (default ``dataset``; the
+        split before ``--query-filter``, so one half still has other groups to ask).
     :raises OctomemError: no ``group_by``, or fewer than two groups among the queries.
     """
     field_name = parse_group_by(group_by)
     if field_name is None:
         raise OctomemError("--abstention asks each query of another group's memory: give "
                            "--group-by metadata.FIELD (LoCoMo: metadata.conv_id)")
+    every = every or dataset
     own = {q: str(dataset.query_metadata.get(q, {}).get(field_name)) for q in dataset.queries}
-    groups = sorted(set(own.values()))
+    groups = sorted({str(every.query_metadata.get(q, {}).get(field_name))
+                     for q in every.queries} | set(own.values()))
     if len(groups) < 2:
         raise OctomemError(f"--abstention: the queries have one {group_by} value only; "
                            "another group's memory is needed")
