@@ -143,3 +143,17 @@ def test_session_start_shows_rules_handoff_recent_and_recalled_within_budget(
 
 def test_session_start_leaves_out_documents_and_turns(chat: Memory) -> None:
     assert "Nothing is remembered yet" in render(chat, 8192)
+
+
+def test_neighbours_without_a_turn_index_come_from_a_scan(chat: Memory) -> None:
+    from octomem.engine.memory.context import neighbour_turns
+
+    storage = chat.scopes.require("local").arms.storage
+
+    class Plain:  # a storage without turn_chunks (e.g. another plugin's)
+        iter_chunks = staticmethod(storage.iter_chunks)
+
+    hit = chat.recall("cruise leaves at noon", kinds=[TURN_KIND]).hits[0].chunk
+    scanned = [(t.chunk.document_id, t.offset) for t in neighbour_turns(Plain(), hit, 1)]
+    indexed = [(t.chunk.document_id, t.offset) for t in neighbour_turns(storage, hit, 1)]
+    assert scanned == indexed == [("porto:2", -1), ("porto:4", 1)]

@@ -193,3 +193,39 @@ def test_locomo_corpus_becomes_ordered_turns() -> None:
         positions.setdefault(meta["conversation"], []).append(meta["position"])
     assert len(positions) == 10
     assert all(p == list(range(len(p))) for p in positions.values())
+
+
+def test_a_claude_code_reply_still_being_written_becomes_its_next_revision(
+    memory: Memory, tmp_path: Path
+) -> None:
+    lines = (CLAUDE / f"{SESSION}.jsonl").read_text().splitlines()
+    path = tmp_path / f"{SESSION}.jsonl"
+    cut = next(i for i, line in enumerate(lines) if '"uuid": "a-0006"' in line)
+    path.write_text("\n".join(lines[:cut]) + "\n")  # the reply's second record not yet written
+    _, first = memory.ingest(str(path))
+    assert first.added == ["claude:u-0001", "claude:a-0005"]
+    assert memory.find("claude:a-0005")[0][1].text.endswith("exact numeric amounts.")
+    path.write_text("\n".join(lines) + "\n")
+    _, grown = memory.ingest(str(path))
+    assert grown.replaced == ["claude:a-0005"] and grown.unchanged == ["claude:u-0001"]
+    assert grown.added == ["claude:u-0010", "claude:a-0012"]
+    reply = memory.find("claude:a-0005")[0][1]
+    assert reply.text.endswith("never floats.") and reply.revision == 2
+
+
+@pytest.mark.parametrize(("record", "message"), [
+    ("{oops", "not valid JSON"),
+    ('{"type": "user", "sessionId": "s", "uuid": "x"}', "without a 'message' object"),
+    ('{"type": "assistant", "sessionId": "s", "message": {"content": 7}}',
+     "message.content must be a string or a list"),
+    ('{"type": "user", "sessionId": "s", "timestamp": "noon", "message": {"content": "hi"}}',
+     "'timestamp': 'noon' is not an ISO-8601 time"),
+])
+def test_a_malformed_claude_code_record_names_its_line(
+    memory: Memory, tmp_path: Path, record: str, message: str
+) -> None:
+    path = tmp_path / "session.jsonl"
+    path.write_text((CLAUDE / f"{SESSION}.jsonl").read_text() + record + "\n")
+    with pytest.raises(OctomemError, match=rf"session\.jsonl:16: .*{message}"):
+        memory.ingest(str(path), fmt="claude-code")
+    assert memory.scopes.get("local") is None or not stored_turns(memory)
