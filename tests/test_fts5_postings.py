@@ -157,20 +157,20 @@ def test_warm_mode_ranks_with_fts5_until_warmed(tmp_path: Path) -> None:
     assert not arm.postings.loaded
     arm.warm()
     assert arm.postings.loaded and arm.postings.live_rows == 3
-    calls: list[int] = []
+    calls: list[tuple[int, bool]] = []
     original = arm.postings.ranked
 
-    def spy(tokens: list[str], limit: int) -> list[tuple[int, float]]:
-        calls.append(limit)
-        return original(tokens, limit)
+    def spy(tokens: list[str], limit: int, allowed: object = None) -> list[tuple[int, float]]:
+        calls.append((limit, allowed is None))
+        return original(tokens, limit, allowed)  # type: ignore[arg-type]
 
     arm.postings.ranked = spy  # type: ignore[method-assign]
     assert _run(arm, "cell kinase", Filters(), 5) == before
-    assert calls == [10]  # ranked in RAM: 2k rows, then the filter check
+    assert calls == [(5, True)]  # ranked in RAM, k rows: nothing to filter
     facts = Filters(kinds=("fact",))
     off = Fts5KeywordArm(storage, Fts5Options(in_ram="off"))
     assert _run(arm, "cell kinase", facts, 5) == _run(off, "cell kinase", facts, 5)
-    assert calls == [10, 10]  # ranked in RAM first whatever the filters
+    assert calls == [(5, True), (5, False)]  # ranked in RAM under the filters' mask
     storage.close()
 
 

@@ -40,6 +40,7 @@ import apsw
 import numpy as np
 
 from ..sqlite import changelog as vector_log
+from ..sqlite.filter_index import allowed_at
 from .ranking import fts5_totals
 
 #: FTS5's ``bm25()`` constants (``fts5_aux.c``: k1 = 1.2, b = 0.75).
@@ -327,7 +328,9 @@ class PostingIndex:
             slots, tfs = slots[keep], tfs[keep]
         return slots.astype(np.int64), tfs.astype(np.float64)
 
-    def ranked(self, tokens: Sequence[str], limit: int) -> list[tuple[int, float]]:
+    def ranked(
+        self, tokens: Sequence[str], limit: int, allowed: np.ndarray | None = None
+    ) -> list[tuple[int, float]]:
         """Return the ``limit`` best chunks for an OR of one-token phrases, as FTS5 would.
 
         Call :meth:`sync` first (under the same read transaction as any follow-up read).
@@ -335,6 +338,10 @@ class PostingIndex:
         :param tokens: each phrase's token, as FTS5's tokenizer produced it (duplicates
             count twice, as two equal phrases do in FTS5).
         :param limit: number of hits, >= 1.
+        :param allowed: bool mask over chunk ids (ids past its end are not allowed), or
+            ``None`` for every chunk. Only postings of allowed chunks are scored; N, the
+            average length and each IDF still count every row, as FTS5's ``bm25()`` does
+            under a join, so the hits are FTS5's joined statement's, bit for bit.
         :returns: ``(chunk id, -bm25())`` pairs, highest score first, ties by ascending
             chunk id; only chunks matching at least one token.
         """
@@ -345,6 +352,7 @@ class PostingIndex:
             avgdl = float(self.total_tokens) / float(n_rows)
             if self._norm is None:
                 self._norm = K1 * (1 - B + B * self.lengths[:self.count] / avgdl)
+            passing = allowed_at(allowed, self.slot_ids[:self.count])
             scores = self._scores
             touched = False
             for token in tokens:
@@ -356,8 +364,11 @@ class PostingIndex:
                 idf = math.log((n_rows - n_hit + 0.5) / (n_hit + 0.5))
                 if idf <= 0.0:
                     idf = 1e-6
+                if passing is not None:
+                    keep = passing[slots]
+                    slots, tf = slots[keep], tf[keep]
                 scores[slots] += idf * ((tf * (K1 + 1.0)) / (tf + self._norm[slots]))
-                touched = touched or n_hit > 0
+                touched = touched or len(slots) > 0
             if not touched:
                 return []
             rows = np.flatnonzero(scores[:self.count])  # every contribution is > 0

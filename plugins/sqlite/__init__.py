@@ -7,9 +7,13 @@
   :class:`~octomem.engine.types.Chunk`;
 - :mod:`.filters` — :class:`~octomem.engine.types.Filters` as SQL (SQLite dialect of
   :mod:`octomem.engine.sql`), used inside the ``fts5`` and ``sqlite-vec`` searches;
+- :mod:`.filter_index` — the same filters as numpy masks over an in-RAM copy of the
+  chunks' fields, which the in-RAM arms rank under (loaded by their ``warm()``);
 - :mod:`.history` — supersede chains, usage counters and the forget log;
 - :mod:`.calls` — the opt-in log of MCP tool calls (setting ``call_log``);
-- :mod:`.changelog` — the change log that keeps in-RAM copies (postings, vectors) in step.
+- :mod:`.changelog` — the change log that keeps in-RAM copies (postings, vectors,
+  filter fields) in step; triggers on ``chunks`` (:data:`.schema.CHUNK_TRIGGERS`) log
+  its rows.
 """
 
 from __future__ import annotations

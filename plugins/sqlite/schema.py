@@ -18,6 +18,8 @@ import apsw
 from octomem.engine.errors import OctomemError
 from octomem.engine.turns import CONVERSATION, POSITION, TURN_KIND
 
+from . import changelog
+
 SCHEMA_VERSION = 2
 
 SCHEMA = """
@@ -97,6 +99,19 @@ CREATE INDEX IF NOT EXISTS chunks_turn ON chunks(
     WHERE kind = '{TURN_KIND}';
 """
 
+#: Triggers writing every inserted, updated and deleted ``chunks`` row to the change log
+#: (name ``chunks``) in the writing transaction, for the in-RAM filter index
+#: (:mod:`.filter_index`): any writer keeps it exact, another process or an older octomem
+#: included. The insert trigger prunes the log as :func:`.changelog.record` does.
+CHUNK_TRIGGERS = "".join(
+    f"CREATE TRIGGER IF NOT EXISTS chunks_log_{event.lower()} AFTER {event} ON chunks BEGIN "
+    f"INSERT INTO {changelog.TABLE} (table_name, chunk_id) VALUES ('chunks', {row}.id); {prune}"
+    "END;"
+    for event, row, prune in (
+        ("INSERT", "NEW", f"DELETE FROM {changelog.TABLE} WHERE seq <= "
+                          f"(SELECT max(seq) FROM {changelog.TABLE}) - {changelog.KEEP}; "),
+        ("UPDATE", "NEW", ""), ("DELETE", "OLD", "")))
+
 
 def migrate(tx: apsw.Connection, path: Path, set_meta: Callable[[str, str], None]) -> None:
     """Create the schema in a new file, or bring an older one up to :data:`SCHEMA_VERSION`.
@@ -115,6 +130,7 @@ def migrate(tx: apsw.Connection, path: Path, set_meta: Callable[[str, str], None
         tx.execute(FORGOTTEN)
         tx.execute(TURN_INDEX)
         set_meta("schema_version", str(SCHEMA_VERSION))
+        _log_chunks(tx)
         return
     version = int(row[0])
     if version > SCHEMA_VERSION:
@@ -128,3 +144,10 @@ def migrate(tx: apsw.Connection, path: Path, set_meta: Callable[[str, str], None
     tx.execute(TURN_INDEX)
     if version < SCHEMA_VERSION:
         set_meta("schema_version", str(SCHEMA_VERSION))
+    _log_chunks(tx)
+
+
+def _log_chunks(tx: apsw.Connection) -> None:
+    """Create the change log and the triggers logging ``chunks`` rows (idempotent)."""
+    changelog.create(tx)
+    tx.execute(CHUNK_TRIGGERS)

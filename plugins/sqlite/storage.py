@@ -35,6 +35,7 @@ from octomem.engine.hookspecs import hookimpl
 from octomem.engine.turns import CONVERSATION, POSITION, TURN_KIND
 from octomem.engine.types import Chunk, Document, Filters
 
+from .filter_index import FilterIndex
 from .filters import filter_sql, json_path
 from .calls import SqliteCallLog
 from .history import SqliteHistory
@@ -146,6 +147,9 @@ class SqliteStorage(SqliteHistory, SqliteCallLog):
         self._lock = threading.Lock()
         self._connections: list[tuple[threading.Thread, apsw.Connection]] = []
         self._closed = False
+        #: the chunks' filterable fields in RAM (:mod:`.filter_index`), loaded by the
+        #: in-RAM arms' warm-up; the SQL filters apply until then
+        self.fields = FilterIndex()
         self._migrate()
 
     def connection(self) -> apsw.Connection:

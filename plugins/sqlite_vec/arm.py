@@ -57,7 +57,6 @@ import json
 import time
 import weakref
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any, Literal
 
 import apsw
@@ -68,9 +67,10 @@ from octomem.engine.arms import ArmContext, ArmSpec
 from octomem.engine.errors import EmbedderMismatchError, InvalidQueryError, OctomemError
 from octomem.engine.hookspecs import hookimpl
 from octomem.engine.types import Filters, Hit, Run
-from octomem.plugins.sqlite.storage import SqliteStorage, filter_sql, require_sqlite
+from octomem.plugins.sqlite.storage import SqliteStorage, require_sqlite
 
 from ..sqlite import changelog as vector_log
+from ..sqlite.filter_index import allowed_at
 from .matrix import VectorMatrix
 from .tables import (
     _SETS_SCHEMA,
@@ -314,14 +314,16 @@ class SqliteVecSemanticArm:
 
     def warm(self) -> bool:
         """Load the bound set's in-RAM copy now (``scan`` "numpy" or "warm"), so that
-        searches scan it without paying for the load (~0.5-1 s per 100k vectors); a
-        no-op with ``scan = "vec0"``.
+        searches scan it without paying for the load (~0.5-1 s per 100k vectors), and the
+        storage's in-RAM filter index (~1 s per 100k chunks); a no-op with
+        ``scan = "vec0"``.
 
         :returns: False when there is nothing to load (``scan = "vec0"``, or unbound).
         """
         if self.bound is None or self.options.scan == "vec0":
             return False
         self._matrix(self.bound)
+        self.storage.fields.sync(self.storage.connection())
         return True
 
     def _in_ram(self, bound: VectorSet) -> bool:
@@ -351,30 +353,18 @@ class SqliteVecSemanticArm:
     def _scan(self, bound: VectorSet, query: np.ndarray, filters: Filters, k: int) -> Run:
         """Search with an exact numpy scan of the in-RAM copy (``scan = "numpy"``).
 
-        The copy's sync and the ``chunks`` reads of the filters share one read
-        transaction, so a hit is never a chunk deleted in between.
+        The filters are a mask from the storage's in-RAM filter index
+        (:mod:`octomem.plugins.sqlite.filter_index`), gathered by the matrix's chunk ids.
+        Both copies sync in one read transaction, so a hit is never a chunk deleted in
+        between.
         """
         conn = self.storage.connection()
         matrix = self._matrix_of(bound)
+        fields = self.storage.fields
         with matrix.lock, conn:
             matrix.sync(conn)
-            mask: np.ndarray | None = None
-            if filters.kinds:
-                mask = matrix.kind_mask(filters.kinds)
-            if filters.created_after is not None or filters.created_before is not None:
-                when = matrix.created_mask(filters.created_after, filters.created_before)
-                mask = when if mask is None else mask & when
-            rest = replace(filters, kinds=(), created_after=None, created_before=None)
-            if rest.tags or rest.metadata or not _current_only(rest):
-                where, params = filter_sql(rest, "c")
-                allowed = [r[0] for r in conn.execute(
-                    f"SELECT c.id FROM chunks AS c WHERE {where}", params)]
-                keep = matrix.id_mask(allowed, value=True)
-            else:  # current chunks only: mask out the (usually few) non-current ones
-                noncurrent = self.storage.noncurrent_chunk_ids()
-                keep = matrix.id_mask(noncurrent, value=False) if noncurrent else None
-            if keep is not None:
-                mask = keep if mask is None else mask & keep
+            fields.sync(conn)
+            mask = allowed_at(fields.mask(filters), matrix.ids[:matrix.count])
             top = matrix.top_k(query, k, mask)
         return [Hit(int(cid), float(score), rank, NAME)
                 for rank, (cid, score) in enumerate(zip(top.ids, top.scores, strict=True), 1)]

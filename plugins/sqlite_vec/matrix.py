@@ -8,8 +8,8 @@ the only truth (written in the storage's transactions), and the copy follows it
 through the change log (:mod:`~octomem.plugins.sqlite.changelog`):
 
 - the first search loads the whole set (:func:`~octomem.plugins.sqlite_vec.vec0_reader.read_all`,
-  ~0.3 s per 100k 384-d vectors), with each chunk's kind and creation time from
-  ``chunks``;
+  ~0.3 s per 100k 384-d vectors); the filters are the storage's business
+  (:mod:`octomem.plugins.sqlite.filter_index` gives the scan its row mask);
 - every later search first reads ``max(seq)`` of the log (one b-tree probe); when it
   moved, only the chunks logged since are re-read, in the same read transaction.
 
@@ -23,7 +23,7 @@ against 16 ms for the row-major ``gemv_t`` (``sum`` over the same bytes: 6 ms, t
 bandwidth floor). Past the projection threshold only the projected copy is scanned and
 the full vectors are gathered by row, so the matrix becomes row-major.
 
-Memory: ``count * (dim * 4 + 8 + 8 + 2 + 4)`` bytes, e.g. ~150 MiB at 100k x 384, plus
+Memory: ``count * (dim * 4 + 8 + 4)`` bytes, e.g. ~150 MiB at 100k x 384, plus
 ``count * dims * 4`` for the projected copy past the threshold (~370 MiB at 1M x 96).
 """
 
@@ -103,16 +103,13 @@ class VectorMatrix:
         self.ids = np.zeros(0, dtype=np.int64)
         self.matrix = np.zeros((0, self.dim), dtype=np.float32, order="F")
         self.inv_norms = np.zeros(0, dtype=np.float32)
-        self.created = np.zeros(0, dtype=np.float64)
-        self.kinds = np.zeros(0, dtype=np.int16)
-        self.kind_codes: dict[str, int] = {}
         self._order: np.ndarray | None = None  # argsort of ids, None when stale
         self.projection: Projection | None = None  # fitted once the set is large enough
         self.reduced = np.zeros((0, 0), dtype=np.float32, order="F")
 
     def _columns(self) -> tuple[np.ndarray, ...]:
         """The per-row arrays, in step row for row."""
-        return (self.matrix, self.ids, self.inv_norms, self.created, self.kinds, self.reduced)
+        return (self.matrix, self.ids, self.inv_norms, self.reduced)
 
     # -- keeping in step -------------------------------------------------------------
 
@@ -127,13 +124,6 @@ class VectorMatrix:
                 conn, self.table, self.seq, lambda: self._load_all(conn),
                 lambda changed: self._apply(conn, changed))
 
-    def _code(self, kind: str | None) -> int:
-        key = kind or ""
-        code = self.kind_codes.get(key)
-        if code is None:
-            code = self.kind_codes[key] = len(self.kind_codes)
-        return code
-
     def _load_all(self, conn: apsw.Connection) -> None:
         self._clear()
         exists = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (self.table,))
@@ -142,8 +132,7 @@ class VectorMatrix:
         blocks = vec0_reader.read_all(conn, self.table, self.dim)
         self._reserve(sum(len(ids) for ids, _ in blocks))
         for ids, vectors in blocks:
-            self._append(conn, ids, vectors, fields=False)
-        self._set_fields(conn, slice(0, self.count), everything=True)
+            self._append(ids, vectors)
 
     def _reserve(self, rows: int) -> None:
         """Make room for ``rows`` rows in total (growing by 1.5x at least)."""
@@ -153,15 +142,11 @@ class VectorMatrix:
             fresh = self.matrix.shape[0] == 0  # a set loaded past the threshold: row-major
             self.matrix = _grow(self.matrix, cap, "C" if large and fresh else None)
             self.ids, self.inv_norms = _grow(self.ids, cap), _grow(self.inv_norms, cap)
-            self.created, self.kinds = _grow(self.created, cap), _grow(self.kinds, cap)
             if self.projection is not None:
                 self.reduced = _grow(self.reduced, cap)
 
-    def _append(
-        self, conn: apsw.Connection, ids: np.ndarray, vectors: np.ndarray, fields: bool = True
-    ) -> None:
-        """Add rows for ``ids`` (int64 ``(m,)``) and ``vectors`` (float32 ``(m, dim)``),
-        with their kind and creation time read from ``chunks`` unless ``fields`` is False."""
+    def _append(self, ids: np.ndarray, vectors: np.ndarray) -> None:
+        """Add rows for ``ids`` (int64 ``(m,)``) and ``vectors`` (float32 ``(m, dim)``)."""
         if not len(ids):
             return
         n, m = self.count, len(ids)
@@ -175,33 +160,6 @@ class VectorMatrix:
             self.reduced[n:n + m] = self.projection.apply(vectors)
         self.count = n + m
         self._order = None
-        if fields:
-            self._set_fields(conn, slice(n, n + m), everything=False)
-
-    def _set_fields(
-        self, conn: apsw.Connection, at_rows: slice | np.ndarray, everything: bool
-    ) -> None:
-        """Read the kind and ``created_at`` of ``at_rows`` (a slice or int64 positions) from
-        the ``chunks`` table (the filters' source of truth); NaN and kind "" for a chunk
-        that is gone.
-
-        :param everything: read the whole table (cheaper than a long id list).
-        """
-        ids = self.ids[at_rows]
-        if everything:
-            rows = conn.execute("SELECT id, kind, created_at FROM chunks ORDER BY id").fetchall()
-        else:
-            rows = conn.execute(
-                "SELECT id, kind, created_at FROM chunks WHERE id IN "
-                "(SELECT value FROM json_each(?)) ORDER BY id",
-                (json.dumps(ids.tolist()),)).fetchall()
-        found = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        at = np.searchsorted(found, ids).clip(0, max(len(found) - 1, 0))
-        hit = found[at] == ids if len(found) else np.zeros(len(ids), dtype=bool)
-        codes = np.asarray([self._code(r[1]) for r in rows] or [0], dtype=np.int16)
-        when = np.asarray([np.nan if r[2] is None else r[2] for r in rows] or [np.nan])
-        self.kinds[at_rows] = np.where(hit, codes[at], self._code(None))
-        self.created[at_rows] = np.where(hit, when[at], np.nan)
 
     def _apply(self, conn: apsw.Connection, changed: list[int]) -> None:
         """Re-read ``changed`` chunk ids: replace, add or drop their rows."""
@@ -216,8 +174,6 @@ class VectorMatrix:
                     if p >= 0 and c in present]
         for pos, cid in replaced:
             self._set_row(pos, present.pop(cid))
-        if replaced:
-            self._set_fields(conn, np.asarray([p for p, _ in replaced]), everything=False)
         for pos in gone:  # highest first, so a row moved into a hole is never a later hole
             last = self.count - 1
             for arr in self._columns():
@@ -228,10 +184,10 @@ class VectorMatrix:
         new = [c for c in changed if c in present]
         if new:
             vectors = np.stack([present[c] for c in new])
-            self._append(conn, np.asarray(new, dtype=np.int64), vectors)
+            self._append(np.asarray(new, dtype=np.int64), vectors)
 
     def _set_row(self, pos: int, vector: np.ndarray) -> None:
-        """Replace row ``pos``'s vector (its kind and time are read by the caller)."""
+        """Replace row ``pos``'s vector."""
         self.matrix[pos] = vector
         self.inv_norms[pos] = 1.0 / np.sqrt(np.dot(vector, vector))
         if self.projection is not None:
@@ -254,14 +210,6 @@ class VectorMatrix:
         found = sorted_ids[at] == chunk_ids
         return np.where(found, self._order[at], -1).astype(np.int64)
 
-    def id_mask(self, chunk_ids: Sequence[int], value: bool) -> np.ndarray:
-        """Return a bool ``(count,)`` mask that is ``value`` on the rows of ``chunk_ids``
-        and ``not value`` elsewhere (ids without a vector are ignored)."""
-        mask = np.full(self.count, not value, dtype=bool)
-        at = self.positions(np.asarray(chunk_ids, dtype=np.int64).reshape(-1))
-        mask[at[at >= 0]] = value
-        return mask
-
     def vectors(self, chunk_ids: Sequence[int]) -> np.ndarray:
         """Return the stored vectors of ``chunk_ids``: float32 ``(m, dim)``, zero rows
         where a chunk has no vector."""
@@ -271,22 +219,6 @@ class VectorMatrix:
             hit = pos >= 0
             out[hit] = self.matrix[pos[hit]]
             return out
-
-    def kind_mask(self, kinds: Sequence[str]) -> np.ndarray:
-        """Return a bool ``(count,)`` mask of rows whose kind is one of ``kinds``."""
-        codes = [self.kind_codes[k] for k in kinds if k in self.kind_codes]
-        return np.isin(self.kinds[:self.count], np.asarray(codes, dtype=np.int16))
-
-    def created_mask(self, after: float | None, before: float | None) -> np.ndarray:
-        """Return a bool ``(count,)`` mask of rows with ``after <= created_at < before``
-        (seconds since the epoch; ``None`` leaves that side open)."""
-        created = self.created[:self.count]
-        mask = np.ones(self.count, dtype=bool)
-        if after is not None:
-            mask &= created >= after
-        if before is not None:
-            mask &= created < before
-        return mask
 
     def top_k(self, query: np.ndarray, k: int, mask: np.ndarray | None) -> ScanResult:
         """Cosine top ``k`` of ``query`` among the rows where ``mask`` is True.
