@@ -44,6 +44,7 @@ import numpy as np
 
 from octomem.engine.types import Chunk
 
+from .peers import GROUPS, group_of
 from .realistic_texts import SCIFACT, BaseTexts
 from .runner import spread
 
@@ -179,7 +180,8 @@ def write_corpus(
     marker = folder / "DONE"
     base_key = hashlib.sha256(vectors.tobytes()).hexdigest()[:16]
     stamp = json.dumps(
-        {"docs": n_docs, "queries": n_queries, "seed": seed, "cosine": cosine, "base": base_key}
+        {"docs": n_docs, "queries": n_queries, "seed": seed, "cosine": cosine, "base": base_key,
+         "groups": GROUPS}
     )
     if marker.is_file() and marker.read_text() == stamp:
         return folder
@@ -194,7 +196,7 @@ def write_corpus(
     advance = progress(f"writing {n_docs:,} realistic documents", n_docs)
     with (folder / "corpus.jsonl").open("w", encoding="utf-8") as fh:
         for pos, i in enumerate(picked):
-            fh.write(json.dumps({"_id": f"d{pos}", "title": "", "text": base.texts[i]}) + "\n")
+            fh.write(_line(pos, base.texts[i]))
         out[: len(picked)] = vectors[picked]
         advance(len(picked))
         for lo in range(len(picked), n_docs, BLOCK):
@@ -202,14 +204,21 @@ def write_corpus(
             partner = _partners(base, src, rng)
             out[lo : lo + len(src)] = perturb(vectors[src], sigma, rng)
             for j, (s, p) in enumerate(zip(src.tolist(), partner.tolist(), strict=True)):
-                text = f"{base.texts[s]} {base.texts[p]}"
-                fh.write(json.dumps({"_id": f"d{lo + j}", "title": "", "text": text}) + "\n")
+                fh.write(_line(lo + j, f"{base.texts[s]} {base.texts[p]}"))
             advance(len(src))
     out.flush()
     del out
     _write_queries(folder, base, qids, {i: pos for pos, i in enumerate(picked)})
     marker.write_text(stamp)
     return folder
+
+
+def _line(position: int, text: str) -> str:
+    """One ``corpus.jsonl`` line: document ``d{position}`` in its ``metadata.group``
+    (:func:`~octomem.benchmarks.peers.group_of`, what the 10 % filter rows select)."""
+    row = {"_id": f"d{position}", "title": "", "text": text,
+           "metadata": {"group": group_of(position)}}
+    return json.dumps(row) + "\n"
 
 
 def vectors_for(folder: Path) -> Callable[[Sequence[Chunk]], np.ndarray]:

@@ -28,16 +28,17 @@ from octomem.engine.arms import ArmContext
 from octomem.engine.assembly import arm_options
 from octomem.engine.errors import OctomemError
 from octomem.engine.manager import ArmRegistry, load_registry
+from octomem.engine.pipeline import Pipeline
 from octomem.engine.settings import load_settings
 
-from . import baseline, synthetic_data
+from . import baseline, peers, realistic_data, synthetic_data
 from .cache import IDS_FILE, VECTORS_FILE, CacheEntry, IndexCache, default_cache_dir
 from .combos import Combo, parse_combo
 from .command import deep_merge, machine, progress_bars
 from .dataset import BeirDataset, load_dataset, query_filters
 from .exact import exact_top_k, recall_at_k
 from .runner import ComboResult, rss_bytes, run_combo
-from .scale_corpus import CORPORA, RANDOM, ScaleCorpus, random_corpus, realistic_corpus
+from .scale_corpus import CORPORA, RANDOM, REALISTIC, ScaleCorpus, random_corpus, realistic_corpus
 
 #: The curve's rows, ``NAME=arm+arm+...`` (:mod:`~octomem.benchmarks.combos`). Semantic
 #: rows name no embedder: the corpus's own is used (``synthetic`` for the random corpus,
@@ -280,12 +281,36 @@ def _one_size(size: int, corpus: ScaleCorpus, ctx: dict[str, Any]) -> dict[str, 
     return {
         "docs": size,
         "queries": len(dataset.queries),
+        "peers": _peers(corpus, ran, entry, dataset, ctx),
         "build": entry.steps,
         "rows": {name: row for name, (_, _, row) in ran.items()},
         "vector_bytes": int(vectors.nbytes),
         "numpy_scan": numpy_scan_ms(vectors),
         "load_1m": {"start": load_start, "end": os.getloadavg()[0]},
     }
+
+
+def _peers(
+    corpus: ScaleCorpus, ran: dict[str, Any], entry: CacheEntry, dataset: BeirDataset,
+    ctx: dict[str, Any],
+) -> dict[str, Any] | None:
+    """Time the peers (:mod:`~octomem.benchmarks.peers`) against the ``hybrid`` row's
+    pipeline, interleaved; ``None`` for the random corpus (no filter groups, no meaning)
+    or without a ``hybrid`` row."""
+    if corpus.name != REALISTIC or "hybrid" not in ran or ran["hybrid"][1] is None:
+        return None
+    combo = ran["hybrid"][0]
+    folder = dataset.corpus_path.parent
+    vectors = np.load(folder / realistic_data.DOC_VECTORS, mmap_mode="r")
+    texts = peers.read_corpus(dataset.corpus_path, vectors)
+    pipeline = Pipeline(ctx["settings_for"](combo.settings_overrides()), ctx["registry"],
+                        entry.root)
+    try:
+        pipeline.warm()
+        return peers.run_peers(pipeline, texts, list(dataset.queries.values()),
+                               entry.root.parent / f"{entry.root.name}-lance")
+    finally:
+        pipeline.close()
 
 
 def run_scale_curve(

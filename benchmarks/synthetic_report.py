@@ -10,6 +10,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from .peers import peers_markdown  # noqa: E402
 from .report import step_order  # noqa: E402
 
 MIB = 1024 * 1024
@@ -120,6 +121,7 @@ def scale_markdown(result: dict[str, Any], plot_name: str = "scale.png") -> str:
             "",
             *_latency_rows(result),
             "",
+            *_peer_section(result),
             "## Exact vector scan vs the memory-bandwidth floor",
             "",
             "Floor = stored vector bytes (docs x 384 x 4) / measured bandwidth: "
@@ -139,6 +141,31 @@ def scale_markdown(result: dict[str, Any], plot_name: str = "scale.png") -> str:
             "",
         ]
     )
+
+
+def _peer_section(result: dict[str, Any]) -> list[str]:
+    """The peers' table (realistic corpus), or nothing when no size ran them."""
+    table = peers_markdown(result["sizes"])
+    if not table:
+        return []
+    skipped = {p: r for s in result["sizes"] for p, r in (s.get("peers") or {}).get(
+        "skipped", {}).items()}
+    return [
+        "## Peers, same texts and vectors, interleaved (p50 ms)",
+        "",
+        "Every query asked of octomem (the `hybrid` row's pipeline, warmed) and of each "
+        "peer in turn; 10 % = a `metadata.group` filter keeping one of 10 groups. "
+        "octomem keyword / vector = its `fts5` / `sqlite-vec` stage inside the hybrid "
+        "answer; a peer's vector row is its search alone (query vector computed before), "
+        "its hybrid embeds the query with the same model, then fuses its two top-100 "
+        "lists by RRF (k = 2). Ratio = octomem / the fastest peer of that row "
+        "(`benchmarks/peers.py`).",
+        "",
+        *table,
+        "",
+        *[f"Skipped {p}: {r}." for p, r in skipped.items()],
+        "",
+    ]
 
 
 def scale_plot(result: dict[str, Any], path: Path) -> None:
