@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import apsw
 import sqlite_vec
@@ -35,7 +35,6 @@ from octomem.engine.hookspecs import hookimpl
 from octomem.engine.turns import CONVERSATION, POSITION, TURN_KIND
 from octomem.engine.types import Chunk, Document, Filters
 
-from .filter_index import FilterIndex
 from .filters import filter_sql, json_path
 from .calls import SqliteCallLog
 from .history import SqliteHistory
@@ -51,6 +50,9 @@ from .rows import (
     inherit,
 )
 from .schema import SCHEMA_VERSION, migrate
+
+if TYPE_CHECKING:
+    from .filter_index import FilterIndex
 
 __all__ = ["SCHEMA_VERSION", "SqliteStorage", "SqliteStorageOptions", "filter_sql", "json_path"]
 
@@ -147,10 +149,19 @@ class SqliteStorage(SqliteHistory, SqliteCallLog):
         self._lock = threading.Lock()
         self._connections: list[tuple[threading.Thread, apsw.Connection]] = []
         self._closed = False
-        #: the chunks' filterable fields in RAM (:mod:`.filter_index`), loaded by the
-        #: in-RAM arms' warm-up; the SQL filters apply until then
-        self.fields = FilterIndex()
+        self._fields: FilterIndex | None = None
         self._migrate()
+
+    @property
+    def fields(self) -> FilterIndex:
+        """The chunks' filterable fields in RAM (:mod:`.filter_index`), loaded by the
+        in-RAM arms' warm-up (the SQL filters apply until then). Made on first use, so a
+        process that never searches in RAM never imports numpy for it."""
+        if self._fields is None:
+            from .filter_index import FilterIndex
+
+            self._fields = FilterIndex()
+        return self._fields
 
     def connection(self) -> apsw.Connection:
         """Return the calling thread's connection, opening it on first use.
