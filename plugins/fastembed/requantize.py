@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
+from importlib import metadata
 from pathlib import Path
 
 import platformdirs
@@ -27,10 +28,19 @@ _LOCK = threading.Lock()
 
 
 def onnxruntime_version() -> str:
-    """Return onnxruntime's ``major.minor`` version (part of the re-quantized model's id)."""
-    import onnxruntime
+    """Return onnxruntime's ``major.minor`` version (part of the re-quantized model's id).
 
-    return ".".join(onnxruntime.__version__.split(".")[:2])
+    Read from the installed distribution's metadata, so that naming the model (``octomem
+    status``, binding the vector set) does not import onnxruntime (~0.3 s); imported only
+    when no distribution named ``onnxruntime`` is installed (e.g. ``onnxruntime-gpu``).
+    """
+    try:
+        full = metadata.version("onnxruntime")
+    except metadata.PackageNotFoundError:
+        import onnxruntime
+
+        full = onnxruntime.__version__
+    return ".".join(full.split(".")[:2])
 
 
 def requantized_path(source_sha256: str, cache_dir: Path | None = None) -> Path:
