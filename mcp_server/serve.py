@@ -9,7 +9,8 @@ Both ``octomem serve`` and ``python -m octomem.mcp_server`` call :func:`serve`:
    line each, the opt-in call log) and start the metrics endpoint if asked
    (:mod:`.metrics_http`);
 4. serve MCP over stdio (the default) or streamable HTTP (:mod:`.http`), and stop the
-   metrics endpoint when that ends.
+   metrics endpoint when that ends; stdio ends the process as soon as the client closes
+   stdin (:mod:`.process`), and at a terminal first says what it is on stderr.
 
 Lines meant for the person who started the server (the HTTP URL, a generated token, the
 metrics URL) go to stderr, prefixed ``octomem:``; stdout carries only the protocol.
@@ -20,7 +21,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import anyio
 
@@ -30,6 +31,7 @@ from .http import Address, parse_address, require_loopback, resolve_token, serve
 from .logs import configure_logging
 from .metrics_http import MetricsServer
 from .observe import Observer
+from .process import exit_now, say_what_this_is
 from .server import create_server, new_observer
 
 #: Default address of ``--http`` when given without one (documented in docs/mcp.md).
@@ -77,11 +79,13 @@ def serve(config_file: Path | None, overrides: dict[str, Any] | None,
     configure_logging(options.log_format, options.log_level)
     http, metrics_at = check_addresses(options)
     observer = new_observer()
-    server = create_server(config_file, overrides, project_root, global_root, observer)
+    # stdio ends the process at once when stdin closes (exit_now): nothing to wait for.
+    server = create_server(config_file, overrides, project_root, global_root, observer,
+                           **({"shutdown_wait_s": 0} if http is None else {}))
     metrics = _start_metrics(observer, metrics_at)
     try:
         if http is None:
-            server.run("stdio")
+            _serve_stdio(server)
             return
         configured = load_settings(config_file, overrides, project_root=project_root) \
             .settings.http_token
@@ -95,6 +99,18 @@ def serve(config_file: Path | None, overrides: dict[str, Any] | None,
     finally:
         if metrics is not None:
             metrics.close()
+
+
+def _serve_stdio(server: Any) -> NoReturn:
+    """Serve over stdio until the client closes stdin (or Ctrl-C), then end the process
+    within a second (:mod:`.process`: no interpreter teardown, no wait for a model load);
+    at a terminal, first say on stderr what this is and how a client starts it."""
+    say_what_this_is(sys.argv)
+    try:
+        server.run("stdio")
+    except KeyboardInterrupt:
+        exit_now(130)
+    exit_now(0)
 
 
 def _start_metrics(observer: Observer, address: Address | None) -> MetricsServer | None:

@@ -64,6 +64,7 @@ def create_server(
     config_file: Path | None = None, overrides: dict[str, Any] | None = None,
     project_root: Path | None = None, global_root: Path | None = None,
     observer: Observer | None = None,
+    shutdown_wait_s: float = SHUTDOWN_WAIT_S,
 ) -> MCPServer:
     """Build the MCP server for one project's memory (opened lazily).
 
@@ -76,6 +77,9 @@ def create_server(
     :param observer: count, log and keep every tool call (:mod:`.observe`; ``serve``
         always passes one); with setting ``call_log`` on, its calls also go to the call
         log (:mod:`.calllog`). ``None``: no observation at all.
+    :param shutdown_wait_s: how long closing waits for a model load in progress, seconds
+        (0 when the process ends through :func:`.process.exit_now`, which tears nothing
+        down).
     :returns: an unstarted server; ``server.run("stdio")`` serves it.
     :raises ArmConfigError: an unknown key or bad value in any settings layer (checked
         now; arm lookup and plugin loading happen in the background and surface as
@@ -94,7 +98,7 @@ def create_server(
         finally:
             if writer is not None:  # what is queued is written before the memory closes
                 await anyio.to_thread.run_sync(writer.close)
-            await anyio.to_thread.run_sync(partial(loader.close, SHUTDOWN_WAIT_S))
+            await anyio.to_thread.run_sync(partial(loader.close, shutdown_wait_s))
 
     server: MCPServer = StrictServer(
         name="octomem", title="octomem memory", version=_version(),

@@ -51,6 +51,14 @@ ReadScope = Annotated[
     Literal["local", "global"] | None,
     Field(description="only this scope; default: both, ranked together"),
 ]
+IngestScope = Annotated[
+    Literal["local", "global"] | None,
+    Field(description="local: this project's documents (default); global: for every project"),
+]
+ForgetScope = Annotated[
+    Literal["local", "global"] | None,
+    Field(description="look only in this scope; default: both"),
+]
 Kind = Annotated[
     str,
     Field(description="one word in capitals, e.g. FACT, PREFERENCE, DECISION, RULE, HANDOFF",
@@ -205,7 +213,7 @@ class MemoryTools:
                 include_superseded, per, context=context, max_tokens=max_tokens)
         return recall_result(text, answer, explain)
 
-    def forget(self, text_or_id: TextOrId, scope: ReadScope = None,
+    def forget(self, text_or_id: TextOrId, scope: ForgetScope = None,
                reason: Reason = None) -> ForgetResult:
         """Forget one statement by id or exact text; several matches remove none."""
         key = check_text(text_or_id, "text_or_id")
@@ -216,7 +224,7 @@ class MemoryTools:
         return forget_result(out)
 
     def ingest(
-        self, path_or_text: PathOrText, scope: WriteScope = None, title: Title = None,
+        self, path_or_text: PathOrText, scope: IngestScope = None, title: Title = None,
         uri: Uri = None, tags: Tags = None, format: Format = "auto",  # noqa: A002
     ) -> IngestResult:
         """Ingest files, transcripts, a folder or a text into a scope; unchanged content is

@@ -23,7 +23,7 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     ("args", "says"),
     [
         (("search", "foo", "bar"), "unexpected extra argument"),
-        (("search",), "Missing argument 'query'"),
+        (("search",), "Missing argument 'QUERY'"),
         (("search", "foo", "-k", "0"), "Invalid value for '--top-k'"),
         (("nosuchcommand",), "No such command"),
     ],

@@ -34,8 +34,10 @@ from ..settings import load_settings, parse_overrides
 from ..types import Document
 from . import memory as show
 from . import render as render
+from .options import Command, Group
 
 app = typer.Typer(
+    cls=Group,
     name="octomem",
     help="Local-first retrieval for AI agents' memory: BM25 + embeddings, fused, over MCP.\n\n"
     "Quick start: `octomem ingest docs/` then `octomem search \"how does fusion work\" --explain`.",
@@ -50,9 +52,19 @@ ConfigOpt = Annotated[Path | None, typer.Option("--config", help="TOML settings 
 SetOpt = Annotated[list[str] | None, typer.Option("--set", help="Override a setting: `key=value`, e.g. `retrieval.top_k=5`. Repeatable.")]
 
 
-ScopeOpt = Annotated[str | None, typer.Option("--scope", help="`local` (this project) or `global`.")]
-BothOpt = Annotated[str | None, typer.Option("--scope", help="`local` or `global` to search one scope only; leave it out to search both.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+IngestScopeOpt = Annotated[str, typer.Option("--scope", help=(
+    "Where to store: `local` (this project's `.octomem/`) or `global` (every project's)."))]
+AddScopeOpt = Annotated[str | None, typer.Option("--scope", help=(
+    "Where to store: `local` (this project, the default) or `global` (about the user, for "
+    "every project); with `--supersedes`, the superseded statement's scope."))]
+SearchScopeOpt = Annotated[str | None, typer.Option("--scope", help=(
+    "Search only `local` or only `global` (default: both, ranked together)."))]
+ForgetScopeOpt = Annotated[str | None, typer.Option("--scope", help=(
+    "Look only in `local` or only in `global` (default: both)."))]
+ReindexScopeOpt = Annotated[str | None, typer.Option("--scope", help=(
+    "Embed only `local` or only `global` (default: both)."))]
+ExportScopeOpt = Annotated[str, typer.Option("--scope", help=(
+    "The scope to export: `local` or `global`."))]
 
 
 class _State:
@@ -136,11 +148,11 @@ def _file_documents(files: list[Path]) -> Iterator[Document]:
         yield doc
 
 
-@app.command()
+@app.command(cls=Command)
 def ingest(
     paths: Annotated[list[Path] | None, typer.Argument(help="Text/Markdown files, transcripts (.jsonl) or folders.")] = None,
     beir: Annotated[Path | None, typer.Option("--beir", help="A BEIR folder: loads its corpus.jsonl (rows naming a conversation and speaker are turns).")] = None,
-    scope: ScopeOpt = "local",
+    scope: IngestScopeOpt = "local",
     fmt: Annotated[str, typer.Option("--format", help="How .jsonl files are read: `auto` (sniffed; in folders only transcripts), `chat` (octomem's chat JSON Lines), `claude-code` (Claude Code sessions, e.g. ~/.claude/projects/PROJECT/), or `text` (text files only).")] = "auto",
 ) -> None:
     """Ingest files and folders (.md, .txt, .rst), chat transcripts and Claude Code sessions
@@ -170,15 +182,16 @@ def ingest(
         memory.close()
 
 
-@app.command()
+@app.command(cls=Command)
 def add(
     text: Annotated[str, typer.Argument(help="The statement to store.")],
     kind: Annotated[str, typer.Option(help="One word in capitals, e.g. PREFERENCE; HANDOFF replaces the previous handoff.")] = "ITEM",
     tag: Annotated[list[str] | None, typer.Option("--tag", help="A tag; repeatable.")] = None,
-    scope: ScopeOpt = None,
+    scope: AddScopeOpt = None,
     event_time: Annotated[str | None, typer.Option("--event-time", help="When it happened (ISO date).")] = None,
     supersedes: Annotated[str | None, typer.Option("--supersedes", help="Id of the statement this one replaces (kept as history).")] = None,
-    as_json: JsonOpt = False,
+    as_json: Annotated[bool, typer.Option("--json", help=(
+        "Print what was stored, replaced and found nearly the same as JSON."))] = False,
 ) -> None:
     """Remember one statement (local scope by default) and print its id, what it replaced
     and existing statements that say nearly the same."""
@@ -190,17 +203,18 @@ def add(
         memory.close()
 
 
-@app.command()
+@app.command(cls=Command)
 def search(
     query: Annotated[str, typer.Argument(help="Any text; no query syntax to learn.")],
     top_k: Annotated[int | None, typer.Option(
         "--top-k", "-k", min=1, max=1000, help="Number of hits (default: setting retrieval.top_k)."
     )] = None,
-    explain: Annotated[bool, typer.Option(help="Show each arm's rank and score, and the fused score.")] = False,
+    explain: Annotated[bool, typer.Option("--explain", help=(
+        "Add each arm's own rank and score (and the recency bonus) to every hit."))] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the answer as JSON.")] = False,
     kind: Annotated[list[str] | None, typer.Option("--kind", help="Only these kinds; repeatable.")] = None,
     tag: Annotated[list[str] | None, typer.Option("--tag", help="Only hits with every tag; repeatable.")] = None,
-    scope: BothOpt = None,
+    scope: SearchScopeOpt = None,
     since: Annotated[str | None, typer.Option("--since", help="Only statements true from this date on.")] = None,
     until: Annotated[str | None, typer.Option("--until", help="Only statements true from before the end of this date.")] = None,
     as_of: Annotated[str | None, typer.Option("--as-of", help="What was current then (ISO date).")] = None,
@@ -221,12 +235,13 @@ def search(
         memory.close()
 
 
-@app.command()
+@app.command(cls=Command)
 def forget(
     id_or_text: Annotated[str, typer.Argument(help="A document id, or a statement's exact text.")],
-    scope: BothOpt = None,
+    scope: ForgetScopeOpt = None,
     reason: Annotated[str | None, typer.Option("--reason", help="Why (kept in the forget log).")] = None,
-    as_json: JsonOpt = False,
+    as_json: Annotated[bool, typer.Option("--json", help=(
+        "Print what was forgotten (or the statements the text matches) as JSON."))] = False,
 ) -> None:
     """Forget one statement by id or exact text, in both scopes unless `--scope`; a text
     matching several removes none and lists them (exit status 1)."""
@@ -238,11 +253,11 @@ def forget(
         memory.close()
 
 
-@app.command()
+@app.command(cls=Command)
 def reindex(
     embedder: Annotated[str | None, typer.Option(
         "--embedder", help="Embedder to embed for (default: setting `pipeline.embedder`).")] = None,
-    scope: BothOpt = None,
+    scope: ReindexScopeOpt = None,
 ) -> None:
     """Embed every chunk that has no vector of the selected embedder, in both scopes unless
     `--scope` (resumable).
@@ -278,13 +293,13 @@ def _reindex_scope(scope: str, pipeline: Pipeline) -> None:
                   f"{semantic.missing_count()} without a vector")
 
 
-@app.command()
+@app.command(cls=Command)
 def plugins() -> None:
     """List installed arms by kind: name, providing distribution, version."""
     render.plugins(console, load_registry())
 
 
-@app.command()
+@app.command(cls=Command)
 def status() -> None:
     """Show both scopes: where they live, counts, arms, the embedder model, semantic availability."""
     memory = _memory()
@@ -294,7 +309,7 @@ def status() -> None:
         memory.close()
 
 
-@app.command()
+@app.command(cls=Command)
 def config() -> None:
     """Print every effective setting (configured arms' options included), its cost group
     (identity: needs re-indexing; runtime; retrieval: reorders answers), its layer and
@@ -307,7 +322,7 @@ def config() -> None:
     render.settings(console, loaded, options, {spec.name: spec for spec in specs.values()})
 
 
-@app.command()
+@app.command(cls=Command)
 def serve(
     project_root: Annotated[Path | None, typer.Option("--project-root", help="The project this server serves; its `.octomem/` is the local scope (default: the current directory).")] = None,
     global_root: Annotated[Path | None, typer.Option("--global-root", help="The global scope's directory (setting `global_root`; default `data_dir`).")] = None,
@@ -325,10 +340,10 @@ def serve(
               run.ServeOptions(http, metrics_addr, log_format, log_level.upper()))
 
 
-@app.command("export")
+@app.command("export", cls=Command)
 def export_(
     path: Annotated[Path, typer.Argument(help="File to write (`-` for stdout).")],
-    scope: ScopeOpt = "local",
+    scope: ExportScopeOpt = "local",
     fmt: Annotated[str, typer.Option("--format", help="`jsonl` (lossless, for import) or `md` (for people).")] = "jsonl",
 ) -> None:
     """Export a scope: JSON Lines round-trips losslessly through `octomem import` (ids,
@@ -347,7 +362,7 @@ def export_(
         memory.close()
 
 
-@app.command("import")
+@app.command("import", cls=Command)
 def import_(
     path: Annotated[Path, typer.Argument(help="A JSONL file written by `octomem export`.")],
     scope: Annotated[str | None, typer.Option("--scope", help="Scope to import into (default: the one the file was exported from).")] = None,
@@ -363,7 +378,7 @@ def import_(
         memory.close()
 
 
-@app.command("session-start")
+@app.command("session-start", cls=Command)
 def session_start(
     max_bytes: Annotated[int | None, typer.Option("--max-bytes", min=512, help="Budget in UTF-8 bytes (default: setting session_start.max_bytes, 8192).")] = None,
 ) -> None:
@@ -379,11 +394,11 @@ def session_start(
 
 
 # The MCP tools' names, for people who know those: the same commands, not listed twice.
-app.command("remember", hidden=True, help="Same as `add` (the MCP tool's name).")(add)
-app.command("recall", hidden=True, help="Same as `search` (the MCP tool's name).")(search)
+app.command("remember", cls=Command, hidden=True, help="Same as `add` (the MCP tool's name).")(add)
+app.command("recall", cls=Command, hidden=True, help="Same as `search` (the MCP tool's name).")(search)
 
 
-@app.command()
+@app.command(cls=Command)
 def bench(
     dataset: Annotated[Path | None, typer.Argument(help="A BEIR folder (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv).")] = None,
     combo: Annotated[list[str] | None, typer.Option("--combo", help="`NAME=arm+arm+...` (e.g. `hybrid=fts5+sqlite-vec`), or `defaults` for the default rows; repeatable. Default: the default rows (every keyword arm alone, the semantic arm alone, the hybrids).")] = None,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -17,6 +16,7 @@ from ..memory.recall import RecallAnswer
 from ..memory.results import forget_result, recall_result, remember_result
 from ..memory.scopes import ScopeName, check_scope
 from ..memory.transfer import ImportReport
+from .hits import print_answer
 
 
 def _snippet(text: str, width: int) -> str:
@@ -37,65 +37,13 @@ def print_json(model: Any) -> None:
     print(json.dumps(as_json(model), indent=2, ensure_ascii=False))
 
 
-def answer(console: Console, query: str, ans: RecallAnswer, explain: bool) -> None:
-    """Print a recall answer as a ranked table with each hit's scope; with ``explain``,
-    each arm's rank and raw score and the recency bonus."""
-    table = Table(title=escape(repr(query)), title_justify="left", box=box.SIMPLE_HEAD, expand=True)
-    for name, justify in (("#", "right"), ("score", "right"), ("scope", "left")):
-        table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
-    arms = list(ans.arms_ran)
-    if explain:
-        for arm in arms:
-            table.add_column(f"{arm}\nrank·score", justify="right", no_wrap=True)
-        table.add_column("recency", justify="right", no_wrap=True)
-    table.add_column("hit", ratio=1, min_width=30)
-    for hit in ans.hits:
-        cells = [str(hit.rank), f"{hit.score:.4f}", hit.scope]
-        if explain:
-            for arm in arms:
-                h = hit.contributions.get(arm)
-                cells.append(f"{h.rank}·{h.score:.3g}" if h else "–")
-            cells.append(f"+{hit.recency:.1%}")
-        chunk = hit.chunk
-        head = f"[bold]{escape(chunk.title)}[/bold] " if chunk.title else ""
-        state = "" if chunk.valid_to is None else " [yellow](superseded)[/yellow]"
-        around = getattr(ans, "context", {}).get((hit.scope, chunk.id), [])
-        text = "\n".join(
-            [f"[dim]{escape(_snippet(t.chunk.text, 160))}[/dim]" for t in around if t.offset < 0]
-            + [escape(_snippet(chunk.text, 160))]
-            + [f"[dim]{escape(_snippet(t.chunk.text, 160))}[/dim]" for t in around if t.offset > 0])
-        cells.append(f"{head}[dim]{escape(chunk.document_id)} · {chunk.kind}[/dim]{state}\n{text}")
-        table.add_row(*cells)
-    if ans.hits:
-        console.print(table)
-    else:
-        console.print(f"no hits for {escape(repr(query))}")
-    line = f"scopes: {', '.join(ans.scopes) or 'none'} · arms: {', '.join(ans.arms_ran) or 'none'}"
-    if "total" in ans.timings_ms:
-        line += f" · {ans.timings_ms['total']:.1f} ms"
-    console.print(line)
-    for arm, why in ans.arms_unavailable.items():
-        console.print(f"[yellow]{escape(arm)} unavailable:[/yellow] {escape(why)}")
-    for c in ans.collapsed:
-        console.print(f"collapsed {c.chunk.document_id} ({c.scope}) into "
-                      f"{c.kept_chunk.document_id} ({c.kept_scope}): {c.reason}")
-    if ans.unembedded_hits:
-        console.print(f"{len(ans.unembedded_hits)} hit(s) found by words only (no vector yet)")
-    budget = getattr(ans, "budget", None)
-    if budget is not None:
-        cut = ", ".join(f"#{c.rank} {c.chunk.document_id} ({c.tokens})" for c in budget.cut)
-        console.print(f"about {budget.used} of {budget.max_tokens} tokens"
-                      + (f"; cut: {cut}" if cut else "")
-                      + (f"; shortened {budget.truncated}" if budget.truncated else ""))
-
-
 def show_recall(console: Console, query: str, ans: RecallAnswer, explain: bool,
                 json_out: bool) -> None:
     """Print a recall answer as JSON (``json_out``) or as a table."""
     if json_out:
         print_json(recall_result(query, ans, explain=True))
     else:
-        answer(console, query, ans, explain)
+        print_answer(console, query, ans, explain)
     for warning in ans.warnings:
         Console(stderr=True).print(f"[yellow]warning:[/yellow] {escape(warning)}")
 

@@ -1,0 +1,142 @@
+"""A recall answer as people read it, at any width and when piped: one line per hit.
+
+Each hit is one line — rank, relevance (or, without one, the fused score), scope, then
+the hit itself (its title, then its text on one line) cut to the width that is left with
+"…". ``--explain`` adds, before the hit, each arm's own rank and raw score
+(``rank (score)``, ``–`` where that arm did not find the hit) and the recency bonus,
+under a header: a compact table that stays one line per hit. A conversation hit asked
+with ``--context N`` has its neighbouring turns on dim lines above and below it. When
+stdout is not a
+terminal, Rich uses ``COLUMNS`` or 80 columns, so piped output has the same shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
+
+from ..memory.recall import RecallAnswer
+
+#: Fewest characters a hit keeps for its text however narrow the terminal; below that,
+#: the line wraps instead (a hit cut to nothing says nothing).
+MIN_HIT_WIDTH = 24
+#: Space between columns.
+GAP = "  "
+
+
+def one_line(text: str) -> str:
+    """Return ``text`` with every run of whitespace (newlines included) as one space."""
+    return " ".join(text.split())
+
+
+def cut(text: str, width: int) -> str:
+    """Return ``text`` cut to at most ``width`` characters, ending in "…" when cut."""
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+
+
+def hit_text(chunk: Any) -> str:
+    """Return what a hit shows: ``title — text``, the text without a leading heading that
+    repeats the title (a Markdown file's ``# Title``), all on one line."""
+    text = one_line(chunk.text)
+    title = one_line(chunk.title or "")
+    if not title:
+        return text
+    for lead in (f"# {title}", title):
+        if text.startswith(lead):
+            text = text[len(lead):].lstrip(" :—-")
+            break
+    return f"{title} — {text}" if text else title
+
+
+def _relevance(hit: Any) -> float | None:
+    value = getattr(hit, "relevance", None)
+    return None if value is None else float(value)
+
+
+def _arm_cell(contribution: Any) -> str:
+    return "–" if contribution is None else f"{contribution.rank} ({contribution.score:.2f})"
+
+
+def hit_lines(ans: RecallAnswer, explain: bool, width: int) -> list[Text]:
+    """Return the answer's hits as lines of at most ``width`` characters (with
+    ``explain``, a header line and a rule first).
+
+    :param width: the console's width in characters.
+    """
+    relevance = any(_relevance(h) is not None for h in ans.hits)
+    headers = ["#", "rel" if relevance else "score", "scope"]
+    right = [True, True, False]
+    rows = [[str(h.rank), f"{_relevance(h) if relevance else h.score:.2f}", h.scope]
+            for h in ans.hits]
+    if explain:
+        arms = list(ans.arms_ran)
+        headers += arms
+        right += [True] * len(arms)
+        for row, hit in zip(rows, ans.hits, strict=True):
+            row += [_arm_cell(hit.contributions.get(arm)) for arm in arms]
+        if any(h.recency for h in ans.hits):
+            headers.append("recency")
+            right.append(True)
+            for row, hit in zip(rows, ans.hits, strict=True):
+                row.append(f"+{hit.recency:.1%}" if hit.recency else "")
+    widths = [max([len(headers[i]) if explain else 0] + [len(r[i]) for r in rows])
+              for i in range(len(headers))]
+    fixed = sum(widths) + len(GAP) * len(widths)
+    left = max(width - fixed, MIN_HIT_WIDTH)
+
+    def columns(cells: list[str]) -> str:
+        return GAP.join(c.rjust(w) if r else c.ljust(w)
+                        for c, w, r in zip(cells, widths, right, strict=True)) + GAP
+
+    lines: list[Text] = []
+    if explain:
+        lines.append(Text(columns(headers) + "hit", style="bold"))
+        lines.append(Text("─" * min(width, fixed + left), style="dim"))
+    context = getattr(ans, "context", {})
+    indent = " " * fixed
+    for row, hit in zip(rows, ans.hits, strict=True):
+        around = context.get((hit.scope, hit.chunk.id), [])
+        lines += [Text(indent + cut(one_line(t.chunk.text), left), style="dim")
+                  for t in around if t.offset < 0]
+        line = Text(columns(row))
+        room = left
+        if hit.chunk.valid_to is not None:
+            line.append("(superseded) ", style="yellow")
+            room -= len("(superseded) ")
+        line.append(cut(hit_text(hit.chunk), room))
+        lines.append(line)
+        lines += [Text(indent + cut(one_line(t.chunk.text), left), style="dim")
+                  for t in around if t.offset > 0]
+    return lines
+
+
+def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool) -> None:
+    """Print a recall answer: the query, one line per hit, then how it was made (scopes,
+    arms, time; arms that could not run and why; what dedup collapsed)."""
+    console.print(Text(repr(query), style="bold"), highlight=False)
+    if not ans.hits:
+        console.print("no hits")
+    for line in hit_lines(ans, explain, console.width):
+        console.print(line, no_wrap=True, overflow="ignore", crop=False, highlight=False)
+    made = f"scopes: {', '.join(ans.scopes) or 'none'} · arms: {', '.join(ans.arms_ran) or 'none'}"
+    if "total" in ans.timings_ms:
+        made += f" · {ans.timings_ms['total']:.0f} ms"
+    console.print(made, style="dim", highlight=False)
+    for arm, why in ans.arms_unavailable.items():
+        console.print(f"[yellow]{escape(arm)} unavailable:[/yellow] {escape(why)}")
+    for c in ans.collapsed:
+        console.print(f"collapsed {c.chunk.document_id} ({c.scope}) into "
+                      f"{c.kept_chunk.document_id} ({c.kept_scope}): {c.reason}",
+                      highlight=False)
+    if ans.unembedded_hits:
+        console.print(f"{len(ans.unembedded_hits)} hit(s) found by words only (no vector yet)")
+    budget = getattr(ans, "budget", None)
+    if budget is not None:
+        dropped = ", ".join(f"#{c.rank} {c.chunk.document_id} ({c.tokens})" for c in budget.cut)
+        console.print(f"about {budget.used} of {budget.max_tokens} tokens"
+                      + (f"; cut: {dropped}" if dropped else "")
+                      + (f"; shortened {budget.truncated}" if budget.truncated else ""),
+                      highlight=False)

@@ -1,0 +1,64 @@
+"""How the command line's options read in ``--help``: flags as flags, values by name.
+
+typer 0.29's help shows every option's Python type — ``--json <bool>``, ``--help <bool>``,
+``--kind <list[str]>`` — which reads as if a flag took a value. The command classes
+here give each parameter a metavar before help is drawn: none for a flag (``--json``),
+the option's name in capitals for a value (``--kind KIND``, repeatable ones too), unless
+the option names its own (``--top-k N``); an argument shows its name only (``QUERY``,
+not ``QUERY <str>``). Tested with typer 0.25-0.29 (the older ones
+already showed flags bare).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+from typer.core import TyperCommand, TyperGroup
+
+#: Metavars chosen by option name where the name in capitals would not read well.
+METAVARS = {"top_k": "N", "set_": "KEY=VALUE", "config": "FILE", "data_dir": "DIR",
+            "project_root": "DIR", "global_root": "DIR", "beir": "DIR", "as_of": "DATE",
+            "since": "DATE", "until": "DATE", "event_time": "DATE", "fmt": "FORMAT",
+            "cache_dir": "DIR", "out": "DIR", "sources": "DIR", "limit": "N",
+            "group_by": "metadata.FIELD", "supersedes": "ID", "combo": "NAME=ARMS"}
+
+
+def natural_metavars(params: list[Any]) -> list[Any]:
+    """Give each of ``params`` (click parameters) the metavar its help should show.
+
+    :returns: ``params``, changed in place.
+    """
+    for param in params:
+        if param.param_type_name == "option" and (param.is_flag or param.count):
+            param.metavar = ""
+        elif param.metavar is None and param.name:
+            param.metavar = METAVARS.get(param.name, param.name.upper())
+        if param.param_type_name == "argument" and hasattr(param, "display_type_rich"):
+            param.display_type_rich = _no_type  # typer 0.29 shows ``PATHS <list[Path]>``
+    return params
+
+
+def _no_type(ctx: Any = None) -> None:
+    return None
+
+
+class Command(TyperCommand):
+    """A typer command whose help shows flags bare and values by name."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        """Return the command's parameters (``--help`` included), metavars set."""
+        return natural_metavars(super().get_params(ctx))
+
+
+class Group(TyperGroup):
+    """The ``octomem`` group: its own options read like its commands' do."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        """Return the group's parameters (``--help`` included), metavars set."""
+        return natural_metavars(super().get_params(ctx))
+
+
+def flag(name: str, help: str) -> Any:
+    """Return a boolean option that is only a flag (``--json``, no ``--no-json``)."""
+    return typer.Option(name, help=help)

@@ -1,0 +1,84 @@
+"""What `octomem search` prints when piped or at 80 columns: one line per hit, no colour
+codes, a compact table with --explain, JSON for machines."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+OCTOMEM = str(Path(sys.executable).with_name("octomem"))
+STEPS = ["run the migrations", "warm the caches", "switch the load balancer",
+         "tell the support team", "rotate the signing keys", "check the backups"]
+
+
+def checklist(i: int) -> str:
+    """Return a long two-paragraph note, different for each ``i`` (dedup keeps them all)."""
+    steps = ", ".join(STEPS[i:] + STEPS[:i])
+    return (f"# Deploy checklist {i}\n\nThe deployment checklist for region {i}: {steps}, "
+            f"then watch the error rate for {i + 1} hours.\n\nIf the rate doubles, roll back "
+            f"at once and write down what happened in incident note {i * 7}.")
+
+
+def run(root: Path, *args: str, columns: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env.update({"HOME": str(root / "home"), "XDG_DATA_HOME": str(root / "data-home"),
+                "XDG_CONFIG_HOME": str(root / "config-home"), "TERM": "xterm-256color"})
+    if columns:
+        env["COLUMNS"] = columns
+    return subprocess.run([OCTOMEM, "--data-dir", str(root / "data"), "--set",
+                           "pipeline.embedder=hashing", *args], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=120, check=True)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("output")
+    notes = root / "notes"
+    notes.mkdir()
+    for i in range(4):
+        (notes / f"deploy-{i}.md").write_text(checklist(i), "utf-8")
+    run(root, "ingest", "--scope", "global", str(notes))
+    return root
+
+
+@pytest.mark.parametrize("columns", [None, "80", "120"])
+def test_piped_search_prints_one_line_per_hit(store: Path, columns: str | None) -> None:
+    out = run(store, "search", "deployment error rate roll back", "-k", "4",
+              columns=columns).stdout
+    lines = out.splitlines()
+    assert "\x1b[" not in out  # no colour codes in a pipe
+    assert lines[0] == "'deployment error rate roll back'"
+    hits = lines[1:5]
+    assert [h.split()[0] for h in hits] == ["1", "2", "3", "4"]
+    assert all(h.split()[2] == "global" and "Deploy checklist" in h for h in hits)
+    assert all(len(h) <= int(columns or 80) for h in hits)
+    assert all(h.endswith("…") for h in hits)  # the text is cut to the width, not wrapped
+    assert lines[5].startswith("scopes: ") and len(lines) == 6
+
+
+def test_explain_at_80_columns_is_a_compact_table(store: Path) -> None:
+    lines = run(store, "search", "deployment error rate", "-k", "3", "--explain",
+                columns="80").stdout.splitlines()
+    assert lines[1].split() == ["#", "score", "scope", "fts5", "sqlite-vec", "recency", "hit"]
+    assert set(lines[2]) == {"─"}
+    rows = lines[3:6]
+    assert all(len(r) <= 80 for r in rows)
+    for row in rows:  # each arm's own rank and score, then the hit on the same line
+        cells = row.split()
+        assert cells[3].isdigit() and cells[4].startswith("(") and "Deploy checklist" in row
+    assert lines[6].startswith("scopes: ")
+
+
+def test_json_is_for_machines(store: Path) -> None:
+    answer = json.loads(run(store, "search", "deployment", "-k", "2", "--json",
+                            columns="40").stdout)
+    assert [h["rank"] for h in answer["hits"]] == [1, 2]
+    assert set(answer["hits"][0]["arms"]) == {"fts5", "sqlite-vec"}
+    assert "\n\n" in answer["hits"][0]["text"]  # the text whole, not cut or flattened
