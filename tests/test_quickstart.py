@@ -11,11 +11,12 @@ import pytest
 from octomem.engine.memory.facade import open_memory
 
 ROOT = Path(__file__).resolve().parents[1]
-#: Each README question -> the title of the note that answers it.
+#: Each README question -> how the hit that answers it begins (a note's title, a chat
+#: turn's text).
 ANSWERS = {
     "what should I do about error KST-417?": "Runbook: error codes",
     "when do we ship new versions?": "Decision: releases go out on Thursday evenings",
-    "why not use a hosted upload service?": "Decision: uploads are sent in 8 MiB parts and resume",
+    "why did the videos keep failing to upload?": "assistant: That explains it: the app sends",
 }
 
 
@@ -44,11 +45,12 @@ def test_each_question_finds_its_note_first(tmp_path: Path) -> None:
     memory = open_memory(project_root=tmp_path / "project", global_root=tmp_path / "demo")
     try:
         scope, report = memory.ingest(str(ROOT / "examples" / "kestrel"), scope="global")
-        assert scope == "global" and len(report.added) >= 9
-        for question, title in ANSWERS.items():
+        assert scope == "global" and len(report.added) == 19  # 9 notes, the chat's 10 turns
+        for question, start in ANSWERS.items():
             answer = memory.recall(question, top_k=3)
             assert answer.semantic_available and answer.arms_ran == ["fts5", "sqlite-vec"]
-            assert answer.hits[0].chunk.title == title, question
+            first = answer.hits[0].chunk
+            assert (first.title or "").startswith(start) or first.text.startswith(start), question
             assert set(answer.hits[0].contributions) == {"fts5", "sqlite-vec"}  # both arms
     finally:
         memory.close()
