@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from octomem.engine.cli import app
 
-COMMANDS = ["ingest", "add", "search", "forget", "reindex", "plugins", "status", "config",
+COMMANDS = ["ingest", "add", "search", "forget", "reindex", "plugins", "status", "config", "verify",
             "serve", "export", "import", "bench"]
 
 

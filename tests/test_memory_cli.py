@@ -46,7 +46,7 @@ def test_add_goes_local_and_search_sees_both_scopes(octomem: Any) -> None:
     only = _json(octomem("search", "ruff", "--scope", "global", "--json"))
     assert [h["id"] for h in only["hits"]] == [glob["id"]]
     table = octomem("search", "ruff linting", "--explain").output
-    assert "scope" in table and "recency" in table and "local, global" in table
+    assert "scope" in table and "fts5" in table and "local, global" in table
     status = octomem("status").output
     assert "local" in status and "global" in status and str(Path.cwd()) in status
     none = octomem("--set", "pipeline.semantic=", "search", "zzzqqq", "--scope", "global").output

@@ -34,7 +34,16 @@ from ..settings import load_settings, parse_overrides
 from ..types import Document
 from . import memory as show
 from . import render as render
-from .options import Command, Group
+from .options import (
+    AddScopeOpt,
+    Command,
+    ExportScopeOpt,
+    ForgetScopeOpt,
+    Group,
+    IngestScopeOpt,
+    ReindexScopeOpt,
+    SearchScopeOpt,
+)
 
 app = typer.Typer(
     cls=Group,
@@ -52,19 +61,6 @@ ConfigOpt = Annotated[Path | None, typer.Option("--config", help="TOML settings 
 SetOpt = Annotated[list[str] | None, typer.Option("--set", help="Override a setting: `key=value`, e.g. `retrieval.top_k=5`. Repeatable.")]
 
 
-IngestScopeOpt = Annotated[str, typer.Option("--scope", help=(
-    "Where to store: `local` (this project's `.octomem/`) or `global` (every project's)."))]
-AddScopeOpt = Annotated[str | None, typer.Option("--scope", help=(
-    "Where to store: `local` (this project, the default) or `global` (about the user, for "
-    "every project); with `--supersedes`, the superseded statement's scope."))]
-SearchScopeOpt = Annotated[str | None, typer.Option("--scope", help=(
-    "Search only `local` or only `global` (default: both, ranked together)."))]
-ForgetScopeOpt = Annotated[str | None, typer.Option("--scope", help=(
-    "Look only in `local` or only in `global` (default: both)."))]
-ReindexScopeOpt = Annotated[str | None, typer.Option("--scope", help=(
-    "Embed only `local` or only `global` (default: both)."))]
-ExportScopeOpt = Annotated[str, typer.Option("--scope", help=(
-    "The scope to export: `local` or `global`."))]
 
 
 class _State:

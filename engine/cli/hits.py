@@ -116,9 +116,10 @@ def hit_lines(ans: RecallAnswer, explain: bool, width: int) -> list[Text]:
 def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool) -> None:
     """Print a recall answer: the query, one line per hit, then how it was made (scopes,
     arms, time; arms that could not run and why; what dedup collapsed)."""
-    console.print(Text(repr(query), style="bold"), highlight=False)
-    if not ans.hits:
-        console.print("no hits")
+    if ans.hits:
+        console.print(Text(repr(query), style="bold"), highlight=False)
+    else:
+        console.print(Text(f"no hits for {query!r}"), highlight=False)
     for line in hit_lines(ans, explain, console.width):
         console.print(line, no_wrap=True, overflow="ignore", crop=False, highlight=False)
     made = f"scopes: {', '.join(ans.scopes) or 'none'} · arms: {', '.join(ans.arms_ran) or 'none'}"

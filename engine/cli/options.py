@@ -11,7 +11,7 @@ already showed flags bare).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from typer.core import TyperCommand, TyperGroup
@@ -59,6 +59,19 @@ class Group(TyperGroup):
         return natural_metavars(super().get_params(ctx))
 
 
-def flag(name: str, help: str) -> Any:
-    """Return a boolean option that is only a flag (``--json``, no ``--no-json``)."""
-    return typer.Option(name, help=help)
+# ``--scope`` as each command uses it (its help written for that command).
+IngestScopeOpt = Annotated[str, typer.Option("--scope", help=(
+    "Where to store: `local` (this project's `.octomem/`) or `global` (every project's)."))]
+AddScopeOpt = Annotated[str | None, typer.Option("--scope", help=(
+    "Where to store: `local` (this project, the default) or `global` (about the user, for "
+    "every project); with `--supersedes`, the superseded statement's scope."))]
+SearchScopeOpt = Annotated[str | None, typer.Option("--scope", help=(
+    "Search only `local` or only `global` (default: both, ranked together)."))]
+ForgetScopeOpt = Annotated[str | None, typer.Option("--scope", help=(
+    "Look only in `local` or only in `global` (default: both)."))]
+ReindexScopeOpt = Annotated[str | None, typer.Option("--scope", help=(
+    "Embed only `local` or only `global` (default: both)."))]
+ExportScopeOpt = Annotated[str, typer.Option("--scope", help=(
+    "The scope to export: `local` or `global`."))]
+VerifyScopeOpt = Annotated[str | None, typer.Option("--scope", help=(
+    "Check only `local` or only `global` (default: both)."))]

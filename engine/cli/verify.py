@@ -10,13 +10,14 @@ from rich.markup import escape
 from ..errors import OctomemError
 from ..memory.scopes import SCOPES, check_scope
 from ..memory.verify import find_problems, repair
-from .commands import BothOpt, _memory, app, console
+from .commands import _memory, app, console
+from .options import Command, VerifyScopeOpt
 
 
-@app.command()
+@app.command(cls=Command)
 def verify(
     fix: Annotated[bool, typer.Option("--repair", help="Fix what is found (see below).")] = False,
-    scope: BothOpt = None,
+    scope: VerifyScopeOpt = None,
 ) -> None:
     """Find stored rows that an answer cannot show (times outside the calendar, left by an
     older octomem); exit status 1 when there are any. With `--repair`: a bad `created_at`
