@@ -10,8 +10,9 @@ from typer.testing import CliRunner
 
 from octomem.engine.cli import app
 
-COMMANDS = ["ingest", "add", "search", "forget", "reindex", "plugins", "status", "config", "verify",
-            "serve", "export", "import", "bench"]
+COMMANDS = ["ingest", "add", "search", "forget", "reindex", "plugins", "status", "config",
+            "verify", "metrics", "session-start", "serve", "export", "import", "bench",
+            "log tail"]
 
 
 def help_text(*args: str) -> str:
@@ -31,7 +32,7 @@ def option_help(text: str, option: str) -> str:
 
 @pytest.mark.parametrize("command", [None, *COMMANDS])
 def test_flags_read_as_flags_and_lines_fit_80_columns(command: str | None) -> None:
-    text = help_text(*([command] if command else []))
+    text = help_text(*(command.split() if command else []))
     assert not re.search(r"<(bool|str|int|list|path|Path)", text)  # no Python types shown
     assert "--no-" not in text  # a flag is one word: --explain, not --explain/--no-explain
     assert re.search(r"--help\s+Show this message", text)  # no type between flag and help

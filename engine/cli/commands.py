@@ -33,17 +33,9 @@ from ..pipeline import Pipeline
 from ..settings import load_settings, parse_overrides
 from ..types import Document
 from . import memory as show
+from . import options as opt
 from . import render as render
-from .options import (
-    AddScopeOpt,
-    Command,
-    ExportScopeOpt,
-    ForgetScopeOpt,
-    Group,
-    IngestScopeOpt,
-    ReindexScopeOpt,
-    SearchScopeOpt,
-)
+from .options import Command, Group
 
 app = typer.Typer(
     cls=Group,
@@ -148,7 +140,7 @@ def _file_documents(files: list[Path]) -> Iterator[Document]:
 def ingest(
     paths: Annotated[list[Path] | None, typer.Argument(help="Text/Markdown files, transcripts (.jsonl) or folders.")] = None,
     beir: Annotated[Path | None, typer.Option("--beir", help="A BEIR folder: loads its corpus.jsonl (rows naming a conversation and speaker are turns).")] = None,
-    scope: IngestScopeOpt = "local",
+    scope: opt.IngestScopeOpt = "local",
     fmt: Annotated[str, typer.Option("--format", help="How .jsonl files are read: `auto` (sniffed; in folders only transcripts), `chat` (octomem's chat JSON Lines), `claude-code` (Claude Code sessions, e.g. ~/.claude/projects/PROJECT/), or `text` (text files only).")] = "auto",
 ) -> None:
     """Ingest files and folders (.md, .txt, .rst), chat transcripts and Claude Code sessions
@@ -183,7 +175,7 @@ def add(
     text: Annotated[str, typer.Argument(help="The statement to store.")],
     kind: Annotated[str, typer.Option(help="One word in capitals, e.g. PREFERENCE; HANDOFF replaces the previous handoff.")] = "ITEM",
     tag: Annotated[list[str] | None, typer.Option("--tag", help="A tag; repeatable.")] = None,
-    scope: AddScopeOpt = None,
+    scope: opt.AddScopeOpt = None,
     event_time: Annotated[str | None, typer.Option("--event-time", help="When it happened (ISO date).")] = None,
     supersedes: Annotated[str | None, typer.Option("--supersedes", help="Id of the statement this one replaces (kept as history).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help=(
@@ -210,7 +202,7 @@ def search(
     as_json: Annotated[bool, typer.Option("--json", help="Print the answer as JSON.")] = False,
     kind: Annotated[list[str] | None, typer.Option("--kind", help="Only these kinds; repeatable.")] = None,
     tag: Annotated[list[str] | None, typer.Option("--tag", help="Only hits with every tag; repeatable.")] = None,
-    scope: SearchScopeOpt = None,
+    scope: opt.SearchScopeOpt = None,
     since: Annotated[str | None, typer.Option("--since", help="Only statements true from this date on.")] = None,
     until: Annotated[str | None, typer.Option("--until", help="Only statements true from before the end of this date.")] = None,
     as_of: Annotated[str | None, typer.Option("--as-of", help="What was current then (ISO date).")] = None,
@@ -234,7 +226,7 @@ def search(
 @app.command(cls=Command)
 def forget(
     id_or_text: Annotated[str, typer.Argument(help="A document id, or a statement's exact text.")],
-    scope: ForgetScopeOpt = None,
+    scope: opt.ForgetScopeOpt = None,
     reason: Annotated[str | None, typer.Option("--reason", help="Why (kept in the forget log).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help=(
         "Print what was forgotten (or the statements the text matches) as JSON."))] = False,
@@ -253,7 +245,7 @@ def forget(
 def reindex(
     embedder: Annotated[str | None, typer.Option(
         "--embedder", help="Embedder to embed for (default: setting `pipeline.embedder`).")] = None,
-    scope: ReindexScopeOpt = None,
+    scope: opt.ReindexScopeOpt = None,
 ) -> None:
     """Embed every chunk that has no vector of the selected embedder, in both scopes unless
     `--scope` (resumable).
@@ -339,7 +331,7 @@ def serve(
 @app.command("export", cls=Command)
 def export_(
     path: Annotated[Path, typer.Argument(help="File to write (`-` for stdout).")],
-    scope: ExportScopeOpt = "local",
+    scope: opt.ExportScopeOpt = "local",
     fmt: Annotated[str, typer.Option("--format", help="`jsonl` (lossless, for import) or `md` (for people).")] = "jsonl",
 ) -> None:
     """Export a scope: JSON Lines round-trips losslessly through `octomem import` (ids,

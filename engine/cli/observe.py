@@ -28,7 +28,8 @@ from ..errors import OctomemError
 from ..memory.calls import recent_calls
 from ..memory.scopes import SCOPES, check_scope
 from ..types import CallRecord
-from .commands import BothOpt, JsonOpt, _memory, app, console
+from .commands import _memory, app, console
+from .options import Command, Group, JsonLinesOpt, LogScopeOpt
 
 #: Where ``octomem metrics`` looks by default (``serve --metrics-addr``'s documented port).
 DEFAULT_METRICS_ADDR = "127.0.0.1:9469"
@@ -36,16 +37,16 @@ DEFAULT_METRICS_ADDR = "127.0.0.1:9469"
 SCRAPE_TIMEOUT_S = 10.0
 
 log_app = typer.Typer(help="The opt-in MCP call log (setting `call_log`, `OCTOMEM_CALL_LOG=1`).",
-                      no_args_is_help=True)
+                      no_args_is_help=True, cls=Group)
 app.add_typer(log_app, name="log")
 
 
-@log_app.command("tail")
+@log_app.command("tail", cls=Command)
 def tail(
     lines: Annotated[int, typer.Option(
         "--lines", "-n", min=1, max=20_000, help="How many calls (the most recent).")] = 20,
-    scope: BothOpt = None,
-    as_json: JsonOpt = False,
+    scope: LogScopeOpt = None,
+    as_json: JsonLinesOpt = False,
 ) -> None:
     """Print the last calls the MCP server logged (both scopes, by time): tool, outcome,
     latency, hits, the arguments' summary and the ids returned (never a text). `--json`:
@@ -93,7 +94,7 @@ def _iso(at: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(at)) + f".{int(at % 1 * 1000):03d}Z"
 
 
-@app.command()
+@app.command(cls=Command)
 def metrics(
     addr: Annotated[str, typer.Option(
         "--addr", metavar="HOST:PORT", help="The server's `--metrics-addr`.")

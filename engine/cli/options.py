@@ -75,3 +75,7 @@ ExportScopeOpt = Annotated[str, typer.Option("--scope", help=(
     "The scope to export: `local` or `global`."))]
 VerifyScopeOpt = Annotated[str | None, typer.Option("--scope", help=(
     "Check only `local` or only `global` (default: both)."))]
+LogScopeOpt = Annotated[str | None, typer.Option("--scope", help=(
+    "Only the calls logged in `local` or in `global` (default: both)."))]
+JsonLinesOpt = Annotated[bool, typer.Option("--json", help=(
+    "Print one JSON object per line."))]
