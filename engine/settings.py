@@ -106,6 +106,47 @@ class SessionStartSettings(BaseModel, extra="forbid"):
     )
 
 
+class LimitsSettings(BaseModel, extra="forbid"):
+    """The largest inputs octomem accepts. Beyond one: a clear error naming the argument
+    and this setting; nothing is stored (a 1.1 MB remember once took 420 s and held the
+    server's writes; a 10 MB query ran 67 s)."""
+
+    remember_chars: int = _field(
+        20_000, "runtime", "longest statement `remember` stores, in characters: a statement "
+        "is a few sentences (20,000 characters is ~20 MiniLM chunks, embedded in well under a "
+        "second); a longer text is a document: `ingest` it", ge=1, le=100_000_000,
+    )
+    query_chars: int = _field(
+        4_096, "runtime", "longest recall query, in characters: MiniLM reads its first 256 "
+        "tokens (~1,000 characters) and the keyword arm keeps at most `arms.fts5.max_terms` "
+        "terms, so a longer query only costs time", ge=1, le=100_000_000,
+    )
+    file_bytes: int = _field(
+        10_000_000, "runtime", "largest file (or text) `ingest` reads, in bytes: 10 MB of "
+        "text is ~10,000 chunks, a few minutes of embedding on one core; split a larger one",
+        ge=1, le=10_000_000_000,
+    )
+    top_k: int = _field(
+        1000, "runtime", "largest `top_k` a recall may ask for (the MCP tool's and "
+        "`--top-k`'s ceiling); answers past a few dozen hits are for evaluation runs",
+        ge=1, le=4096,
+    )
+
+
+class IngestSettings(BaseModel, extra="forbid"):
+    """How ``ingest`` treats folders and which paths the MCP ``ingest`` tool may read."""
+
+    on_missing: Literal["forget", "keep"] = _field(
+        "forget", "runtime", "a folder ingested again without a file it held before: "
+        "`forget` its document (with the reason, in the forget log) or `keep` it; both "
+        "report it",
+    )
+    allowed_roots: list[Path] = _field(
+        list, "runtime", "folders the MCP `ingest` tool may read besides the project root "
+        "(the CLI, run by the user, reads any path)",
+    )
+
+
 def _default_data_dir() -> Path:
     return platformdirs.user_data_path("octomem")
 
@@ -137,6 +178,8 @@ class Settings(BaseSettings):
     pipeline: PipelineSettings = Field(default_factory=PipelineSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     session_start: SessionStartSettings = Field(default_factory=SessionStartSettings)
+    limits: LimitsSettings = Field(default_factory=LimitsSettings)
+    ingest: IngestSettings = Field(default_factory=IngestSettings)
     arms: dict[str, dict[str, Any]] = _field(
         dict, "identity", "options of each arm by arm name (validated by the arm)"
     )

@@ -39,6 +39,7 @@ from .arguments import StrictServer
 from .loader import MemoryLoader, one_line
 from .models import StatusResult, status_result
 
+#: The ceiling the tool's schema advertises: the default of the setting ``limits.top_k``.
 MAX_TOP_K = 1000
 
 Text = Annotated[str, Field(description="the statement to store, in one or a few sentences")]
@@ -172,10 +173,11 @@ def check_text(text: str, argument: str) -> str:
 def check_top_k(top_k: int | None) -> int | None:
     """Return ``top_k`` (``None`` means the configured default).
 
-    :raises ToolError: naming ``top_k`` when outside 1..:data:`MAX_TOP_K`.
+    :raises ToolError: naming ``top_k`` when below 1 (its ceiling is the setting
+        ``limits.top_k``, checked by the memory).
     """
-    if top_k is not None and not 1 <= top_k <= MAX_TOP_K:
-        raise ToolError(f"top_k: must be between 1 and {MAX_TOP_K}, got {top_k}")
+    if top_k is not None and top_k < 1:
+        raise ToolError(f"top_k: must be at least 1, got {top_k}")
     return top_k
 
 
@@ -234,7 +236,7 @@ class MemoryTools:
             memory = self.loader.memory(warm=True)
             with self.loader.write_lock:
                 target, report = memory.ingest(source, scope, title, uri, check_tags(tags),
-                                               format)
+                                               format, confine=True)
         self.loader.warm_new_scopes()  # a scope this call created
         return ingest_result(target, report)
 

@@ -18,6 +18,7 @@ from ..errors import OctomemError
 from ..files import open_private
 from ..manager import load_registry
 from ..memory.facade import Memory, open_memory
+from ..memory.limits import check_length
 from ..memory.scopes import SCOPES, ScopeName, check_scope, scope_roots
 from ..memory.session_start import render as render_session_start
 from ..memory.sources import (
@@ -122,10 +123,13 @@ def _say_reindex(pipeline: Pipeline) -> None:
                   "found by their words only; `octomem reindex` embeds them[/yellow]")
 
 
-def _file_documents(files: list[Path]) -> Iterator[Document]:
-    """Read files as documents, skipping (with a warning) empty and non-UTF-8 ones."""
+def _file_documents(files: list[Path], max_bytes: int) -> Iterator[Document]:
+    """Read files as documents, skipping (with a warning) empty, non-UTF-8 ones and those
+    larger than ``max_bytes`` (setting ``limits.file_bytes``)."""
     for path in files:
         try:
+            check_length(path.stat().st_size, max_bytes, str(path), "limits.file_bytes",
+                         "bytes", "; split it")
             doc = file_document(path)
         except (OctomemError, OSError) as exc:
             err.print(Text.assemble(("skipped: ", "yellow"), str(exc)), highlight=False)
@@ -162,7 +166,8 @@ def ingest(
             total = count_lines(beir_corpus_path(beir))
             _ingest(pipeline, beir_documents(beir), total, f"{beir.name} corpus")
         if files:
-            _ingest(pipeline, _file_documents(files), len(files), f"{len(files)} files")
+            _ingest(pipeline, _file_documents(files, memory.limits.file_bytes), len(files),
+                    f"{len(files)} files")
         for path, turns in transcripts:
             if turns:
                 _ingest(pipeline, turns, len(turns), f"{path.name} ({len(turns)} turns)", True)

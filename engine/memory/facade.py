@@ -22,12 +22,13 @@ from ..errors import EmbedderMismatchError, EmbedderUnavailableError, InvalidQue
 from ..files import exposed
 from ..manager import ArmRegistry, load_registry
 from ..pipeline import DOCS_PER_TRANSACTION, AddReport, Pipeline, embedding_text
-from ..settings import LoadedSettings, load_settings
+from ..settings import LimitsSettings, LoadedSettings, load_settings
 from ..turns import TURN_KIND
 from ..types import DEFAULT_KIND, HANDOFF_KIND, Document, Filters
 from .context import ShapedAnswer, check_shape, shape
 from .forget import ForgetOutcome, forget
 from .ingest import ingest_groups, merge_reports
+from .limits import check_length
 from .recall import Per, RecallRequest, recall_scopes
 from .recall_log import RecallLog
 from .scopes import SCOPES, ScopeName, ScopeSet, check_scope, memory_knobs, scope_roots
@@ -105,6 +106,7 @@ class Memory:
         self.loaded = loaded
         self.settings = loaded.settings
         self.knobs = memory_knobs(loaded.settings)
+        self.limits: LimitsSettings = getattr(loaded.settings, "limits", LimitsSettings())
         self.roots = scope_roots(loaded.settings, project_root, global_root)
         self.scopes = ScopeSet(loaded, registry, self.roots)
         self.recall_log = RecallLog(self._storage_of)
@@ -219,6 +221,8 @@ class Memory:
         if not isinstance(text, str) or not text.strip():
             raise InvalidQueryError("text: empty; give the statement to remember")
         text = text.strip()
+        check_length(len(text), self.limits.remember_chars, "text", "limits.remember_chars",
+                     hint="; a text this long is a document: ingest it")
         check_kind(kind)
         target, old = self._target(scope, supersedes)
         tags = tuple(dict.fromkeys(t.strip() for t in tags if t.strip()))
@@ -295,6 +299,10 @@ class Memory:
             what was cut (:mod:`.context`); ``None``: no budget.
         :raises InvalidQueryError: a bad argument, named.
         """
+        check_length(len(query), self.limits.query_chars, "query", "limits.query_chars")
+        if top_k is not None and top_k > self.limits.top_k:
+            raise InvalidQueryError(f"top_k: {top_k:,} is more than limits.top_k "
+                                    f"({self.limits.top_k:,})")
         if per not in ("chunk", "document"):
             raise InvalidQueryError(f"per: must be 'chunk' or 'document', got {per!r}")
         check_shape(context, max_tokens)
@@ -321,6 +329,7 @@ class Memory:
     def ingest(
         self, path_or_text: str, scope: str | None = None, title: str | None = None,
         uri: str | None = None, tags: Sequence[str] = (), fmt: IngestFormat = "auto",
+        confine: bool = False,
     ) -> tuple[ScopeName, AddReport]:
         """Ingest files, transcripts, a folder or a text into a scope (``local`` by default).
 
@@ -329,11 +338,17 @@ class Memory:
         each transcript is stored in one transaction. See :mod:`.ingest`.
 
         :param fmt: how ``.jsonl`` files are read (:data:`~.sources.IngestFormat`).
+        :param confine: read only paths inside the project root and the setting
+            ``ingest.allowed_roots`` (the MCP tool; the CLI reads any path).
         :raises OctomemError: an unreadable path, a malformed transcript line or empty
             text, named.
         """
         target = check_scope(scope) or "local"
-        groups = ingest_groups(path_or_text, self.roots.project, title, uri, tuple(tags), fmt)
+        allowed = getattr(self.settings, "ingest", None)
+        roots = [self.roots.project, *(allowed.allowed_roots if allowed else ())] \
+            if confine else None
+        groups = ingest_groups(path_or_text, self.roots.project, title, uri, tuple(tags), fmt,
+                               roots, self.limits.file_bytes)
         pipeline = self.scopes.require(target, create=True)
         report = AddReport()
         for group in groups:  # a transcript's turns: one transaction

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from ..errors import InvalidQueryError
 from ..pipeline import AddReport
 from ..types import Document
+from .limits import check_length, confined
 from .sources import TEXT_SUFFIXES, IngestFormat, file_document, find_sources
 from .transcripts import read_transcript
 
@@ -43,6 +45,29 @@ def _as_path(value: str, project_root: Path) -> Path | None:
         return None
 
 
+def _named_path(value: str, project_root: Path) -> Path | None:
+    """Return the path ``value`` names if it exists or looks like a path, else ``None``."""
+    if "\n" in value or len(value) > _MAX_PATH:
+        return None
+    path = Path(value).expanduser()
+    path = path if path.is_absolute() else project_root / path
+    try:
+        return path if path.exists() or _looks_like_a_path(value) else None
+    except OSError:
+        return None
+
+
+def _checked(files: Sequence[Path], roots: Sequence[Path] | None,
+             max_bytes: int | None) -> None:
+    """Refuse a file outside ``roots`` (links resolved) or larger than ``max_bytes``."""
+    for file in files:
+        if roots is not None:
+            confined(file, roots)
+        if max_bytes is not None:
+            check_length(file.stat().st_size, max_bytes, f"path_or_text ({file})",
+                         "limits.file_bytes", "bytes", "; split it")
+
+
 def _looks_like_a_path(value: str) -> bool:
     """Return True for one whitespace-free token that starts like a path or ends in a
     text-file suffix (``/x``, ``./x``, ``~/x``, ``notes.md``): a mistyped path must not
@@ -63,7 +88,7 @@ def ingest_documents(
     tags: tuple[str, ...] = (), fmt: IngestFormat = "auto",
 ) -> list[Document]:
     """Return the documents ``ingest`` stores for ``path_or_text``, in order (see
-    :func:`ingest_groups`)."""
+    :func:`ingest_groups`; no path or size limit)."""
     return [doc for group in ingest_groups(path_or_text, project_root, title, uri, tags, fmt)
             for doc in group]
 
@@ -71,6 +96,7 @@ def ingest_documents(
 def ingest_groups(
     path_or_text: str, project_root: Path, title: str | None = None, uri: str | None = None,
     tags: tuple[str, ...] = (), fmt: IngestFormat = "auto",
+    roots: Sequence[Path] | None = None, max_bytes: int | None = None,
 ) -> list[list[Document]]:
     """Return the documents ``ingest`` stores for ``path_or_text``: the text documents as
     one group, then each transcript's turns as a group of its own (stored in one
@@ -81,13 +107,19 @@ def ingest_groups(
     per turn of each transcript (``fmt``: see :data:`~.sources.IngestFormat`); any other
     string is the text of one document.
 
-    :raises InvalidQueryError: ``path_or_text`` is empty, or a folder holds no text file
-        or transcript.
+    :param roots: the folders paths must lie in (links resolved); ``None``: any path
+        (the CLI). A path outside is refused whether or not it exists.
+    :param max_bytes: the largest file or text read (``limits.file_bytes``).
+    :raises InvalidQueryError: ``path_or_text`` is empty, outside ``roots`` or too large,
+        or a folder holds no text file or transcript.
     :raises OctomemError: a named file is not a UTF-8 text file or a transcript; a
         transcript has a malformed line (naming the file and line).
     """
     if not isinstance(path_or_text, str) or not path_or_text.strip():
         raise InvalidQueryError("path_or_text: empty; give a file, a folder or a text")
+    named = _named_path(path_or_text.strip(), project_root) if roots is not None else None
+    if named is not None:
+        confined(named, roots or ())
     path = _as_path(path_or_text.strip(), project_root)
     if path is None and _looks_like_a_path(path_or_text.strip()):
         raise InvalidQueryError(
@@ -97,12 +129,16 @@ def ingest_groups(
         )
     if path is None:
         text = path_or_text.strip()
+        if max_bytes is not None:
+            check_length(len(text.encode("utf-8", "surrogatepass")), max_bytes, "path_or_text",
+                         "limits.file_bytes", "bytes")
         return [[Document(text=text, id=text_document_id(text, title, uri), title=title,
                           uri=uri, kind=DOC_KIND, tags=tags, created_at=time.time())]]
     files, transcripts = find_sources([path], fmt)
     if not files and not transcripts:
         raise InvalidQueryError(f"path_or_text: {path} holds no text file (.md, .txt, .rst) "
                                 "or transcript (.jsonl)")
+    _checked([*files, *(f for f, _ in transcripts)], roots, max_bytes)
     turns = [[replace(d, tags=tags) if tags else d for d in read_transcript(f, how)]
              for f, how in transcripts]
     documents = [replace(file_document(f), tags=tags) for f in files]

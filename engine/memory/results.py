@@ -8,6 +8,7 @@ from ..pipeline import AddReport
 from ..types import Chunk, Document
 from .facade import NearDuplicate, Remembered
 from .forget import ForgetOutcome
+from .limits import preview
 from .models import ArmContribution, StoredItem
 from .recall import RecallAnswer, ScopedHit
 from .times import iso_or_none as iso
@@ -59,7 +60,7 @@ class NearDuplicateItem(BaseModel):
 def near_duplicate_item(near: NearDuplicate) -> NearDuplicateItem:
     """Convert a near duplicate."""
     doc = near.document
-    return NearDuplicateItem(id=doc.id, scope=near.scope, text=doc.text, kind=doc.kind,
+    return NearDuplicateItem(id=doc.id, scope=near.scope, text=preview(doc.text), kind=doc.kind,
                              similarity=round(near.similarity, 4), created_at=iso(doc.created_at))
 
 
@@ -80,10 +81,12 @@ class RememberResult(ScopedItem):
 
 
 def remember_result(out: Remembered) -> RememberResult:
-    """Convert what ``remember`` did."""
+    """Convert what ``remember`` did; its text and the near duplicates' are previews
+    (:data:`~.limits.PREVIEW_CHARS`): an answer never echoes a whole long input."""
     stored = out.document
+    item = scoped_item(out.scope, stored).model_dump() | {"text": preview(stored.text)}
     return RememberResult(
-        **scoped_item(out.scope, stored).model_dump(), embedded=out.embedded,
+        **item, embedded=out.embedded,
         semantic_error=out.semantic_error,
         near_duplicates=[near_duplicate_item(n) for n in out.near_duplicates],
         replaced=[scoped_item(out.scope, d) for d in out.replaced],
@@ -203,7 +206,7 @@ def recall_result(query: str, answer: RecallAnswer, explain: bool = False) -> Me
         if (hit.scope, hit.chunk.id) in around:
             model.context = context_items(around[(hit.scope, hit.chunk.id)])
     return MemoryRecallResult(
-        query=query, scopes=answer.scopes, hits=hits,
+        query=preview(query), scopes=answer.scopes, hits=hits,
         budget=budget_result(getattr(answer, "budget", None)),
         arms_ran=answer.arms_ran, arms_unavailable=answer.arms_unavailable,
         semantic_available=answer.semantic_available,

@@ -1,0 +1,54 @@
+"""Limits on what a caller sends, and where the MCP ``ingest`` tool may read.
+
+Sizes are settings (``limits.*``, :class:`~octomem.engine.settings.LimitsSettings`); a
+call past one is refused with one line naming the argument and the setting, before
+anything is stored. Answers echo a short :func:`preview` of a long input, never all of
+it. Paths the MCP ``ingest`` tool reads must lie, symbolic links resolved, inside the
+project root or a folder of ``ingest.allowed_roots`` (:func:`confined`); the CLI, run by
+the user, reads any path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import InvalidQueryError
+
+#: Characters of a long input an answer shows (then "…").
+PREVIEW_CHARS = 200
+
+
+def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
+    """Return ``text``, cut to ``limit`` characters with "…" when longer."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def check_length(size: int, limit: int, argument: str, setting: str, unit: str = "characters",
+                 hint: str = "") -> None:
+    """Refuse an input of ``size`` past ``limit``.
+
+    :param setting: the limit's key (``limits.remember_chars``), named in the message.
+    :param hint: what to do instead, appended (``"; ingest it as a document"``).
+    :raises InvalidQueryError: ``argument: 100,000 characters, more than
+        limits.remember_chars (20,000)...``.
+    """
+    if size > limit:
+        raise InvalidQueryError(
+            f"{argument}: {size:,} {unit}, more than {setting} ({limit:,}){hint}; nothing "
+            "was stored")
+
+
+def confined(path: Path, roots: Sequence[Path], argument: str = "path_or_text") -> Path:
+    """Return ``path`` resolved if it lies inside one of ``roots`` (links resolved).
+
+    :raises InvalidQueryError: naming the path and ``ingest.allowed_roots``.
+    """
+    resolved = path.resolve()
+    for root in roots:
+        if resolved.is_relative_to(Path(root).expanduser().resolve()):
+            return resolved
+    raise InvalidQueryError(
+        f"{argument}: {path} is outside the project root and ingest.allowed_roots, so the MCP "
+        "ingest tool does not read it; add its folder to the setting ingest.allowed_roots, or "
+        "run `octomem ingest` yourself")

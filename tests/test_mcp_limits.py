@@ -1,0 +1,87 @@
+"""Where the MCP ``ingest`` tool may read, and how large an input may be (issue 13, items 5
+and 8): paths confined to the project root and ``ingest.allowed_roots``; remember, query,
+file and top_k limits refused naming the argument and the setting, nothing stored; answers
+echo previews, never whole inputs. Against a real server over stdio."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from mcp_stdio import stdio_client
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    path = tmp_path / "project"
+    path.mkdir()
+    return path
+
+
+def _one_line(message: str) -> str:
+    assert "\n" not in message and "errors.pydantic.dev" not in message, message
+    return message
+
+
+def test_mcp_ingest_is_confined_to_the_project_and_allowed_roots(tmp_path: Path,
+                                                                project: Path) -> None:
+    secret = tmp_path / "outside" / "secret.md"
+    secret.parent.mkdir()
+    secret.write_text("The planted secret is zebra-kumquat\n")
+    (project / "notes.md").write_text("The project note says tabs are banned\n")
+    with stdio_client(tmp_path, project) as mcp:
+        for path in (str(secret), "../outside/secret.md", str(secret.parent)):
+            message = _one_line(mcp.error("ingest", path_or_text=path))
+            assert "ingest.allowed_roots" in message, message
+        assert mcp.ok("ingest", path_or_text="notes.md")["added"]
+        hits = mcp.ok("recall", query="planted secret zebra-kumquat")["hits"]
+        assert all("zebra" not in h["text"] for h in hits)
+    # a symlink inside the project pointing outside is outside too
+    (project / "link.md").symlink_to(secret)
+    with stdio_client(tmp_path, project) as mcp:
+        assert "ingest.allowed_roots" in mcp.error("ingest", path_or_text="link.md")
+    allowed = json.dumps([str(secret.parent)])
+    with stdio_client(tmp_path, project, OCTOMEM_INGEST__ALLOWED_ROOTS=allowed) as mcp:
+        assert mcp.ok("ingest", path_or_text=str(secret))["added"]
+
+
+def test_sizes_past_the_limits_are_refused_and_answers_never_echo_inputs(
+        tmp_path: Path, project: Path) -> None:
+    with stdio_client(tmp_path, project) as mcp:
+        long_text = "word " * 20_000  # 100,000 characters
+        message = _one_line(mcp.error("remember", text=long_text))
+        assert "text" in message and "limits.remember_chars" in message and "ingest" in message
+        assert len(message) < 500
+        query = _one_line(mcp.error("recall", query="q " * 10_000))
+        assert "query" in query and "limits.query_chars" in query and len(query) < 500
+        assert "limits.top_k" in mcp.error("recall", query="anything", top_k=100_000)
+        assert mcp.ok("status")["documents"] == 0
+        near_limit = "sentence number one. " * 400  # 8,400 characters: stored
+        stored = mcp.ok("remember", text=near_limit)
+        assert len(json.dumps(stored)) < 2_000 and stored["id"]
+        answer = mcp.ok("recall", query="sentence number " * 100)
+        assert len(answer["query"]) <= 200
+    big = project / "big.md"
+    big.write_text("x " * 600_000)
+    with stdio_client(tmp_path, project, OCTOMEM_LIMITS__FILE_BYTES="1000000") as mcp:
+        message = mcp.error("ingest", path_or_text="big.md")
+        assert "big.md" in message and "limits.file_bytes" in message
+
+
+def test_the_cli_reads_any_path_but_skips_a_file_past_the_size_limit(tmp_path: Path,
+                                                                     project: Path) -> None:
+    from cli_run import octomem
+
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "small.md").write_text("The lambda notes say the cache is cold on Mondays\n")
+    (outside / "big.md").write_text("y " * 5_000)
+    ran = octomem(project, "ingest", str(outside), OCTOMEM_LIMITS__FILE_BYTES="5000")
+    assert "big.md" in ran.err and "limits.file_bytes" in ran.err
+    hits = octomem(project, "search", "lambda cache cold", "--json").json()["hits"]
+    assert hits and "Mondays" in hits[0]["text"]
+    long_statement = octomem(project, "add", "z " * 15_000, ok=False)
+    assert long_statement.code == 1 and "limits.remember_chars" in long_statement.err
