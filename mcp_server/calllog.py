@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 #: numbers, flags, dates, ids: never free text).
 ALLOWED: dict[str, frozenset[str]] = {
     "recall": frozenset({"scope", "top_k", "kinds", "since", "until", "as_of",
-                         "include_superseded", "per", "explain"}),
+                         "include_superseded", "per", "explain", "context", "max_tokens"}),
     "remember": frozenset({"scope", "kind", "event_time", "supersedes"}),
     "forget": frozenset({"scope"}),
     "ingest": frozenset({"scope"}),
