@@ -11,6 +11,9 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from served import Served
+from typer.testing import CliRunner
+
+from octomem.engine.cli import app
 
 pytestmark = pytest.mark.slow
 
@@ -35,7 +38,7 @@ def rpc(served: Served, request_id: int, method: str, **params: Any) -> dict[str
 
 def test_stdio_stdout_is_only_json_rpc_with_metrics_and_json_logs(tmp_path: Path) -> None:
     served = Served(tmp_path, "--metrics-addr", "127.0.0.1:0", "--log-format", "json",
-                    stdin=True)
+                    stdin=True, OCTOMEM_CALL_LOG="1")
     try:
         metrics_url = served.wait_for(r"metrics at (http://127\.0\.0\.1:\d+/metrics)").group(1)
         rpc(served, 1, "initialize", protocolVersion=PROTOCOL_VERSION, capabilities={},
@@ -73,3 +76,10 @@ def test_stdio_stdout_is_only_json_rpc_with_metrics_and_json_logs(tmp_path: Path
     assert calls[-1]["hits"] == 2 and all(c["latency_ms"] > 0 for c in calls)
     assert all(c["level"] == "INFO" and c["ts"].endswith("Z") for c in calls)
     assert all(line.startswith(("{", "octomem: ")) for line in served.stderr), served.stderr
+    # the call log was written before the process ended (stdin closed: a prompt exit)
+    tail = CliRunner().invoke(app, ["--data-dir", str(tmp_path / "data"), "--project-root",
+                                    str(tmp_path / "project"), "log", "tail", "--json"])
+    logged_calls = [json.loads(line) for line in tail.output.splitlines()]
+    assert [(c["tool"], c["scope"]) for c in logged_calls] == [
+        ("remember", "local"), ("remember", "local"), ("recall", "local")]
+    assert logged_calls[-1]["arguments"] == {"query_chars": len("when do backups run"), "top_k": 2}
