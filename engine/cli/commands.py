@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,21 +17,19 @@ from ..errors import OctomemError
 from ..files import open_private
 from ..manager import load_registry
 from ..memory.facade import Memory, open_memory
-from ..memory.limits import check_length
+from ..memory.folders import IngestReport, reconcile
 from ..memory.scopes import SCOPES, ScopeName, check_scope, scope_roots
 from ..memory.session_start import render as render_session_start
 from ..memory.sources import (
     beir_corpus_path,
     beir_documents,
     count_lines,
-    file_document,
     find_sources,
 )
 from ..memory.transcripts import read_transcript
 from ..memory.transfer import export_scope, import_lines
 from ..pipeline import Pipeline
 from ..settings import load_settings, parse_overrides
-from ..types import Document
 from . import memory as show
 from . import options as opt
 from . import render as render
@@ -123,23 +120,6 @@ def _say_reindex(pipeline: Pipeline) -> None:
                   "found by their words only; `octomem reindex` embeds them[/yellow]")
 
 
-def _file_documents(files: list[Path], max_bytes: int) -> Iterator[Document]:
-    """Read files as documents, skipping (with a warning) empty, non-UTF-8 ones and those
-    larger than ``max_bytes`` (setting ``limits.file_bytes``)."""
-    for path in files:
-        try:
-            check_length(path.stat().st_size, max_bytes, str(path), "limits.file_bytes",
-                         "bytes", "; split it")
-            doc = file_document(path)
-        except (OctomemError, OSError) as exc:
-            err.print(Text.assemble(("skipped: ", "yellow"), str(exc)), highlight=False)
-            continue
-        if not doc.text.strip():
-            err.print(Text.assemble(("skipped: ", "yellow"), f"{path}: empty file"))
-            continue
-        yield doc
-
-
 @app.command(cls=Command)
 def ingest(
     paths: Annotated[list[Path] | None, typer.Argument(help="Text/Markdown files, transcripts (.jsonl) or folders.")] = None,
@@ -153,7 +133,9 @@ def ingest(
 
     Re-ingesting an unchanged file does nothing; a changed one becomes a new revision (the
     old chunks are kept as history); a transcript that grew adds its new turns. A malformed
-    transcript line is an error naming the file and line, and nothing is stored.
+    transcript line is an error naming the file and line, and nothing is stored. A folder
+    ingested again reports the files it no longer holds and forgets them (setting
+    `ingest.on_missing`: `forget`, or `keep`).
     """
     if not paths and beir is None:
         raise OctomemError("give files or folders to ingest, or --beir DIR")
@@ -166,11 +148,14 @@ def ingest(
             total = count_lines(beir_corpus_path(beir))
             _ingest(pipeline, beir_documents(beir), total, f"{beir.name} corpus")
         if files:
-            _ingest(pipeline, _file_documents(files, memory.limits.file_bytes), len(files),
+            _ingest(pipeline, show.file_documents(err, files, memory.limits.file_bytes), len(files),
                     f"{len(files)} files")
         for path, turns in transcripts:
             if turns:
                 _ingest(pipeline, turns, len(turns), f"{path.name} ({len(turns)} turns)", True)
+        for folder in (p for p in paths or () if p.is_dir()):  # files it no longer holds
+            show.gone_files(console, reconcile(show.check_write_scope(scope), pipeline, folder,
+                                               memory.on_missing, IngestReport()))
     finally:
         memory.close()
 

@@ -3,19 +3,27 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
+from ..errors import OctomemError
 from ..memory.facade import Remembered
+from ..memory.folders import IngestReport
 from ..memory.forget import ForgetOutcome
+from ..memory.limits import check_length
 from ..memory.models import as_json
 from ..memory.recall import RecallAnswer
 from ..memory.results import forget_result, recall_result, remember_result
 from ..memory.scopes import ScopeName, check_scope
+from ..memory.sources import file_document
 from ..memory.transfer import ImportReport
+from ..types import Document
 from .hits import print_answer
 
 
@@ -117,3 +125,29 @@ def import_report(console: Console, report: ImportReport) -> None:
                       f"not copied into the {report.scope} scope")
     if report.semantic_error:
         console.print(f"[yellow]vectors not written: {escape(report.semantic_error)}[/yellow]")
+
+
+def gone_files(console: Console, report: IngestReport) -> None:
+    """Print the files an ingested folder no longer holds, and which were forgotten."""
+    forgotten = {g.id for g in report.forgotten}
+    for gone in report.missing:
+        done = "forgot its document" if gone.id in forgotten else "kept its document " \
+            "(ingest.on_missing = keep)"
+        console.print(f"[yellow]gone:[/yellow] {escape(gone.path)}: {done} {gone.id}")
+
+
+def file_documents(err: Console, files: list[Path], max_bytes: int) -> Iterator[Document]:
+    """Read files as documents, skipping (with a warning) empty, non-UTF-8 ones and those
+    larger than ``max_bytes`` (setting ``limits.file_bytes``)."""
+    for path in files:
+        try:
+            check_length(path.stat().st_size, max_bytes, str(path), "limits.file_bytes",
+                         "bytes", "; split it")
+            doc = file_document(path)
+        except (OctomemError, OSError) as exc:
+            err.print(Text.assemble(("skipped: ", "yellow"), str(exc)), highlight=False)
+            continue
+        if not doc.text.strip():
+            err.print(Text.assemble(("skipped: ", "yellow"), f"{path}: empty file"))
+            continue
+        yield doc

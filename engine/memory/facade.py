@@ -26,6 +26,7 @@ from ..settings import LimitsSettings, LoadedSettings, load_settings
 from ..turns import TURN_KIND
 from ..types import DEFAULT_KIND, HANDOFF_KIND, Document, Filters
 from .context import ShapedAnswer, check_shape, shape
+from .folders import IngestReport, folder_named, reconcile
 from .forget import ForgetOutcome, forget
 from .ingest import ingest_groups, merge_reports
 from .limits import check_length
@@ -107,6 +108,7 @@ class Memory:
         self.settings = loaded.settings
         self.knobs = memory_knobs(loaded.settings)
         self.limits: LimitsSettings = getattr(loaded.settings, "limits", LimitsSettings())
+        self.on_missing = getattr(getattr(loaded.settings, "ingest", None), "on_missing", "forget")
         self.roots = scope_roots(loaded.settings, project_root, global_root)
         self.scopes = ScopeSet(loaded, registry, self.roots)
         self.recall_log = RecallLog(self._storage_of)
@@ -330,11 +332,13 @@ class Memory:
         self, path_or_text: str, scope: str | None = None, title: str | None = None,
         uri: str | None = None, tags: Sequence[str] = (), fmt: IngestFormat = "auto",
         confine: bool = False,
-    ) -> tuple[ScopeName, AddReport]:
+    ) -> tuple[ScopeName, IngestReport]:
         """Ingest files, transcripts, a folder or a text into a scope (``local`` by default).
 
         Identical content is a no-op; changed content becomes the document's next revision
-        (the old chunks stay, superseded). Every file is read before anything is stored;
+        (the old chunks stay, superseded). A folder ingested again reports the files it no
+        longer holds and forgets them unless ``ingest.on_missing = "keep"``
+        (:mod:`.folders`). Every file is read before anything is stored;
         each transcript is stored in one transaction. See :mod:`.ingest`.
 
         :param fmt: how ``.jsonl`` files are read (:data:`~.sources.IngestFormat`).
@@ -350,10 +354,13 @@ class Memory:
         groups = ingest_groups(path_or_text, self.roots.project, title, uri, tuple(tags), fmt,
                                roots, self.limits.file_bytes)
         pipeline = self.scopes.require(target, create=True)
-        report = AddReport()
+        report = IngestReport()
         for group in groups:  # a transcript's turns: one transaction
             whole = len(group) if group[0].kind == TURN_KIND else DOCS_PER_TRANSACTION
             merge_reports(report, pipeline.add(group, per_transaction=whole))
+        folder = folder_named(path_or_text, self.roots.project)
+        if folder is not None:  # files it held before and no longer does
+            reconcile(target, pipeline, folder, self.on_missing, report)
         return target, report
 
     # ---- reading what is stored -----------------------------------------------------

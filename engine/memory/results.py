@@ -220,6 +220,13 @@ def recall_result(query: str, answer: RecallAnswer, explain: bool = False) -> Me
     )
 
 
+class GoneFileItem(BaseModel):
+    """A file an ingested folder no longer holds."""
+
+    id: str = Field(description="its document's id")
+    path: str = Field(description="where the file was")
+
+
 class IngestResult(BaseModel):
     """What an ingest did."""
 
@@ -231,13 +238,24 @@ class IngestResult(BaseModel):
     chunks: int = Field(description="chunks stored by this call")
     embedded: int = Field(description="chunks embedded by this call")
     semantic_error: str | None = None
+    missing: list[GoneFileItem] = Field(
+        default_factory=list, description="files the ingested folder held before and no "
+        "longer does")
+    forgotten: list[GoneFileItem] = Field(
+        default_factory=list, description="of those, the ones forgotten (setting "
+        "ingest.on_missing, default forget; the forget log keeps the reason)")
 
 
 def ingest_result(scope: str, report: AddReport) -> IngestResult:
-    """Convert an ingest's :class:`~octomem.engine.pipeline.AddReport`."""
+    """Convert an ingest's :class:`~octomem.engine.pipeline.AddReport` (a
+    :class:`~.folders.IngestReport`'s missing and forgotten files included)."""
+    def gone(name: str) -> list[GoneFileItem]:
+        return [GoneFileItem(id=g.id, path=g.path) for g in getattr(report, name, ())]
+
     return IngestResult(scope=scope, added=report.added, revised=report.replaced,
                         unchanged=report.unchanged, chunks=report.chunks,
-                        embedded=report.embedded, semantic_error=report.semantic_error)
+                        embedded=report.embedded, semantic_error=report.semantic_error,
+                        missing=gone("missing"), forgotten=gone("forgotten"))
 
 
 class ChunkItem(BaseModel):

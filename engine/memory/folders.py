@@ -1,0 +1,96 @@
+"""Files a folder no longer holds: a re-ingest reports them and, by the setting
+``ingest.on_missing``, forgets them.
+
+An ingested file is stored as a document whose id comes from its absolute path and whose
+``uri`` is that path (:func:`~.sources.file_document`), so the store itself remembers
+which files it holds under a folder. When the folder is ingested again, every current
+file document under it whose file no longer exists is *missing*; with ``on_missing =
+"forget"`` (the default) it is forgotten with the reason ``file gone: PATH ...`` (kept in
+the forget log), with ``"keep"`` it stays and is only reported. Before this, a deleted
+file's text stayed current and ranked first for its words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+from urllib.request import url2pathname
+
+from ..arms import VersionedStorage
+from ..pipeline import AddReport, Pipeline
+from ..types import Document
+from .forget import forget
+from .scopes import ScopeName
+
+#: The kind file documents are stored with (see :mod:`.ingest`).
+FILE_KIND = "DOC"
+
+
+@dataclass(frozen=True, slots=True)
+class GoneFile:
+    """A file document whose file is gone: its id and the path it was read from."""
+
+    id: str
+    path: str
+
+
+@dataclass(slots=True)
+class IngestReport(AddReport):
+    """What an ingest did, and the files gone from the folders it read again.
+
+    :param missing: file documents under an ingested folder whose file no longer exists.
+    :param forgotten: those of them forgotten (``ingest.on_missing = "forget"``).
+    """
+
+    missing: list[GoneFile] = field(default_factory=list)
+    forgotten: list[GoneFile] = field(default_factory=list)
+
+
+def _file_path(doc: Document) -> Path | None:
+    if not doc.id.startswith("file:") or not doc.uri or not doc.uri.startswith("file:"):
+        return None
+    return Path(url2pathname(urlparse(doc.uri).path))
+
+
+def gone_under(pipeline: Pipeline, folder: Path) -> Iterator[tuple[Document, Path]]:
+    """Yield the current file documents under ``folder`` whose file no longer exists."""
+    storage = pipeline.arms.storage
+    if not isinstance(storage, VersionedStorage):
+        return
+    root = folder.resolve()
+    for doc in storage.iter_documents(kinds=(FILE_KIND,)):
+        path = _file_path(doc)
+        if path is not None and path.is_relative_to(root) and not path.exists():
+            yield doc, path
+
+
+def reconcile(scope: ScopeName, pipeline: Pipeline, folder: Path, on_missing: str,
+              report: IngestReport) -> IngestReport:
+    """Report (and with ``on_missing == "forget"``, forget) the files gone from ``folder``.
+
+    :returns: ``report``, its ``missing`` and ``forgotten`` filled in.
+    """
+    for doc, path in list(gone_under(pipeline, folder)):
+        gone = GoneFile(doc.id, str(path))
+        report.missing.append(gone)
+        if on_missing == "forget":
+            forget([(scope, pipeline)], doc.id, f"file gone: {path} was not in {folder.resolve()} "
+                   "when the folder was ingested again")
+            report.forgotten.append(gone)
+    return report
+
+
+def folder_named(value: str, project_root: Path) -> Path | None:
+    """Return the folder ``value`` names (absolute, or relative to the project), else
+    ``None`` (a file, a text, or nothing)."""
+    text = value.strip()
+    if not text or "\n" in text or len(text) > 4096:
+        return None
+    path = Path(text).expanduser()
+    path = path if path.is_absolute() else project_root / path
+    try:
+        return path if path.is_dir() else None
+    except OSError:
+        return None
