@@ -28,18 +28,30 @@ def test_provenance_of_a_value_set_in_each_layer(tmp_path: Path, monkeypatch: py
         env={"COLUMNS": "250"},
     )
     assert result.exit_code == 0, result.output
-    rows = {line.split()[0]: line.split() for line in result.output.splitlines() if "." in line[:40]}
-    assert rows["retrieval.top_k"][1:4] == ["3", "retrieval", "user"]
-    assert rows["retrieval.rrf_k"][1:4] == ["30", "retrieval", "project"]
-    assert rows["retrieval.candidate_k"][1:4] == ["70", "retrieval", "--config"]
-    assert rows["retrieval.rerank_top_n"][1:4] == ["15", "retrieval", "environment"]
-    assert rows["retrieval.fusion"][1:4] == ["'weighted'", "retrieval", "--set"]
-    assert rows["arms.cosine.threshold"][1:4] == ["0.9", "retrieval", "--set"]
-    assert rows["pipeline.embedder"][1:4] == ["'fastembed'", "identity", "default"]
-    assert rows["arms.fastembed.model"][2] == "identity"
-    lines = {line.split()[0]: line for line in result.output.splitlines() if "." in line[:40]}
-    assert lines["retrieval.top_k"].rstrip().endswith("hits in an answer")  # each one's meaning
-    assert "rank from an in-RAM copy of the postings" in lines["arms.fts5.in_ram"]
+    lines = result.output.splitlines()
+    rows = {line.split()[0]: line.split() for line in lines if " = " in line}
+    assert rows["retrieval.top_k"][2:6] == ["3", "retrieval", "·", "user"]
+    assert rows["retrieval.rrf_k"][2:6] == ["30", "retrieval", "·", "project"]
+    assert rows["retrieval.candidate_k"][2:6] == ["70", "retrieval", "·", "--config"]
+    assert rows["retrieval.rerank_top_n"][2:6] == ["15", "retrieval", "·", "environment"]
+    assert rows["retrieval.fusion"][2:6] == ['"weighted"', "retrieval", "·", "--set"]  # TOML
+    assert rows["arms.cosine.threshold"][2:6] == ["0.9", "retrieval", "·", "--set"]
+    assert rows["pipeline.embedder"][2:6] == ['"fastembed"', "identity", "·", "default"]
+    assert rows["pipeline.reranker"][2] == "(none)"  # not set: TOML has no null
+    assert rows["arms.fastembed.model"][3] == "identity"
+    meaning = {line.split()[0]: lines[i + 1].strip() for i, line in enumerate(lines)
+               if " = " in line and i + 1 < len(lines)}
+    assert meaning["retrieval.top_k"].endswith("hits in an answer")  # each one's meaning
+    assert "rank from an in-RAM copy of the postings" in meaning["arms.fts5.in_ram"]
+
+
+def test_config_reads_at_80_columns() -> None:
+    result = CliRunner().invoke(app, ["config"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    top_k = next(line for line in lines if line.startswith("retrieval.top_k = "))
+    assert top_k.split()[2:] == ["10", "retrieval", "·", "default"]
 
 
 def test_groups() -> None:

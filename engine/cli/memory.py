@@ -9,6 +9,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -25,6 +26,7 @@ from ..memory.sources import file_document
 from ..memory.transfer import ImportReport
 from ..types import Document
 from .hits import print_answer
+from .values import human_size, human_time
 
 
 def _snippet(text: str, width: int) -> str:
@@ -93,24 +95,59 @@ def show_forgotten(console: Console, out: ForgetOutcome, json_out: bool) -> bool
 
 
 def status(console: Console, info: dict[str, Any]) -> None:
-    """Print both scopes' status side by side."""
-    table = Table(title=f"project {escape(info['project_root'])}")
-    table.add_column("")
-    names = list(info["scopes"])
-    for name in names:
-        table.add_column(name)
-    keys: list[str] = []
-    for scope in info["scopes"].values():
-        keys += [k for k in scope if k not in keys]
-    for key in keys:
-        row = []
-        for name in names:
-            value = info["scopes"][name].get(key)
-            if isinstance(value, dict):
-                value = ", ".join(f"{k}={v}" for k, v in value.items() if v)
-            row.append("" if value is None else escape(str(value)))
-        table.add_row(key, *row)
-    console.print(table)
+    """Print each scope as a short block of ``key  value`` lines that reads at any width:
+    sizes in kB/MB, times as dates, the embedder's model id whole, counts with history."""
+    console.print(f"[bold]project[/bold] {escape(info['project_root'])}", highlight=False)
+    for name, scope in info["scopes"].items():
+        console.print()
+        if not scope.get("exists"):
+            console.print(f"[bold]{name}[/bold]  {escape(scope['root'])}  [dim](not created "
+                          "yet: the first add or ingest into it creates it)[/dim]",
+                          highlight=False)
+            continue
+        console.print(f"[bold]{name}[/bold]  {escape(scope['root'])}", highlight=False)
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(no_wrap=True, style="dim")
+        grid.add_column(overflow="fold")
+        for key, value in status_rows(scope):
+            grid.add_row(key, escape(value))
+        console.print(Padding(grid, (0, 0, 0, 2), expand=False), highlight=False)
+
+
+#: ``status`` keys shown by :func:`status_rows` in their own words (others as they come).
+_SHOWN = {"root", "exists", "documents", "chunks", "chunks_without_vector", "size_bytes",
+          "arms", "embedder_model", "semantic_available", "semantic_error", "current",
+          "superseded", "forgotten"}
+
+
+def status_rows(scope: dict[str, Any]) -> list[tuple[str, str]]:
+    """Return one existing scope's status as ``(label, text)`` rows."""
+    docs = f"{scope.get('documents', 0)}"
+    if "current" in scope:
+        docs += (f" ({scope['current']} current, {scope['superseded']} superseded; "
+                 f"{scope['forgotten']} forgotten)")
+    missing = scope.get("chunks_without_vector") or 0
+    chunks = f"{scope.get('chunks', 0)}" + (f", {missing} without a vector" if missing
+                                            else ", every one with a vector")
+    arms = " · ".join(f"{kind} {arm}" for kind, arm in (scope.get("arms") or {}).items() if arm)
+    semantic = ("available" if scope.get("semantic_available") else "unavailable: "
+                + (scope.get("semantic_error") or "no semantic arm is configured"))
+    rows = [("documents", docs), ("chunks", chunks), ("size", human_size(scope.get("size_bytes"))),
+            ("arms", arms), ("model", scope.get("embedder_model") or "(none)"),
+            ("semantic", semantic)]
+    for key, value in scope.items():  # what another storage or arm adds
+        if key in _SHOWN or value is None:
+            continue
+        if isinstance(value, dict):
+            text = ", ".join(f"{k} {v}" for k, v in value.items())
+        elif key.endswith(("_at", "_time")) and isinstance(value, int | float):
+            text = human_time(value)
+        elif key.endswith("_bytes") and isinstance(value, int | float):
+            text = human_size(value)
+        else:
+            text = str(value)
+        rows.append((key.replace("_", " "), text))
+    return rows
 
 
 def import_report(console: Console, report: ImportReport) -> None:

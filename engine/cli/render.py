@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich import box
 from rich.console import Console
-from rich.markup import escape
+from rich.padding import Padding
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -16,10 +15,12 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 from ..manager import ArmRegistry
 from ..pipeline import AddReport
 from ..settings import LoadedSettings, setting_field, setting_group
+from .values import toml_value
 
 ARM_KIND_ORDER = ("storage", "keyword", "embedder", "semantic", "reranker", "dedup")
 
@@ -77,22 +78,24 @@ def _flatten(data: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
 
 def settings(console: Console, loaded: LoadedSettings, arm_options: dict[str, dict[str, Any]],
              arm_specs: dict[str, Any]) -> None:
-    """Print every effective setting, its cost group and the layer it came from.
+    """Print every effective setting as ``key = value  group · layer`` (the value as TOML
+    writes it: ``"sqlite"``, ``true``, ``(none)`` for not set), its meaning indented on the
+    next lines; it reads at any width and when piped.
 
     :param arm_options: effective options of each configured arm, by arm name.
     :param arm_specs: arm name -> spec, to group ``arms.*`` keys by arm kind.
     """
-    table = Table(title="effective settings", box=box.SIMPLE_HEAD)
-    table.add_column("key", no_wrap=True)
-    table.add_column("value", overflow="fold")
-    table.add_column("group", no_wrap=True)
-    table.add_column("from", overflow="fold")
-    table.add_column("meaning", overflow="fold")
+    console.print("effective settings: key = value, its group (identity: needs re-indexing; "
+                  "runtime; retrieval: reorders answers) · the layer it came from",
+                  style="bold", highlight=False)
     dumped = loaded.settings.model_dump(mode="json")
     dumped["arms"] = {**dumped.get("arms", {}), **arm_options}
     for key, value in _flatten(dumped):
-        group = setting_group(key, arm_specs)
         field = setting_field(key, arm_specs)
+        line = Text(f"{key} = ")
+        line.append(toml_value(value), style="bold")
+        line.append(f"  {setting_group(key, arm_specs)} · {loaded.source_of(key)}", style="dim")
+        console.print(line, highlight=False)
         meaning = (field.description or "") if field is not None else ""
-        table.add_row(key, escape(repr(value)), group, loaded.source_of(key), escape(meaning))
-    console.print(table)
+        if meaning:
+            console.print(Padding(Text(meaning, style="dim"), (0, 0, 0, 4)), highlight=False)

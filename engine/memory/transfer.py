@@ -3,15 +3,18 @@
 One JSON object per line. The first is the header, then one line per stored document
 (current and superseded, oldest first), then one per forget-log entry::
 
-    {"type": "octomem-export", "format": 1, "scope": "local", "exported_at": "...", ...}
+    {"type": "octomem-export", "format": 2, "scope": "local", "exported_at": "...", ...}
     {"type": "document", "id": "...", "text": "...", "kind": "FACT", "tags": [...],
-     "created_at": 1735689600.0, "event_time": null, "supersedes": null,
-     "superseded_by": "...", "valid_to": 1740787200.0, "revision": 1, "recalls": 3,
-     "last_recalled_at": 1741000000.0, "title": null, "uri": null, "metadata": {}}
+     "created_at": "2025-01-01T00:00:00.25Z", "event_time": null, "supersedes": null,
+     "superseded_by": "...", "valid_to": "2025-03-01T00:00:00Z", "revision": 1,
+     "recalls": 3, "last_recalled_at": "2025-03-03T07:06:40Z", "title": null, "uri": null,
+     "metadata": {}}
     {"type": "forgotten", "id": "...", "kind": "ITEM", "content_sha256": "...",
-     "created_at": ..., "forgotten_at": ..., "reason": "..."}
+     "created_at": "...", "forgotten_at": "...", "reason": "..."}
 
-Times are epoch seconds (floats, exact). A document whose stored chunks are not simply
+Times are ISO-8601 UTC whose fraction of a second reads back to the exact stored float
+(:mod:`.exact_times`); format 1 files, whose times are epoch seconds, still import. A
+document whose stored chunks are not simply
 its text (several chunks, or chunks of earlier revisions) carries them under
 ``"chunks"`` (ordinal, text, revision, valid_from, valid_to). Vectors are not exported:
 import embeds again, outside the write transactions. Importing skips documents the
@@ -30,12 +33,18 @@ from ..arms import VersionedStorage
 from ..errors import EmbedderMismatchError, EmbedderUnavailableError, OctomemError
 from ..pipeline import DOCS_PER_TRANSACTION, Pipeline
 from ..types import Chunk, Document, ForgetRecord
+from .exact_times import exact_epoch, exact_iso
 from .facade import Memory
+from .markdown import render_markdown
 from .scopes import ScopeName, check_scope
 from .times import EARLIEST, LATEST, in_range, iso
-from .view import render_markdown
 
-FORMAT = 1
+FORMAT = 2
+#: Export formats ``import`` reads: 1 wrote times as epoch seconds, 2 as ISO-8601.
+READABLE_FORMATS = (1, 2)
+#: Time fields of each record type (``chunks`` entries: ``valid_from``, ``valid_to``).
+_TIME_FIELDS = {"document": ("created_at", "event_time", "valid_to", "last_recalled_at"),
+                "forgotten": ("created_at", "forgotten_at")}
 _DOC_FIELDS = ("id", "text", "title", "uri", "kind", "tags", "created_at", "event_time",
                "metadata", "supersedes", "superseded_by", "valid_to", "revision", "recalls",
                "last_recalled_at")
@@ -48,17 +57,44 @@ def _storage(pipeline: Pipeline) -> Any:
     return storage
 
 
+def _iso(ts: float | None) -> str | None:
+    return None if ts is None else exact_iso(ts)
+
+
 def _document_line(doc: Document, chunks: list[Chunk]) -> dict[str, Any]:
     line: dict[str, Any] = {"type": "document"}
     line.update({name: getattr(doc, name) for name in _DOC_FIELDS})
+    for name in _TIME_FIELDS["document"]:
+        line[name] = _iso(line[name])
     line["tags"] = list(doc.tags)
     line["metadata"] = dict(doc.metadata)
     if len(chunks) != 1 or chunks[0].text != doc.text or chunks[0].revision != doc.revision:
         line["chunks"] = [
             {"ordinal": c.ordinal, "text": c.text, "revision": c.revision,
-             "valid_from": c.valid_from, "valid_to": c.valid_to} for c in chunks
+             "valid_from": _iso(c.valid_from), "valid_to": _iso(c.valid_to)} for c in chunks
         ]
     return line
+
+
+def _epochs(obj: dict[str, Any], where: str) -> dict[str, Any]:
+    """Return a record with its times as epoch seconds (read from ISO-8601 or numbers).
+
+    :raises OctomemError: naming ``where`` and the field: a time that is neither.
+    """
+    out = dict(obj)
+    try:
+        for name in _TIME_FIELDS.get(obj.get("type", ""), ()):
+            if out.get(name) is not None:
+                out[name] = exact_epoch(out[name], name)
+        if isinstance(out.get("chunks"), list):
+            out["chunks"] = [
+                {**c, **{k: exact_epoch(c[k], f"chunks[{i}].{k}") for k in ("valid_from",
+                                                                            "valid_to")
+                         if c.get(k) is not None}} if isinstance(c, dict) else c
+                for i, c in enumerate(out["chunks"])]
+    except ValueError as exc:
+        raise OctomemError(f"{where}: {exc}; nothing was imported") from None
+    return out
 
 
 def export_lines(memory: Memory, scope: str) -> Iterator[dict[str, Any]]:
@@ -74,7 +110,8 @@ def export_lines(memory: Memory, scope: str) -> Iterator[dict[str, Any]]:
     for doc in reversed(list(storage.iter_documents(include_superseded=True))):
         yield _document_line(doc, storage.document_chunks(doc.id))
     for record in storage.iter_forgotten():
-        yield {"type": "forgotten", **asdict(record)}
+        line = {"type": "forgotten", **asdict(record)}
+        yield {**line, **{k: _iso(line[k]) for k in _TIME_FIELDS["forgotten"]}}
 
 
 def export_scope(memory: Memory, scope: str, fmt: str, out: IO[str],
@@ -90,7 +127,8 @@ def export_scope(memory: Memory, scope: str, fmt: str, out: IO[str],
         everything = memory.statements(chosen, include_superseded=True)
         current = [d for d in everything if d.is_current]
         out.write(render_markdown(chosen, str(memory.roots.of(chosen)), current,
-                                  [d for d in everything if not d.is_current], warnings))
+                                  [d for d in everything if not d.is_current], warnings,
+                                  snippet=None))
         return len(everything)
     if fmt != "jsonl":
         raise OctomemError(f"--format: must be 'jsonl' or 'md', got {fmt!r}")
@@ -139,9 +177,10 @@ def read_lines(lines: Iterable[str], source: str) -> Iterator[tuple[int, dict[st
                 raise OctomemError(f"{source}:{number}: not valid JSON: {exc.msg}") from exc
         kind = obj.get("type") if isinstance(obj, dict) else None
         if not seen_header:
-            if kind != "octomem-export" or obj.get("format") != FORMAT:  # type: ignore[union-attr]
+            readable = isinstance(obj, dict) and obj.get("format") in READABLE_FORMATS
+            if kind != "octomem-export" or not readable:
                 raise OctomemError(f"{source}:{number}: not an octomem JSONL export (format "
-                                   f"{FORMAT}); the Markdown export cannot be imported")
+                                   "1 or 2); the Markdown export cannot be imported")
             seen_header = True
         elif kind not in ("document", "forgotten"):
             raise OctomemError(f"{source}:{number}: unknown record type {kind!r}")
@@ -243,8 +282,9 @@ def import_lines(memory: Memory, lines: Iterable[str], source: str,
     header = records[0][1] if records else {}
     target: ScopeName = check_scope(scope) or check_scope(header.get("scope")) or "local"
     same_scope = target == (check_scope(header.get("scope")) or target)
+    timed = [(number, _epochs(obj, f"{source}:{number}")) for number, obj in records[1:]]
     body = [(number, obj, None if obj["type"] == "forgotten" else
-             _document(obj, f"{source}:{number}")) for number, obj in records[1:]]
+             _document(obj, f"{source}:{number}")) for number, obj in timed]
     pipeline = memory.scopes.require(target, create=True)
     storage = _storage(pipeline)
     report = ImportReport(target)

@@ -1,0 +1,59 @@
+"""Values as people read them: sizes (``3.41 MB``, not ``3411968``), dates, and settings
+written as a TOML file would hold them (``"sqlite"``, ``true``, not ``'sqlite'``, ``True``)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+_UNITS = ("B", "kB", "MB", "GB", "TB")
+
+
+def human_size(n: int | float | None) -> str:
+    """Return a byte count in SI units (powers of 1000) with three significant digits:
+    ``3411968`` -> ``3.41 MB``.
+
+    :param n: bytes, >= 0; ``None`` gives ``""``.
+    """
+    if n is None:
+        return ""
+    value, unit = float(n), 0
+    while value >= 1000 and unit < len(_UNITS) - 1:
+        value, unit = value / 1000, unit + 1
+    if unit == 0:
+        return f"{int(value)} B"
+    return f"{value:.3g} {_UNITS[unit]}" if value < 100 else f"{value:.0f} {_UNITS[unit]}"
+
+
+def human_time(ts: float | None) -> str:
+    """Return epoch seconds as a UTC date and minute (``2025-06-07 21:02 UTC``)."""
+    if ts is None:
+        return ""
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def toml_value(value: Any) -> str:
+    """Return ``value`` written as TOML would write it (strings in double quotes,
+    ``true``/``false``, arrays, inline tables); ``None`` (not set) is ``(none)``, since
+    TOML has no null."""
+    if value is None:
+        return "(none)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, dict):
+        inner = ", ".join(f"{_toml_key(k)} = {toml_value(v)}" for k, v in value.items())
+        return "{ " + inner + " }" if inner else "{}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    return json.dumps(str(value))
+
+
+def _toml_key(key: Any) -> str:
+    text = str(key)
+    bare = text.replace("_", "").replace("-", "").isalnum() and text.isascii()
+    return text if bare else json.dumps(text)

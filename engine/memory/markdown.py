@@ -1,0 +1,132 @@
+"""A scope as Markdown for people (``octomem export --format md``) and agents (the MCP
+resource ``octomem://memory/{scope}``); never read back — JSONL is the lossless format.
+
+Shape: a title and one line saying what is there and in which order; then one ``##``
+heading per kind (``DECISION``, ``FACT``, ... alphabetically, conversation ``TURN``\\ s
+last); under it, newest first by when each happened (its event time, else when it was
+recorded) — conversation turns in the order they were said. A one-paragraph statement
+without a title, and each conversation turn, is one paragraph: its text, then its date,
+id and links in italics. A
+document with a title or several paragraphs gets a ``###`` heading (its title), a line of
+date, id and links, and its text with its own paragraphs (a heading inside the text is
+escaped, so it cannot break the outline). Superseded statements follow under
+``## Superseded``; rows whose stored times cannot be shown are named under ``## Left out``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..types import Document
+from .times import iso, unshowable_times
+
+#: Longest text shown for one document in the MCP resource (characters); the export
+#: shows every text whole.
+SNIPPET = 600
+#: The kind of conversation turns: listed last, in the order they were said.
+TURN = "TURN"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _when(doc: Document) -> float:
+    return doc.event_time if doc.event_time is not None else doc.created_at
+
+
+def unshowable(doc: Document) -> str | None:
+    """Say why ``doc`` cannot be shown (a stored time outside the calendar), else ``None``."""
+    bad = unshowable_times(created_at=doc.created_at, event_time=doc.event_time,
+                           valid_to=doc.valid_to, last_recalled_at=doc.last_recalled_at)
+    if not bad:
+        return None
+    return (f"left out {doc.id}: its {', '.join(bad)} cannot be shown; "
+            "`octomem verify --repair` fixes it")
+
+
+def _about(doc: Document) -> str:
+    """Return the date (a turn's: date and minute, UTC), id and links of ``doc``."""
+    when = (iso(_when(doc)) or "").replace("T", " ")
+    parts = [when[:16] + " UTC" if doc.kind == TURN else when[:10], f"`{doc.id}`"]
+    if doc.tags:
+        parts.append("tags: " + ", ".join(doc.tags))
+    if doc.uri:
+        parts.append(f"source: {doc.uri}")
+    if doc.supersedes:
+        parts.append(f"supersedes `{doc.supersedes}`")
+    if doc.superseded_by:
+        parts.append(f"superseded by `{doc.superseded_by}` on {(iso(doc.valid_to) or '')[:10]}")
+    return " · ".join(parts)
+
+
+def _paragraphs(doc: Document, snippet: int | None) -> list[str]:
+    """Return the text's paragraphs, without a first line repeating the title, headings
+    inside it escaped, cut to ``snippet`` characters when given."""
+    text = doc.text.strip()
+    title = _one_line(doc.title or "")
+    first, _, rest = text.partition("\n")
+    if title and _one_line(first.lstrip("# ")) == title:
+        text = rest.strip()
+    if snippet is not None and len(text) > snippet:
+        text = text[: snippet - 1].rstrip() + "…"
+    paragraphs = [p.strip() for p in text.split("\n\n") if p.strip()]
+    return ["\n".join(("\\" + line) if line.lstrip().startswith("#") else line
+                      for line in p.splitlines()) for p in paragraphs]
+
+
+def _entry(doc: Document, snippet: int | None) -> list[str]:
+    """Return ``doc`` as Markdown blocks (each followed by a blank line)."""
+    paragraphs = _paragraphs(doc, snippet)
+    if doc.kind == TURN or (not doc.title and len(paragraphs) <= 1):
+        text = paragraphs[0] if paragraphs else ""
+        return [f"{text} — *{_about(doc)}*", ""]
+    heading = _one_line(doc.title) if doc.title else f"{doc.kind} {(iso(_when(doc)) or '')[:10]}"
+    blocks = [f"### {heading}", "", f"*{_about(doc)}*", ""]
+    for paragraph in paragraphs:
+        blocks += [paragraph, ""]
+    return blocks
+
+
+def _by_kind(docs: Sequence[Document]) -> list[tuple[str, list[Document]]]:
+    kinds = sorted({d.kind for d in docs}, key=lambda k: (k == TURN, k))
+    grouped = []
+    for kind in kinds:
+        members = [d for d in docs if d.kind == kind]
+        members.sort(key=_when, reverse=kind != TURN)
+        grouped.append((kind, members))
+    return grouped
+
+
+def render_markdown(scope: str, where: str, documents: Sequence[Document],
+                    history: Sequence[Document] = (), warnings: list[str] | None = None,
+                    snippet: int | None = SNIPPET) -> str:
+    """Render a scope's current statements by kind, newest first (and its history).
+
+    :param where: the scope's directory, shown under the title.
+    :param history: superseded statements, listed after the current ones.
+    :param warnings: receives what was left out (times that cannot be shown).
+    :param snippet: longest text shown per document, characters; ``None``: whole.
+    """
+    left_out = [why for doc in [*documents, *history] if (why := unshowable(doc))]
+    shown = [d for d in documents if unshowable(d) is None]
+    old = [d for d in history if unshowable(d) is None]
+    lines = [f"# octomem · {scope} memory", "",
+             f"`{where}` · {len(shown)} current statements by kind, newest first (by when "
+             "each happened: its event time, else when it was recorded); conversation turns "
+             "in the order they were said.", ""]
+    for kind, docs in _by_kind(shown):
+        lines += [f"## {kind} ({len(docs)})", ""]
+        for doc in docs:
+            lines += _entry(doc, snippet)
+    if not shown:
+        lines += ["_Nothing is remembered in this scope yet._", ""]
+    if old:
+        lines += ["## Superseded", ""]
+        for doc in sorted(old, key=_when, reverse=True):
+            lines += _entry(doc, snippet)
+    if left_out:
+        lines += ["## Left out", "", *(f"- {why}" for why in left_out), ""]
+    if warnings is not None:
+        warnings.extend(left_out)
+    return "\n".join(lines).rstrip("\n") + "\n"
