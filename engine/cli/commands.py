@@ -4,6 +4,7 @@ serve, bench."""
 from __future__ import annotations
 
 import importlib
+import importlib.metadata as md
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -16,7 +17,7 @@ from ..assembly import arm_options, check_arm_settings, check_compatible
 from ..errors import OctomemError
 from ..files import open_private
 from ..manager import load_registry
-from ..memory.facade import Memory, open_memory
+from ..memory.facade import Memory, check_kind, open_memory
 from ..memory.folders import IngestReport, reconcile
 from ..memory.scopes import SCOPES, ScopeName, check_scope, scope_roots
 from ..memory.session_start import render as render_session_start
@@ -64,6 +65,12 @@ class _State:
 state = _State()
 
 
+def _version(asked: bool) -> None:
+    if asked:
+        print(f"octomem {md.version('octomem')}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _main(
     config: ConfigOpt = None,
@@ -72,6 +79,7 @@ def _main(
     project_root: Annotated[Path | None, typer.Option("--project-root", help="The project whose `.octomem/` is the local scope (default: the current directory).")] = None,
     global_root: Annotated[Path | None, typer.Option("--global-root", help="The global scope's directory (setting `global_root`; default `data_dir`).")] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
+    _: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print octomem's version and exit.")] = False,
 ) -> None:
     """Read the global options every command shares."""
     state.config = config
@@ -205,7 +213,8 @@ def search(
     recency bonus, deduplicated; each hit names its scope."""
     memory = _memory()
     try:
-        answer = memory.recall(query, scope, top_k, tuple(kind or ()), tuple(tag or ()), since,
+        kinds = tuple(check_kind(k, "--kind") for k in kind or ())
+        answer = memory.recall(query, scope, top_k, kinds, tuple(tag or ()), since,
                                until, as_of, history, per,  # type: ignore[arg-type]
                                context=context, max_tokens=max_tokens)
         show.show_recall(console, query, answer, explain, as_json)
@@ -282,7 +291,7 @@ def status() -> None:
     """Show both scopes: where they live, counts, arms, the embedder model, semantic availability."""
     memory = _memory()
     try:
-        show.status(console, memory.status())
+        show.status(console, memory.status(load_model=True))
     finally:
         memory.close()
 

@@ -28,6 +28,7 @@ from ..types import DEFAULT_KIND, HANDOFF_KIND, Document, Filters
 from .context import ShapedAnswer, check_shape, shape
 from .folders import IngestReport, folder_named, reconcile
 from .forget import ForgetOutcome, forget
+from .health import model_error
 from .ingest import ingest_groups, merge_reports
 from .limits import check_length
 from .recall import Per, RecallRequest, recall_scopes
@@ -378,9 +379,13 @@ class Memory:
         found = [d for d in map(storage.get_document, docs) if d is not None]
         return sorted(found, key=lambda d: -d.created_at)
 
-    def status(self) -> dict[str, Any]:
+    def status(self, load_model: bool = False) -> dict[str, Any]:
         """Return each scope's root and counts (``None`` for a scope that does not exist),
-        and ``permissions_warning`` when its folder or files are readable by others."""
+        and ``permissions_warning`` when its folder or files are readable by others.
+
+        :param load_model: load the embedding model, so ``semantic_available`` says whether
+            it loads (not only whether one is configured).
+        """
         scopes: dict[str, Any] = {}
         for scope in SCOPES:
             pipeline = self.scopes.get(scope)
@@ -392,6 +397,8 @@ class Memory:
             if callable(history):
                 info.update(history())
             info["permissions_warning"] = exposed(self.roots.of(scope))
+            if load_model and (why := model_error(pipeline)) is not None:
+                info.update(semantic_available=False, semantic_error=why)
             scopes[scope] = info
         return {"project_root": str(self.roots.project), "scopes": scopes}
 

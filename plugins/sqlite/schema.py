@@ -119,25 +119,36 @@ def migrate(tx: apsw.Connection, path: Path, set_meta: Callable[[str, str], None
     Runs inside the caller's write transaction, so a failed migration leaves the file
     as it was.
 
+    The version is read from the tables themselves (:func:`tables_version`) whenever the
+    ``meta`` row is missing, not a number, or says another version than the tables do
+    (it is then rewritten): a missing row with tables present once made the migration
+    fail with "table documents already exists", an older number "duplicate column name:
+    supersedes".
+
     :param set_meta: writes one ``meta`` key inside the same transaction.
-    :raises OctomemError: the file's schema is newer than this octomem.
+    :raises OctomemError: the file's schema is newer than this octomem, or its tables
+        are of no version octomem knows (naming the file).
     """
     tx.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
     tx.execute(CALL_LOG)
     row = tx.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    if row is None:
+    stated = int(row[0]) if row is not None and str(row[0]).strip().isdigit() else None
+    if stated is not None and stated > SCHEMA_VERSION:
+        raise OctomemError(
+            f"{path} has schema version {stated}, newer than the {SCHEMA_VERSION} "
+            "this octomem supports; upgrade octomem"
+        )
+    found = tables_version(tx, path)
+    if found is None:
         tx.execute(SCHEMA)
         tx.execute(FORGOTTEN)
         tx.execute(TURN_INDEX)
         set_meta("schema_version", str(SCHEMA_VERSION))
         _log_chunks(tx)
         return
-    version = int(row[0])
-    if version > SCHEMA_VERSION:
-        raise OctomemError(
-            f"{path} has schema version {version}, newer than the {SCHEMA_VERSION} "
-            "this octomem supports; upgrade octomem"
-        )
+    version = found
+    if stated != version:
+        set_meta("schema_version", str(version))
     if version < 2:
         tx.execute(_V1_TO_V2)
         tx.execute(FORGOTTEN)
@@ -145,6 +156,27 @@ def migrate(tx: apsw.Connection, path: Path, set_meta: Callable[[str, str], None
     if version < SCHEMA_VERSION:
         set_meta("schema_version", str(SCHEMA_VERSION))
     _log_chunks(tx)
+
+
+def tables_version(tx: apsw.Connection, path: Path) -> int | None:
+    """Return the schema version the tables show (``None``: no ``documents`` table yet).
+
+    :raises OctomemError: the tables are of no version octomem knows.
+    """
+    columns = {row[1] for row in tx.execute("PRAGMA table_info(documents)")}
+    if not columns:
+        return None
+    chunk_columns = {row[1] for row in tx.execute("PRAGMA table_info(chunks)")}
+    v1 = {"id", "text", "kind", "created_at", "content_hash"}
+    v2 = {"supersedes", "superseded_by", "valid_to", "revision", "recalls", "last_recalled_at"}
+    if v1 <= columns and v2 <= columns and {"valid_from", "valid_to"} <= chunk_columns:
+        return 2
+    if v1 <= columns and not columns & v2 and "id" in chunk_columns:
+        return 1
+    raise OctomemError(
+        f"{path}: its tables match no schema_version octomem knows (documents has "
+        f"{', '.join(sorted(columns))}); restore it from a backup or an `octomem export`, "
+        "or move it away to start empty")
 
 
 def _log_chunks(tx: apsw.Connection) -> None:
