@@ -77,6 +77,11 @@ class NotFoundError(OctomemError, KeyError):
         return str(self.args[0])
 
 
+class StaleVersionError(OctomemError):
+    """A write named the version of an item it read, and the item has changed since
+    (or was forgotten); nothing was written."""
+
+
 class AmbiguousMatchError(OctomemError):
     """A text matches several stored statements, so none was changed.
 

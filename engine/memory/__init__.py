@@ -9,5 +9,6 @@ Built on the engine core (pipeline, arms, settings); the CLI and the MCP server 
 - :mod:`.forget`, :mod:`.ingest`, :mod:`.sources` — forgetting, and files/BEIR rows in;
 - :mod:`.times` — parsing and rendering event times, ``as_of``;
 - :mod:`.transfer`, :mod:`.view` — export/import, and the Markdown/item views;
+- :mod:`.versions` — item versions, so a write made on a stale read is refused;
 - :mod:`.models`, :mod:`.results` — the JSON-ready answers the CLI and MCP tools return.
 """

@@ -18,7 +18,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..arms import VersionedStorage
-from ..errors import EmbedderMismatchError, EmbedderUnavailableError, InvalidQueryError
+from ..errors import (
+    EmbedderMismatchError,
+    EmbedderUnavailableError,
+    InvalidQueryError,
+    StaleVersionError,
+)
 from ..files import exposed
 from ..manager import ArmRegistry, load_registry
 from ..pipeline import DOCS_PER_TRANSACTION, AddReport, Pipeline, embedding_text
@@ -37,6 +42,7 @@ from .scopes import SCOPES, ScopeName, ScopeSet, check_scope, memory_knobs, scop
 from .showable import without_unshowable
 from .sources import IngestFormat
 from .times import as_of_instant, parse_time
+from .versions import check_version
 
 if TYPE_CHECKING:  # numpy arrives with the embedder, not at import (MCP start-up)
     import numpy as np
@@ -178,13 +184,20 @@ class Memory:
         return ranked[:MAX_NEAR_DUPLICATES]
 
     def _target(
-        self, scope: str | None, supersedes: str | None
+        self, scope: str | None, supersedes: str | None, expect_version: str | None = None
     ) -> tuple[ScopeName, Document | None]:
-        """Pick the scope to write to and the statement ``supersedes`` names."""
+        """Pick the scope to write to and the statement ``supersedes`` names (checked
+        against ``expect_version`` first, when given)."""
         chosen = check_scope(scope)
         if supersedes is None:
             return chosen or "local", None
         matches = self.find(supersedes)
+        if expect_version is not None and not matches:
+            raise StaleVersionError(
+                f"{supersedes!r} was forgotten after it was read; nothing was changed")
+        if expect_version is not None:
+            check_version(self.scopes.require(matches[0][0]).arms.storage, supersedes,
+                          expect_version)
         if not matches:
             gone = [p.arms.storage.get_forgotten(supersedes) for _, p in self.scopes.existing()
                     if isinstance(p.arms.storage, VersionedStorage)]
@@ -208,7 +221,7 @@ class Memory:
     def remember(
         self, text: str, scope: str | None = None, kind: str = DEFAULT_KIND,
         tags: Sequence[str] = (), event_time: str | float | None = None,
-        supersedes: str | None = None,
+        supersedes: str | None = None, expect_version: str | None = None,
     ) -> Remembered:
         """Append one statement to a scope (``local`` by default) and embed it.
 
@@ -218,8 +231,11 @@ class Memory:
         The write is never refused for a near duplicate; those are reported.
 
         :param event_time: when what it says happened (ISO-8601 date or time).
+        :param expect_version: the version of ``supersedes`` the caller read; checked
+            inside the write transaction.
         :raises InvalidQueryError: empty text, a bad kind, time or scope, or an unknown,
             other-scope or already superseded ``supersedes`` id; the message names it.
+        :raises StaleVersionError: ``supersedes`` changed since the caller read it.
         """
         if not isinstance(text, str) or not text.strip():
             raise InvalidQueryError("text: empty; give the statement to remember")
@@ -227,7 +243,7 @@ class Memory:
         check_length(len(text), self.limits.remember_chars, "text", "limits.remember_chars",
                      hint="; a text this long is a document: ingest it")
         check_kind(kind)
-        target, old = self._target(scope, supersedes)
+        target, old = self._target(scope, supersedes, expect_version)
         tags = tuple(dict.fromkeys(t.strip() for t in tags if t.strip()))
         document = Document(text=text, kind=kind, tags=tags,
                             event_time=parse_time(event_time, "event_time"), supersedes=supersedes)
@@ -236,18 +252,20 @@ class Memory:
         near = [] if kind == HANDOFF_KIND else self.near_duplicates(
             text, vector, exclude=(supersedes,) if supersedes else ())
         out = Remembered(target, document, False, semantic_error, near)
-        report = self._write(pipeline, document, old, out)
+        report = self._write(pipeline, document, old, out, expect_version)
         out.embedded = self._store_vector(pipeline, report, vector, out)
         return out
 
     def _write(self, pipeline: Pipeline, document: Document, old: Document | None,
-               out: Remembered) -> AddReport:
+               out: Remembered, expect_version: str | None = None) -> AddReport:
         """Supersede, replace the handoff and append, in one write transaction."""
         storage = pipeline.arms.storage
         needs_history = old is not None or document.kind == HANDOFF_KIND
         versioned = self._versioned(pipeline) if needs_history else storage
         with storage.transaction() as tx:
             if old is not None:
+                if expect_version is not None:
+                    check_version(storage, old.id, expect_version)
                 current = storage.get_document(old.id)  # re-read under the write lock
                 if current is None or not current.is_current:
                     raise InvalidQueryError(
@@ -324,10 +342,11 @@ class Memory:
                                               if h.scope == name])
         return answer
 
-    def forget(self, text_or_id: str, scope: str | None = None,
-               reason: str | None = None) -> ForgetOutcome:
+    def forget(self, text_or_id: str, scope: str | None = None, reason: str | None = None,
+               expect_version: str | None = None) -> ForgetOutcome:
         """Forget one statement by id or exact text; see :func:`.forget.forget`."""
-        return forget(self.scopes.existing(self._scopes(scope)), text_or_id, reason)
+        return forget(self.scopes.existing(self._scopes(scope)), text_or_id, reason,
+                      expect_version)
 
     def ingest(
         self, path_or_text: str, scope: str | None = None, title: str | None = None,

@@ -21,6 +21,7 @@ from ..pipeline import Pipeline
 from ..types import Document, ForgetRecord
 from .scopes import ScopeName
 from .times import iso
+from .versions import check_version
 
 
 @dataclass(slots=True)
@@ -61,16 +62,20 @@ def _not_found(scoped: Scoped, key: str) -> NotFoundError:
     return NotFoundError(f"nothing in the {where} scope has the id or exact text {key[:80]!r}")
 
 
-def forget(scoped: Scoped, text_or_id: str, reason: str | None = None) -> ForgetOutcome:
+def forget(scoped: Scoped, text_or_id: str, reason: str | None = None,
+           expect_version: str | None = None) -> ForgetOutcome:
     """Forget the one statement whose id, else exact full text, is ``text_or_id``.
 
     :param scoped: the scopes to look in, in order.
     :param reason: kept in the forget log.
+    :param expect_version: the version the caller read
+        (:func:`~.versions.document_version`); checked inside the write transaction.
     :returns: what was removed; or, when the text matches several statements, none
         removed and the list of matches.
     :raises InvalidQueryError: ``text_or_id`` is empty.
     :raises NotFoundError: nothing matches (the message says if the id was forgotten
         before, when and why).
+    :raises StaleVersionError: ``expect_version`` is not the statement's version now.
     """
     key = text_or_id.strip() if isinstance(text_or_id, str) else ""
     if not key:
@@ -84,6 +89,8 @@ def forget(scoped: Scoped, text_or_id: str, reason: str | None = None) -> Forget
     scope, pipeline, document = found[0]
     arms = pipeline.arms
     with arms.storage.transaction() as tx:
+        if expect_version is not None:
+            document = check_version(arms.storage, document.id, expect_version)
         removed = arms.storage.delete_document(tx, document.id)
         if removed and arms.keyword is not None:
             arms.keyword.remove(tx, removed)

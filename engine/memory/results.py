@@ -283,3 +283,6 @@ class ItemResult(ScopedItem):
     chunks: list[ChunkItem] = Field(
         default_factory=list, description="its chunks, every revision, in order")
     chunk: ChunkItem | None = Field(None, description="the chunk that was asked for, if one was")
+    version: str | None = Field(
+        None, description="fingerprint of its content and history state; a write that names "
+        "it is refused once the item has changed")

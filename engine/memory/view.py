@@ -13,6 +13,7 @@ from .markdown import render_markdown
 from .results import ItemResult, chunk_item, scoped_item
 from .scopes import check_scope
 from .times import iso
+from .versions import document_version
 
 #: ``scope:chunk_id`` addresses one chunk (``local:42``).
 _CHUNK_REF = re.compile(r"^(local|global):(\d+)$")
@@ -59,4 +60,5 @@ def item(memory: Memory, ref: str) -> ItemResult:
     return ItemResult(
         **scoped_item(scope, doc).model_dump(), store=str(memory.roots.of(scope)),
         chunks=[chunk_item(c) for c in chunks], chunk=chunk_item(chunk) if chunk else None,
+        version=document_version(doc),
     )
