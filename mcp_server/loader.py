@@ -205,6 +205,14 @@ class MemoryLoader:
             return None
         return run.memory
 
+    def warmup_state(self) -> dict[str, str]:
+        """Return how far the warm-up is: ``{"semantic arms": ..., "keyword arms": ...}``,
+        each ``waiting``, ``running`` or ``done``."""
+        run = self._current()
+        semantic = "done" if run.warmed.is_set() else "running"
+        keyword = "done" if run.done else ("running" if run.warmed.is_set() else "waiting")
+        return {"semantic arms": semantic, "keyword arms": keyword}
+
     def model_state(self) -> tuple[ModelState, str | None, float | None]:
         """Return the embedder's warm-up state, its error and its load time in seconds."""
         run = self._current()

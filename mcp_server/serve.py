@@ -11,6 +11,7 @@ Both ``octomem serve`` and ``python -m octomem.mcp_server`` call :func:`serve`:
 4. serve MCP over stdio (the default) or streamable HTTP (:mod:`.http`), and stop the
    metrics endpoint when that ends; stdio ends the process as soon as the client closes
    stdin (:mod:`.process`), and at a terminal first says what it is on stderr.
+   The browser view (``--ui-port``, :mod:`.ui`) starts and stops with the server itself.
 
 Lines meant for the person who started the server (the HTTP URL, a generated token, the
 metrics URL) go to stderr, prefixed ``octomem:``; stdout carries only the protocol.
@@ -33,6 +34,7 @@ from .metrics_http import MetricsServer
 from .observe import Observer
 from .process import exit_now, say_what_this_is
 from .server import create_server, new_observer
+from .ui.options import UiOptions
 
 #: Default address of ``--http`` when given without one (documented in docs/mcp.md).
 DEFAULT_HTTP = "127.0.0.1:8765"
@@ -48,12 +50,14 @@ class ServeOptions:
     :param metrics_addr: loopback ``HOST:PORT`` for ``GET /metrics``; ``None``: not served.
     :param log_format: ``text`` or ``json`` (stderr).
     :param log_level: ``DEBUG``, ``INFO``, ``WARNING`` or ``ERROR``.
+    :param ui: serve the browser view beside MCP (``--ui-port``); ``None``: not served.
     """
 
     http: str | None = None
     metrics_addr: str | None = None
     log_format: str = "text"
     log_level: str = "INFO"
+    ui: UiOptions | None = None
 
 
 def check_addresses(options: ServeOptions) -> tuple[Address | None, Address | None]:
@@ -81,7 +85,7 @@ def serve(config_file: Path | None, overrides: dict[str, Any] | None,
     observer = new_observer()
     # stdio ends the process at once when stdin closes (exit_now): nothing to wait for.
     server = create_server(config_file, overrides, project_root, global_root, observer,
-                           **({"shutdown_wait_s": 0} if http is None else {}))
+                           options.ui, **({"shutdown_wait_s": 0} if http is None else {}))
     metrics = _start_metrics(observer, metrics_at)
     try:
         if http is None:

@@ -32,6 +32,7 @@ Logs go to stderr only; stdout carries the protocol.
 from __future__ import annotations
 
 import importlib.metadata as md
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
@@ -52,6 +53,20 @@ from .loader import SHUTDOWN_WAIT_S, MemoryLoader
 from .observe import Observer
 from .resources import register_resources
 from .tools import register_tools
+from .ui.options import UiOptions
+
+
+def prepare_view(loader: MemoryLoader, options: UiOptions, observer: Observer | None) -> Any:
+    """Bind the browser view over ``loader`` (its modules imported only when asked for);
+    its status chart draws the tool calls ``observer`` keeps.
+
+    :raises OctomemError: the address is refused or in use (one line, before serving).
+    """
+    from .ui.chart import observer_calls
+    from .ui.server import prepare_ui
+
+    calls = observer_calls(observer) if observer is not None else None
+    return prepare_ui(loader, options, calls, "the MCP tool calls this server answered")
 
 
 def _version() -> str:
@@ -64,7 +79,7 @@ def _version() -> str:
 def create_server(
     config_file: Path | None = None, overrides: dict[str, Any] | None = None,
     project_root: Path | None = None, global_root: Path | None = None,
-    observer: Observer | None = None,
+    observer: Observer | None = None, ui: UiOptions | None = None,
     shutdown_wait_s: float = SHUTDOWN_WAIT_S,
 ) -> MCPServer:
     """Build the MCP server for one project's memory (opened lazily).
@@ -81,7 +96,10 @@ def create_server(
     :param shutdown_wait_s: how long closing waits for a model load in progress, seconds
         (0 when the process ends through :func:`.process.exit_now`, which tears nothing
         down).
+    :param ui: serve the browser view beside MCP (:mod:`.ui`), started and stopped with
+        the server, over the same memory; its status chart draws ``observer``'s calls.
     :returns: an unstarted server; ``server.run("stdio")`` serves it.
+    :raises OctomemError: the view's address is refused or in use.
     :raises ArmConfigError: an unknown key or bad value in any settings layer (checked
         now; arm lookup and plugin loading happen in the background and surface as
         tool errors).
@@ -93,13 +111,19 @@ def create_server(
     loaded = load_settings(config_file, overrides, project_root=project)
     loader = MemoryLoader(partial(open_memory, config_file, overrides, project, global_root))
     writer = _observe(observer, loader, loaded.settings.call_log)
+    view = prepare_view(loader, ui, observer) if ui is not None else None
 
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[MemoryLoader]:
+        if view is not None:
+            await anyio.to_thread.run_sync(view.start)
+            print(f"octomem: browser view on {view.url}", file=sys.stderr, flush=True)
         loader.start()
         try:
             yield loader
         finally:
+            if view is not None:
+                await anyio.to_thread.run_sync(view.stop)
             if writer is not None:  # what is queued is written before the memory closes
                 await anyio.to_thread.run_sync(writer.close)
             await anyio.to_thread.run_sync(partial(loader.close, shutdown_wait_s))

@@ -1,0 +1,67 @@
+"""``octomem ui`` and ``serve``'s ``--ui-*`` options: the browser view's command line.
+
+The view lives in the server package (``octomem.mcp_server.ui``) and is imported by name
+at run time, as ``serve`` imports the server: the engine has no static dependency on it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+#: The view's default port (``octomem.mcp_server.ui.options.DEFAULT_PORT``).
+DEFAULT_PORT = 8766
+
+#: Help of the token, shared by ``--allow-remote`` and ``--ui-allow-remote``.
+TOKEN_HELP = ("every request then needs the token (`OCTOMEM_UI_TOKEN`, else one is "
+              "generated and printed).")
+
+UiPortOpt = Annotated[int | None, typer.Option(
+    "--ui-port", help="Also serve the browser view (see `octomem ui`) on this port, over the "
+    "same memory, stopped with the server.")]
+UiHostOpt = Annotated[str, typer.Option(
+    "--ui-host", help="The view's address: loopback unless `--ui-allow-remote`.")]
+UiWritesOpt = Annotated[bool, typer.Option(
+    "--ui-allow-writes", help="Offer remember and forget on the view's pages.")]
+UiRemoteOpt = Annotated[bool, typer.Option(
+    "--ui-allow-remote", help=f"Allow a non-loopback `--ui-host`; {TOKEN_HELP}")]
+ProjectOpt = Annotated[Path | None, typer.Option(
+    "--project-root", help="The project whose memory to show; its `.octomem/` is the local "
+    "scope (default: the current directory).")]
+GlobalOpt = Annotated[Path | None, typer.Option(
+    "--global-root", help="The global scope's directory (setting `global_root`; default "
+    "`data_dir`).")]
+PortOpt = Annotated[int, typer.Option("--port", help="TCP port of the view.")]
+HostOpt = Annotated[str, typer.Option(
+    "--host", help="Address to listen on: loopback only (`127.0.0.1`, `::1`) unless "
+    "`--allow-remote`.")]
+WritesOpt = Annotated[bool, typer.Option(
+    "--allow-writes", help="Offer remember and forget on the pages (otherwise the view only "
+    "reads).")]
+RemoteOpt = Annotated[bool, typer.Option(
+    "--allow-remote", help=f"Allow a non-loopback `--host`; {TOKEN_HELP}")]
+
+
+def ui_options(host: str, port: int, allow_writes: bool, allow_remote: bool) -> Any:
+    """Build the view's ``UiOptions`` (its module imported by name)."""
+    options = importlib.import_module("octomem.mcp_server.ui.options")
+    return options.UiOptions(host=host, port=port, allow_writes=allow_writes,
+                             allow_remote=allow_remote)
+
+
+def ui(
+    project_root: ProjectOpt = None, global_root: GlobalOpt = None, port: PortOpt = DEFAULT_PORT,
+    host: HostOpt = "127.0.0.1", allow_writes: WritesOpt = False, allow_remote: RemoteOpt = False,
+) -> None:
+    """Show the memory in a browser: search with the explain table, both scopes, items and
+    their history, conversations, status. Read-only unless `--allow-writes`; loopback only
+    unless `--allow-remote`. See docs/ui.md."""
+    from .commands import state  # the global options, read when the command runs
+
+    view = importlib.import_module("octomem.mcp_server.ui.server")
+    view.serve_ui(ui_options(host, port, allow_writes, allow_remote), state.config,
+                  state.overrides, project_root or state.project_root,
+                  global_root or state.global_root)

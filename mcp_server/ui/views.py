@@ -1,0 +1,259 @@
+"""What each page shows, read from the memory (no HTTP here; :mod:`.pages` renders it).
+
+Every function only reads: a search is a recall with ``count=False`` (a person looking
+is not an agent recalling, and a GET changes nothing), and opening a page never creates
+a scope.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from html import escape
+from itertools import islice
+from typing import Any
+from urllib.parse import quote
+
+from markdown_it import MarkdownIt
+
+from octomem.engine.arms import VersionedStorage
+from octomem.engine.errors import InvalidQueryError
+from octomem.engine.memory.facade import Memory
+from octomem.engine.memory.results import MemoryRecallResult, recall_result
+from octomem.engine.memory.scopes import SCOPES, check_scope
+from octomem.engine.memory.times import iso
+from octomem.engine.memory.view import item, render_markdown
+from octomem.engine.types import Chunk, Document, Filters
+
+#: Statements of a scope shown on the memory page (newest first); the rest are counted.
+SHOWN_STATEMENTS = 200
+#: Longest supersede chain walked from an item, each way.
+MAX_CHAIN = 50
+#: Turns shown around the hit in a conversation (each side); the rest are counted.
+TURNS_AROUND = 200
+#: Most turns read for one conversation page.
+MAX_TURNS = 5000
+#: Most hits a search page asks for.
+MAX_TOP_K = 200
+#: Metadata keys a turn of a conversation carries (transcript ingest).
+TURN_KEYS = ("conversation", "session", "position", "speaker", "role", "time")
+
+_markdown = MarkdownIt("commonmark", {"html": False, "linkify": False})
+
+
+@dataclass
+class SearchForm:
+    """The search page's query string, checked.
+
+    :param top_k: hits asked for, 1..:data:`MAX_TOP_K`.
+    """
+
+    q: str = ""
+    scope: str = ""
+    kinds: str = ""
+    tags: str = ""
+    since: str = ""
+    until: str = ""
+    as_of: str = ""
+    superseded: bool = False
+    per: str = "chunk"
+    top_k: int = 10
+
+    @classmethod
+    def parse(cls, params: Mapping[str, str]) -> SearchForm:
+        """Read the form from query parameters (missing ones take their defaults).
+
+        :raises InvalidQueryError: ``top_k`` is not a whole number in range, or ``per``
+            or ``scope`` is unknown; the message names it.
+        """
+        raw_k = params.get("top_k", "").strip() or "10"
+        if not raw_k.isdigit() or not 1 <= int(raw_k) <= MAX_TOP_K:
+            raise InvalidQueryError(f"top_k: must be a whole number from 1 to {MAX_TOP_K}, "
+                                    f"got {raw_k!r}")
+        per = params.get("per", "chunk") or "chunk"
+        if per not in ("chunk", "document"):
+            raise InvalidQueryError(f"per: must be 'chunk' or 'document', got {per!r}")
+        scope = params.get("scope", "").strip()
+        check_scope(scope or None)
+        return cls(q=params.get("q", "").strip(), scope=scope,
+                   kinds=params.get("kinds", "").strip(), tags=params.get("tags", "").strip(),
+                   since=params.get("since", "").strip(), until=params.get("until", "").strip(),
+                   as_of=params.get("as_of", "").strip(),
+                   superseded=params.get("superseded", "") in ("1", "on", "true"),
+                   per=per, top_k=int(raw_k))
+
+
+def words(text: str) -> list[str]:
+    """Split a comma- or space-separated list (kinds, tags), dropping empty items."""
+    return [w for w in re.split(r"[,\s]+", text) if w]
+
+
+@dataclass
+class SearchView:
+    """A search and its explained answer (``result`` is ``None`` before a query)."""
+
+    form: SearchForm
+    result: MemoryRecallResult | None = None
+    arms: list[str] = field(default_factory=list)
+    relevance: bool = False
+
+
+def search(memory: Memory, form: SearchForm) -> SearchView:
+    """Recall ``form.q`` with its filters, explained, without counting it as a recall.
+
+    :raises InvalidQueryError: a bad filter value, named by the memory.
+    """
+    if not form.q:
+        return SearchView(form)
+    answer = memory.recall(
+        form.q, form.scope or None, form.top_k, words(form.kinds.upper()), words(form.tags),
+        form.since or None, form.until or None, form.as_of or None, form.superseded, form.per,
+        count=False)
+    result = recall_result(form.q, answer, explain=True)
+    arms = list(dict.fromkeys(a for h in result.hits for a in (h.arms or {})))
+    arms = [a for a in result.arms_ran if a in arms] + [a for a in arms
+                                                          if a not in result.arms_ran]
+    relevance = any(getattr(h, "relevance", None) is not None for h in result.hits)
+    return SearchView(form, result, arms, relevance)
+
+
+def _storage(memory: Memory, scope: str) -> Any:
+    pipeline = memory.scopes.get(scope)  # type: ignore[arg-type]
+    return pipeline.arms.storage if pipeline is not None else None
+
+
+def supersede_chain(memory: Memory, scope: str, doc: Document) -> list[Document]:
+    """Return the statements ``doc`` replaced and that replaced it, oldest first
+    (``doc`` included; at most :data:`MAX_CHAIN` each way)."""
+    storage = _storage(memory, scope)
+    older: list[Document] = []
+    seen = {doc.id}
+    cursor = doc
+    while cursor.supersedes and len(older) < MAX_CHAIN and cursor.supersedes not in seen:
+        found = storage.get_document(cursor.supersedes)
+        if found is None:
+            break
+        older.append(found)
+        seen.add(found.id)
+        cursor = found
+    newer: list[Document] = []
+    cursor = doc
+    while cursor.superseded_by and len(newer) < MAX_CHAIN and cursor.superseded_by not in seen:
+        found = storage.get_document(cursor.superseded_by)
+        if found is None:
+            break
+        newer.append(found)
+        seen.add(found.id)
+        cursor = found
+    return [*reversed(older), doc, *newer]
+
+
+@dataclass
+class Turn:
+    """One turn of a conversation, as a transcript shows it."""
+
+    chunk_id: int
+    document_id: str
+    session: str
+    position: int
+    speaker: str
+    role: str
+    time: str | None
+    text: str
+    current: bool
+
+
+def _turn(chunk: Chunk) -> Turn | None:
+    """Read a chunk as a turn (``None`` unless its metadata names a speaker or role)."""
+    meta = chunk.metadata or {}
+    if "speaker" not in meta and "role" not in meta:
+        return None
+    try:
+        position = int(meta.get("position", chunk.ordinal))
+    except (TypeError, ValueError):
+        position = chunk.ordinal
+    return Turn(chunk.id, chunk.document_id, str(meta.get("session", "")), position,
+                str(meta.get("speaker") or meta.get("role") or ""), str(meta.get("role") or ""),
+                str(meta["time"]) if meta.get("time") else iso(chunk.valid_from),
+                chunk.text, chunk.valid_to is None)
+
+
+def conversation(memory: Memory, scope: str, name: str) -> list[Turn]:
+    """Return the current turns of conversation ``name`` in ``scope``, in the order said.
+
+    :raises InvalidQueryError: ``scope`` is unknown.
+    """
+    storage = _storage(memory, check_scope(scope) or "local")
+    if storage is None:
+        return []
+    chunks = storage.iter_chunks(Filters(metadata={"conversation": name}))
+    turns = [t for c in islice(chunks, MAX_TURNS) if (t := _turn(c)) is not None]
+    return sorted(turns, key=lambda t: (t.position, t.chunk_id))
+
+
+def around(turns: list[Turn], chunk_id: int | None) -> tuple[list[Turn], int, int]:
+    """Cut ``turns`` to :data:`TURNS_AROUND` each side of ``chunk_id``.
+
+    :returns: ``(turns shown, turns left out before, turns left out after)``.
+    """
+    at = next((i for i, t in enumerate(turns) if t.chunk_id == chunk_id), 0)
+    start = max(0, at - TURNS_AROUND)
+    end = min(len(turns), at + TURNS_AROUND + 1)
+    return turns[start:end], start, len(turns) - end
+
+
+def item_page(memory: Memory, ref: str) -> dict[str, Any]:
+    """Return what the item page shows: the item, its supersede chain, its chunks as a
+    transcript when they are turns, and the conversation they belong to.
+
+    :raises NotFoundError: nothing has that id (says so if it was forgotten).
+    """
+    found = item(memory, ref)
+    storage = _storage(memory, found.scope)
+    doc = storage.get_document(found.id)
+    chain = supersede_chain(memory, found.scope, doc) if doc is not None else []
+    chunks = (storage.document_chunks(found.id) if isinstance(storage, VersionedStorage) else [])
+    turns = [t for c in chunks if (t := _turn(c)) is not None]
+    meta = dict(doc.metadata) if doc is not None else {}
+    named = next((str(c.metadata["conversation"]) for c in chunks
+                  if (c.metadata or {}).get("conversation")), None)
+    return {"item": found, "chain": chain, "turns": turns, "metadata": meta,
+            "conversation": named or meta.get("conversation")}
+
+
+def _linked(html: str, ids: set[str]) -> str:
+    """Turn each ``<code>id</code>`` of a known statement into a link to its page."""
+    known = {escape(doc_id, quote=False): doc_id for doc_id in ids}
+
+    def link(match: re.Match[str]) -> str:
+        doc_id = known.get(match.group(1))
+        if doc_id is None:
+            return match.group(0)
+        return (f'<a href="/item/{escape(quote(doc_id, safe=""), quote=True)}">'
+                f'<code>{match.group(1)}</code></a>')
+    return re.sub(r"<code>([^<]{1,200})</code>", link, html)
+
+
+def scope_blocks(memory: Memory) -> list[dict[str, Any]]:
+    """Return each scope's directory, counts and standing memory (Markdown and HTML).
+
+    Only the newest :data:`SHOWN_STATEMENTS` current statements are rendered.
+    """
+    status = memory.status()["scopes"]
+    blocks = []
+    for scope in SCOPES:
+        info = status[scope]
+        storage = _storage(memory, scope) if info.get("exists") else None
+        docs: list[Document] = []
+        if isinstance(storage, VersionedStorage):
+            docs = list(islice(storage.iter_documents(), SHOWN_STATEMENTS))
+        elif info.get("exists"):
+            docs = memory.statements(scope)[:SHOWN_STATEMENTS]
+        text = render_markdown(scope, info["root"], docs)
+        current = int(info.get("current", info.get("documents", 0)) or 0)
+        blocks.append({
+            "scope": scope, "info": info, "markdown": text, "hidden": max(0, current - len(docs)),
+            "html": _linked(_markdown.render(text), {d.id for d in docs}),
+        })
+    return blocks
