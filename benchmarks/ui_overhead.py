@@ -10,7 +10,9 @@ them (write of the raw JSON-RPC line to its answer), one at a time, in turns who
 alternates: load from other jobs on a shared machine falls on both alike.
 
 Writes ``overhead.json`` and ``overhead.md``: p50 and p95 of each, the p50 of the
-per-pair differences, the 1-minute load average before and after.
+per-pair differences, each server's CPU time per recall over the timed part (user +
+system, all threads, from ``/proc``: far less sensitive to other jobs than wall time;
+the idle view's own timer wake-ups included), the 1-minute load average before and after.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from .mcp_startup import PROTOCOL_VERSION, _Lines, _send, environment
+from .mcp_startup import PROTOCOL_VERSION, _Lines, _send, cpu_seconds, environment
 
 #: Queries cycled through by the timed recalls (about the ingested documentation).
 QUERIES = ("how are keyword and semantic results combined", "what does dedup collapse",
@@ -110,16 +112,20 @@ def run(docs: Path, recalls: int) -> dict[str, Any]:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/status") as page:
                 assert page.status == 200  # the view is serving (then idle)
             load_before = os.getloadavg()[0]
+            cpu = {arm: cpu_seconds(server.proc.pid) for arm, server in servers.items()}
             samples: dict[str, list[float]] = {"off": [], "on": []}
             for i in range(recalls):
                 for arm in (("off", "on") if i % 2 == 0 else ("on", "off")):
                     samples[arm].append(servers[arm].recall_ms(QUERIES[i % len(QUERIES)]))
+            cpu_ms = {arm: ((cpu_seconds(server.proc.pid) or 0.0) - (cpu[arm] or 0.0))
+                      * 1e3 / recalls for arm, server in servers.items()}
             load_after = os.getloadavg()[0]
         finally:
             for server in servers.values():
                 server.close()
     summary = {arm: {"p50_ms": round(statistics.median(v), 3), "p95_ms": round(_pct(v, 95), 3),
-                     "recalls": len(v)} for arm, v in samples.items()}
+                     "server_cpu_ms_per_recall": round(cpu_ms[arm], 3), "recalls": len(v)}
+               for arm, v in samples.items()}
     paired = [on - off for on, off in zip(samples["on"], samples["off"], strict=True)]
     return {**summary, "p50_difference_ms": round(statistics.median(paired), 3),
             "load_1min_before": round(load_before, 2), "load_1min_after": round(load_after, 2),
@@ -131,6 +137,7 @@ def write(result: dict[str, Any], out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "overhead.json").write_text(json.dumps(result, indent=2) + "\n")
     rows = "\n".join(f"| {arm} | {result[arm]['p50_ms']:.2f} | {result[arm]['p95_ms']:.2f} | "
+                     f"{result[arm]['server_cpu_ms_per_recall']:.2f} | "
                      f"{result[arm]['recalls']} |" for arm in ("off", "on"))
     (out / "overhead.md").write_text(
         "# What the browser view costs an MCP recall\n\n"
@@ -138,7 +145,8 @@ def write(result: dict[str, Any], out: Path) -> None:
         f"over stdio on `{result['docs']}` ingested: two servers at once, one without and one "
         "with `--ui-port` (the view idle while timing), answering one recall at a time in "
         "turns; client-side latency.\n\n"
-        "| view | recall p50 ms | recall p95 ms | recalls |\n|---|---|---|---|\n"
+        "| view | recall p50 ms | recall p95 ms | server CPU ms per recall | recalls |\n"
+        "|---|---|---|---|---|\n"
         f"{rows}\n\np50 of the paired differences (on - off): "
         f"**{result['p50_difference_ms']:+.2f} ms**. "
         f"Load average (1 min): {result['load_1min_before']} before, "

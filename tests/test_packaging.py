@@ -31,6 +31,9 @@ def test_wheel_has_only_the_octomem_namespace(wheel: Path) -> None:
     assert top == {"octomem"}
     assert "octomem/plugins/fastembed/minilm_tokenizer/tokenizer.json" in names
     assert "octomem/engine/hookspecs.py" in names
+    # the browser view's templates and static files are package data
+    assert {"octomem/mcp_server/ui/templates/search.html",
+            "octomem/mcp_server/ui/static/ui.js"} <= set(names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "octomem = octomem.engine.cli:main" in text
