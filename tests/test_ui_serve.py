@@ -69,6 +69,9 @@ def test_serve_with_the_view(tmp_path: Path) -> None:
             "name": "recall", "arguments": {"query": "view shares memory"}}})
         hits = answer(proc, 3)["result"]["structuredContent"]["hits"]
         assert hits[0]["id"] == stored["id"]
+        status = httpx.get(f"http://127.0.0.1:{port}/status", timeout=30).text
+        assert "From the MCP tool calls this server answered." in status
+        assert "<polyline" in status and "p50 " in status  # the recall, charted
         assert proc.stdin is not None
         proc.stdin.close()  # the client goes away: the server stops, and the view with it
         assert proc.wait(timeout=30) == 0
