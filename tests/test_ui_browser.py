@@ -42,6 +42,17 @@ def by_id(browser: Any, element_id: str) -> Any:
     return browser.find_element(By.ID, element_id)
 
 
+def follow(browser: Any, element: Any) -> None:
+    """Click a link or submit button and wait until the next page has replaced this one."""
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    element.click()
+    WebDriverWait(browser, 60).until(expected_conditions.staleness_of(element))
+    WebDriverWait(browser, 60).until(
+        lambda b: b.execute_script("return document.readyState") == "complete")
+
+
 def by_css(browser: Any, selector: str) -> list[Any]:
     from selenium.webdriver.common.by import By
     return browser.find_elements(By.CSS_SELECTOR, selector)
@@ -53,7 +64,7 @@ def test_search_shows_the_explain_table(tmp_path: Path, browser: Any) -> None:
         browser.get(view.url)
         box = by_id(browser, "q")
         box.send_keys("deploy fridays billing tests")
-        by_id(browser, "search").click()
+        follow(browser, by_id(browser, "search"))
         table = by_id(browser, "explain")
         heads = [th.text.split("\n")[0] for th in table.find_elements("css selector", "th")]
         assert heads[:4] == ["#", "score", "fused", "recency"]
@@ -87,7 +98,7 @@ def test_open_an_item_from_the_answer(tmp_path: Path, browser: Any) -> None:
     with running_view(tmp_path) as view:
         ids = seeded(view)
         browser.get(f"{view.url}?q=invoices+PDF")
-        by_css(browser, "#explain tbody tr a.open")[0].click()
+        follow(browser, by_css(browser, "#explain tbody tr a.open")[0])
         provenance = by_id(browser, "provenance").text
         assert ids[1] in provenance and "scope local · " in provenance
         assert "FACT" in provenance and "billing" in provenance
@@ -103,14 +114,14 @@ def test_remember_and_forget_from_the_page(tmp_path: Path, browser: Any) -> None
         seeded(view)
         browser.get(view.url)
         by_id(browser, "remember-text").send_keys("The staging database is reset every Monday")
-        by_id(browser, "remember").click()
+        follow(browser, by_id(browser, "remember"))
         assert by_id(browser, "notice").text.startswith("Remembered ")
         new_id = browser.find_element("css selector", "#provenance code").text
         agent = view.agent()
         try:
             assert agent.find(new_id)[0][1].text == "The staging database is reset every Monday"
             by_id(browser, "forget-reason").send_keys("reset schedule changed")
-            by_id(browser, "forget").click()
+            follow(browser, by_id(browser, "forget"))
             assert by_id(browser, "notice").text.startswith(f"Forgot {new_id}")
             assert agent.find(new_id) == []
             record = agent.scopes.require("local").arms.storage.get_forgotten(new_id)
@@ -127,7 +138,7 @@ def test_a_stale_form_is_refused(tmp_path: Path, browser: Any) -> None:
         try:
             newer = agent.remember("Prefer small commits; the message says why and what",
                                    kind="PREFERENCE", supersedes=ids[2]).document.id
-            by_id(browser, "forget").click()
+            follow(browser, by_id(browser, "forget"))
             error = by_id(browser, "error").text
             assert f"superseded by {newer!r}" in error and "nothing was changed" in error
             still = item(agent, ids[2])  # not forgotten: superseded, kept as history
@@ -136,7 +147,7 @@ def test_a_stale_form_is_refused(tmp_path: Path, browser: Any) -> None:
             browser.back()
             by_id(browser, "replace-text").clear()
             by_id(browser, "replace-text").send_keys("a person's edit of an old read")
-            by_id(browser, "replace").click()
+            follow(browser, by_id(browser, "replace"))
             assert "changed after it was read" in by_id(browser, "error").text
             texts = [d.text for d in agent.statements("local", include_superseded=True)]
             assert "a person's edit of an old read" not in texts
@@ -161,9 +172,9 @@ def test_a_conversation_reads_as_a_transcript_with_the_hit_marked(tmp_path: Path
         finally:
             agent.close()
         browser.get(f"{view.url}?q=train+Sintra&kinds=TURN")
-        by_css(browser, "#explain tbody tr a.open")[0].click()
+        follow(browser, by_css(browser, "#explain tbody tr a.open")[0])
         assert by_css(browser, "#transcript .turn.marked")[0].text.endswith(TURNS[2][1])
-        by_id(browser, "conversation-link").click()
+        follow(browser, by_id(browser, "conversation-link"))
         turns = by_css(browser, "#transcript .turn")
         assert [t.text.split("\n")[-1] for t in turns] == [f"{w}: {s}" for w, s in TURNS]
         marked = by_css(browser, "#transcript .turn.marked")
