@@ -1,6 +1,7 @@
 """The ``octomem`` command line: commands (:mod:`.commands`), memory commands' output
 (:mod:`.memory`), tables and listings (:mod:`.render`), ``octomem verify``
-(:mod:`.verify`), and the call log and metrics commands (:mod:`.observe`).
+(:mod:`.verify`), the call log and metrics commands (:mod:`.observe`), and ``octomem ui``
+(:mod:`.view`).
 
 The console script is :func:`main`; :data:`app` is the typer application (tests drive it
 with typer's ``CliRunner``).
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from . import observe as _observe  # noqa: F401  (registers `log tail` and `metrics` on app)
 from . import verify as _verify  # noqa: F401  (registers `octomem verify` on app)
+from . import view as _view  # noqa: F401  (registers `octomem ui` on app)
 from .commands import app, main
 
 __all__ = ["app", "main"]

@@ -1,5 +1,5 @@
 """The ``octomem`` command line: ingest, add, search, forget, reindex, plugins, status, config,
-serve, ui (:mod:`.view`), bench."""
+serve, bench."""
 
 from __future__ import annotations
 
@@ -35,7 +35,6 @@ from . import memory as show
 from . import options as opt
 from . import render as render
 from .options import Command, Group
-from . import view
 
 app = typer.Typer(
     cls=Group,
@@ -318,21 +317,16 @@ def serve(
     metrics_addr: Annotated[str | None, typer.Option("--metrics-addr", metavar="HOST:PORT", help="Serve Prometheus metrics at `http://HOST:PORT/metrics` (loopback only, GET only; e.g. `127.0.0.1:9469`).")] = None,
     log_format: Annotated[str, typer.Option("--log-format", help="stderr log lines: `text`, or `json` (one object per line).")] = "text",
     log_level: Annotated[str, typer.Option("--log-level", help="Lowest level logged: `DEBUG`, `INFO` (one line per tool call), `WARNING`, `ERROR`.")] = "INFO",
-    ui_port: view.UiPortOpt = None, ui_host: view.UiHostOpt = "127.0.0.1",
-    ui_allow_writes: view.UiWritesOpt = False, ui_allow_remote: view.UiRemoteOpt = False,
+    ui_port: opt.UiPortOpt = None, ui_host: opt.UiHostOpt = "127.0.0.1", ui_allow_writes: opt.UiWritesOpt = False, ui_allow_remote: opt.UiRemoteOpt = False,
 ) -> None:
     """Serve one project's memory over MCP: stdio (for Claude Code, Claude Desktop, Cursor,
     ...) or streamable HTTP (`--http`); logs on stderr, metrics on request."""
     # Imported by name at run time: the engine has no static dependency on the server.
     run = importlib.import_module("octomem.mcp_server.serve")
-    ui = (view.ui_options(ui_host, ui_port, ui_allow_writes, ui_allow_remote)
-          if ui_port is not None else None)
+    ui = opt.ui_options(ui_host, ui_port, ui_allow_writes, ui_allow_remote)
     run.serve(state.config, state.overrides, project_root or state.project_root,
               global_root or state.global_root,
               run.ServeOptions(http, metrics_addr, log_format, log_level.upper(), ui))
-
-
-app.command("ui", cls=Command)(view.ui)
 
 
 @app.command("export", cls=Command)

@@ -11,6 +11,7 @@ already showed flags bare).
 
 from __future__ import annotations
 
+import importlib
 from typing import Annotated, Any
 
 import typer
@@ -21,7 +22,8 @@ METAVARS = {"top_k": "N", "set_": "KEY=VALUE", "config": "FILE", "data_dir": "DI
             "project_root": "DIR", "global_root": "DIR", "beir": "DIR", "as_of": "DATE",
             "since": "DATE", "until": "DATE", "event_time": "DATE", "fmt": "FORMAT",
             "cache_dir": "DIR", "out": "DIR", "sources": "DIR", "limit": "N",
-            "group_by": "metadata.FIELD", "supersedes": "ID", "combo": "NAME=ARMS"}
+            "group_by": "metadata.FIELD", "supersedes": "ID", "combo": "NAME=ARMS",
+            "port": "PORT", "ui_port": "PORT", "ui_host": "HOST"}
 
 
 def natural_metavars(params: list[Any]) -> list[Any]:
@@ -79,3 +81,26 @@ LogScopeOpt = Annotated[str | None, typer.Option("--scope", help=(
     "Only the calls logged in `local` or in `global` (default: both)."))]
 JsonLinesOpt = Annotated[bool, typer.Option("--json", help=(
     "Print one JSON object per line."))]
+
+# ``serve``'s options for the browser view beside it (``octomem ui`` is :mod:`.view`).
+UI_TOKEN_HELP = ("every request then needs the token (`OCTOMEM_UI_TOKEN`, else one is "
+                 "generated and printed).")
+UiPortOpt = Annotated[int | None, typer.Option("--ui-port", help=(
+    "Also serve the browser view (see `octomem ui`) on this port, over the same memory, "
+    "stopped with the server."))]
+UiHostOpt = Annotated[str, typer.Option("--ui-host", help=(
+    "The view's address: loopback unless `--ui-allow-remote`."))]
+UiWritesOpt = Annotated[bool, typer.Option("--ui-allow-writes", help=(
+    "Offer remember and forget on the view's pages."))]
+UiRemoteOpt = Annotated[bool, typer.Option("--ui-allow-remote", help=(
+    f"Allow a non-loopback `--ui-host`; {UI_TOKEN_HELP}"))]
+
+
+def ui_options(host: str, port: int | None, allow_writes: bool, allow_remote: bool) -> Any:
+    """Return the browser view's ``UiOptions`` (its module imported by name at run time:
+    the engine has no static dependency on the server), or ``None`` without a port."""
+    if port is None:
+        return None
+    options = importlib.import_module("octomem.mcp_server.ui.options")
+    return options.UiOptions(host=host, port=port, allow_writes=allow_writes,
+                             allow_remote=allow_remote)

@@ -1,4 +1,5 @@
-"""``octomem ui`` and ``serve``'s ``--ui-*`` options: the browser view's command line.
+"""``octomem ui``: the browser view's command (``serve``'s ``--ui-*`` options are in
+:mod:`.options`).
 
 The view lives in the server package (``octomem.mcp_server.ui``) and is imported by name
 at run time, as ``serve`` imports the server: the engine has no static dependency on it.
@@ -8,26 +9,16 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
+
+from .commands import app, state
+from .options import UI_TOKEN_HELP, Command, ui_options
 
 #: The view's default port (``octomem.mcp_server.ui.options.DEFAULT_PORT``).
 DEFAULT_PORT = 8766
 
-#: Help of the token, shared by ``--allow-remote`` and ``--ui-allow-remote``.
-TOKEN_HELP = ("every request then needs the token (`OCTOMEM_UI_TOKEN`, else one is "
-              "generated and printed).")
-
-UiPortOpt = Annotated[int | None, typer.Option(
-    "--ui-port", help="Also serve the browser view (see `octomem ui`) on this port, over the "
-    "same memory, stopped with the server.")]
-UiHostOpt = Annotated[str, typer.Option(
-    "--ui-host", help="The view's address: loopback unless `--ui-allow-remote`.")]
-UiWritesOpt = Annotated[bool, typer.Option(
-    "--ui-allow-writes", help="Offer remember and forget on the view's pages.")]
-UiRemoteOpt = Annotated[bool, typer.Option(
-    "--ui-allow-remote", help=f"Allow a non-loopback `--ui-host`; {TOKEN_HELP}")]
 ProjectOpt = Annotated[Path | None, typer.Option(
     "--project-root", help="The project whose memory to show; its `.octomem/` is the local "
     "scope (default: the current directory).")]
@@ -42,16 +33,10 @@ WritesOpt = Annotated[bool, typer.Option(
     "--allow-writes", help="Offer remember and forget on the pages (otherwise the view only "
     "reads).")]
 RemoteOpt = Annotated[bool, typer.Option(
-    "--allow-remote", help=f"Allow a non-loopback `--host`; {TOKEN_HELP}")]
+    "--allow-remote", help=f"Allow a non-loopback `--host`; {UI_TOKEN_HELP}")]
 
 
-def ui_options(host: str, port: int, allow_writes: bool, allow_remote: bool) -> Any:
-    """Build the view's ``UiOptions`` (its module imported by name)."""
-    options = importlib.import_module("octomem.mcp_server.ui.options")
-    return options.UiOptions(host=host, port=port, allow_writes=allow_writes,
-                             allow_remote=allow_remote)
-
-
+@app.command("ui", cls=Command)
 def ui(
     project_root: ProjectOpt = None, global_root: GlobalOpt = None, port: PortOpt = DEFAULT_PORT,
     host: HostOpt = "127.0.0.1", allow_writes: WritesOpt = False, allow_remote: RemoteOpt = False,
@@ -59,8 +44,6 @@ def ui(
     """Show the memory in a browser: search with the explain table, both scopes, items and
     their history, conversations, status. Read-only unless `--allow-writes`; loopback only
     unless `--allow-remote`. See docs/ui.md."""
-    from .commands import state  # the global options, read when the command runs
-
     view = importlib.import_module("octomem.mcp_server.ui.server")
     view.serve_ui(ui_options(host, port, allow_writes, allow_remote), state.config,
                   state.overrides, project_root or state.project_root,
