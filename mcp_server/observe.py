@@ -176,9 +176,13 @@ class Observer:
                 outcome = "cancelled"
             raise
         finally:
+            seconds = time.perf_counter() - start
             params = ctx.params if isinstance(ctx.params, Mapping) else {}
-            self.record(params.get("name"), outcome, time.perf_counter() - start,
-                        params.get("arguments"), result)
+            try:
+                self.record(params.get("name"), outcome, seconds, params.get("arguments"),
+                            result)
+            except Exception:  # counting never fails a call: the answer goes out regardless
+                logging.getLogger(__name__).exception("a tool call could not be recorded")
 
     def record(self, name: Any, outcome: str, seconds: float, arguments: Any,
                result: Any) -> CallSample:
@@ -216,6 +220,8 @@ class Observer:
         if count == 0:
             self.empty.inc()
         for key, ms in (content.get("timings_ms") or {}).items():
+            if not isinstance(ms, int | float):
+                continue
             if key == "embed_query":
                 self.embed_latency.labels("query").observe(ms / 1e3)
             elif key.endswith(")") and " (" in key:  # "fts5 (local)"

@@ -193,3 +193,24 @@ def test_every_metric_is_documented(observer: Observer) -> None:
                 for family in observer.registry.collect()}
     assert {name for name, _ in ScopeCollector.GAUGES.values()} <= exported
     assert exported == documented
+
+
+async def test_recording_never_fails_a_call(observer: Observer,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    answer = {"content": [], "isError": False, "structuredContent": {
+        "hits": "not a list", "timings_ms": {"fts5 (local)": "slow", "total": None}}}
+
+    async def call_next(_: object) -> dict[str, object]:
+        return answer
+
+    ctx = SimpleNamespace(method="tools/call", params={"name": "recall", "arguments": []})
+    assert await observer(ctx, call_next) is answer  # odd shapes are counted, not fatal
+    assert observer.recent()[-1].hits == 0
+
+    def broken(*_: object) -> None:
+        raise RuntimeError("a bug in the observer")
+
+    monkeypatch.setattr(observer, "record", broken)
+    assert await observer(ctx, call_next) is answer
