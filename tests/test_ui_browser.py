@@ -3,6 +3,7 @@ search and its explain table, an item page, remember and forget, a stale form re
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,6 @@ import pytest
 from ui_support import View, browser_session, chromium_or_skip, running_view
 
 from octomem.engine.memory.view import item
-from octomem.engine.types import Document
 
 STATEMENTS = [
     ("The deploy runs on Fridays only after the billing tests pass", "DECISION", ["ci"]),
@@ -162,13 +162,13 @@ TURNS = [("Ana", "Where should we stay in Lisbon?"), ("Ben", "In Alfama, near th
 def test_a_conversation_reads_as_a_transcript_with_the_hit_marked(tmp_path: Path,
                                                                      browser: Any) -> None:
     with running_view(tmp_path) as view:
+        chat = view.project / "trip.jsonl"  # chat JSON Lines, as transcript ingest reads them
+        chat.write_text("".join(json.dumps({
+            "conversation": "trip", "session": "1", "speaker": who, "text": said,
+            "time": f"2024-05-01T10:0{i}:00Z"}) + "\n" for i, (who, said) in enumerate(TURNS)))
         agent = view.agent()
-        try:  # one document per turn, with the turn metadata transcript ingest writes
-            agent.scopes.require("local", create=True).add([
-                Document(text=f"{who}: {said}", id=f"trip-{i}", kind="TURN", metadata={
-                    "conversation": "trip", "session": "1", "position": i, "speaker": who,
-                    "time": f"2024-05-01T10:0{i}:00Z"})
-                for i, (who, said) in enumerate(TURNS)])
+        try:
+            agent.ingest(str(chat))
         finally:
             agent.close()
         browser.get(f"{view.url}?q=train+Sintra&kinds=TURN")
@@ -176,7 +176,7 @@ def test_a_conversation_reads_as_a_transcript_with_the_hit_marked(tmp_path: Path
         assert by_css(browser, "#transcript .turn.marked")[0].text.endswith(TURNS[2][1])
         follow(browser, by_id(browser, "conversation-link"))
         turns = by_css(browser, "#transcript .turn")
-        assert [t.text.split("\n")[-1] for t in turns] == [f"{w}: {s}" for w, s in TURNS]
+        assert [t.text.split("\n")[-1] for t in turns] == [said for _, said in TURNS]
         marked = by_css(browser, "#transcript .turn.marked")
         assert len(marked) == 1 and marked[0].get_attribute("id") == turns[2].get_attribute("id")
         assert [t.find_element("css selector", ".speaker").text for t in turns] == \

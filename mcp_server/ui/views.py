@@ -173,10 +173,12 @@ def _turn(chunk: Chunk) -> Turn | None:
         position = int(meta.get("position", chunk.ordinal))
     except (TypeError, ValueError):
         position = chunk.ordinal
-    return Turn(chunk.id, chunk.document_id, str(meta.get("session", "")), position,
-                str(meta.get("speaker") or meta.get("role") or ""), str(meta.get("role") or ""),
+    speaker = str(meta.get("speaker") or meta.get("role") or "")
+    said = chunk.text.removeprefix(f"{speaker}: ")  # stored as "<speaker>: <what was said>"
+    return Turn(chunk.id, chunk.document_id, str(meta.get("session", "")), position, speaker,
+                str(meta.get("role") or ""),
                 str(meta["time"]) if meta.get("time") else iso(chunk.valid_from),
-                chunk.text, chunk.valid_to is None)
+                said, chunk.valid_to is None)
 
 
 def conversation(memory: Memory, scope: str, name: str) -> list[Turn]:
