@@ -96,3 +96,16 @@ def test_an_unrenderable_row_is_skipped_with_a_warning_and_verify_repairs_it(
     assert octomem(project, "verify").code == 0
     answer = octomem(project, "search", "epsilon cache", "--json").json()
     assert answer["hits"][0]["id"] == bad["id"] and not answer.get("warnings")
+
+
+def test_a_transcript_turn_time_out_of_range_is_refused_naming_file_and_line(
+        project: Path) -> None:
+    chat = project / "chat.jsonl"
+    chat.write_text(
+        json.dumps({"conversation": "c", "speaker": "Ana", "text": "We leave on Friday",
+                    "time": "2024-05-01T10:00:00Z"}) + "\n"
+        + json.dumps({"conversation": "c", "speaker": "Ben", "text": "Friday is fine",
+                      "time": "9999-12-31T23:59:59-14:00"}) + "\n")
+    failed = octomem(project, "ingest", str(chat), ok=False)
+    assert failed.code == 1 and f"{chat}:2" in failed.err and "time" in failed.err
+    assert octomem(project, "search", "Friday", "--json").json()["hits"] == []

@@ -45,6 +45,7 @@ from ..turns import (
     turn_metadata,
 )
 from ..types import Document
+from .times import in_range
 
 TranscriptFormat = Literal["chat", "claude-code"]
 #: Fields of a chat JSON Lines turn.
@@ -115,9 +116,13 @@ def _string(row: dict[str, Any], key: str, where: str, default: str | None = Non
 
 def _time(value: Any, where: str, key: str) -> datetime | None:
     try:
-        return parse_turn_time(value)
+        moment = parse_turn_time(value)
     except ValueError as exc:
         raise TranscriptError(f"{where}: {key!r}: {exc}") from None
+    if moment is not None and not in_range(epoch(moment) or 0.0):
+        raise TranscriptError(f"{where}: {key!r}: {value!r} is outside the times octomem "
+                              "keeps (0001-01-02 to 9999-12-31 UTC)")
+    return moment
 
 
 def _chat_turn(path: Path, lineno: int, row: dict[str, Any], positions: dict[str, int],
