@@ -6,7 +6,10 @@ and the storage's name and options. An entry is a scope directory that every
 combination reading it opens with its own settings, plus ``vectors.npy``: the
 embedder's vectors of every stored chunk, computed once and copied into each semantic
 arm's index. Steps are recorded in ``build.json`` as they finish, so an interrupted or
-extended run (a new keyword arm, a new semantic arm) only does what is missing.
+extended run (a new keyword arm, a new semantic arm) only does what is missing; the
+vectors are written batch by batch (:mod:`.partial_vectors`), so an interrupted
+embedding resumes where it stopped. A smoke run (``--limit``, :mod:`.smoke`) stores only
+its subset of the corpus, in an entry of its own.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from octomem.engine.settings import LoadedSettings
 from octomem.engine.types import Chunk
 
 from .dataset import BeirDataset
+from .partial_vectors import PartialVectors
 
 #: Chunks per keyword-index or vector-index write transaction while building.
 WRITE_BATCH = 512
@@ -165,6 +169,9 @@ class IndexCache:
             "model_id": None,
             "max_tokens": None,
         }
+        subset = self.dataset.extra.get("subset")
+        if subset is not None:  # a smoke run's index (benchmarks.smoke): its own entry
+            key["subset_sha256"] = subset["sha256"]
         if chunker:
             spec = self.registry.get("embedder", chunker)
             embedder = spec.factory(arm_options(spec, loaded), ArmContext(root=self.cache_dir))
@@ -193,11 +200,16 @@ class IndexCache:
         return entry
 
     def _store(self, entry: CacheEntry, chunker: str | None) -> None:
-        total = count_lines(self.dataset.corpus_path)
+        subset = self.dataset.extra.get("subset")
+        wanted = set(subset["ids"]) if subset is not None else None
+        total = len(wanted) if wanted is not None else count_lines(self.dataset.corpus_path)
         advance = self.progress(f"storing {self.dataset.name} ({chunker or 'word'} chunks)", total)
         pipeline = self._open(entry.root, embedder=chunker)
+        documents = beir_documents(self.dataset.folder)
+        if wanted is not None:
+            documents = (d for d in documents if d.id in wanted)
         try:
-            report = pipeline.add(beir_documents(self.dataset.folder), advance, embed=False)
+            report = pipeline.add(documents, advance, embed=False)
             counts = pipeline.arms.storage.counts()
         finally:
             pipeline.close()
@@ -252,26 +264,26 @@ class IndexCache:
             batch_size = pipeline.settings.retrieval.embed_batch_size
             n = pipeline.arms.storage.counts()["chunks"]
             label = "copying precomputed vectors" if precomputed else f"embedding with {embedder}"
+            part = PartialVectors(entry.root, emb.dim)  # rows an interrupted run wrote
+            done_before = part.done_ids()
             advance = self.progress(label, n)
-            ids = np.zeros(n, dtype=np.int64)
-            vectors = np.zeros((n, emb.dim), dtype=np.float32)
-            done, seconds = 0, 0.0
+            advance(len(done_before))
             for batch in _iter_batches(pipeline, WRITE_BATCH if precomputed else batch_size):
+                batch = [c for c in batch if c.id not in done_before]
+                if not batch:
+                    continue
                 start = time.perf_counter()
                 if precomputed:
                     rows = precomputed(batch)
                 else:
                     rows = emb.embed_documents([embedding_text(c) for c in batch])
                     self.embed_calls += 1
-                seconds += time.perf_counter() - start
-                ids[done : done + len(batch)] = [c.id for c in batch]
-                vectors[done : done + len(batch)] = rows
-                done += len(batch)
+                part.append([c.id for c in batch], rows, time.perf_counter() - start)
                 advance(len(batch))
         finally:
             pipeline.close()
-        np.save(entry.root / VECTORS_FILE, vectors[:done])
-        np.save(entry.root / IDS_FILE, ids[:done])
+        seconds = part.seconds
+        done = part.finish(entry.root / VECTORS_FILE, entry.root / IDS_FILE)
         entry.steps["vectors"] = {
             "seconds": seconds,
             "chunks": done,

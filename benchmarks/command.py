@@ -15,6 +15,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from octomem.engine.cli.progress import LineProgress
 from octomem.engine.errors import OctomemError
 from octomem.engine.manager import ArmRegistry, load_registry
 from octomem.engine.settings import LoadedSettings, load_settings
@@ -25,6 +26,7 @@ from .combos import Combo, default_combos, parse_combo
 from .dataset import BeirDataset, load_dataset, query_filters
 from .metrics import Evaluation, best_of, evaluate_runs
 from .runner import ComboResult, run_combo
+from .smoke import describe, smoke_subset, with_subset
 from .subsets import filter_queries, other_group_filters
 
 #: Hits asked per query in the quality pass: recall@100 needs a 100-deep ranking.
@@ -72,7 +74,8 @@ def bench_registry() -> ArmRegistry:
 
 @contextmanager
 def progress_bars(console: Console | None) -> Iterator[Callable[[str, int], Callable[[int], None]]]:
-    """Yield ``progress(label, total) -> advance(n)`` drawing rich progress bars."""
+    """Yield ``progress(label, total) -> advance(n)``: rich progress bars at a terminal,
+    progress lines otherwise (:class:`~octomem.engine.cli.progress.LineProgress`)."""
     if console is None:
         yield lambda label, total: lambda n: None
         return
@@ -82,13 +85,28 @@ def progress_bars(console: Console | None) -> Iterator[Callable[[str, int], Call
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=console, transient=False) as bar:
+    bars: Any = (Progress(*columns, console=console, transient=False)
+                 if console.is_terminal else LineProgress(console))
+    with bars as bar:
 
         def progress(label: str, total: int) -> Callable[[int], None]:
             task = bar.add_task(label, total=total)
             return lambda n: bar.advance(task, n)
 
         yield progress
+
+
+def used_steps(combos: list[Combo]) -> set[str]:
+    """Return the cache build steps ``combos`` read: storage, each keyword arm's index, the
+    vectors and each semantic arm's index (a cache entry may hold others, built for
+    earlier runs)."""
+    steps = {"storage"}
+    for combo in combos:
+        if combo.keyword:
+            steps.add(f"keyword:{combo.keyword}")
+        if combo.semantic and combo.embedder:
+            steps |= {"vectors", f"semantic:{combo.semantic}"}
+    return steps
 
 
 def resolve_combos(
@@ -169,6 +187,11 @@ def run_bench(
     whole = load_dataset(dataset_dir, split)
     dataset = _limit(filter_queries(whole, query_filter), limit)
     filters = query_filters(dataset, group_by)
+    if limit:  # a smoke run: index only what the kept queries can need (and say so)
+        dataset = with_subset(dataset, smoke_subset(dataset, filters))
+        if console is not None:
+            console.print(f"--limit {limit}: {describe(dataset.extra['subset'])}",
+                          highlight=False)
     other = other_group_filters(dataset, group_by, whole) if abstention else None
 
     def measure(pipeline: Any, run: dict[str, dict[str, float]]) -> dict[str, Any]:
@@ -187,11 +210,12 @@ def run_bench(
                 cache.ensure_keyword(entry, combo.keyword)
             if combo.semantic and combo.embedder:
                 cache.ensure_semantic(entry, combo.semantic, combo.embedder)
-        for chunker, entry in entries.items():
+        for chunker, entry in entries.items():  # the steps this run's rows read, no others
+            used = used_steps([c for c in combos if c.chunker == chunker])
             build[chunker or "words"] = {
                 "root": str(entry.root),
                 "key": entry.key,
-                "steps": entry.steps,
+                "steps": {k: v for k, v in entry.steps.items() if k in used},
             }
         for combo in combos:
             advance = progress(f"querying {combo.name}", len(dataset.queries))

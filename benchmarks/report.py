@@ -10,6 +10,7 @@ from typing import Any
 from .command import BenchResult, machine
 from .metrics import ALPHA, METRICS, STAT_TEST
 from .runner import OTHER, TOTAL, ComboResult
+from .smoke import describe
 
 MIB = 1024 * 1024
 _LABELS = {"ndcg@10": "nDCG@10", "recall@10": "R@10", "recall@100": "R@100", "mrr@10": "MRR@10"}
@@ -75,6 +76,8 @@ def to_json(result: BenchResult) -> dict[str, Any]:
             "split": ds.split,
             "queries": len(ds.queries),
             "corpus_sha256": ds.corpus_sha256,
+            "subset": {k: v for k, v in ds.extra["subset"].items() if k != "ids"}
+            if "subset" in ds.extra else None,
         },
         "group_by": result.group_by,
         "query_filter": result.query_filter,
@@ -236,6 +239,7 @@ def to_markdown(data: dict[str, Any]) -> str:
         f"{data['load_average'].get('end_1m', 0):.1f} at the end (other work on the machine "
         "inflates latencies).",
         "",
+        *([f"**Smoke run:** {describe(ds['subset'])}.", ""] if ds.get("subset") else []),
         "## Quality",
         "",
         f"Computed by ranx over `qrels/{ds['split']}.tsv`; answers of top_k={data['top_k']}, "

@@ -396,7 +396,7 @@ def bench(
     out: Annotated[Path | None, typer.Option("--out", help="Report folder (default ./octomem-bench/DATASET).")] = None,
     top_k: Annotated[int, typer.Option("--top-k", help="Hits per query (100: recall@100 needs it).")] = 100,
     cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="Where built indexes and vectors are kept for reuse.")] = None,
-    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N judged queries (a smoke run).")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="A smoke run: the first N judged queries, an index of their documents plus 1,000 drawn at random.")] = None,
     synthetic: Annotated[str | None, typer.Option("--synthetic", help="Scale curve instead of a dataset: sizes, e.g. `10k,100k,1M`.")] = None,
     corpus: Annotated[str, typer.Option("--corpus", help="Scale curve corpus: `random` (Zipf pseudo-words, Gaussian vectors) or `realistic` (SciFact sentences and LoCoMo turns with real pipeline.embedder vectors, perturbed copies above ~31k; writes scale-realistic.*).")] = "random",
     sources: Annotated[Path | None, typer.Option("--sources", help="`--corpus realistic`: folder holding the BEIR folders scifact/ and locomo/ (default ../shared/data).")] = None,

@@ -20,13 +20,17 @@ from rich.text import Text
 from ..manager import ArmRegistry
 from ..pipeline import AddReport
 from ..settings import LoadedSettings, setting_field, setting_group
+from .progress import LineProgress
 from .values import toml_value
 
 ARM_KIND_ORDER = ("storage", "keyword", "embedder", "semantic", "reranker", "dedup")
 
 
-def progress(console: Console) -> Progress:
-    """Return a progress bar with count, rate-friendly elapsed and remaining time."""
+def progress(console: Console) -> Progress | LineProgress:
+    """Return a progress bar with count, elapsed and remaining time at a terminal, or
+    progress lines (:class:`~.progress.LineProgress`) when the output is not one."""
+    if not console.is_terminal:
+        return LineProgress(console)
     return Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
         TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=False,

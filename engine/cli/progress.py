@@ -1,0 +1,65 @@
+"""Progress for long work: a live bar at a terminal, plain lines when output is piped or
+logged (a bar redrawn in a file is one line written at the very end, so a long run said
+nothing for minutes).
+
+:class:`LineProgress` has the part of Rich's :class:`~rich.progress.Progress` the commands
+use (``with``, ``add_task``, ``advance``) and prints ``label: done/total (pct), elapsed``
+at most every :data:`LINE_EVERY_S` seconds per task, and once when a task completes.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.console import Console
+
+#: Least time between two progress lines of one task when not on a terminal (seconds):
+#: often enough to see a run is alive, rarely enough to keep a log readable.
+LINE_EVERY_S = 10.0
+
+
+class LineProgress:
+    """Progress printed as lines (see the module docstring).
+
+    :param console: where the lines go.
+    :param every_s: least seconds between two lines of one task.
+    """
+
+    def __init__(self, console: Console, every_s: float = LINE_EVERY_S) -> None:
+        self.console = console
+        self.every_s = every_s
+        self._tasks: list[dict[str, Any]] = []
+
+    def __enter__(self) -> LineProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def add_task(self, description: str, total: float | None = None, **_: Any) -> int:
+        """Start a task; returns its id for :meth:`advance`."""
+        now = time.monotonic()
+        self._tasks.append({"label": description, "total": total, "done": 0.0,
+                            "start": now, "said": now})
+        self._say(self._tasks[-1], force=True)
+        return len(self._tasks) - 1
+
+    def advance(self, task_id: int, advance: float = 1) -> None:
+        """Count ``advance`` more units of work done on task ``task_id``."""
+        task = self._tasks[task_id]
+        task["done"] += advance
+        finished = task["total"] is not None and task["done"] >= task["total"]
+        if finished or time.monotonic() - task["said"] >= self.every_s:
+            self._say(task, force=finished)
+
+    def _say(self, task: dict[str, Any], force: bool) -> None:
+        now = time.monotonic()
+        if not force and now - task["said"] < self.every_s:
+            return
+        task["said"] = now
+        done, total = task["done"], task["total"]
+        count = f"{done:,.0f}/{total:,.0f} ({done / total:.0%})" if total else f"{done:,.0f}"
+        elapsed = time.strftime("%H:%M:%S", time.gmtime(now - task["start"]))
+        self.console.print(f"{task['label']}: {count}, {elapsed}", highlight=False,
+                           markup=False)
