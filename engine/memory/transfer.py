@@ -186,7 +186,7 @@ def read_lines(lines: Iterable[str], source: str) -> Iterator[tuple[int, dict[st
             raise OctomemError(f"{source}:{number}: unknown record type {kind!r}")
         yield number, obj
     if not seen_header:
-        raise OctomemError(f"{source}: empty; not an octomem JSONL export (format {FORMAT})")
+        raise OctomemError(f"{source}: empty; not an octomem JSONL export (format 1 or 2)")
 
 
 def _decoded(lines: Iterable[str], source: str) -> Iterator[str]:
