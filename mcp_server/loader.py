@@ -279,6 +279,16 @@ def _close_quietly(memory: Memory) -> None:
         log.exception("closing the memory failed")
 
 
+#: Longest tool error or log line (characters): a message quoting a caller's value never
+#: echoes all of a long input.
+MAX_LINE = 500
+
+
 def one_line(message: str) -> str:
-    """Return ``message`` on one line (tool errors and log lines are single lines)."""
-    return " ".join(part.strip() for part in message.splitlines() if part.strip())
+    """Return ``message`` on one line of at most :data:`MAX_LINE` characters (tool errors
+    and log lines are single lines; a longer one is cut in the middle with "…")."""
+    line = " ".join(part.strip() for part in message.splitlines() if part.strip())
+    if len(line) <= MAX_LINE:
+        return line
+    half = (MAX_LINE - 1) // 2
+    return line[:half] + "…" + line[-half:]

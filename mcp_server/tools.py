@@ -141,7 +141,7 @@ def check_kind(kind: str, argument: str = "kind") -> str:
     if not isinstance(kind, str) or not re.fullmatch(KIND_PATTERN, kind):
         raise ToolError(
             f"{argument}: must be one word in capitals (letters, digits, _), e.g. FACT; "
-            f"got {kind!r}"
+            f"got {one_line(repr(kind))[:80]}"
         )
     return kind
 

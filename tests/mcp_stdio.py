@@ -58,7 +58,7 @@ class SyncClient:
 
     def error(self, tool: str, **arguments: Any) -> str:
         result = self.call(tool, arguments)
-        assert result.is_error, result.structured_content
+        assert result.is_error, str(result.structured_content)[:500]
         return result.content[0].text
 
     def read(self, uri: str) -> str:

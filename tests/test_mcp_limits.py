@@ -58,6 +58,10 @@ def test_sizes_past_the_limits_are_refused_and_answers_never_echo_inputs(
         query = _one_line(mcp.error("recall", query="q " * 10_000))
         assert "query" in query and "limits.query_chars" in query and len(query) < 500
         assert "limits.top_k" in mcp.error("recall", query="anything", top_k=100_000)
+        for argument, value in (("kind", "K" * 50_000), ("event_time", "x" * 50_000),
+                                ("supersedes", "y" * 50_000)):
+            refused = _one_line(mcp.error("remember", text="short", **{argument: value}))
+            assert argument in refused and len(refused) < 700, (argument, len(refused))
         assert mcp.ok("status")["documents"] == 0
         near_limit = "sentence number one. " * 400  # 8,400 characters: stored
         stored = mcp.ok("remember", text=near_limit)

@@ -49,8 +49,8 @@ if TYPE_CHECKING:  # numpy arrives with the embedder, not at import (MCP start-u
 
 __all__ = ["ForgetOutcome", "Memory", "NearDuplicate", "Remembered"]
 
-#: A kind is one word in capitals: a letter, then letters, digits or underscores.
-KIND_PATTERN = r"^[A-Z][A-Z0-9_]*$"
+#: A kind is one word in capitals: a letter, then letters, digits or underscores (64 at most).
+KIND_PATTERN = r"^[A-Z][A-Z0-9_]{0,63}$"
 #: Most near duplicates a ``remember`` answer lists.
 MAX_NEAR_DUPLICATES = 3
 
@@ -63,7 +63,7 @@ def check_kind(kind: str, argument: str = "kind") -> str:
     if not isinstance(kind, str) or not re.fullmatch(KIND_PATTERN, kind):
         raise InvalidQueryError(
             f"{argument}: must be one word in capitals (letters, digits, _), e.g. FACT; "
-            f"got {kind!r}"
+            f"got {kind!r:.80}"
         )
     return kind
 

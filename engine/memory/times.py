@@ -48,7 +48,7 @@ def check_time(ts: float, argument: str, shown: object = None) -> float:
     """
     if not in_range(ts):
         raise InvalidQueryError(
-            f"{argument}: {ts if shown is None else shown!r} is outside the times octomem "
+            f"{argument}: {ts if shown is None else shown!r:.80} is outside the times octomem "
             f"keeps ({_RANGE})")
     return float(ts)
 
@@ -82,7 +82,7 @@ def parse_time(
         moment = math.inf
     except ValueError:
         raise InvalidQueryError(
-            f"{argument}: {text!r} is not an ISO-8601 date or time; use e.g. 2025-03-01 or "
+            f"{argument}: {text!r:.80} is not an ISO-8601 date or time; use e.g. 2025-03-01 or "
             "2025-03-01T14:30:00Z"
         ) from None
     return check_time(moment, argument, text)
