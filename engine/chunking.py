@@ -12,6 +12,12 @@ _WORD = re.compile(r"\s+")
 
 CountTokens = Callable[[Sequence[str]], list[int]]
 
+#: Characters per token of budget beyond which a text is not counted whole before it is
+#: split: English averages ~4-5 characters per WordPiece token, so a text 16x longer than
+#: the budget in characters is about 3x over it. Counting such a text whole cost a full
+#: tokenizer pass (the tokenizer reads ~100k characters/s on a busy core).
+LONG_TEXT_FACTOR = 16
+
 
 def _pieces(text: str, pattern: re.Pattern[str]) -> list[str]:
     return [p.strip() for p in pattern.split(text) if p.strip()]
@@ -99,9 +105,14 @@ def split_text(text: str, max_tokens: int, count: CountTokens) -> list[str]:
         raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
     if not text.strip():
         return []
-    if count([text])[0] <= max_tokens:
+    # A text of more than LONG_TEXT_FACTOR characters per token of budget is split without
+    # counting it whole first (it would not fit: that count was a wasted tokenizer pass).
+    if len(text) <= LONG_TEXT_FACTOR * max_tokens and count([text])[0] <= max_tokens:
         return [text.strip()]
-    return _pack(_pieces(text, _PARAGRAPH), max_tokens, count)
+    paragraphs = _pieces(text, _PARAGRAPH)
+    if len(paragraphs) == 1:  # counted once, as words, not as a paragraph too
+        return _split_long(paragraphs[0], max_tokens, count)
+    return _pack(paragraphs, max_tokens, count)
 
 
 def word_count(texts: Sequence[str]) -> list[int]:
