@@ -319,6 +319,36 @@ class Reranker(Protocol):
 
 
 @runtime_checkable
+class HitReranker(Reranker, Protocol):
+    """Optional capability of a reranker: re-score fused hits knowing their chunks
+    (metadata such as a conversation turn's session and position), every arm's
+    contribution and their cosine to the query, e.g. the ``conversation`` reranker.
+
+    """
+
+    def wanted(self, hits: Sequence[FusedHit]) -> int:
+        """Return how many fused hits it wants to see, given the first ones (their chunks
+        loaded): e.g. all candidates when a conversation turn is among them (a turn's
+        neighbours count only when they are candidates too), 0 when it has nothing to do.
+        """
+        ...
+
+    def rerank_hits(
+        self, query: str, hits: Sequence[FusedHit], similarity: np.ndarray | None,
+        keyword: str | None,
+    ) -> np.ndarray:
+        """Score ``hits`` (fused, best first).
+
+        :param similarity: ``(len(hits),)`` float64 cosine of each hit to the query, NaN
+            where a chunk has no vector; ``None`` without a semantic arm.
+        :param keyword: the keyword arm's name in ``hit.contributions`` (``None``: none).
+        :returns: ``(len(hits),)`` float64, higher is better; NaN for a hit it leaves
+            where fusion put it.
+        """
+        ...
+
+
+@runtime_checkable
 class Dedup(Protocol):
     """Collapses repetitions in an answer (or diversifies it)."""
 

@@ -23,8 +23,10 @@ from .errors import (
 )
 from .fusion import Fused, reciprocal_rank_fusion, weighted_score_fusion
 from .manager import ArmRegistry
+from .relevance import relevance_of
+from .rerank import more_wanted, rerank, rerank_depth, similarities, take
 from .settings import LoadedSettings
-from .types import Answer, Chunk, Document, FusedHit, Hit, Query, Run
+from .types import Answer, Chunk, Document, FusedHit, Query, Run
 
 if TYPE_CHECKING:  # imported where used: the MCP server lists tools before numpy loads
     import numpy as np
@@ -295,9 +297,11 @@ class Pipeline:
 
     # ---- read path --------------------------------------------------------------
 
-    def _runs(self, query: Query, k: int, answer: Answer) -> list[Run]:
+    def _runs(self, query: Query, k: int, answer: Answer) -> tuple[list[Run], Any]:
         """Run the keyword arm (on a worker thread while the semantic half runs, when
-        ``retrieval.parallel_arms``) and the semantic arm; keyword run first."""
+        ``retrieval.parallel_arms``) and the semantic arm; keyword run first.
+
+        :returns: the runs and the query's vector (``None`` when no semantic arm ran)."""
         keyword, semantic = self.arms.keyword, self.arms.semantic
         if keyword is None:
             return self._semantic_runs(query, k, answer)
@@ -305,55 +309,40 @@ class Pipeline:
         start = start_timed if parallel and self.settings.retrieval.parallel_arms else run_timed
         pending = start(keyword.search, query.text, query.filters, k)
         answer.arms_ran.append(keyword.name)
-        runs = self._semantic_runs(query, k, answer)
+        runs, vector = self._semantic_runs(query, k, answer)
         run, answer.timings_ms[keyword.name] = pending.result()
-        return [run, *runs]
+        return [run, *runs], vector
 
     def _single_arm(self) -> bool:
         """True when at most one retrieval arm can run (keyword only, or semantic only)."""
         semantic = self.arms.semantic is not None and not self.semantic_error
         return (self.arms.keyword is None) or not semantic
 
-    def _semantic_runs(self, query: Query, k: int, answer: Answer) -> list[Run]:
+    def _semantic_runs(self, query: Query, k: int, answer: Answer) -> tuple[list[Run], Any]:
         semantic = self.arms.semantic
         if semantic is None:
-            return []
+            return [], None
         if self.semantic_error:
             answer.arms_unavailable[semantic.name] = self.semantic_error
-            return []
+            return [], None
         start = time.perf_counter()
         try:
             vector = self.arms.embedder.embed_query(query.text)
         except EmbedderUnavailableError as exc:
             answer.arms_unavailable[semantic.name] = str(exc)
-            return []
+            return [], None
         answer.timings_ms["embed_query"] = (time.perf_counter() - start) * 1e3
         start = time.perf_counter()
         run = semantic.search(vector, query.filters, k)
         answer.timings_ms[semantic.name] = (time.perf_counter() - start) * 1e3
         answer.arms_ran.append(semantic.name)
-        return [run]
+        return [run], vector
 
     def _fuse(self, runs: list[Run]) -> list[Fused]:
         retrieval = self.settings.retrieval
         if retrieval.fusion == "weighted":
             return weighted_score_fusion(runs, retrieval.weights)
         return reciprocal_rank_fusion(runs, retrieval.rrf_k, retrieval.weights)
-
-    def _rerank(self, query: Query, hits: list[FusedHit]) -> list[FusedHit]:
-        reranker = self.arms.reranker
-        n = self.settings.retrieval.rerank_top_n
-        head, tail = hits[:n], hits[n:]
-        scores = reranker.rerank(query.text, [embedding_text(h.chunk) for h in head])
-        import numpy as np
-
-        order = np.argsort(-scores, kind="stable")
-        reranked = []
-        for rank, i in enumerate(order, start=1):
-            hit = head[int(i)]
-            own = Hit(hit.chunk.id, float(scores[i]), rank, reranker.name)
-            reranked.append(replace(hit, contributions={**hit.contributions, reranker.name: own}))
-        return reranked + tail
 
     def search(self, query: Query) -> Answer:
         """Answer a query: every retrieval arm (filters inside each), fusion, optional
@@ -369,27 +358,34 @@ class Pipeline:
             raise InvalidQueryError(f"top_k: must be >= 1, got {query.top_k}")
         total = time.perf_counter()
         answer = Answer(hits=[], arms_ran=[], arms_unavailable={}, semantic_available=False)
-        depth = max(query.top_k * 3, self.settings.retrieval.rerank_top_n if self.arms.reranker else 0)
+        retrieval, reranker = self.settings.retrieval, self.arms.reranker
+        depth = max(query.top_k * 3, rerank_depth(reranker, retrieval.rerank_top_n))
         k = max(self.settings.retrieval.candidate_k, query.top_k)
         if self._single_arm() and self.settings.retrieval.fusion == "rrf":
             k = min(k, depth)  # RRF of one run keeps its order: hits past depth go unused
-        fused = self._fuse(self._runs(query, k, answer))
+        runs, query_vector = self._runs(query, k, answer)
+        fused = self._fuse(runs)
         answer = replace(answer, semantic_available=self.arms.semantic is not None
                          and self.arms.semantic.name in answer.arms_ran,
                          chunks_without_vector=self._without_vector())
-        head = fused[:depth]
-        chunks = {c.id: c for c in self.arms.storage.get_chunks([f.chunk_id for f in head])}
-        hits = [
-            FusedHit(chunks[f.chunk_id], f.score, rank, dict(f.contributions))
-            for rank, f in enumerate((f for f in head if f.chunk_id in chunks), start=1)
-        ]
-        if self.arms.reranker is not None and hits:
-            try:
-                hits = self._rerank(query, hits)
-                answer.arms_ran.append(self.arms.reranker.name)
-            except EmbedderUnavailableError as exc:
-                answer.arms_unavailable[self.arms.reranker.name] = str(exc)
+        hits = self._load(fused[:depth])
+        extra = more_wanted(reranker, hits, depth)
+        if extra:
+            hits += self._load(fused[depth:depth + extra], len(hits))
         vectors = self._vectors(hits)
+        similarity = similarities(vectors, query_vector)
+        if reranker is not None and hits:
+            keyword = self.arms.keyword.name if self.arms.keyword is not None else None
+            try:
+                hits, order, ran = rerank(reranker, query.text, hits, similarity, keyword,
+                                          retrieval.rerank_top_n, lambda h: embedding_text(h.chunk))
+                vectors, similarity = take(vectors, order), take(similarity, order)
+                if ran:
+                    answer.arms_ran.append(reranker.name)
+            except EmbedderUnavailableError as exc:
+                answer.arms_unavailable[reranker.name] = str(exc)
+        cos = {} if similarity is None else {
+            h.chunk.id: float(c) for h, c in zip(hits, similarity, strict=True)}
         if vectors is not None:
             answer.unembedded_hits.extend(
                 h.chunk.id for h, v in zip(hits, vectors, strict=True) if not v.any()
@@ -397,11 +393,22 @@ class Pipeline:
         if self.arms.dedup is not None and hits:
             hits, collapsed = self.arms.dedup.dedup(hits, vectors)
             answer.collapsed.extend(collapsed)
-        hits = [replace(h, rank=i) for i, h in enumerate(hits[: query.top_k], start=1)]
+        hits = [replace(h, rank=i, relevance=relevance_of(
+            query.text, embedding_text(h.chunk), cos.get(h.chunk.id), retrieval.relevance_floor))
+                for i, h in enumerate(hits[: query.top_k], start=1)]
         kept = {h.chunk.id for h in hits}
         answer.unembedded_hits[:] = [i for i in answer.unembedded_hits if i in kept]
         answer.timings_ms["total"] = (time.perf_counter() - total) * 1e3
         return replace(answer, hits=hits)
+
+    def _load(self, fused: Sequence[Fused], before: int = 0) -> list[FusedHit]:
+        """Load the chunks of ``fused`` as hits ranked from ``before + 1`` (a chunk deleted
+        meanwhile is skipped)."""
+        chunks = {c.id: c for c in self.arms.storage.get_chunks([f.chunk_id for f in fused])}
+        return [
+            FusedHit(chunks[f.chunk_id], f.score, rank, dict(f.contributions))
+            for rank, f in enumerate((f for f in fused if f.chunk_id in chunks), before + 1)
+        ]
 
     def _without_vector(self) -> int:
         """Return how many chunks the semantic arm cannot see (no vector of this embedder)."""

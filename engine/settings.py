@@ -49,7 +49,11 @@ class PipelineSettings(BaseModel, extra="forbid"):
         "keyword-only",
     )
     semantic: str | None = _field("sqlite-vec", "identity", "vector index arm; empty for none")
-    reranker: str | None = _field(None, "retrieval", "reranker arm; off by default")
+    reranker: str | None = _field(
+        "conversation", "retrieval", "reranker arm: 'conversation' re-ranks conversation "
+        "turns by their neighbours, session and speaker and leaves other chunks in place; "
+        "'cross-encoder' with a local model; empty for none",
+    )
     dedup: str | None = _field("cosine", "retrieval", "dedup arm; empty for none")
 
 
@@ -89,6 +93,15 @@ class RetrievalSettings(BaseModel, extra="forbid"):
     )
     recency_half_life_days: float = _field(
         30.0, "retrieval", "days after which the recency bonus halves", gt=0.0, le=36_500.0
+    )
+    relevance_floor: float = _field(
+        0.061, "retrieval", "recall and search return no hits (with a reason) when the best "
+        "hit's relevance is below this; 0 never abstains. 0.061: the 5th percentile of the "
+        "best relevance of the tune questions (LoCoMo conv-26/30/41/42/43, LongMemEval "
+        "--split tune) whose evidence made "
+        "the top 10 (so 95% keep their answer; 97% of them asked of another conversation "
+        "abstain), benchmarks/fit_ranking.py",
+        ge=0.0, le=1.0,
     )
     duplicate_threshold: float = _field(
         0.85, "retrieval", "cosine at or above which remember reports an existing statement "

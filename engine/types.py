@@ -259,12 +259,15 @@ class FusedHit:
     :param score: fused score (RRF or weighted), higher is better.
     :param rank: 1-based position in the final answer.
     :param contributions: each arm's own :class:`Hit` for this chunk, by arm name.
+    :param relevance: how likely the hit answers the query, comparable across queries
+        (:class:`~octomem.engine.relevance.Relevance`), set on the final hits.
     """
 
     chunk: Chunk
     score: float
     rank: int
     contributions: Mapping[str, Hit] = field(default_factory=dict)
+    relevance: Any = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -60,10 +60,14 @@ became true). Only current statements are returned: pass `as_of` (ISO date) to s
 current then, or `include_superseded: true` for history too. Newer statements win ties \
 (a small, bounded recency bonus). Repetitions are collapsed and listed in `collapsed`. \
 `per: "document"` returns each document's best passage once. `explain: true` adds each \
-arm's rank and score. A conversation turn hit carries `turn` (conversation, session, \
-position, speaker, time); `context: 1` adds the turn before and after it, so you read the \
-answer where it was said. `max_tokens` keeps the best hits that fit in about that many \
-tokens and lists the rest in `budget.cut`. No hits means nothing relevant is stored."""
+arm's rank and score and what each hit's relevance came from. A conversation turn hit \
+carries `turn` (conversation, session, position, speaker, time); turns are ranked with \
+their neighbouring turns, session and speaker; `context: 1` adds the turn before and after \
+it, so you read the answer where it was said. `max_tokens` keeps the best hits that fit in \
+about that many tokens and lists the rest in `budget.cut`. Each hit has a `relevance` \
+(probability 0..1 that it answers the query, comparable across queries) and a `band` \
+(high, medium, low). No hits with `abstained` set means memory holds nothing that answers \
+this: say you do not know (or ask) rather than guess or retry with the same words."""
 
 FORGET = """\
 Remove one stored statement or document for good, given its id (from `recall` or \

@@ -53,6 +53,7 @@ def hit_text(chunk: Any) -> str:
 
 def _relevance(hit: Any) -> float | None:
     value = getattr(hit, "relevance", None)
+    value = getattr(value, "probability", value)  # a Relevance, or a bare number
     return None if value is None else float(value)
 
 
@@ -118,6 +119,8 @@ def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool)
     arms, time; arms that could not run and why; what dedup collapsed)."""
     if ans.hits:
         console.print(Text(repr(query), style="bold"), highlight=False)
+    elif getattr(ans, "abstained", None):
+        console.print(Text(f"no hits for {query!r}: {ans.abstained}"), highlight=False)
     else:
         console.print(Text(f"no hits for {query!r}"), highlight=False)
     for line in hit_lines(ans, explain, console.width):

@@ -8,10 +8,13 @@ Order of work (each scope's filters applied inside each arm, before ranking):
    transaction;
 3. run every retrieval arm in every scope, merge each arm's runs across scopes and fuse
    (:mod:`.scoped_fusion`);
-4. bounded recency bonus (:mod:`.recency`) on the fused score, then the optional
-   reranker over the top-N (so a configured cross-encoder has the last word);
+4. bounded recency bonus (:mod:`.recency`) on the fused score, then the reranker
+   (:mod:`octomem.engine.rerank`: a cross-encoder over the top-N, or ``conversation``
+   re-ordering conversation turns among their places);
 5. dedup across scopes (identical text, then cosine), reported as ``collapsed``;
-6. per document: keep each document's best chunk (optional); cut to ``top_k``;
+6. per document: keep each document's best chunk (optional); cut to ``top_k``; give
+   each hit its relevance (:mod:`octomem.engine.relevance`) and return none, saying
+   why, when the best is below ``retrieval.relevance_floor`` (abstention);
 7. count the recall on the returned documents; commit.
 """
 
@@ -28,6 +31,8 @@ from ..arms import VersionedStorage
 from ..concurrency import run_timed, start_timed
 from ..errors import EmbedderUnavailableError, InvalidQueryError
 from ..pipeline import Pipeline, embedding_text
+from ..relevance import Relevance, abstain_reason, relevance_of
+from ..rerank import more_wanted, rerank, rerank_depth, similarities, take
 from ..types import Chunk, Filters, FusedHit, Hit, Run
 from .recency import recency_bonus
 from .scoped_fusion import Key, ScopedFused, ScopedRuns, fuse_scopes
@@ -62,6 +67,7 @@ class ScopedHit:
 
     :param score: the final score: ``fused_score × (1 + recency)``, higher is better.
     :param recency: the recency bonus as a fraction of the fused score.
+    :param relevance: how likely it answers the query, comparable across queries.
     """
 
     scope: str
@@ -71,6 +77,7 @@ class ScopedHit:
     fused_score: float
     recency: float = 0.0
     contributions: dict[str, Hit] = field(default_factory=dict)
+    relevance: Relevance | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +94,11 @@ class ScopedCollapsed:
 @dataclass(slots=True)
 class RecallAnswer:
     """A recall across scopes and how it was made (arm names are qualified by scope in
-    ``arms_unavailable``: ``"sqlite-vec (global)"``)."""
+    ``arms_unavailable``: ``"sqlite-vec (global)"``).
+
+    :param abstained: why ``hits`` is empty although something was searched: no hit
+        reached ``retrieval.relevance_floor`` (:mod:`octomem.engine.relevance`).
+    """
 
     hits: list[ScopedHit]
     scopes: list[str]
@@ -99,6 +110,7 @@ class RecallAnswer:
     chunks_without_vector: int = 0
     timings_ms: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    abstained: str | None = None
 
 
 def _ms(start: float) -> float:
@@ -191,24 +203,33 @@ def _materialise(
 
 
 def _rerank(
-    reranker: Any, text: str, hits: list[ScopedHit], top_n: int, answer: RecallAnswer
-) -> list[ScopedHit]:
-    head, tail = hits[:top_n], hits[top_n:]
+    arms: Any, text: str, hits: list[ScopedHit], vectors: np.ndarray | None,
+    similarity: np.ndarray | None, top_n: int, answer: RecallAnswer,
+) -> tuple[list[ScopedHit], np.ndarray | None, np.ndarray | None]:
+    """Run the reranker (:func:`~octomem.engine.rerank.rerank`); carry the rows along."""
+    keyword = arms.keyword.name if arms.keyword is not None else None
     try:
-        scores = reranker.rerank(text, [embedding_text(h.chunk) for h in head])
+        hits, order, ran = rerank(arms.reranker, text, hits, similarity, keyword, top_n,
+                                  lambda h: embedding_text(h.chunk))
     except EmbedderUnavailableError as exc:
-        answer.arms_unavailable[reranker.name] = str(exc)
-        return hits
-    answer.arms_ran.append(reranker.name)
-    import numpy as np
+        answer.arms_unavailable[arms.reranker.name] = str(exc)
+        return hits, vectors, similarity
+    if ran:
+        answer.arms_ran.append(arms.reranker.name)
+    return hits, take(vectors, order), take(similarity, order)
 
-    order = np.argsort(-np.asarray(scores), kind="stable")
-    out = []
-    for rank, i in enumerate(order, start=1):
-        hit = head[int(i)]
-        own = Hit(hit.chunk.id, float(scores[i]), rank, reranker.name)
-        out.append(replace(hit, contributions={**hit.contributions, reranker.name: own}))
-    return out + tail
+
+def _judged(hits: list[ScopedHit], text: str, cos: dict[Key, float], floor: float,
+            answer: RecallAnswer) -> list[ScopedHit]:
+    """Give every hit its relevance; return none when the best is below ``floor``."""
+    for hit in hits:
+        hit.relevance = relevance_of(text, embedding_text(hit.chunk),
+                                     cos.get((hit.scope, hit.chunk.id)), floor)
+    best = max((h.relevance.probability for h in hits if h.relevance), default=0.0)
+    if hits and best < floor:
+        answer.abstained = abstain_reason(best, floor)
+        return []
+    return hits
 
 
 def _vectors(hits: list[ScopedHit], pipelines: dict[str, Pipeline]) -> np.ndarray | None:
@@ -294,11 +315,18 @@ def recall_scopes(
         runs = _search(scoped, request, vector, k, answer, keyword_runs)
         fused = fuse_scopes(runs, k, retrieval)
         depth = request.top_k * (10 if request.per == "document" else 3)
-        depth = max(depth, retrieval.rerank_top_n if first.reranker is not None else 0)
+        depth = max(depth, rerank_depth(first.reranker, retrieval.rerank_top_n))
         hits = _materialise(fused[:depth], pipelines, knobs, now)
-        if first.reranker is not None and hits:
-            hits = _rerank(first.reranker, request.text, hits, retrieval.rerank_top_n, answer)
+        extra = more_wanted(first.reranker, hits, depth)
+        if extra:
+            hits = _materialise(fused[:depth + extra], pipelines, knobs, now)
         vectors = _vectors(hits, pipelines)
+        similarity = similarities(vectors, vector)
+        if first.reranker is not None and hits:
+            hits, vectors, similarity = _rerank(first, request.text, hits, vectors, similarity,
+                                                retrieval.rerank_top_n, answer)
+        cos = {} if similarity is None else {
+            (h.scope, h.chunk.id): float(c) for h, c in zip(hits, similarity, strict=True)}
         if vectors is not None:
             answer.unembedded_hits = [
                 (h.scope, h.chunk.id) for h, v in zip(hits, vectors, strict=True)
@@ -308,7 +336,8 @@ def recall_scopes(
             hits = _dedup(first.dedup, hits, vectors, answer)
         if request.per == "document":
             hits = _per_document(hits)
-        hits = hits[: request.top_k]
+        hits = _judged(hits[: request.top_k], request.text, cos, retrieval.relevance_floor,
+                       answer)
         for rank, hit in enumerate(hits, start=1):
             hit.rank = rank
         for scope, tx in txs.items():

@@ -128,6 +128,11 @@ class MemoryHit(BaseModel):
     chunk_id: int = Field(description="chunk id within its scope")
     rank: int = Field(description="1-based position in the answer")
     score: float = Field(description="fused score x (1 + recency bonus), higher is better")
+    relevance: float | None = Field(
+        None, description="probability (0..1) that this hit answers the query, comparable "
+        "across queries (unlike score)")
+    band: str | None = Field(
+        None, description="high (>= 0.5), medium (>= retrieval.relevance_floor) or low")
     text: str
     title: str | None = None
     uri: str | None = None
@@ -146,11 +151,14 @@ class MemoryHit(BaseModel):
     turn: TurnInfo | None = Field(None, description="for a conversation turn: where it sits")
     context: list[ContextItem] | None = Field(
         None, description="the turns around it in its conversation (recall's context), in order")
+    relevance_from: dict[str, float | None] | None = Field(
+        None, description="what the relevance was computed from: the hit's cosine to the "
+        "query and the share of the query's content words it holds (only with explain)")
 
 
 def memory_hit(hit: ScopedHit, explain: bool) -> MemoryHit:
     """Convert one recall hit; with ``explain``, the fused score, bonus and arms."""
-    c = hit.chunk
+    c, rel = hit.chunk, hit.relevance
     arms = ({a: ArmContribution(rank=h.rank, score=h.score) for a, h in hit.contributions.items()}
             if explain else None)
     return MemoryHit(
@@ -162,6 +170,9 @@ def memory_hit(hit: ScopedHit, explain: bool) -> MemoryHit:
         fused_score=hit.fused_score if explain else None,
         recency_bonus=round(hit.recency, 6) if explain else None, arms=arms,
         turn=turn_info(c),
+        relevance=round(rel.probability, 4) if rel else None, band=rel.band if rel else None,
+        relevance_from=({"cos": None if rel.cos is None else round(rel.cos, 4),
+                         "coverage": round(rel.coverage, 4)} if explain and rel else None),
     )
 
 
@@ -194,6 +205,9 @@ class MemoryRecallResult(BaseModel):
     warnings: list[str] = Field(
         default_factory=list, description="hits left out because a stored value cannot be "
         "shown (`octomem verify --repair` fixes them)")
+    abstained: str | None = Field(
+        None, description="why there are no hits although something was searched: nothing "
+        "stored reached retrieval.relevance_floor (the memory holds no answer)")
 
 
 def recall_result(query: str, answer: RecallAnswer, explain: bool = False) -> MemoryRecallResult:
@@ -217,6 +231,7 @@ def recall_result(query: str, answer: RecallAnswer, explain: bool = False) -> Me
         chunks_without_vector=answer.chunks_without_vector,
         timings_ms={k: round(v, 3) for k, v in answer.timings_ms.items()},
         warnings=answer.warnings,
+        abstained=answer.abstained,
     )
 
 

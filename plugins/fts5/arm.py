@@ -83,6 +83,13 @@ class Fts5Options(BaseModel, extra="forbid"):
         default=True, description="drop Lucene's English stop words from queries",
         json_schema_extra={"group": "retrieval"},
     )
+    question_words: bool = Field(
+        default=True, json_schema_extra={"group": "retrieval"},
+        description="drop question scaffolding (what, when, did, does, ...; "
+        "QUESTION_WORDS) from queries shaped as questions (ending in '?' or opening with "
+        "one of these words). LoCoMo tune (conv-26/30/41/42/43) BM25 nDCG@10 0.469 -> "
+        "0.505; no SciFact query is question-shaped",
+    )
     max_terms: int = Field(
         default=256, ge=1, le=10_000, description="distinct query terms kept (the first ones)",
         json_schema_extra={"group": "retrieval"},
@@ -101,22 +108,45 @@ class Fts5Options(BaseModel, extra="forbid"):
     )
 
 
-def query_terms(text: str, stopwords: bool = True, max_terms: int = 256) -> list[str]:
+#: Question scaffolding dropped from question-shaped queries (``question_words``): the
+#: interrogatives and auxiliaries that open English questions. They name no fact, yet
+#: match every turn that asks something ("When did ...?" found questions, not answers).
+QUESTION_WORDS: frozenset[str] = frozenset("""
+what when where who whom whose which why how did does do doing done has have had would
+could should can may might ever been being is are was were
+""".split())
+
+
+def is_question(words: Sequence[str], text: str) -> bool:
+    """Return whether a query reads as a question: it ends with ``?`` or its first word is
+    one of :data:`QUESTION_WORDS`."""
+    return text.rstrip().endswith("?") or bool(words and words[0] in QUESTION_WORDS)
+
+
+def query_terms(
+    text: str, stopwords: bool = True, max_terms: int = 256, question_words: bool = False
+) -> list[str]:
     """Split user text into distinct lowercase search terms, in order of first appearance.
 
     :param text: any string (punctuation, FTS5 operators, NUL bytes and emoji included).
     :param stopwords: drop :data:`ENGLISH_STOPWORDS`.
     :param max_terms: keep at most this many terms.
+    :param question_words: drop :data:`QUESTION_WORDS` when the query is a question
+        (:func:`is_question`).
     :returns: words as FTS5's ``unicode61`` tokenizer splits and folds them (letters,
         digits; everything else separates); empty when none is left.
     """
     terms: dict[str, None] = {}
-    for term in _fold(text):
-        if stopwords and term in ENGLISH_STOPWORDS:
+    words = _fold(text)
+    drop = QUESTION_WORDS if question_words and is_question(words, text) else frozenset()
+    for term in words:
+        if (stopwords and term in ENGLISH_STOPWORDS) or term in drop:
             continue
         terms[term] = None
         if len(terms) >= max_terms:
             break
+    if not terms and drop:  # nothing but question words: keep them
+        return query_terms(text, stopwords, max_terms, question_words=False)
     return list(terms)
 
 
@@ -257,7 +287,8 @@ class Fts5KeywordArm:
         :returns: hits best first, 1-based ranks, scores ``-bm25()`` (higher is better,
             ties broken by ascending chunk id); empty when ``text`` has no usable term.
         """
-        terms = query_terms(text, self.options.stopwords, self.options.max_terms)
+        terms = query_terms(text, self.options.stopwords, self.options.max_terms,
+                            self.options.question_words)
         if not terms or k < 1:
             return []
         rows = self._in_ram(terms, filters, int(k))

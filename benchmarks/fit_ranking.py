@@ -1,0 +1,282 @@
+"""Fit the ``conversation`` reranker's weights and the relevance model on tune splits.
+
+``python -m octomem.benchmarks.fit_ranking CACHE_ROOT DATASET [--split tune]
+[--group-by metadata.FIELD] [--halves conv-26,...]``: opens a bench cache entry
+(``octomem bench`` built it: stored chunks, fts5 index, vectors), asks every tune query
+of its own group and of another group (the abstention negatives), and fits by Newton's
+method (L2 1.0; logistic regression, Cox 1958):
+
+- the reranker: one logistic over the z-scored turn features per speaker kind
+  (``peer`` from a chat between named people, ``user``/``assistant``), pointwise over each
+  query's fused candidates;
+- relevance: one logistic per hit over (cos, coverage, cos x coverage) of the reranked
+  top 10, positives the judged hits, negatives the rest and every hit of a question asked
+  of another group's memory; the floor is the 5th percentile of the best relevance of
+  the own-group questions whose evidence made the top 10 (so 95 % of them keep it).
+
+Writes ``features.npz`` beside ``--out``; ``--write`` puts the weights into the package
+(``plugins/conversation/weights.json``, ``engine/relevance.json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from octomem.engine.fusion import reciprocal_rank_fusion
+from octomem.engine.manager import load_registry
+from octomem.engine.pipeline import Pipeline, embedding_text
+from octomem.engine.relevance import content_words, coverage
+from octomem.engine.settings import load_settings
+from octomem.engine.types import Filters
+from octomem.plugins.conversation.features import (
+    FEATURES,
+    Turn,
+    folded_words,
+    standardised,
+    turn_features,
+    turn_of,
+)
+from octomem.plugins.conversation.ranker import KINDS
+
+from .dataset import load_dataset, parse_group_by
+
+BINARY = tuple(f == "speaker" for f in FEATURES)
+DEPTH = 100
+
+
+@dataclass
+class Asked:
+    """One question asked of one group: its candidates' features and labels."""
+
+    own: bool
+    kinds: np.ndarray      # (n,) index into KINDS
+    x: np.ndarray          # (n, F) standardised features
+    y: np.ndarray          # (n,) 1 for a judged turn
+    cos: np.ndarray        # (n,)
+    cov: np.ndarray        # (n,)
+
+
+def _turn(chunk, group: str, order: dict[int, int]) -> Turn | None:  # type: ignore[no-untyped-def]
+    """The chunk's turn; for caches built before transcript ingest, from BEIR metadata."""
+    turn = turn_of(chunk.metadata, chunk.text)
+    if turn is not None:
+        return turn
+    meta = chunk.metadata
+    role = meta.get("speaker") if meta.get("speaker") in ("user", "assistant") else None
+    return Turn(group, str(meta.get("session", "")), order[chunk.id],
+                meta.get("speaker"), role, len(chunk.text.split()))
+
+
+def ask(pipeline: Pipeline, text: str, field: str, group: str, judged: dict[str, int],
+        order: dict[int, int], own: bool, semantic: bool = True) -> Asked | None:
+    """Run both arms (the keyword arm alone without ``semantic``) for ``text`` inside
+    ``group`` and return the candidates' features (cosines NaN without ``semantic``)."""
+    arms = pipeline.arms
+    filters = Filters(metadata={field: group})
+    runs = [arms.keyword.search(text, filters, DEPTH)]
+    if semantic:
+        vector = arms.embedder.embed_query(text)
+        runs.append(arms.semantic.search(vector, filters, DEPTH))
+    fused = reciprocal_rank_fusion(runs, pipeline.settings.retrieval.rrf_k)
+    chunks = arms.storage.get_chunks([f.chunk_id for f in fused])
+    if not chunks:
+        return None
+    cos = (arms.semantic.vectors([c.id for c in chunks]) @ vector if semantic
+           else np.full(len(chunks), np.nan))
+    kw = {h.chunk_id: h.score for h in runs[0]}
+    turns = [_turn(c, group, order) for c in chunks]
+    raw = turn_features(folded_words(text), turns, np.array([kw.get(c.id, 0.0) for c in chunks]),
+                        cos)
+    words = content_words(text)
+    return Asked(
+        own, np.array([KINDS.index(t.role or "peer") for t in turns]),
+        standardised(raw, BINARY),
+        np.array([1.0 if judged.get(c.document_id, 0) > 0 else 0.0 for c in chunks]),
+        cos.astype(np.float64),
+        np.array([coverage(words, embedding_text(c)) for c in chunks]))
+
+
+def logistic(
+    x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None, l2: float = 1.0
+) -> np.ndarray:
+    """Fit ``P(y=1) = σ(x·β)`` by Newton's method with an L2 penalty (the last column, a
+    bias when it is all ones, is penalised too, lightly)."""
+    w = np.ones(len(y)) if w is None else w
+    beta = np.zeros(x.shape[1])
+    for _ in range(100):
+        p = 1.0 / (1.0 + np.exp(-(x @ beta)))
+        grad = x.T @ (w * (p - y)) + l2 * beta
+        hess = (x * (w * p * (1 - p))[:, None]).T @ x + l2 * np.eye(len(beta))
+        step = np.linalg.solve(hess, grad)
+        beta -= step
+        if np.abs(step).max() < 1e-9:
+            break
+    return beta
+
+
+def fit_reranker(asked: list[Asked]) -> dict[str, list[float]]:
+    """Per speaker kind, logistic weights over the z-scored features (+ bias)."""
+    out = {}
+    for k, kind in enumerate(KINDS):
+        xs, ys = [], []
+        for a in asked:
+            if a.own and a.y.any():
+                sel = a.kinds == k
+                xs.append(np.hstack([a.x[sel], np.ones((sel.sum(), 1))]))
+                ys.append(a.y[sel])
+        if not xs or not np.concatenate(ys).any():
+            out[kind] = []
+            continue
+        out[kind] = [round(float(v), 4) for v in logistic(np.vstack(xs), np.concatenate(ys))]
+    return out
+
+
+def ranked(a: Asked, weights: dict[str, list[float]]) -> np.ndarray:
+    """Candidate order under ``weights`` (best first)."""
+    score = np.zeros(len(a.y))
+    for k, kind in enumerate(KINDS):
+        sel = a.kinds == k
+        if sel.any() and weights.get(kind):
+            w = np.asarray(weights[kind])
+            score[sel] = a.x[sel] @ w[:-1] + w[-1]
+    return np.argsort(-score, kind="stable")
+
+
+def groups(dataset, field: str) -> Iterator[tuple[str, str, str, dict[str, int]]]:  # type: ignore[no-untyped-def]
+    """Yield (query id, text, its group, qrels)."""
+    for qid, text in dataset.queries.items():
+        yield qid, text, str(dataset.query_metadata[qid][field]), dataset.qrels[qid]
+
+
+def collect(root: Path, folder: Path, split: str, group_by: str, only: set[str],
+            semantic: bool = True) -> list[Asked]:
+    """Ask every judged query of ``split`` (groups in ``only`` when given) of its own
+    group and of the next group (cyclically, among the same groups)."""
+    field = parse_group_by(group_by) or ""
+    dataset = load_dataset(folder, split)
+    pipe = {"reranker": None} if semantic else {"reranker": None, "semantic": None}
+    loaded = load_settings(overrides={"pipeline": pipe}, read_user_config=False)
+    pipeline = Pipeline(loaded, load_registry(), root)
+    try:
+        pipeline.warm()
+        order: dict[int, int] = {}
+        seen: dict[str, int] = {}
+        for chunk in pipeline.arms.storage.iter_chunks():
+            group = str(chunk.metadata.get(field))
+            order[chunk.id] = seen.get(group, 0)
+            seen[group] = order[chunk.id] + 1
+        asked_groups = sorted({g for _, _, g, _ in groups(dataset, field)
+                               if not only or g in only})
+        out = []
+        for _qid, text, group, judged in groups(dataset, field):
+            if group not in asked_groups:
+                continue
+            other = asked_groups[(asked_groups.index(group) + 1) % len(asked_groups)]
+            for target, own in ((group, True), (other, False)):
+                a = ask(pipeline, text, field, target, judged if own else {}, order, own,
+                        semantic)
+                if a is not None:
+                    out.append(a)
+        return out
+    finally:
+        pipeline.close()
+
+
+def ndcg10(y: np.ndarray, order: np.ndarray, judged: int) -> float:
+    """nDCG@10 of binary labels ``y`` in ``order`` with ``judged`` relevant in all."""
+    gains = y[order[:10]] / np.log2(np.arange(2, 2 + min(10, len(order))))
+    ideal = (1 / np.log2(np.arange(2, 2 + min(10, judged)))).sum()
+    return float(gains.sum() / ideal) if ideal else 0.0
+
+
+def fit_relevance(asked: list[Asked], weights: dict[str, list[float]]) -> dict[str, object]:
+    """Fit relevance on the reranked top 10 of own and other-group questions; choose the
+    floor that keeps 95 % of own questions whose evidence made the top 10."""
+    rows, labels, best_own, best_other = [], [], [], []
+    tops = []
+    for a in asked:
+        top = ranked(a, weights)[:10]
+        tops.append(top)
+        rows.append(np.stack([a.cos[top], a.cov[top], a.cos[top] * a.cov[top]], axis=1))
+        labels.append(a.y[top])
+    x = np.vstack(rows)
+    y = np.concatenate(labels)
+    known = np.isfinite(x[:, 0])
+    hybrid = logistic(np.hstack([x[known], np.ones((known.sum(), 1))]), y[known], l2=0.1)
+    keyword = logistic(np.stack([x[:, 1], np.ones(len(x))], axis=1), y, l2=0.1)
+    for a, top, r in zip(asked, tops, rows, strict=True):
+        z = np.where(np.isfinite(r[:, 0]), np.nan_to_num(r) @ hybrid[:-1] + hybrid[-1],
+                     r[:, 1] * keyword[0] + keyword[1])
+        p = 1 / (1 + np.exp(-z))
+        if a.own and a.y[top].any():
+            best_own.append(p.max())
+        elif not a.own:
+            best_other.append(p.max())
+    floor = float(np.quantile(best_own, 0.05))
+    return {
+        "hybrid": [round(float(v), 4) for v in hybrid],
+        "keyword": [round(float(v), 4) for v in keyword],
+        "floor": round(floor, 3),
+        "kept_own": float(np.mean(np.array(best_own) >= round(floor, 3))),
+        "abstained_other": float(np.mean(np.array(best_other) < round(floor, 3))),
+        "own_questions": len(best_own), "other_questions": len(best_other),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command line: ``collect`` features of one dataset, or ``fit`` collected sets."""
+    import pickle
+
+    parser = argparse.ArgumentParser(prog="python -m octomem.benchmarks.fit_ranking")
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("cache_root", type=Path)
+    c.add_argument("dataset", type=Path)
+    c.add_argument("--split", default="test")
+    c.add_argument("--group-by", required=True)
+    c.add_argument("--only", default="", help="comma-separated groups (LoCoMo's tune half)")
+    c.add_argument("--out", type=Path, required=True)
+    c.add_argument("--keyword-only", action="store_true", help="no semantic arm (no vectors)")
+    f = sub.add_parser("fit")
+    f.add_argument("collected", type=Path, nargs="+")
+    f.add_argument("--write", action="store_true", help="write the package's weight files")
+    args = parser.parse_args(argv)
+    if args.command == "collect":
+        only = {g for g in args.only.split(",") if g}
+        asked = collect(args.cache_root, args.dataset, args.split, args.group_by, only,
+                        not args.keyword_only)
+        args.out.write_bytes(pickle.dumps(asked))
+        print(f"{len(asked)} questions asked -> {args.out}")
+        return
+    sets = {p.stem: pickle.loads(p.read_bytes()) for p in args.collected}
+    asked = [a for s in sets.values() for a in s]
+    weights = fit_reranker(asked)
+    summary: dict[str, object] = {}
+    for name, s in sets.items():
+        own = [a for a in s if a.own and a.y.any()]
+        summary[name] = round(float(np.mean([ndcg10(a.y, ranked(a, weights), int(a.y.sum()))
+                                              for a in own])), 4)
+    relevance = fit_relevance(asked, weights)
+    print(json.dumps({"reranker": weights, "tune_ndcg10_candidates": summary,
+                      "relevance": relevance}, indent=1))
+    if args.write:
+        here = Path(__file__).resolve().parents[1]
+        source = "fitted by benchmarks/fit_ranking.py on " + ", ".join(sorted(sets))
+        (here / "plugins" / "conversation" / "weights.json").write_text(json.dumps({
+            "source": source, "features": list(FEATURES), "binary": list(BINARY),
+            "weights": {k: weights[k] or [0.0] * (len(FEATURES) + 1) for k in KINDS},
+        }, indent=1) + "\n", encoding="utf-8")
+        (here / "engine" / "relevance.json").write_text(json.dumps({
+            "source": source, "hybrid": relevance["hybrid"], "keyword": relevance["keyword"],
+            "floor": relevance["floor"],
+        }, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""The rerank stage shared by one scope's search and the recall across scopes.
+
+A plain :class:`~octomem.engine.arms.Reranker` re-scores the fused top-N passages by
+their text. A :class:`~octomem.engine.arms.HitReranker` (e.g. ``conversation``) also
+sees each hit's chunk (its metadata), every arm's contribution and its cosine to the
+query, over its own ``depth``; it may leave hits where fusion put them (a NaN score):
+the hits it scores are re-ordered among the places they held, the others keep theirs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .arms import HitReranker
+from .types import Hit
+
+if TYPE_CHECKING:
+    import numpy as np
+
+H = TypeVar("H")
+
+
+def rerank_depth(reranker: Any, top_n: int) -> int:
+    """Return how many fused hits to load for ``reranker`` before it has seen any:
+    ``top_n`` (``retrieval.rerank_top_n``) for a plain reranker; 0 for a
+    :class:`HitReranker` (it says what it wants from the first hits, :func:`more_wanted`)
+    or without one."""
+    if reranker is None or isinstance(reranker, HitReranker):
+        return 0
+    return top_n
+
+
+def more_wanted(reranker: Any, hits: Sequence[Any], loaded: int) -> int:
+    """Return how many fused hits ``reranker`` wants beyond the ``loaded`` ones, given
+    ``hits`` (0 for a plain reranker or none)."""
+    if not isinstance(reranker, HitReranker) or not hits:
+        return 0
+    return max(0, int(reranker.wanted(hits)) - loaded)
+
+
+def similarities(vectors: np.ndarray | None, query_vector: np.ndarray | None) -> np.ndarray | None:
+    """Return each row's cosine to the query, NaN for a zero row (no vector), or ``None``.
+
+    :param vectors: ``(n, dim)`` float32 unit rows (zero where a chunk has none).
+    :param query_vector: ``(dim,)`` float32 unit vector.
+    :returns: ``(n,)`` float64.
+    """
+    if vectors is None or query_vector is None or vectors.shape[1] != query_vector.shape[0]:
+        return None
+    import numpy as np
+
+    cos = (vectors @ query_vector).astype(np.float64)
+    cos[~vectors.any(axis=1)] = np.nan
+    return cos
+
+
+def rerank(
+    reranker: Any, text: str, hits: list[H], similarity: np.ndarray | None,
+    keyword: str | None, top_n: int, passage: Any,
+) -> tuple[list[H], list[int], bool]:
+    """Re-order ``hits`` (fused hits or scoped hits: ``.chunk``, ``.contributions``).
+
+    :param passage: ``passage(hit) -> str``, the text a plain reranker reads.
+    :returns: the new order; for each new position, the hit's old index (to carry
+        per-hit arrays such as vectors along); whether the reranker scored any hit.
+    """
+    import numpy as np
+
+    if isinstance(reranker, HitReranker):
+        scores = np.asarray(reranker.rerank_hits(text, hits, similarity, keyword), dtype=float)
+    else:
+        head = min(top_n, len(hits))
+        scores = np.full(len(hits), np.nan)
+        scores[:head] = reranker.rerank(text, [passage(h) for h in hits[:head]])
+    scored = [i for i in range(len(hits)) if not math.isnan(scores[i])]
+    best = sorted(scored, key=lambda i: (-scores[i], i))
+    order = list(range(len(hits)))
+    for slot, i in zip(scored, best, strict=True):
+        order[slot] = i
+    rank = {i: r for r, i in enumerate(best, start=1)}
+    out = []
+    for i in order:
+        hit = hits[i]
+        if i in rank:
+            own = Hit(hit.chunk.id, float(scores[i]), rank[i], reranker.name)  # type: ignore[attr-defined]
+            hit = replace(hit, contributions={**hit.contributions, reranker.name: own})  # type: ignore[attr-defined, type-var]
+        out.append(hit)
+    return out, order, bool(scored)
+
+
+def take(rows: Sequence[Any] | np.ndarray | None, order: Sequence[int]) -> Any:
+    """Return ``rows`` re-ordered by ``order`` (``None`` stays ``None``)."""
+    if rows is None:
+        return None
+    import numpy as np
+
+    return rows[np.asarray(order, dtype=np.int64)] if len(order) else rows[:0]

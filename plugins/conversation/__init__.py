@@ -1,0 +1,13 @@
+"""Reranker ``conversation``: structure-aware ranking of conversation turns.
+
+- :mod:`.features` — what a turn is (:class:`~.features.Turn`, from its metadata) and its
+  features for one query, from the arms' runs only.
+- :mod:`.ranker` — :class:`~.ranker.ConversationReranker`, its weights (``weights.json``,
+  fitted by ``benchmarks/fit_conversation.py`` on tune splits) and its registration.
+"""
+
+from __future__ import annotations
+
+from .ranker import octomem_register_rerankers
+
+__all__ = ["octomem_register_rerankers"]

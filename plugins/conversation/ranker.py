@@ -1,0 +1,164 @@
+"""Reranker ``conversation``: conversation turns re-scored by a linear model over their
+structure (neighbours, session, speaker, length) and the arms' scores.
+
+Other chunks (documents, statements) are left exactly where fusion put them: only the
+slots turns hold in the fused list are re-ordered among turns, so a store without
+transcripts ranks as before.
+
+The weights are data (``weights.json`` beside this module), one weight vector per kind
+of speaker — ``peer`` (chats between named people), ``user`` and ``assistant`` — fitted by
+``benchmarks/fit_conversation.py`` on tune splits only (LoCoMo conv-26/30/41/42/43 for
+``peer``, LongMemEval ``--split tune`` for ``user``/``assistant``). A speaker's kind is
+the turn's own ``role``, never the dataset it came from.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from octomem.engine.arms import ArmContext, ArmSpec
+from octomem.engine.errors import ArmConfigError
+from octomem.engine.hookspecs import hookimpl
+from octomem.engine.types import FusedHit
+
+from .features import FEATURES, folded_words, standardised, turn_features, turn_of
+
+NAME = "conversation"
+#: The weights shipped with the package.
+WEIGHTS_FILE = Path(__file__).with_name("weights.json")
+#: Speaker kinds with their own weight vector.
+KINDS = ("peer", "user", "assistant")
+
+
+class ConversationOptions(BaseModel, extra="forbid"):
+    """Options of the ``conversation`` reranker (settings table ``[arms.conversation]``)."""
+
+    depth: int = Field(
+        default=200, ge=1, le=4096, json_schema_extra={"group": "retrieval"},
+        description="fused candidates it re-scores (both arms' runs: 2 x retrieval.candidate_k)",
+    )
+    weights: Path | None = Field(
+        default=None, json_schema_extra={"group": "retrieval"},
+        description="a weights JSON file written by benchmarks/fit_conversation.py "
+        "(default: the shipped one)",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class TurnModel:
+    """Linear weights per speaker kind over standardised :data:`FEATURES` (+ bias last).
+
+    :param weights: kind -> ``(len(FEATURES) + 1,)`` float64.
+    :param binary: which features are 0/1 (kept as they are, not standardised).
+    """
+
+    weights: dict[str, np.ndarray]
+    binary: tuple[bool, ...]
+
+    @classmethod
+    def load(cls, path: Path) -> TurnModel:
+        """Read a weights file.
+
+        :raises ArmConfigError: unreadable, or its features are not :data:`FEATURES`.
+        """
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ArmConfigError(
+                f"arms.conversation.weights {path}: cannot be read: {exc}") from exc
+        if tuple(data.get("features", ())) != FEATURES:
+            raise ArmConfigError(
+                f"arms.conversation.weights {path}: features {data.get('features')} are not "
+                f"{list(FEATURES)}")
+        weights = {k: np.asarray(data["weights"][k], dtype=np.float64) for k in KINDS}
+        return cls(weights, tuple(bool(b) for b in data["binary"]))
+
+
+class ConversationReranker:
+    """Re-score conversation turns; leave every other chunk in place.
+
+    :param options: depth and weights file.
+    :raises ArmConfigError: the weights file is unreadable or for other features.
+    """
+
+    name = NAME
+
+    def __init__(self, options: ConversationOptions | None = None) -> None:
+        self.options = options or ConversationOptions()
+        self.model = TurnModel.load(self.options.weights or WEIGHTS_FILE)
+
+    def wanted(self, hits: Sequence[FusedHit]) -> int:
+        """Return ``depth`` when a conversation turn is among ``hits``, else 0 (documents
+        keep their fused order, so nothing more needs loading)."""
+        if any(turn_of(h.chunk.metadata, "") is not None for h in hits):
+            return self.options.depth
+        return 0
+
+    def rerank(self, query: str, texts: Sequence[str]) -> np.ndarray:
+        """Score passages without their structure: the share of the query's words each
+        holds (the Reranker protocol; conversation features need :meth:`rerank_hits`).
+
+        :returns: ``(len(texts),)`` float32 in [0, 1].
+        """
+        words = folded_words(query)
+        if not words:
+            return np.zeros(len(texts), dtype=np.float32)
+        return np.array([len(words & folded_words(t)) / len(words) for t in texts],
+                        dtype=np.float32)
+
+    def rerank_hits(
+        self, query: str, hits: Sequence[FusedHit], similarity: np.ndarray | None,
+        keyword: str | None,
+    ) -> np.ndarray:
+        """Score the conversation turns among fused ``hits``.
+
+        :param hits: fused hits, best first (their chunks' metadata say what is a turn).
+        :param similarity: ``(len(hits),)`` cosine of each hit to the query (NaN unknown),
+            or ``None`` without a semantic arm.
+        :param keyword: the keyword arm's name in the hits' contributions.
+        :returns: ``(len(hits),)`` float64: a score for each turn (higher is better),
+            NaN for every other hit (it keeps its fused place).
+        """
+        scores = np.full(len(hits), np.nan)
+        found = [(i, turn_of(h.chunk.metadata, h.chunk.text)) for i, h in enumerate(hits)]
+        found = [(i, t) for i, t in found if t is not None]
+        if not found:
+            return scores
+        index = np.array([i for i, _ in found])
+        kw = np.array([_score(hits[i].contributions, keyword) for i in index])
+        cos = similarity[index] if similarity is not None else np.full(len(index), np.nan)
+        raw = turn_features(folded_words(query), [t for _, t in found], kw, cos)
+        x = standardised(raw, self.model.binary)
+        for row, (i, turn) in zip(x, found, strict=True):
+            w = self.model.weights[turn.role or "peer"]
+            scores[i] = float(row @ w[:-1] + w[-1])
+        return scores
+
+
+def _score(contributions: dict[str, Any], arm: str | None) -> float:
+    hit = contributions.get(arm) if arm else None
+    return float(hit.score) if hit is not None else 0.0
+
+
+def build(options: ConversationOptions, context: ArmContext) -> ConversationReranker:
+    """Build the reranker (reads its weights file)."""
+    return ConversationReranker(options)
+
+
+@hookimpl
+def octomem_register_rerankers() -> list[ArmSpec]:
+    """Offer the ``conversation`` reranker (model-free; on by default)."""
+    return [
+        ArmSpec(
+            kind="reranker", name=NAME, factory=build, options_model=ConversationOptions,
+            description="conversation turns re-scored by neighbours, session, speaker and "
+            "length (linear weights fitted on tune splits); other chunks keep their place",
+        )
+    ]

@@ -1,0 +1,127 @@
+"""The ``conversation`` reranker and relevance: real SQLite store, real fts5 arm."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from octomem.engine.memory.facade import open_memory
+from octomem.engine.relevance import RelevanceModel, band, relevance_of, shipped_model
+from octomem.engine.types import Document, Query
+
+FILLER = [
+    "I baked bread this morning and it came out great.",
+    "The weather has been rainy all week here.",
+    "My cousin started a new job at the hospital.",
+    "We watched a documentary about whales last night.",
+    "I am thinking of repainting the kitchen blue.",
+    "The dog chewed my running shoes again.",
+    "Work has been busy with the quarterly reports.",
+    "I finally finished that long fantasy novel.",
+    "Our neighbours planted tomatoes in their garden.",
+    "I signed up for a pottery class on Thursdays.",
+]
+#: (speaker, text): Ben's answer replies to Ana's question, naming neither Lisbon nor a
+#: hotel; Ana's own later turn repeats the question's words.
+DIALOGUE = [
+    ("Ana", "Where did you stay on your trip to Lisbon?"),
+    ("Ben", "A tiny guesthouse in Alfama, right under the castle walls."),
+    *[(("Ana", "Ben")[i % 2], t) for i, t in enumerate(FILLER)],
+    ("Ana", "I still want to go to Lisbon and stay somewhere nice on a trip."),
+    *[(("Ben", "Ana")[i % 2], t) for i, t in enumerate(FILLER)],
+]
+
+
+def _turns() -> list[Document]:
+    return [
+        Document(
+            text=f"{speaker}: {text}", id=f"chat-{i}", kind="TURN",
+            metadata={"conversation": "chat", "session": "1" if i < 12 else "2",
+                      "position": i, "speaker": speaker},
+        )
+        for i, (speaker, text) in enumerate(DIALOGUE)
+    ]
+
+
+def _pipeline(data_dir: Path, reranker: str | None):  # type: ignore[no-untyped-def]
+    overrides = {"data_dir": str(data_dir),
+                 "pipeline": {"embedder": None, "semantic": None, "reranker": reranker}}
+    memory = open_memory(overrides=overrides)
+    return memory, memory.scopes.require("global", create=True)
+
+
+def test_the_reply_to_the_question_is_ranked_first_by_the_conversation_ranking(
+    data_dir: Path,
+) -> None:
+    query = Query("Where did Ben stay in Lisbon?", top_k=5)
+    memory, pipeline = _pipeline(data_dir, None)
+    pipeline.add(_turns())
+    bm25 = [h.chunk.document_id for h in pipeline.search(query).hits]
+    memory.close()
+    memory, pipeline = _pipeline(data_dir, "conversation")
+    answer = pipeline.search(query)
+    memory.close()
+    ranked = [h.chunk.document_id for h in answer.hits]
+    assert bm25[0] != "chat-1"  # BM25 prefers the turns repeating the question's words
+    assert ranked[0] == "chat-1"
+    assert "conversation" in answer.arms_ran
+    assert answer.hits[0].contributions["conversation"].rank == 1
+
+
+def test_documents_keep_their_fused_order(data_dir: Path) -> None:
+    docs = [Document(text=t, id=f"d{i}") for i, t in enumerate(FILLER)]
+    query = Query("bread kitchen garden class", top_k=8)
+    memory, pipeline = _pipeline(data_dir, None)
+    pipeline.add(docs)
+    plain = [(h.chunk.id, h.score) for h in pipeline.search(query).hits]
+    memory.close()
+    memory, pipeline = _pipeline(data_dir, "conversation")
+    answer = pipeline.search(query)
+    memory.close()
+    assert [(h.chunk.id, h.score) for h in answer.hits] == plain
+    assert "conversation" not in answer.arms_ran
+
+
+def test_recall_abstains_with_a_reason_when_nothing_is_relevant(tmp_path: Path) -> None:
+    memory = open_memory(overrides={"data_dir": str(tmp_path / "data"),
+                                    "pipeline": {"embedder": "hashing"}},
+                         project_root=tmp_path)
+    memory.remember("The frontend is built with Svelte and Vite", kind="FACT")
+    memory.remember("Tests run with make check", kind="FACT")
+    found = memory.recall("what is the frontend built with")
+    unrelated = memory.recall("protobuf schema registry migration plan")
+    memory.close()
+    assert found.hits and found.abstained is None
+    assert found.hits[0].chunk.text.startswith("The frontend")
+    assert found.hits[0].relevance is not None and found.hits[0].relevance.band in (
+        "high", "medium")
+    assert unrelated.hits == []
+    assert unrelated.abstained is not None
+    assert "retrieval.relevance_floor" in unrelated.abstained
+
+
+def test_relevance_is_a_probability_monotone_in_cosine_and_coverage() -> None:
+    model = shipped_model()
+    grid = np.linspace(-1, 1, 21)
+    for cov in np.linspace(0, 1, 11):
+        p = [model.probability(float(c), float(cov)) for c in grid]
+        assert all(0.0 <= x <= 1.0 for x in p)
+        assert all(b >= a for a, b in zip(p, p[1:], strict=False))
+    for cos in grid:
+        p = [model.probability(float(cos), float(v)) for v in np.linspace(0, 1, 11)]
+        assert all(b >= a for a, b in zip(p, p[1:], strict=False))
+    keyword_only = [model.probability(None, float(v)) for v in np.linspace(0, 1, 11)]
+    assert all(b >= a for a, b in zip(keyword_only, keyword_only[1:], strict=False))
+
+
+def test_relevance_explains_what_it_came_from() -> None:
+    model = RelevanceModel(hybrid=(6.0, 6.0, 0.0, -8.0), keyword=(5.0, -4.0))
+    rel = relevance_of("where does the CI run", "The CI runs on GitHub Actions", 0.5, 0.06,
+                       model)
+    assert rel.coverage == pytest.approx(1.0)
+    assert rel.cos == pytest.approx(0.5)
+    assert rel.probability == pytest.approx(1 / (1 + np.exp(-(3.0 + 6.0 - 8.0))))
+    assert rel.band == "high"
+    assert band(0.1, 0.06) == "medium" and band(0.01, 0.06) == "low"
