@@ -24,7 +24,7 @@ from .errors import (
 from .fusion import Fused, reciprocal_rank_fusion, weighted_score_fusion
 from .manager import ArmRegistry
 from .relevance import relevance_of
-from .rerank import more_wanted, rerank, rerank_depth, similarities, take
+from .rerank import more_wanted, rerank_depth, rerank_stage, similarities
 from .settings import LoadedSettings
 from .types import Answer, Chunk, Document, FusedHit, Query, Run
 
@@ -375,15 +375,9 @@ class Pipeline:
         vectors = self._vectors(hits)
         similarity = similarities(vectors, query_vector)
         if reranker is not None and hits:
-            keyword = self.arms.keyword.name if self.arms.keyword is not None else None
-            try:
-                hits, order, ran = rerank(reranker, query.text, hits, similarity, keyword,
-                                          retrieval.rerank_top_n, lambda h: embedding_text(h.chunk))
-                vectors, similarity = take(vectors, order), take(similarity, order)
-                if ran:
-                    answer.arms_ran.append(reranker.name)
-            except EmbedderUnavailableError as exc:
-                answer.arms_unavailable[reranker.name] = str(exc)
+            hits, vectors, similarity = rerank_stage(
+                reranker, self.arms.keyword, query.text, hits, vectors, similarity,
+                retrieval.rerank_top_n, answer)
         cos = {} if similarity is None else {
             h.chunk.id: float(c) for h, c in zip(hits, similarity, strict=True)}
         if vectors is not None:
@@ -393,9 +387,10 @@ class Pipeline:
         if self.arms.dedup is not None and hits:
             hits, collapsed = self.arms.dedup.dedup(hits, vectors)
             answer.collapsed.extend(collapsed)
+        model_id = getattr(self.arms.embedder, "model_id", None)
         hits = [replace(h, rank=i, relevance=relevance_of(
-            query.text, embedding_text(h.chunk), cos.get(h.chunk.id), retrieval.relevance_floor))
-                for i, h in enumerate(hits[: query.top_k], start=1)]
+            query.text, embedding_text(h.chunk), cos.get(h.chunk.id), retrieval.relevance_floor,
+            embedder=model_id)) for i, h in enumerate(hits[: query.top_k], start=1)]
         kept = {h.chunk.id for h in hits}
         answer.unembedded_hits[:] = [i for i in answer.unembedded_hits if i in kept]
         answer.timings_ms["total"] = (time.perf_counter() - total) * 1e3

@@ -10,9 +10,11 @@ scale does not depend on the query or the store:
   scaffolding dropped, light suffix folding) found in the hit's title and text.
 
 ``p = 1 / (1 + exp(-(w_cos·cos + w_cov·coverage + w_both·cos·coverage + bias)))`` —
-logistic regression (Cox, 1958), fitted by ``benchmarks/fit_relevance.py`` on tune
-splits only; the weights are data (``relevance.json`` beside this module). Without a
-semantic arm (or for a hit without a vector) the keyword-only weights apply.
+logistic regression (Cox, 1958), fitted by ``benchmarks/fit_ranking.py`` on tune
+splits only; the weights are data (``relevance.json`` beside this module). A cosine
+means something only for the embedder it was fitted with (``embedder``, a model id
+prefix: the shipped MiniLM); without a semantic arm, for a hit without a vector, or with
+another embedder, the keyword-only weights (coverage alone) apply.
 
 An answer whose best relevance is below ``retrieval.relevance_floor`` is empty, with a
 reason (abstention): nothing stored answers the query.
@@ -49,9 +51,10 @@ HIGH = 0.5
 
 
 def _fold(word: str) -> str:
-    """Strip one common English suffix when 3 letters or more remain ("runs" -> "run",
-    "painted" -> "paint"); a light stand-in for a stemmer."""
-    if len(word) > 3:
+    """Strip one common English suffix from words longer than 4 letters when 3 letters or
+    more remain ("groups" -> "group", "painted" -> "paint"; "runs" stays): a light
+    stand-in for a stemmer, as the relevance weights were fitted with it."""
+    if len(word) > 4:
         for suffix in _SUFFIXES:
             if word.endswith(suffix) and len(word) - len(suffix) >= 3:
                 return word[: -len(suffix)]
@@ -75,10 +78,16 @@ def coverage(query: frozenset[str], text: str) -> float:
 
 @dataclass(frozen=True, slots=True)
 class RelevanceModel:
-    """Logistic weights ``(w_cos, w_cov, w_both, bias)`` with and without a cosine."""
+    """Logistic weights ``(w_cos, w_cov, w_both, bias)`` with and without a cosine, and
+    the model id prefix of the embedder whose cosines they were fitted on."""
 
     hybrid: tuple[float, float, float, float]
     keyword: tuple[float, float]
+    embedder: str = ""
+
+    def fits(self, model_id: str | None) -> bool:
+        """Return whether cosines of the embedder ``model_id`` are the ones fitted on."""
+        return bool(model_id) and str(model_id).startswith(self.embedder)
 
     @classmethod
     def load(cls, path: Path = WEIGHTS_FILE) -> RelevanceModel:
@@ -87,7 +96,8 @@ class RelevanceModel:
         :raises OSError: unreadable. :raises KeyError: a weight set is missing.
         """
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-        return cls(tuple(data["hybrid"]), tuple(data["keyword"]))  # type: ignore[arg-type]
+        return cls(tuple(data["hybrid"]), tuple(data["keyword"]),  # type: ignore[arg-type]
+                   str(data.get("embedder", "")))
 
     def probability(self, cos: float | None, cov: float) -> float:
         """Return the relevance in [0, 1] of a hit with cosine ``cos`` (``None`` or NaN
@@ -131,17 +141,20 @@ class Relevance:
 
 
 def relevance_of(query: str, text: str, cos: float | None, floor: float,
-                 model: RelevanceModel | None = None) -> Relevance:
+                 model: RelevanceModel | None = None, embedder: str | None = None) -> Relevance:
     """Return the :class:`Relevance` of a hit whose title and text are ``text``.
 
     :param cos: the hit's cosine to the query; ``None`` or NaN when unknown.
     :param floor: ``retrieval.relevance_floor`` (for the band).
+    :param embedder: the model id of the embedder ``cos`` comes from; a cosine of an
+        embedder the model was not fitted on is not used (:meth:`RelevanceModel.fits`).
     """
     model = model or shipped_model()
     cov = coverage(content_words(query), text)
-    cos = None if cos is None or math.isnan(cos) else float(cos)
-    p = model.probability(cos, cov)
-    return Relevance(p, band(p, floor), cos, cov)
+    if cos is None or math.isnan(cos) or not model.fits(embedder):
+        cos = None
+    p = model.probability(None if cos is None else float(cos), cov)
+    return Relevance(p, band(p, floor), None if cos is None else float(cos), cov)
 
 
 def abstain_reason(best: float, floor: float) -> str:

@@ -91,6 +91,35 @@ def rerank(
     return out, order, bool(scored)
 
 
+def rerank_stage(
+    reranker: Any, keyword: Any, text: str, hits: list[H], vectors: np.ndarray | None,
+    similarity: np.ndarray | None, top_n: int, answer: Any,
+) -> tuple[list[H], np.ndarray | None, np.ndarray | None]:
+    """Run :func:`rerank` for an answer: carry ``vectors`` and ``similarity`` along, name
+    the reranker in ``answer.arms_ran`` when it scored a hit, or in
+    ``answer.arms_unavailable`` when its model cannot load (the fused order stays).
+
+    :param keyword: the keyword arm (its name keys the hits' contributions), or ``None``.
+    """
+    from .errors import EmbedderUnavailableError
+
+    try:
+        hits, order, ran = rerank(reranker, text, hits, similarity,
+                                  keyword.name if keyword is not None else None, top_n,
+                                  lambda h: _passage(h))
+    except EmbedderUnavailableError as exc:
+        answer.arms_unavailable[reranker.name] = str(exc)
+        return hits, vectors, similarity
+    if ran:
+        answer.arms_ran.append(reranker.name)
+    return hits, take(vectors, order), take(similarity, order)
+
+
+def _passage(hit: Any) -> str:
+    chunk = hit.chunk
+    return f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
+
+
 def take(rows: Sequence[Any] | np.ndarray | None, order: Sequence[int]) -> Any:
     """Return ``rows`` re-ordered by ``order`` (``None`` stays ``None``)."""
     if rows is None:

@@ -117,11 +117,15 @@ def test_relevance_is_a_probability_monotone_in_cosine_and_coverage() -> None:
 
 
 def test_relevance_explains_what_it_came_from() -> None:
-    model = RelevanceModel(hybrid=(6.0, 6.0, 0.0, -8.0), keyword=(5.0, -4.0))
-    rel = relevance_of("where does the CI run", "The CI runs on GitHub Actions", 0.5, 0.06,
-                       model)
+    model = RelevanceModel(hybrid=(6.0, 6.0, 0.0, -8.0), keyword=(5.0, -4.0), embedder="mini")
+    rel = relevance_of("where do the CI builds run", "The CI builds run on GitHub Actions", 0.5,
+                       0.06, model, embedder="mini-v2")
     assert rel.coverage == pytest.approx(1.0)
     assert rel.cos == pytest.approx(0.5)
     assert rel.probability == pytest.approx(1 / (1 + np.exp(-(3.0 + 6.0 - 8.0))))
     assert rel.band == "high"
     assert band(0.1, 0.06) == "medium" and band(0.01, 0.06) == "low"
+    other = relevance_of("where do the CI builds run", "The CI builds run on GitHub Actions",
+                         0.5, 0.06, model, embedder="hashing")
+    assert other.cos is None  # another embedder's cosine is not what the weights know
+    assert other.probability == pytest.approx(1 / (1 + np.exp(-(5.0 - 4.0))))

@@ -186,7 +186,7 @@ def test_hub_model_offline_fails_fast(tmp_path: Path) -> None:
 def test_registered_off_by_default_and_builds_a_reranker(cross_encoder_dir: Path) -> None:
     from octomem.engine.settings import PipelineSettings
 
-    assert PipelineSettings().reranker is None
+    assert PipelineSettings().reranker == "conversation"  # the cross-encoder is opt-in
     spec = load_registry().get("reranker", "cross-encoder")
     options = spec.options_model(model_path=str(cross_encoder_dir))
     reranker = spec.factory(options, ArmContext(root=cross_encoder_dir))

@@ -175,3 +175,42 @@ async def test_stdio_lists_tools_at_once_with_the_real_model(tmp_path: Path) -> 
     assert state_at_listing in ("starting", "loading")
     assert status["arms"]["embedder"] == "fastembed" and status["model_state"] == "ready"
     assert answer["semantic_available"] and answer["arms_unavailable"] == {}
+
+
+#: A chat between two people: Ben's reply answers Ana's question without its words.
+CHAT = [
+    ("Ana", "Where did you stay on your trip to Lisbon?"),
+    ("Ben", "A tiny guesthouse in Alfama, right under the castle walls."),
+    ("Ana", "I baked bread this morning and it came out great."),
+    ("Ben", "The dog chewed my running shoes again."),
+    ("Ana", "My cousin started a new job at the hospital."),
+    ("Ben", "We watched a documentary about whales last night."),
+]
+
+
+async def test_stdio_transcript_reply_with_its_question_and_abstention(tmp_path: Path) -> None:
+    """Ingest a transcript, find the reply that answers a question with the question
+    beside it, and get an empty answer with its reason for something never said (the real
+    MiniLM model: relevance is calibrated on its cosines)."""
+    import json
+
+    project = tmp_path / "project"
+    project.mkdir()
+    chat = project / "trip.jsonl"
+    chat.write_text("".join(json.dumps({"session": "1", "speaker": s, "text": t}) + "\n"
+                            for s, t in CHAT), encoding="utf-8")
+    params = server_params(tmp_path, cwd=project)
+    with anyio.fail_after(240):
+        async with Client(params, read_timeout_seconds=200) as client:
+            await call(client, "ingest", path_or_text=str(chat))
+            answer = await call(client, "recall", query="Which guesthouse did Ben stay in?",
+                                context=1, top_k=3)
+            top = answer["hits"][0]
+            assert top["text"].startswith("Ben: A tiny guesthouse")
+            assert 0.0 <= top["relevance"] <= 1.0 and top["band"] in ("high", "medium", "low")
+            assert [c["text"] for c in top["context"]][0].startswith("Ana: Where did you stay")
+            assert answer["abstained"] is None
+            never = await call(client, "recall", query="quarterly tax filing deadline for "
+                               "the Norwegian subsidiary")
+            assert never["hits"] == []
+            assert "retrieval.relevance_floor" in never["abstained"]

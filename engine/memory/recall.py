@@ -32,7 +32,7 @@ from ..concurrency import run_timed, start_timed
 from ..errors import EmbedderUnavailableError, InvalidQueryError
 from ..pipeline import Pipeline, embedding_text
 from ..relevance import Relevance, abstain_reason, relevance_of
-from ..rerank import more_wanted, rerank, rerank_depth, similarities, take
+from ..rerank import more_wanted, rerank_depth, rerank_stage, similarities
 from ..types import Chunk, Filters, FusedHit, Hit, Run
 from .recency import recency_bonus
 from .scoped_fusion import Key, ScopedFused, ScopedRuns, fuse_scopes
@@ -202,29 +202,13 @@ def _materialise(
     return hits
 
 
-def _rerank(
-    arms: Any, text: str, hits: list[ScopedHit], vectors: np.ndarray | None,
-    similarity: np.ndarray | None, top_n: int, answer: RecallAnswer,
-) -> tuple[list[ScopedHit], np.ndarray | None, np.ndarray | None]:
-    """Run the reranker (:func:`~octomem.engine.rerank.rerank`); carry the rows along."""
-    keyword = arms.keyword.name if arms.keyword is not None else None
-    try:
-        hits, order, ran = rerank(arms.reranker, text, hits, similarity, keyword, top_n,
-                                  lambda h: embedding_text(h.chunk))
-    except EmbedderUnavailableError as exc:
-        answer.arms_unavailable[arms.reranker.name] = str(exc)
-        return hits, vectors, similarity
-    if ran:
-        answer.arms_ran.append(arms.reranker.name)
-    return hits, take(vectors, order), take(similarity, order)
-
-
 def _judged(hits: list[ScopedHit], text: str, cos: dict[Key, float], floor: float,
-            answer: RecallAnswer) -> list[ScopedHit]:
+            embedder: str | None, answer: RecallAnswer) -> list[ScopedHit]:
     """Give every hit its relevance; return none when the best is below ``floor``."""
     for hit in hits:
         hit.relevance = relevance_of(text, embedding_text(hit.chunk),
-                                     cos.get((hit.scope, hit.chunk.id)), floor)
+                                     cos.get((hit.scope, hit.chunk.id)), floor,
+                                     embedder=embedder)
     best = max((h.relevance.probability for h in hits if h.relevance), default=0.0)
     if hits and best < floor:
         answer.abstained = abstain_reason(best, floor)
@@ -323,8 +307,9 @@ def recall_scopes(
         vectors = _vectors(hits, pipelines)
         similarity = similarities(vectors, vector)
         if first.reranker is not None and hits:
-            hits, vectors, similarity = _rerank(first, request.text, hits, vectors, similarity,
-                                                retrieval.rerank_top_n, answer)
+            hits, vectors, similarity = rerank_stage(
+                first.reranker, first.keyword, request.text, hits, vectors, similarity,
+                retrieval.rerank_top_n, answer)
         cos = {} if similarity is None else {
             (h.scope, h.chunk.id): float(c) for h, c in zip(hits, similarity, strict=True)}
         if vectors is not None:
@@ -337,7 +322,7 @@ def recall_scopes(
         if request.per == "document":
             hits = _per_document(hits)
         hits = _judged(hits[: request.top_k], request.text, cos, retrieval.relevance_floor,
-                       answer)
+                       getattr(first.embedder, "model_id", None), answer)
         for rank, hit in enumerate(hits, start=1):
             hit.rank = rank
         for scope, tx in txs.items():
