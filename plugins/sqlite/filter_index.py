@@ -9,7 +9,7 @@ back to FTS5 joined to ``chunks`` (70-115 ms, issue 15). Here every field is a n
 column indexed by chunk id (``AUTOINCREMENT`` rowids: the id space is as dense as the
 table was), and a mask costs a few vector compares (~0.05-0.15 ms at 100k):
 
-- kind: an int16 code per chunk;
+- kind: an int32 code per chunk;
 - tags: an int32 code per chunk naming its *set* of tags (a chunk inherits its
   document's, so distinct sets are few), and per tag tuple asked for, which sets hold
   every tag (cached, extended as new sets appear);
@@ -25,7 +25,7 @@ keeps it exact. The in-RAM arms load it with their own copies (``warm()``) and s
 the read transaction of each search; a process that never warmed (a one-shot CLI call)
 keeps the SQL filters.
 
-Memory per chunk id: 1 + 2 + 3 x 8 + 4 bytes, plus 4 per metadata key (~3.5 MiB per 100k
+Memory per chunk id: 1 + 4 + 3 x 8 + 4 bytes, plus 4 per metadata key (~3.7 MiB per 100k
 chunks with one key). Loading reads the numbers as rows and the strings grouped (one
 JSON parse per distinct kind, tag set and metadata object): ~1 s per 100k chunks on 2
 loaded cores.
@@ -63,7 +63,7 @@ class FilterIndex:
     def _clear(self) -> None:
         self.size = 0  # ids < size are covered
         self.present = np.zeros(0, dtype=bool)
-        self.kind = np.zeros(0, dtype=np.int16)
+        self.kind = np.zeros(0, dtype=np.int32)
         self.created = np.zeros(0, dtype=np.float64)
         self.valid_from = np.zeros(0, dtype=np.float64)
         self.valid_to = np.zeros(0, dtype=np.float64)
@@ -197,7 +197,7 @@ class FilterIndex:
             out = self.present[:n].copy()
             if filters.kinds:
                 codes = [self.kind_codes[k] for k in set(filters.kinds) if k in self.kind_codes]
-                out &= _one_of(self.kind[:n], np.asarray(codes, dtype=np.int16))
+                out &= _one_of(self.kind[:n], np.asarray(codes, dtype=np.int32))
             if filters.tags:
                 out &= _one_of(self.tagset[:n], np.flatnonzero(self._tag_lut(filters.tags)))
             _bounds(out, self.created[:n], filters.created_after, filters.created_before)
