@@ -93,7 +93,7 @@ def hit_lines(ans: RecallAnswer, explain: bool, width: int) -> list[Text]:
                         for c, w, r in zip(cells, widths, right, strict=True)) + GAP
 
     lines: list[Text] = []
-    if explain:
+    if explain and ans.hits:
         lines.append(Text(columns(headers) + "hit", style="bold"))
         lines.append(Text("─" * min(width, fixed + left), style="dim"))
     context = getattr(ans, "context", {})
