@@ -115,6 +115,13 @@ def rerank_stage(
     return hits, take(vectors, order), take(similarity, order)
 
 
+def head(depth: int, hits: list[H], *rows: Any) -> tuple[Any, ...]:
+    """Return the first ``depth`` hits and rows (``None`` rows stay ``None``): after a
+    reranker saw more candidates, dedup and the cut to ``top_k`` need only as many as
+    before (cosine dedup is quadratic in the hits it sees)."""
+    return (hits[:depth], *(None if r is None else r[:depth] for r in rows))
+
+
 def _passage(hit: Any) -> str:
     chunk = hit.chunk
     return f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
