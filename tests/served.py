@@ -30,14 +30,21 @@ def server_env(tmp_path: Path, **env: str) -> dict[str, str]:
             "OCTOMEM_PIPELINE__EMBEDDER": "hashing", **env}
 
 
-class Served:
-    """One server process; :meth:`wait_for` returns the first stderr line matching."""
+#: ``octomem serve``, the console script beside this interpreter.
+OCTOMEM_SERVE = (str(Path(sys.executable).with_name("octomem")), "serve")
 
-    def __init__(self, tmp_path: Path, *args: str, stdin: bool = False, **env: str) -> None:
+
+class Served:
+    """One server process (``python -m octomem.mcp_server`` unless ``command`` says
+    otherwise); :meth:`wait_for` returns the first stderr line matching."""
+
+    def __init__(self, tmp_path: Path, *args: str, stdin: bool = False,
+                 command: tuple[str, ...] = (sys.executable, "-m", "octomem.mcp_server"),
+                 **env: str) -> None:
         project = tmp_path / "project"
         project.mkdir(exist_ok=True)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "octomem.mcp_server", "--project-root", str(project), *args],
+            [*command, "--project-root", str(project), *args],
             stdin=subprocess.PIPE if stdin else subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, env=server_env(tmp_path, **env), text=True, bufsize=1,
         )

@@ -4,13 +4,14 @@ only JSON-RPC, stderr one JSON line per tool call, ``/metrics`` counts the calls
 from __future__ import annotations
 
 import json
+import socket
 import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
-from served import Served
+from served import OCTOMEM_SERVE, Served
 from typer.testing import CliRunner
 
 from octomem.engine.cli import app
@@ -19,6 +20,12 @@ pytestmark = pytest.mark.slow
 
 #: The handshake revision a stdio client sends (mcp 2.3's newest, as in the start-up bench).
 PROTOCOL_VERSION = "2025-11-25"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 def rpc(served: Served, request_id: int, method: str, **params: Any) -> dict[str, Any]:
@@ -36,11 +43,16 @@ def rpc(served: Served, request_id: int, method: str, **params: Any) -> dict[str
             return message
 
 
-def test_stdio_stdout_is_only_json_rpc_with_metrics_and_json_logs(tmp_path: Path) -> None:
+def test_stdio_stdout_is_only_json_rpc_with_metrics_view_and_json_logs(tmp_path: Path) -> None:
+    """``octomem serve`` with everything on: metrics, the browser view, JSON logs, the
+    call log."""
     served = Served(tmp_path, "--metrics-addr", "127.0.0.1:0", "--log-format", "json",
-                    stdin=True, OCTOMEM_CALL_LOG="1")
+                    "--ui-port", str(free_port()), stdin=True, command=OCTOMEM_SERVE,
+                    OCTOMEM_CALL_LOG="1")
     try:
         metrics_url = served.wait_for(r"metrics at (http://127\.0\.0\.1:\d+/metrics)").group(1)
+        view_url = served.wait_for(r"^octomem: browser view on (http://[^\s\"]+)").group(1)
+        view_url = view_url.rstrip("/")
         rpc(served, 1, "initialize", protocolVersion=PROTOCOL_VERSION, capabilities={},
             clientInfo={"name": "test", "version": "0"})
         assert served.process.stdin is not None
@@ -53,6 +65,8 @@ def test_stdio_stdout_is_only_json_rpc_with_metrics_and_json_logs(tmp_path: Path
                      arguments={"query": "when do backups run", "top_k": 2})
         assert len(recall["result"]["structuredContent"]["hits"]) == 2
 
+        with urllib.request.urlopen(f"{view_url}/status", timeout=30) as page:
+            assert page.status == 200
         with urllib.request.urlopen(metrics_url, timeout=30) as page:
             scrape = {(s.name, tuple(sorted(s.labels.items()))): s.value
                       for f in text_string_to_metric_families(page.read().decode())
