@@ -170,7 +170,7 @@ def ingest(
 
 @app.command(cls=Command)
 def add(
-    text: Annotated[str, typer.Argument(help="The statement to store.")],
+    text: Annotated[str, typer.Argument(help="The statement to store; - reads it from stdin.")],
     kind: Annotated[str, typer.Option(help="One word in capitals, e.g. PREFERENCE; HANDOFF replaces the previous handoff.")] = "ITEM",
     tag: Annotated[list[str] | None, typer.Option("--tag", help="A tag; repeatable.")] = None,
     scope: opt.AddScopeOpt = None,
@@ -181,6 +181,8 @@ def add(
 ) -> None:
     """Remember one statement (local scope by default) and print its id, what it replaced
     and existing statements that say nearly the same."""
+    if text == "-":
+        text = sys.stdin.read()
     memory = _memory()
     try:
         out = memory.remember(text, scope, kind, tuple(tag or ()), event_time, supersedes)

@@ -5,9 +5,9 @@ the hit itself (its title, then its text on one line) cut to the width that is l
 "…". ``--explain`` adds, before the hit, each arm's own rank and raw score
 (``rank (score)``, ``–`` where that arm did not find the hit) and the recency bonus,
 under a header: a compact table that stays one line per hit. A conversation hit asked
-with ``--context N`` has its neighbouring turns on dim lines above and below it. When
-stdout is not a
-terminal, Rich uses ``COLUMNS`` or 80 columns, so piped output has the same shape.
+with ``--context N`` has its neighbouring turns on dim lines above (``↑1`` the turn just
+before) and below (``↓1``) it, and a blank line parts it from the next hit. When
+stdout is not a terminal, Rich uses ``COLUMNS`` or 80 columns, so piped output has the same shape.
 """
 
 from __future__ import annotations
@@ -97,11 +97,12 @@ def hit_lines(ans: RecallAnswer, explain: bool, width: int) -> list[Text]:
         lines.append(Text(columns(headers) + "hit", style="bold"))
         lines.append(Text("─" * min(width, fixed + left), style="dim"))
     context = getattr(ans, "context", {})
-    indent = " " * fixed
+    grouped = any(context.get((h.scope, h.chunk.id)) for h in ans.hits)
     for row, hit in zip(rows, ans.hits, strict=True):
         around = context.get((hit.scope, hit.chunk.id), [])
-        lines += [Text(indent + cut(one_line(t.chunk.text), left), style="dim")
-                  for t in around if t.offset < 0]
+        if grouped and hit is not ans.hits[0]:
+            lines.append(Text(""))  # a hit and its turns stand apart from the next hit's
+        lines += [_context_line(fixed, left, t) for t in around if t.offset < 0]
         line = Text(columns(row))
         room = left
         if hit.chunk.valid_to is not None:
@@ -109,9 +110,17 @@ def hit_lines(ans: RecallAnswer, explain: bool, width: int) -> list[Text]:
             room -= len("(superseded) ")
         line.append(cut(hit_text(hit.chunk), room))
         lines.append(line)
-        lines += [Text(indent + cut(one_line(t.chunk.text), left), style="dim")
-                  for t in around if t.offset > 0]
+        lines += [_context_line(fixed, left, t) for t in around if t.offset > 0]
     return lines
+
+
+def _context_line(fixed: int, left: int, turn: Any) -> Text:
+    """A neighbouring turn of a hit: indented under the hit's text, marked ``↑`` when it
+    came before the hit and ``↓`` after, with its offset in turns (``↑1``: the turn
+    just before)."""
+    mark = f"{'↑' if turn.offset < 0 else '↓'}{abs(turn.offset)} "
+    return Text(" " * fixed + mark + cut(one_line(turn.chunk.text), left - len(mark)),
+                style="dim")
 
 
 def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool) -> None:

@@ -207,6 +207,6 @@ def beir_documents(folder: Path) -> Iterator[Document]:
         meta, moment = turn
         if moment is not None and not in_range(epoch(moment) or 0.0):
             raise OctomemError(f"{corpus}: row {row['_id']!r}: its time is outside the times "
-                               "octomem keeps (0001-01-02 to 9999-12-31 UTC)")
+                               "octomem keeps (0001-01-02T00:00Z up to 9999-12-31T00:00Z)")
         yield Document(text=text, id=str(row["_id"]), title=title, kind=TURN_KIND,
                        metadata=meta, event_time=epoch(moment))

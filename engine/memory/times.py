@@ -22,7 +22,8 @@ from ..errors import InvalidQueryError
 #: to 9999 less a day at each end, so any instant between renders in any time zone.
 EARLIEST = datetime(1, 1, 2, tzinfo=UTC).timestamp()
 LATEST = datetime(9999, 12, 31, tzinfo=UTC).timestamp()
-_RANGE = "0001-01-02 to 9999-12-31 UTC"
+#: The range as people read it (both ends are midnight UTC; the end is excluded).
+_RANGE = "0001-01-02T00:00Z up to 9999-12-31T00:00Z"
 
 #: Which instant of a bare date a bound means: its first moment, or the first moment of
 #: the next day (an exclusive end, so ``until=2025-03-01`` keeps all of March 1st).

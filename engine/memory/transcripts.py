@@ -121,7 +121,7 @@ def _time(value: Any, where: str, key: str) -> datetime | None:
         raise TranscriptError(f"{where}: {key!r}: {exc}") from None
     if moment is not None and not in_range(epoch(moment) or 0.0):
         raise TranscriptError(f"{where}: {key!r}: {value!r} is outside the times octomem "
-                              "keeps (0001-01-02 to 9999-12-31 UTC)")
+                              "keeps (0001-01-02T00:00Z up to 9999-12-31T00:00Z)")
     return moment
 
 

@@ -224,7 +224,7 @@ def _checked_times(obj: dict[str, Any], where: str) -> None:
         if not in_range(value):
             raise OctomemError(
                 f"{where}: {name}: {value!r} is not a time octomem keeps (epoch seconds from "
-                f"{EARLIEST:.0f} to {LATEST:.0f}, i.e. 0001-01-02 to 9999-12-31 UTC); nothing "
+                f"{EARLIEST:.0f} to {LATEST:.0f}, i.e. 0001-01-02T00:00Z up to 9999-12-31T00:00Z); nothing "
                 "was imported")
 
 
