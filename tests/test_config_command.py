@@ -37,7 +37,7 @@ def test_provenance_of_a_value_set_in_each_layer(tmp_path: Path, monkeypatch: py
     assert rows["retrieval.fusion"][2:6] == ['"weighted"', "retrieval", "·", "--set"]  # TOML
     assert rows["arms.cosine.threshold"][2:6] == ["0.9", "retrieval", "·", "--set"]
     assert rows["pipeline.embedder"][2:6] == ['"fastembed"', "identity", "·", "default"]
-    assert rows["pipeline.reranker"][2] == "(none)"  # not set: TOML has no null
+    assert rows["global_root"][2] == "(none)"  # not set: TOML has no null
     assert rows["arms.fastembed.model"][3] == "identity"
     meaning = {line.split()[0]: lines[i + 1].strip() for i, line in enumerate(lines)
                if " = " in line and i + 1 < len(lines)}
