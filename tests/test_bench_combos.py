@@ -108,7 +108,10 @@ def test_default_rows(registry: ArmRegistry, settings: Settings) -> None:
     } <= set(rows)
     assert rows["hybrid-weighted"].fusion == "weighted"
     assert rows["hybrid-rrf+cosine"].dedup == "cosine"
-    assert not any(c.reranker for c in rows.values())
+    # the configured reranker (the default `conversation`) gets one row of its own; every
+    # other row runs without a reranker
+    assert rows["hybrid-rrf+conversation"].reranker == "conversation"
+    assert not any(c.reranker for name, c in rows.items() if name != "hybrid-rrf+conversation")
     assert not rows[GREP].single_arm and rows["fts5"].single_arm
 
 
