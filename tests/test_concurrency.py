@@ -7,12 +7,14 @@ import json
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from octomem.engine.memory.facade import open_memory
+from octomem.plugins.sqlite.storage import SqliteStorage
 
 pytestmark = pytest.mark.slow
 
@@ -82,3 +84,30 @@ def test_concurrent_writers_all_land(tmp_path: Path) -> None:
             assert len(answer.hits) == WRITES
     finally:
         memory.close()
+
+
+def test_connections_racing_to_create_a_file_all_open(tmp_path: Path) -> None:
+    """Several connections opening one brand-new file at once all get it in WAL mode:
+    SQLite answers the journal-mode race with "database is locked" without waiting, which
+    once failed a server's start while a client created the same scope."""
+    failures: list[BaseException] = []
+
+    def open_close(path: Path) -> None:
+        try:
+            SqliteStorage(path).close()
+        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+            failures.append(exc)
+
+    for trial in range(30):
+        path = tmp_path / f"{trial}.db"
+        threads = [threading.Thread(target=open_close, args=(path,)) for _ in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        storage = SqliteStorage(path)
+        try:
+            assert storage.connection().execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        finally:
+            storage.close()
+    assert failures == []

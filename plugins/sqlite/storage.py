@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -35,8 +36,8 @@ from octomem.engine.hookspecs import hookimpl
 from octomem.engine.turns import CONVERSATION, POSITION, TURN_KIND
 from octomem.engine.types import Chunk, Document, Filters
 
-from .filters import filter_sql, json_path
 from .calls import SqliteCallLog
+from .filters import filter_sql, json_path
 from .history import SqliteHistory
 from .rows import (
     CHUNK_COLUMNS,
@@ -91,9 +92,29 @@ def open_connection(path: Path, busy_timeout_ms: int) -> apsw.Connection:
             "package: pip install --force-reinstall apsw sqlite-vec"
         ) from exc
     conn.set_busy_timeout(busy_timeout_ms)
-    conn.execute("PRAGMA journal_mode=WAL").fetchall()
+    _journal_wal(conn, busy_timeout_ms)
     conn.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON")
     return conn
+
+
+def _journal_wal(conn: apsw.Connection, busy_timeout_ms: int) -> None:
+    """Switch ``conn``'s file to WAL journaling, retrying while another connection does.
+
+    On a brand-new file several connections race to change the journal mode; SQLite then
+    answers "database is locked" at once, without calling the busy handler (it would be a
+    deadlock), so the busy timeout alone does not cover it.
+
+    :raises apsw.BusyError: the file stayed locked for ``busy_timeout_ms`` milliseconds.
+    """
+    deadline = time.monotonic() + busy_timeout_ms / 1000
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL").fetchall()
+            return
+        except apsw.BusyError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.005)
 
 
 def require_sqlite(storage: Any, arm: str) -> SqliteStorage:
