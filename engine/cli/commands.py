@@ -195,7 +195,8 @@ def add(
 def search(
     query: Annotated[str, typer.Argument(help="Any text; no query syntax to learn.")],
     top_k: Annotated[int | None, typer.Option(
-        "--top-k", "-k", min=1, max=1000, help="Number of hits (default: setting retrieval.top_k)."
+        "--top-k", "-k", min=1,
+        help="Number of hits (default: setting retrieval.top_k; at most limits.top_k)."
     )] = None,
     explain: Annotated[bool, typer.Option("--explain", help=(
         "Add each arm's own rank and score (and the recency bonus) to every hit."))] = False,
