@@ -24,7 +24,7 @@ from .errors import (
 from .fusion import Fused, reciprocal_rank_fusion, weighted_score_fusion
 from .manager import ArmRegistry
 from .relevance import relevance_of
-from .rerank import head, more_wanted, rerank_depth, rerank_stage, similarities
+from .rerank import more_wanted, rerank_depth, rerank_stage, similarities
 from .settings import LoadedSettings
 from .types import Answer, Chunk, Document, FusedHit, Query, Run
 
@@ -377,8 +377,7 @@ class Pipeline:
         if reranker is not None and hits:
             hits, vectors, similarity = rerank_stage(
                 reranker, self.arms.keyword, query.text, hits, vectors, similarity,
-                retrieval.rerank_top_n, answer)
-            hits, vectors, similarity = head(depth, hits, vectors, similarity)
+                retrieval.rerank_top_n, answer, keep=depth)
         cos = {} if similarity is None else {
             h.chunk.id: float(c) for h, c in zip(hits, similarity, strict=True)}
         if vectors is not None:

@@ -9,7 +9,6 @@ the hits it scores are re-ordered among the places they held, the others keep th
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -59,11 +58,12 @@ def similarities(vectors: np.ndarray | None, query_vector: np.ndarray | None) ->
 
 def rerank(
     reranker: Any, text: str, hits: list[H], similarity: np.ndarray | None,
-    keyword: str | None, top_n: int, passage: Any,
+    keyword: str | None, top_n: int, passage: Any, keep: int | None = None,
 ) -> tuple[list[H], list[int], bool]:
     """Re-order ``hits`` (fused hits or scoped hits: ``.chunk``, ``.contributions``).
 
     :param passage: ``passage(hit) -> str``, the text a plain reranker reads.
+    :param keep: return only the first ``keep`` hits of the new order (``None``: all).
     :returns: the new order; for each new position, the hit's old index (to carry
         per-hit arrays such as vectors along); whether the reranker scored any hit.
     """
@@ -75,41 +75,45 @@ def rerank(
         head = min(top_n, len(hits))
         scores = np.full(len(hits), np.nan)
         scores[:head] = reranker.rerank(text, [passage(h) for h in hits[:head]])
-    scored = [i for i in range(len(hits)) if not math.isnan(scores[i])]
-    best = sorted(scored, key=lambda i: (-scores[i], i))
-    order = list(range(len(hits)))
-    for slot, i in zip(scored, best, strict=True):
-        order[slot] = i
-    rank = {i: r for r, i in enumerate(best, start=1)}
+    scored = np.flatnonzero(~np.isnan(scores))
+    best = scored[np.argsort(-scores[scored], kind="stable")]  # ties: fused order
+    order = np.arange(len(hits))
+    order[scored] = best
+    rank = np.zeros(len(hits), dtype=np.int64)
+    rank[best] = np.arange(1, len(best) + 1)
+    kept = order.tolist()[:keep]
     out = []
-    for i in order:
+    for i in kept:
         hit = hits[i]
-        if i in rank:
-            own = Hit(hit.chunk.id, float(scores[i]), rank[i], reranker.name)  # type: ignore[attr-defined]
+        if rank[i]:
+            own = Hit(hit.chunk.id, float(scores[i]), int(rank[i]), reranker.name)  # type: ignore[attr-defined]
             hit = replace(hit, contributions={**hit.contributions, reranker.name: own})  # type: ignore[attr-defined, type-var]
         out.append(hit)
-    return out, order, bool(scored)
+    return out, kept, bool(len(scored))
 
 
 def rerank_stage(
     reranker: Any, keyword: Any, text: str, hits: list[H], vectors: np.ndarray | None,
-    similarity: np.ndarray | None, top_n: int, answer: Any,
+    similarity: np.ndarray | None, top_n: int, answer: Any, keep: int | None = None,
 ) -> tuple[list[H], np.ndarray | None, np.ndarray | None]:
     """Run :func:`rerank` for an answer: carry ``vectors`` and ``similarity`` along, name
     the reranker in ``answer.arms_ran`` when it scored a hit, or in
     ``answer.arms_unavailable`` when its model cannot load (the fused order stays).
 
     :param keyword: the keyword arm (its name keys the hits' contributions), or ``None``.
+    :param keep: return only the first ``keep`` hits and rows: after a reranker saw more
+        candidates, dedup and the cut to ``top_k`` need only as many as before (cosine
+        dedup is quadratic in the hits it sees).
     """
     from .errors import EmbedderUnavailableError
 
     try:
         hits, order, ran = rerank(reranker, text, hits, similarity,
                                   keyword.name if keyword is not None else None, top_n,
-                                  lambda h: _passage(h))
+                                  lambda h: _passage(h), keep)
     except EmbedderUnavailableError as exc:
         answer.arms_unavailable[reranker.name] = str(exc)
-        return hits, vectors, similarity
+        return head(len(hits) if keep is None else keep, hits, vectors, similarity)
     if ran:
         answer.arms_ran.append(reranker.name)
     return hits, take(vectors, order), take(similarity, order)

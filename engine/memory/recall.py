@@ -32,7 +32,7 @@ from ..concurrency import run_timed, start_timed
 from ..errors import EmbedderUnavailableError, InvalidQueryError
 from ..pipeline import Pipeline, embedding_text
 from ..relevance import Relevance, abstain_reason, relevance_of
-from ..rerank import head, more_wanted, rerank_depth, rerank_stage, similarities
+from ..rerank import more_wanted, rerank_depth, rerank_stage, similarities
 from ..types import Chunk, Filters, FusedHit, Hit, Run
 from .recency import recency_bonus
 from .scoped_fusion import Key, ScopedFused, ScopedRuns, fuse_scopes
@@ -309,8 +309,7 @@ def recall_scopes(
         if first.reranker is not None and hits:
             hits, vectors, similarity = rerank_stage(
                 first.reranker, first.keyword, request.text, hits, vectors, similarity,
-                retrieval.rerank_top_n, answer)
-            hits, vectors, similarity = head(depth, hits, vectors, similarity)
+                retrieval.rerank_top_n, answer, keep=depth)
         cos = {} if similarity is None else {
             (h.scope, h.chunk.id): float(c) for h, c in zip(hits, similarity, strict=True)}
         if vectors is not None:

@@ -4,14 +4,18 @@ Every feature comes from what the retrieval arms already returned (their runs) a
 turns' own metadata: no second search, no extra read. A turn's neighbours and session
 mates count only when they are among the candidates too (a turn the keyword arm did not
 return has no keyword score to share).
+
+The features of all candidates are computed at once as numpy columns (one sort finds
+every turn's neighbours, one pass per session its mates): ~0.1 ms for 200 candidates,
+where a loop per candidate took ~18 ms at load 8 (issue 12's latency target).
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -22,6 +26,11 @@ FEATURES = ("kw", "cos", "win_kw", "win_cos", "session_kw", "session_max", "spea
 #: Metadata keys of a conversation turn (written by transcript ingest).
 CONVERSATION, SESSION, POSITION, SPEAKER, ROLE = (
     "conversation", "session", "position", "speaker", "role")
+#: Speaker kinds, in the order of :attr:`TurnColumns.kind` codes.
+KINDS = ("peer", "user", "assistant")
+#: Largest ``|position|`` of a turn: positions are compared as int64 (a transcript's
+#: turns are numbered from 0; a larger number is not a position).
+MAX_POSITION = 2**62
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -43,18 +52,28 @@ class Turn:
     words: int
 
 
+@lru_cache(maxsize=65_536)
+def word_count(text: str) -> int:
+    """Return the number of words (letters and digits runs) in ``text`` (cached: a
+    turn's text is read again for every query it is a candidate of)."""
+    return len(_WORD.findall(text))
+
+
 def turn_of(metadata: Mapping[str, Any], text: str) -> Turn | None:
     """Return the :class:`Turn` a chunk's metadata describes, or ``None`` for a chunk that
-    is not a conversation turn (no ``conversation`` or no integer ``position``)."""
+    is not a conversation turn (no ``conversation``, or no integer ``position`` within
+    :data:`MAX_POSITION`)."""
     conversation, position = metadata.get(CONVERSATION), metadata.get(POSITION)
     if conversation is None or isinstance(position, bool) or not isinstance(position, int):
+        return None
+    if abs(position) >= MAX_POSITION:
         return None
     role = metadata.get(ROLE)
     speaker = metadata.get(SPEAKER)
     return Turn(
         str(conversation), str(metadata.get(SESSION, "")), position,
         str(speaker) if speaker is not None else None,
-        role if role in ("user", "assistant") else None, len(_WORD.findall(text)),
+        role if role in ("user", "assistant") else None, word_count(text) if text else 0,
     )
 
 
@@ -63,8 +82,96 @@ def folded_words(text: str) -> set[str]:
     return {w.casefold() for w in _WORD.findall(text)}
 
 
+@dataclass(frozen=True, slots=True)
+class TurnColumns:
+    """``n`` candidate turns as columns.
+
+    :param group: ``(n,)`` int64, one code per (conversation, session): same code, same
+        session.
+    :param position: ``(n,)`` int64 positions.
+    :param speaker: ``(n,)`` int64 index into ``speakers``.
+    :param speakers: each distinct speaker name, case-folded (``""``: none).
+    :param kind: ``(n,)`` int64 index into :data:`KINDS` (the turn's role, else ``peer``).
+    :param length: ``(n,)`` float64 ``log(1 + words)``.
+    """
+
+    group: np.ndarray
+    position: np.ndarray
+    speaker: np.ndarray
+    speakers: tuple[str, ...]
+    kind: np.ndarray
+    length: np.ndarray
+
+    @classmethod
+    def of(cls, turns: Sequence[Turn]) -> TurnColumns:
+        """Return the columns of ``turns`` (codes in order of first appearance)."""
+        groups: dict[tuple[str, str], int] = {}
+        speakers: dict[str, int] = {}
+        rows = [(groups.setdefault((t.conversation, t.session), len(groups)), t.position,
+                 speakers.setdefault((t.speaker or "").casefold(), len(speakers)),
+                 KINDS.index(t.role) if t.role in KINDS else 0, t.words) for t in turns]
+        table = np.array(rows, dtype=np.int64).reshape(len(rows), 5)
+        return cls(table[:, 0], table[:, 1], table[:, 2], tuple(speakers), table[:, 3],
+                   np.log1p(table[:, 4].astype(np.float64)))
+
+
+def neighbours(group: np.ndarray, position: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return each candidate's previous and next turn among the candidates.
+
+    The previous turn of ``i`` is a candidate of the same group at ``position[i] - 1``
+    (the latest such candidate when several share it, e.g. revisions), the next one at
+    ``position[i] + 1``. One lexicographic sort by (group, position, index).
+
+    :param group: ``(n,)`` int64 session codes. :param position: ``(n,)`` int64.
+    :returns: two ``(n,)`` int64 arrays of candidate indices, -1 where there is none.
+    """
+    n = len(group)
+    order = np.lexsort((np.arange(n), position, group))
+    g, p = group[order], position[order]
+    starts = np.ones(n, dtype=bool)
+    starts[1:] = (g[1:] != g[:-1]) | (p[1:] != p[:-1])
+    run = np.cumsum(starts) - 1                       # run of equal (group, position)
+    last = np.flatnonzero(np.append(starts[1:], True))  # last sorted index of each run
+    rep, rg, rp = order[last], g[last], p[last]        # the run's latest candidate
+    adjacent = (rg[1:] == rg[:-1]) & (rp[1:] - rp[:-1] == 1)
+    prev_of_run = np.full(len(last), -1, dtype=np.int64)
+    next_of_run = np.full(len(last), -1, dtype=np.int64)
+    prev_of_run[1:][adjacent] = rep[:-1][adjacent]
+    next_of_run[:-1][adjacent] = rep[1:][adjacent]
+    prev = np.empty(n, dtype=np.int64)
+    nxt = np.empty(n, dtype=np.int64)
+    prev[order], nxt[order] = prev_of_run[run], next_of_run[run]
+    return prev, nxt
+
+
+def _mates(group: np.ndarray, share: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return, for each candidate, the sum and the max of ``share`` over the other
+    candidates of its group (sum 0 and max 0 without any).
+
+    :returns: two ``(n,)`` float64 arrays.
+    """
+    n = len(group)
+    size = np.bincount(group)
+    alone = size[group] == 1
+    total = np.bincount(group, weights=share)[group] - share
+    total[alone] = 0.0
+    order = np.lexsort((share, group))               # each group ascending by share
+    order_group = group[order]
+    ends = np.flatnonzero(np.append(order_group[1:] != order_group[:-1], True))
+    best_of = np.empty(len(size), dtype=np.float64)
+    second_of = np.zeros(len(size), dtype=np.float64)
+    best_of[order_group[ends]] = share[order[ends]]
+    two = ends[size[order_group[ends]] > 1]
+    second_of[order_group[two]] = share[order[two - 1]]
+    top = np.zeros(n, dtype=bool)
+    top[order[ends]] = True                           # the one holding its group's max
+    best = np.where(top, second_of[group], best_of[group])
+    best[alone] = 0.0
+    return total, best
+
+
 def turn_features(
-    words: set[str], turns: Sequence[Turn], kw: np.ndarray, cos: np.ndarray
+    words: set[str], turns: Sequence[Turn] | TurnColumns, kw: np.ndarray, cos: np.ndarray
 ) -> np.ndarray:
     """Return the raw features of ``n`` candidate turns for one query.
 
@@ -78,13 +185,15 @@ def turn_features(
     replies to the turn before it).
 
     :param words: the query's case-folded words (:func:`folded_words`).
+    :param turns: the candidates' turns, or their :class:`TurnColumns`.
     :param kw: ``(n,)`` keyword-arm scores, higher is better, 0 where it did not return
         the turn.
     :param cos: ``(n,)`` cosine similarities to the query; NaN where unknown (they count
         as the lowest known one).
     :returns: ``(n, len(FEATURES))`` float64.
     """
-    n = len(turns)
+    cols = turns if isinstance(turns, TurnColumns) else TurnColumns.of(turns)
+    n = len(cols.group)
     out = np.zeros((n, len(FEATURES)))
     if n == 0:
         return out
@@ -95,34 +204,38 @@ def turn_features(
     cos = np.where(known, cos, low)
     top = float(kw.max()) if kw.max() > 0 else 1.0
     share = kw / top
-    at = {(t.conversation, t.session, t.position): i for i, t in enumerate(turns)}
-    sessions: dict[tuple[str, str], list[int]] = {}
-    for i, t in enumerate(turns):
-        sessions.setdefault((t.conversation, t.session), []).append(i)
-    for i, t in enumerate(turns):
-        prev = at.get((t.conversation, t.session, t.position - 1))
-        nxt = at.get((t.conversation, t.session, t.position + 1))
-        near = [j for j in (prev, nxt) if j is not None]
-        mates = [j for j in sessions[(t.conversation, t.session)] if j != i]
-        out[i] = (
-            share[i], cos[i], sum(share[j] for j in near),
-            max([cos[j] for j in near], default=low),
-            math.log1p(sum(share[j] for j in mates)),
-            max([share[j] for j in mates], default=0.0),
-            1.0 if t.speaker and t.speaker.casefold() in words else 0.0,
-            math.log1p(t.words), share[prev] if prev is not None else 0.0,
-        )
+    prev, nxt = neighbours(cols.group, cols.position)
+    has_prev, has_next = prev >= 0, nxt >= 0
+    share_prev = np.where(has_prev, share[prev], 0.0)
+    share_next = np.where(has_next, share[nxt], 0.0)
+    cos_prev = np.where(has_prev, cos[prev], -np.inf)
+    cos_next = np.where(has_next, cos[nxt], -np.inf)
+    session_sum, session_max = _mates(cols.group, share)
+    named = np.array([bool(s) and s in words for s in cols.speakers], dtype=np.float64)
+    out[:, 0], out[:, 1] = share, cos
+    out[:, 2] = share_prev + share_next
+    out[:, 3] = np.where(has_prev | has_next, np.maximum(cos_prev, cos_next), low)
+    out[:, 4] = np.log1p(session_sum)
+    out[:, 5] = session_max
+    out[:, 6] = named[cols.speaker]
+    out[:, 7] = cols.length
+    out[:, 8] = share_prev
     return out
 
 
 def standardised(features: np.ndarray, binary: Sequence[bool]) -> np.ndarray:
     """Return ``features`` with each non-binary column as a z-score over the candidates
-    (a constant column becomes 0), so weights mean the same whatever a store's scale."""
+    (a constant column becomes 0), so weights mean the same whatever a store's scale.
+
+    :param features: ``(n, F)`` float64. :param binary: ``F`` flags, True: kept as is.
+    :returns: ``(n, F)`` float64, a new array.
+    """
     out = features.copy()
-    for j, is_binary in enumerate(binary):
-        if is_binary:
-            continue
-        col = out[:, j]
-        sd = float(col.std())
-        out[:, j] = (col - col.mean()) / sd if sd > 0 else 0.0
+    scaled = ~np.asarray(binary, dtype=bool)
+    if not len(out) or not scaled.any():
+        return out
+    cols = out[:, scaled]
+    sd = cols.std(axis=0)
+    z = np.divide(cols - cols.mean(axis=0), sd, out=np.zeros_like(cols), where=sd > 0)
+    out[:, scaled] = z
     return out

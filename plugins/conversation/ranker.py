@@ -28,13 +28,19 @@ from octomem.engine.errors import ArmConfigError
 from octomem.engine.hookspecs import hookimpl
 from octomem.engine.types import FusedHit
 
-from .features import FEATURES, folded_words, standardised, turn_features, turn_of
+from .features import (
+    FEATURES,
+    KINDS,
+    TurnColumns,
+    folded_words,
+    standardised,
+    turn_features,
+    turn_of,
+)
 
 NAME = "conversation"
 #: The weights shipped with the package.
 WEIGHTS_FILE = Path(__file__).with_name("weights.json")
-#: Speaker kinds with their own weight vector.
-KINDS = ("peer", "user", "assistant")
 
 
 class ConversationOptions(BaseModel, extra="forbid"):
@@ -80,6 +86,12 @@ class TurnModel:
         weights = {k: np.asarray(data["weights"][k], dtype=np.float64) for k in KINDS}
         return cls(weights, tuple(bool(b) for b in data["binary"]))
 
+    def matrix(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return the weights as ``(len(FEATURES), len(KINDS))`` coefficients and a
+        ``(len(KINDS),)`` bias (columns in :data:`~.features.KINDS` order)."""
+        stacked = np.stack([self.weights[k] for k in KINDS], axis=1)
+        return stacked[:-1], stacked[-1]
+
 
 class ConversationReranker:
     """Re-score conversation turns; leave every other chunk in place.
@@ -117,7 +129,8 @@ class ConversationReranker:
         self, query: str, hits: Sequence[FusedHit], similarity: np.ndarray | None,
         keyword: str | None,
     ) -> np.ndarray:
-        """Score the conversation turns among fused ``hits``.
+        """Score the conversation turns among fused ``hits``, all at once
+        (:func:`~.features.turn_features`, then one product with each kind's weights).
 
         :param hits: fused hits, best first (their chunks' metadata say what is a turn).
         :param similarity: ``(len(hits),)`` cosine of each hit to the query (NaN unknown),
@@ -127,18 +140,22 @@ class ConversationReranker:
             NaN for every other hit (it keeps its fused place).
         """
         scores = np.full(len(hits), np.nan)
-        found = [(i, turn_of(h.chunk.metadata, h.chunk.text)) for i, h in enumerate(hits)]
-        found = [(i, t) for i, t in found if t is not None]
-        if not found:
+        index, turns, kw = [], [], []
+        for i, hit in enumerate(hits):
+            turn = turn_of(hit.chunk.metadata, hit.chunk.text)
+            if turn is not None:
+                index.append(i)
+                turns.append(turn)
+                kw.append(_score(hit.contributions, keyword))
+        if not index:
             return scores
-        index = np.array([i for i, _ in found])
-        kw = np.array([_score(hits[i].contributions, keyword) for i in index])
-        cos = similarity[index] if similarity is not None else np.full(len(index), np.nan)
-        raw = turn_features(folded_words(query), [t for _, t in found], kw, cos)
+        at = np.asarray(index, dtype=np.int64)
+        cols = TurnColumns.of(turns)
+        cos = similarity[at] if similarity is not None else np.full(len(at), np.nan)
+        raw = turn_features(folded_words(query), cols, np.asarray(kw, dtype=np.float64), cos)
         x = standardised(raw, self.model.binary)
-        for row, (i, turn) in zip(x, found, strict=True):
-            w = self.model.weights[turn.role or "peer"]
-            scores[i] = float(row @ w[:-1] + w[-1])
+        coef, bias = self.model.matrix()
+        scores[at] = (x @ coef + bias)[np.arange(len(at)), cols.kind]
         return scores
 
 
