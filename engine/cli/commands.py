@@ -7,34 +7,20 @@ import importlib
 import importlib.metadata as md
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
-from ..assembly import arm_options, check_arm_settings, check_compatible
 from ..errors import OctomemError
-from ..files import open_private
-from ..manager import load_registry
-from ..memory.facade import Memory, check_kind, open_memory
-from ..memory.folders import IngestReport, reconcile
-from ..memory.scopes import SCOPES, ScopeName, check_scope, scope_roots
-from ..memory.session_start import render as render_session_start
-from ..memory.sources import (
-    beir_corpus_path,
-    beir_documents,
-    count_lines,
-    find_sources,
-)
-from ..memory.transcripts import read_transcript
-from ..memory.transfer import export_scope, import_lines
-from ..pipeline import Pipeline
-from ..settings import load_settings, parse_overrides
-from . import memory as show
 from . import options as opt
-from . import render as render
 from .options import Command, Group
+
+if TYPE_CHECKING:  # the engine is imported by the commands that use it: --help stays light
+    from ..memory.facade import Memory
+    from ..memory.scopes import ScopeName
+    from ..pipeline import Pipeline
 
 app = typer.Typer(
     cls=Group,
@@ -83,7 +69,12 @@ def _main(
 ) -> None:
     """Read the global options every command shares."""
     state.config = config
-    state.overrides = parse_overrides(set_ or [])
+    if set_:  # pydantic comes with the settings: only when something is set
+        from ..settings import parse_overrides
+
+        state.overrides = parse_overrides(set_)
+    else:
+        state.overrides = {}
     if data_dir is not None:
         state.overrides["data_dir"] = str(data_dir)
     state.project_root, state.global_root = project_root, global_root
@@ -91,11 +82,18 @@ def _main(
 
 
 def _memory() -> Memory:
+    from ..memory.facade import open_memory
+
     return open_memory(state.config, state.overrides, state.project_root, state.global_root)
 
 
 def _pipeline(scope: ScopeName = "global") -> Pipeline:
     """Open one scope's pipeline (the global scope by default)."""
+    from ..manager import load_registry
+    from ..memory.scopes import scope_roots
+    from ..pipeline import Pipeline
+    from ..settings import load_settings
+
     loaded = load_settings(state.config, state.overrides, project_root=state.project_root)
     root = scope_roots(loaded.settings, state.project_root, state.global_root).of(scope)
     return Pipeline(loaded, load_registry(), root)
@@ -103,6 +101,7 @@ def _pipeline(scope: ScopeName = "global") -> Pipeline:
 
 def _ingest(pipeline: Pipeline, docs: Any, total: int, label: str, whole: bool = False) -> None:
     """Store ``docs`` (``whole``: in one transaction), then embed what was stored."""
+    from . import render
     with render.progress(console) as bar:
         task = bar.add_task(f"indexing {label}", total=total)
         report = pipeline.add(docs, lambda n: bar.advance(task, n), embed=False,
@@ -147,6 +146,11 @@ def ingest(
     """
     if not paths and beir is None:
         raise OctomemError("give files or folders to ingest, or --beir DIR")
+    from ..memory.folders import IngestReport, reconcile
+    from ..memory.sources import beir_corpus_path, beir_documents, count_lines, find_sources
+    from ..memory.transcripts import read_transcript
+    from . import memory as show
+
     memory = _memory()
     pipeline = memory.scopes.require(show.check_write_scope(scope), create=True)
     try:
@@ -183,6 +187,8 @@ def add(
     and existing statements that say nearly the same."""
     if text == "-":
         text = sys.stdin.read()
+    from . import memory as show
+
     memory = _memory()
     try:
         out = memory.remember(text, scope, kind, tuple(tag or ()), event_time, supersedes)
@@ -214,6 +220,9 @@ def search(
 ) -> None:
     """Recall: both scopes, keyword and semantic arms fused by reciprocal rank, a bounded
     recency bonus, deduplicated; each hit names its scope."""
+    from ..memory.facade import check_kind
+    from . import memory as show
+
     memory = _memory()
     try:
         kinds = tuple(check_kind(k, "--kind") for k in kind or ())
@@ -235,6 +244,8 @@ def forget(
 ) -> None:
     """Forget one statement by id or exact text, in both scopes unless `--scope`; a text
     matching several removes none and lists them (exit status 1)."""
+    from . import memory as show
+
     memory = _memory()
     try:
         if not show.show_forgotten(console, memory.forget(id_or_text, scope, reason), as_json):
@@ -258,6 +269,8 @@ def reindex(
     """
     if embedder is not None:
         state.overrides.setdefault("pipeline", {})["embedder"] = embedder
+    from ..memory.scopes import SCOPES, check_scope
+
     memory = _memory()
     try:
         wanted = (check_scope(scope),) if scope else SCOPES
@@ -270,6 +283,8 @@ def reindex(
 
 
 def _reindex_scope(scope: str, pipeline: Pipeline) -> None:
+    from . import render
+
     semantic, model = pipeline.arms.semantic, pipeline.arms.embedder
     if semantic is None or model is None:
         raise OctomemError("no semantic arm is configured (pipeline.semantic or "
@@ -286,12 +301,17 @@ def _reindex_scope(scope: str, pipeline: Pipeline) -> None:
 @app.command(cls=Command)
 def plugins() -> None:
     """List installed arms by kind: name, providing distribution, version."""
+    from ..manager import load_registry
+    from . import render
+
     render.plugins(console, load_registry())
 
 
 @app.command(cls=Command)
 def status() -> None:
     """Show both scopes: where they live, counts, arms, the embedder model, semantic availability."""
+    from . import memory as show
+
     memory = _memory()
     try:
         show.status(console, memory.status(load_model=True))
@@ -304,6 +324,11 @@ def config() -> None:
     """Print every effective setting (configured arms' options included), its cost group
     (identity: needs re-indexing; runtime; retrieval: reorders answers), its layer and
     what it means."""
+    from ..assembly import arm_options, check_arm_settings, check_compatible
+    from ..manager import load_registry
+    from ..settings import load_settings
+    from . import render
+
     loaded = load_settings(state.config, state.overrides, project_root=state.project_root)
     registry = load_registry()
     specs = check_compatible(loaded.settings.pipeline, registry)
@@ -340,6 +365,10 @@ def export_(
 ) -> None:
     """Export a scope: JSON Lines round-trips losslessly through `octomem import` (ids,
     kinds, tags, times, supersede links, recall counts); Markdown is for reading."""
+    from ..files import open_private
+    from ..memory.transfer import export_scope
+    from . import memory as show
+
     memory, left_out = _memory(), []
     try:
         if str(path) == "-":
@@ -361,6 +390,9 @@ def import_(
 ) -> None:
     """Import a JSONL export: documents keep their ids, history and recall counts;
     statements this scope has forgotten are skipped; vectors are computed again."""
+    from ..memory.transfer import import_lines
+    from . import memory as show
+
     memory = _memory()
     try:
         with path.open(encoding="utf-8") as lines:
@@ -377,6 +409,8 @@ def session_start(
     """Print what an agent should see at the start of a session (the MCP resource
     octomem://session-start): standing rules and preferences, the current handoff, the most
     recent and most recalled statements, within a byte budget."""
+    from ..memory.session_start import render as render_session_start
+
     memory = _memory()
     try:
         budget = max_bytes or memory.settings.session_start.max_bytes
@@ -388,40 +422,6 @@ def session_start(
 # The MCP tools' names, for people who know those: the same commands, not listed twice.
 app.command("remember", cls=Command, hidden=True, help="Same as `add` (the MCP tool's name).")(add)
 app.command("recall", cls=Command, hidden=True, help="Same as `search` (the MCP tool's name).")(search)
-
-
-@app.command(cls=Command)
-def bench(
-    dataset: Annotated[Path | None, typer.Argument(help="A BEIR folder (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv).")] = None,
-    combo: Annotated[list[str] | None, typer.Option("--combo", help="`NAME=arm+arm+...` (e.g. `hybrid=fts5+sqlite-vec`), or `defaults` for the default rows; repeatable. Default: the default rows (every keyword arm alone, the semantic arm alone, the hybrids).")] = None,
-    split: Annotated[str, typer.Option(help="Which qrels/SPLIT.tsv to evaluate on.")] = "test",
-    group_by: Annotated[str | None, typer.Option("--group-by", help="`metadata.FIELD`: a query only sees documents with its own value (LoCoMo: metadata.conv_id).")] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Report folder (default ./octomem-bench/DATASET).")] = None,
-    top_k: Annotated[int, typer.Option("--top-k", help="Hits per query (100: recall@100 needs it).")] = 100,
-    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="Where built indexes and vectors are kept for reuse.")] = None,
-    limit: Annotated[int | None, typer.Option("--limit", help="A smoke run: the first N judged queries, an index of their documents plus 1,000 drawn at random.")] = None,
-    synthetic: Annotated[str | None, typer.Option("--synthetic", help="Scale curve instead of a dataset: sizes, e.g. `10k,100k,1M`.")] = None,
-    corpus: Annotated[str, typer.Option("--corpus", help="Scale curve corpus: `random` (Zipf pseudo-words, Gaussian vectors) or `realistic` (SciFact sentences and LoCoMo turns with real pipeline.embedder vectors, perturbed copies above ~31k; writes scale-realistic.*).")] = "random",
-    sources: Annotated[Path | None, typer.Option("--sources", help="`--corpus realistic`: folder holding the BEIR folders scifact/ and locomo/ (default ../shared/data).")] = None,
-    save_runs: Annotated[Path | None, typer.Option("--save-runs", help="Write each row's TREC run file (DIR/ROW.trec).")] = None,
-    query_filter: Annotated[str | None, typer.Option("--query-filter", help="Only queries whose `metadata.FIELD` is one of the values: `metadata.conv_id=conv-44,conv-47`.")] = None,
-    abstention: Annotated[bool, typer.Option("--abstention", help="Also ask each query of another group's memory (needs --group-by): share answered with no hits.")] = False,
-) -> None:
-    """Measure arm combinations on a BEIR folder: quality (ranx) and cost, side by side.
-
-    Writes report.md, report.json and PNG plots to --out. Needs `pip install 'octomem[bench]'`.
-    """
-    try:
-        entry = importlib.import_module("octomem.benchmarks.entry")
-    except ImportError as exc:  # ranx, matplotlib, rank-bm25 come with the bench extra
-        raise OctomemError(f"octomem bench needs the bench extra ({exc}): pip install 'octomem[bench]'") from exc
-    entry.main(
-        dataset=dataset, combos=combo, split=split, group_by=group_by, out=out, top_k=top_k,
-        cache_dir=cache_dir, limit=limit, synthetic=synthetic, corpus=corpus, sources=sources,
-        save_runs=save_runs, query_filter=query_filter, abstention=abstention,
-        config_file=state.config,
-        overrides=state.overrides, console=console,
-    )
 
 
 def main() -> None:

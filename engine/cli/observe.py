@@ -12,24 +12,21 @@ from __future__ import annotations
 import json
 import math
 import time
-import urllib.error
-import urllib.request
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from prometheus_client.parser import text_string_to_metric_families
 from rich import box
 from rich.markup import escape
 from rich.table import Table
 
 from ..errors import OctomemError
-from ..memory.calls import recent_calls
-from ..memory.scopes import SCOPES, check_scope
-from ..types import CallRecord
 from .commands import _memory, app, console
 from .options import Command, Group, JsonLinesOpt, LogScopeOpt
+
+if TYPE_CHECKING:  # the memory is imported by the command that reads it: --help stays light
+    from ..types import CallRecord
 
 #: Where ``octomem metrics`` looks by default (``serve --metrics-addr``'s documented port).
 DEFAULT_METRICS_ADDR = "127.0.0.1:9469"
@@ -51,6 +48,9 @@ def tail(
     """Print the last calls the MCP server logged (both scopes, by time): tool, outcome,
     latency, hits, the arguments' summary and the ids returned (never a text). `--json`:
     one JSON object per line."""
+    from ..memory.calls import recent_calls
+    from ..memory.scopes import SCOPES, check_scope
+
     chosen = check_scope(scope)
     memory = _memory()
     try:
@@ -118,6 +118,9 @@ def scrape(addr: str) -> str:
 
     :raises OctomemError: nothing answers there, or it answers with an error status.
     """
+    import urllib.error
+    import urllib.request
+
     url = f"http://{addr}/metrics"
     try:
         with urllib.request.urlopen(url, timeout=SCRAPE_TIMEOUT_S) as answer:
@@ -159,6 +162,8 @@ Labels = tuple[tuple[str, str], ...]
 def _histograms(text: str) -> tuple[dict[str, dict[Labels, Any]], dict[str, float]]:
     """Split a scrape into histograms (name -> labels without ``le`` -> buckets, count,
     sum) and plain samples (``name{labels}`` -> value)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
     hist: dict[str, dict[Labels, Any]] = defaultdict(dict)
     plain: dict[str, float] = {}
     for family in text_string_to_metric_families(text):

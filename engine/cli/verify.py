@@ -8,8 +8,6 @@ import typer
 from rich.markup import escape
 
 from ..errors import OctomemError
-from ..memory.scopes import SCOPES, check_scope
-from ..memory.verify import find_problems, repair
 from .commands import _memory, app, console
 from .options import Command, VerifyScopeOpt
 
@@ -23,6 +21,9 @@ def verify(
     older octomem); exit status 1 when there are any. With `--repair`: a bad `created_at`
     or `valid_to` becomes now, a bad `event_time` or `last_recalled_at` is cleared, and the
     document is written again (its vectors computed again)."""
+    from ..memory.scopes import SCOPES, check_scope
+    from ..memory.verify import find_problems, repair
+
     chosen = check_scope(scope, "--scope")
     scopes = (chosen,) if chosen else SCOPES
     memory = _memory()
