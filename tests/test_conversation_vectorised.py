@@ -1,8 +1,10 @@
 """The vectorised ``conversation`` reranker ranks exactly as the scalar one it replaced.
 
 The reference below is the per-candidate loop the reranker shipped with (commit 1817ca7),
-kept here only as the oracle. Real parts: transcripts ingested through ``Memory.ingest``
-into a real SQLite file, the fts5 and sqlite-vec arms, the hashing embedder.
+kept here only as the oracle, with the coverage columns added later (``win_cov``,
+``prev_question``, ``session_cov``) written the same way. Real parts: transcripts
+ingested through ``Memory.ingest`` into a real SQLite file, the fts5 and sqlite-vec arms,
+the hashing embedder.
 """
 
 from __future__ import annotations
@@ -19,7 +21,15 @@ import numpy as np
 import pytest
 
 from octomem.engine.memory.facade import Memory, open_memory
-from octomem.plugins.conversation.features import Turn, folded_words, turn_features
+from octomem.engine.relevance import content_words
+from octomem.plugins.conversation.features import (
+    FEATURES,
+    Turn,
+    folded_words,
+    query_terms,
+    term_matches,
+    turn_features,
+)
 from octomem.plugins.conversation.ranker import ConversationReranker
 
 _WORD = re.compile(r"[^\W_]+")
@@ -38,9 +48,10 @@ def _ref_turn_of(metadata: dict[str, Any], text: str) -> Turn | None:
 
 
 def _ref_features(words: set[str], turns: list[Turn], kw: np.ndarray,
-                  cos: np.ndarray) -> np.ndarray:
+                  cos: np.ndarray, terms: tuple[str, ...] = (),
+                  texts: list[str] | None = None) -> np.ndarray:
     n = len(turns)
-    out = np.zeros((n, 9))
+    out = np.zeros((n, len(FEATURES)))
     kw, cos = np.asarray(kw, dtype=np.float64), np.asarray(cos, dtype=np.float64)
     known = np.isfinite(cos)
     low = float(cos[known].min()) if known.any() else 0.0
@@ -61,8 +72,27 @@ def _ref_features(words: set[str], turns: list[Turn], kw: np.ndarray,
                   math.log1p(sum(share[j] for j in mates)),
                   max([share[j] for j in mates], default=0.0),
                   1.0 if t.speaker and t.speaker.casefold() in words else 0.0,
-                  math.log1p(t.words), share[prev] if prev is not None else 0.0)
+                  math.log1p(t.words), share[prev] if prev is not None else 0.0,
+                  *_ref_coverage(i, prev, nxt, sessions[(t.conversation, t.session)],
+                                 terms, texts))
     return out
+
+
+def _ref_coverage(i: int, prev: int | None, nxt: int | None, session: list[int],
+                  terms: tuple[str, ...], texts: list[str] | None) -> tuple[float, ...]:
+    if texts is None or not terms:
+        return 0.0, 0.0, 0.0
+    held = [[t in content_words(x) for t in terms] for x in texts]
+    n = len(texts)
+    idf = [max(math.log((n - d + 0.5) / (d + 0.5)), 0.01)
+           for d in (sum(h[j] for h in held) for j in range(len(terms)))]
+
+    def share(rows: list[int]) -> float:
+        return sum(w for j, w in enumerate(idf) if any(held[r][j] for r in rows)) / sum(idf)
+
+    asks = prev is not None and "?" in texts[prev].split("\n")[-1]
+    return (share([r for r in (i, prev, nxt) if r is not None]),
+            share([prev]) if asks and prev is not None else 0.0, share(session))
 
 
 def _ref_standardised(features: np.ndarray, binary: tuple[bool, ...]) -> np.ndarray:
@@ -86,7 +116,10 @@ def _ref_scores(reranker: ConversationReranker, query: str, hits: Any,
     kw = np.array([float(hits[i].contributions[keyword].score)
                    if keyword in hits[i].contributions else 0.0 for i in index])
     cos = similarity[index] if similarity is not None else np.full(len(index), np.nan)
-    x = _ref_standardised(_ref_features(folded_words(query), [t for _, t in found], kw, cos),
+    texts = [f"{c.title}\n{c.text}" if c.title else c.text
+             for c in (hits[i].chunk for i in index)]
+    x = _ref_standardised(_ref_features(folded_words(query), [t for _, t in found], kw, cos,
+                                        query_terms(query), texts),
                           reranker.model.binary)
     for row, (i, turn) in zip(x, found, strict=True):
         w = reranker.model.weights[turn.role or "peer"]
@@ -203,4 +236,14 @@ def test_features_match_the_reference_on_edge_cases() -> None:
     unknown = np.full(len(turns), np.nan)
     np.testing.assert_allclose(turn_features(words, turns, none, unknown),
                                _ref_features(words, turns, none, unknown), atol=1e-12)
-    assert turn_features(words, [], np.zeros(0), np.zeros(0)).shape == (0, 9)
+    assert turn_features(words, [], np.zeros(0), np.zeros(0)).shape == (0, len(FEATURES))
+    texts = ["Ana: the ferry to Lisbon?", "Ben: we took the ferry at dawn", "Ben: dawn",
+             "Ana: Lisbon", "ana: castle", "assistant: the ferry and the castle", "x"]
+    terms = query_terms("what did ana say about the ferry to the castle")
+    matches = term_matches(terms, texts)
+    asks = np.array(["?" in t for t in texts])
+    got = turn_features(words, turns, kw, cos, matches, asks)
+    want = _ref_features(words, turns, kw, cos, terms, texts)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+    assert got[2, FEATURES.index("prev_question")] > 0  # "the ferry to Lisbon?" before it
+    assert got[0, FEATURES.index("prev_question")] == 0

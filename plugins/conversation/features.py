@@ -20,9 +20,11 @@ from typing import Any
 
 import numpy as np
 
+from octomem.engine.relevance import content_words
+
 #: Feature columns of :func:`turn_features`, in order.
 FEATURES = ("kw", "cos", "win_kw", "win_cos", "session_kw", "session_max", "speaker",
-            "length", "prev_kw")
+            "length", "prev_kw", "win_cov", "prev_question", "session_cov")
 #: Metadata keys of a conversation turn (written by transcript ingest).
 CONVERSATION, SESSION, POSITION, SPEAKER, ROLE = (
     "conversation", "session", "position", "speaker", "role")
@@ -32,6 +34,9 @@ KINDS = ("peer", "user", "assistant")
 #: turns are numbered from 0; a larger number is not a position).
 MAX_POSITION = 2**62
 _WORD = re.compile(r"[^\W_]+")
+#: Least IDF weight of a query term among the candidates (a term every candidate holds
+#: still counts a little): the 0.01 floor of the LoCoMo tune fits.
+IDF_MIN = 0.01
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,8 +175,54 @@ def _mates(group: np.ndarray, share: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return total, best
 
 
+def query_terms(query: str) -> tuple[str, ...]:
+    """Return the query's content words, sorted (:func:`~octomem.engine.relevance.content_words`:
+    stop words and question scaffolding dropped, light suffix folding)."""
+    return tuple(sorted(content_words(query)))
+
+
+def term_matches(terms: Sequence[str], texts: Sequence[str]) -> np.ndarray:
+    """Return which candidate holds which query term.
+
+    :param terms: ``T`` content words (:func:`query_terms`).
+    :param texts: ``n`` candidates' title and text.
+    :returns: ``(n, T)`` bool.
+    """
+    out = np.zeros((len(texts), len(terms)), dtype=bool)
+    for i, text in enumerate(texts):
+        held = content_words(text)
+        out[i] = [t in held for t in terms]
+    return out
+
+
+def _coverage(matches: np.ndarray | None, group: np.ndarray, prev: np.ndarray,
+              nxt: np.ndarray, asks: np.ndarray | None) -> np.ndarray:
+    """Return the ``win_cov``, ``prev_question`` and ``session_cov`` columns (see
+    :func:`turn_features`), ``(n, 3)`` float64; zeros without ``matches`` or terms."""
+    n = len(group)
+    out = np.zeros((n, 3))
+    if matches is None or matches.shape[1] == 0 or n == 0:
+        return out
+    held = matches.astype(np.float64)
+    df = held.sum(axis=0)
+    idf = np.maximum(np.log((n - df + 0.5) / (df + 0.5)), IDF_MIN)
+    idf /= idf.sum()
+    has_prev, has_next = prev >= 0, nxt >= 0
+    before = np.where(has_prev[:, None], held[prev], 0.0)
+    after = np.where(has_next[:, None], held[nxt], 0.0)
+    out[:, 0] = np.maximum(held, np.maximum(before, after)) @ idf
+    if asks is not None:
+        out[:, 1] = np.where(has_prev, np.asarray(asks, dtype=np.float64)[prev], 0.0) * (
+            before @ idf)
+    session = np.zeros((int(group.max()) + 1, held.shape[1]))
+    np.maximum.at(session, group, held)
+    out[:, 2] = session[group] @ idf
+    return out
+
+
 def turn_features(
-    words: set[str], turns: Sequence[Turn] | TurnColumns, kw: np.ndarray, cos: np.ndarray
+    words: set[str], turns: Sequence[Turn] | TurnColumns, kw: np.ndarray, cos: np.ndarray,
+    matches: np.ndarray | None = None, asks: np.ndarray | None = None,
 ) -> np.ndarray:
     """Return the raw features of ``n`` candidate turns for one query.
 
@@ -184,12 +235,25 @@ def turn_features(
     (``length``); the previous turn's keyword share alone (``prev_kw``: an answer often
     replies to the turn before it).
 
+    Coverage columns, each term weighted by its IDF among the candidates
+    (``max(log((n - df + 0.5) / (df + 0.5)), IDF_MIN)``, BM25's IDF, Robertson & Zaragoza
+    2009, over the ``n`` candidates; weights sum to 1): the share of the query's terms
+    held by the turn or its previous or next turn (``win_cov``: an answer and the question
+    it replies to read as one); when the previous turn asks something (holds "?"), the
+    share it holds (``prev_question``: "how did they react?" -> "awestruck"); the share
+    held anywhere in its session's candidates (``session_cov``). Chosen by
+    leave-one-conversation-out fits on LoCoMo's tune half (conv-26/30/41/42/43:
+    nDCG@10 0.620 -> 0.649 over the nine columns before them).
+
     :param words: the query's case-folded words (:func:`folded_words`).
     :param turns: the candidates' turns, or their :class:`TurnColumns`.
     :param kw: ``(n,)`` keyword-arm scores, higher is better, 0 where it did not return
         the turn.
     :param cos: ``(n,)`` cosine similarities to the query; NaN where unknown (they count
         as the lowest known one).
+    :param matches: ``(n, T)`` bool, :func:`term_matches` of the query's terms; ``None``:
+        the coverage columns are 0.
+    :param asks: ``(n,)`` bool, whether each candidate asks something (holds "?").
     :returns: ``(n, len(FEATURES))`` float64.
     """
     cols = turns if isinstance(turns, TurnColumns) else TurnColumns.of(turns)
@@ -220,6 +284,7 @@ def turn_features(
     out[:, 6] = named[cols.speaker]
     out[:, 7] = cols.length
     out[:, 8] = share_prev
+    out[:, 9:12] = _coverage(matches, cols.group, prev, nxt, asks)
     return out
 
 

@@ -33,7 +33,9 @@ from .features import (
     KINDS,
     TurnColumns,
     folded_words,
+    query_terms,
     standardised,
+    term_matches,
     turn_features,
     turn_of,
 )
@@ -140,23 +142,31 @@ class ConversationReranker:
             NaN for every other hit (it keeps its fused place).
         """
         scores = np.full(len(hits), np.nan)
-        index, turns, kw = [], [], []
+        index, turns, kw, texts, asks = [], [], [], [], []
         for i, hit in enumerate(hits):
             turn = turn_of(hit.chunk.metadata, hit.chunk.text)
             if turn is not None:
                 index.append(i)
                 turns.append(turn)
                 kw.append(_score(hit.contributions, keyword))
+                texts.append(_passage(hit.chunk))
+                asks.append("?" in hit.chunk.text)
         if not index:
             return scores
         at = np.asarray(index, dtype=np.int64)
         cols = TurnColumns.of(turns)
         cos = similarity[at] if similarity is not None else np.full(len(at), np.nan)
-        raw = turn_features(folded_words(query), cols, np.asarray(kw, dtype=np.float64), cos)
+        raw = turn_features(folded_words(query), cols, np.asarray(kw, dtype=np.float64), cos,
+                            term_matches(query_terms(query), texts),
+                            np.array(asks, dtype=bool))
         x = standardised(raw, self.model.binary)
         coef, bias = self.model.matrix()
         scores[at] = (x @ coef + bias)[np.arange(len(at)), cols.kind]
         return scores
+
+
+def _passage(chunk: Any) -> str:
+    return f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
 
 
 def _score(contributions: dict[str, Any], arm: str | None) -> float:
