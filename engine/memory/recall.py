@@ -182,14 +182,19 @@ def _search(
 
 
 def _materialise(
-    fused: list[ScopedFused], pipelines: dict[str, Pipeline], knobs: MemoryKnobs, now: float
+    fused: list[ScopedFused], pipelines: dict[str, Pipeline], knobs: MemoryKnobs, now: float,
+    before: list[ScopedHit] | None = None,
 ) -> list[ScopedHit]:
-    """Load the chunks of ``fused`` and apply the recency bonus (re-sorting by it)."""
+    """Load the chunks of ``fused`` and apply the recency bonus (re-sorting by it).
+
+    :param before: hits of the fused entries just above ``fused``, already materialised
+        (sorted anew with the new ones: the same order as materialising all at once).
+    """
     chunks: dict[Key, Chunk] = {}
     for scope, pipeline in pipelines.items():
         ids = [f.key[1] for f in fused if f.key[0] == scope]
         chunks.update({(scope, c.id): c for c in pipeline.arms.storage.get_chunks(ids)})
-    hits = []
+    hits = list(before or ())
     for f in fused:
         chunk = chunks.get(f.key)
         if chunk is None:  # deleted since the search (another process)
@@ -302,8 +307,8 @@ def recall_scopes(
         depth = max(depth, rerank_depth(first.reranker, retrieval.rerank_top_n))
         hits = _materialise(fused[:depth], pipelines, knobs, now)
         extra = more_wanted(first.reranker, hits, depth)
-        if extra:
-            hits = _materialise(fused[:depth + extra], pipelines, knobs, now)
+        if extra:  # the first ones are loaded: the stable sort keeps the order of all
+            hits = _materialise(fused[depth:depth + extra], pipelines, knobs, now, hits)
         vectors = _vectors(hits, pipelines)
         similarity = similarities(vectors, vector)
         if first.reranker is not None and hits:

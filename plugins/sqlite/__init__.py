@@ -7,6 +7,8 @@
   :class:`~octomem.engine.types.Chunk`;
 - :mod:`.filters` — :class:`~octomem.engine.types.Filters` as SQL (SQLite dialect of
   :mod:`octomem.engine.sql`), used inside the ``fts5`` and ``sqlite-vec`` searches;
+- :mod:`.chunk_cache` — recently read chunks in RAM, kept exact by the filter index's
+  sync (a warmed store only);
 - :mod:`.filter_index` — the same filters as numpy masks over an in-RAM copy of the
   chunks' fields, which the in-RAM arms rank under (loaded by their ``warm()``);
 - :mod:`.history` — supersede chains, usage counters and the forget log;

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import apsw
@@ -58,6 +59,9 @@ class FilterIndex:
     def __init__(self) -> None:
         self.lock = threading.RLock()
         self.seq = -1  # -1: never loaded
+        #: called with the ids of changed chunk rows, or ``None`` on a reload (under
+        #: :attr:`lock`; e.g. :meth:`.chunk_cache.ChunkCache.changed`)
+        self.listeners: list[Callable[[list[int] | None], None]] = []
         self._clear()
 
     def _clear(self) -> None:
@@ -94,6 +98,8 @@ class FilterIndex:
         """Read every chunk: numbers as rows, strings grouped (one Python object per
         distinct kind, tag set and metadata object, not per chunk)."""
         self._clear()
+        for listener in self.listeners:
+            listener(None)
         rows = conn.execute(
             "SELECT id, created_at, valid_from, coalesce(valid_to, 9e999) FROM chunks").fetchall()
         if not rows:
@@ -116,6 +122,8 @@ class FilterIndex:
             self._set_metadata(metadata, np.asarray(json.loads(listed), dtype=np.int64))
 
     def _apply(self, conn: apsw.Connection, changed: list[int]) -> None:
+        for listener in self.listeners:
+            listener(changed)
         ids = np.asarray(changed, dtype=np.int64)
         self._reserve(int(ids.max()) + 1)
         self._forget(ids)

@@ -53,6 +53,7 @@ from .rows import (
 from .schema import SCHEMA_VERSION, migrate
 
 if TYPE_CHECKING:
+    from .chunk_cache import ChunkCache
     from .filter_index import FilterIndex
 
 __all__ = ["SCHEMA_VERSION", "SqliteStorage", "SqliteStorageOptions", "filter_sql", "json_path"]
@@ -171,6 +172,7 @@ class SqliteStorage(SqliteHistory, SqliteCallLog):
         self._connections: list[tuple[threading.Thread, apsw.Connection]] = []
         self._closed = False
         self._fields: FilterIndex | None = None
+        self._cache: ChunkCache | None = None
         self._migrate()
 
     @property
@@ -179,9 +181,12 @@ class SqliteStorage(SqliteHistory, SqliteCallLog):
         in-RAM arms' warm-up (the SQL filters apply until then). Made on first use, so a
         process that never searches in RAM never imports numpy for it."""
         if self._fields is None:
+            from .chunk_cache import ChunkCache
             from .filter_index import FilterIndex
 
             self._fields = FilterIndex()
+            self._cache = ChunkCache()
+            self._fields.listeners.append(self._cache.changed)
         return self._fields
 
     def connection(self) -> apsw.Connection:
@@ -218,6 +223,7 @@ class SqliteStorage(SqliteHistory, SqliteCallLog):
             yield from _savepoint(conn)
             return
         conn.execute("BEGIN IMMEDIATE")
+        self._local.begun = conn.total_changes()  # rows written before it (chunk cache)
         try:
             yield conn
         except BaseException:
@@ -336,14 +342,25 @@ class SqliteStorage(SqliteHistory, SqliteCallLog):
         return [document_of(r) for r in rows]
 
     def get_chunks(self, chunk_ids: Sequence[int]) -> list[Chunk]:
-        """Return the chunks with these ids, in the given order; unknown ids are skipped."""
+        """Return the chunks with these ids, in the given order; unknown ids are skipped.
+        Once the filter index is loaded, recently read chunks come from RAM
+        (:mod:`.chunk_cache`)."""
         if not chunk_ids:
             return []
-        rows = self.connection().execute(
+        ids = [int(i) for i in chunk_ids]
+        conn, fields, cache = self.connection(), self._fields, self._cache
+        if fields is None or cache is None or not fields.loaded or (
+                conn.in_transaction
+                and conn.total_changes() != getattr(self._local, "begun", None)):
+            return self._read_chunks(conn, ids)  # cold, or this transaction wrote rows
+        return cache.read(conn, fields, ids, lambda missing: self._read_chunks(conn, missing))
+
+    def _read_chunks(self, conn: apsw.Connection, ids: Sequence[int]) -> list[Chunk]:
+        rows = conn.execute(
             f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
-            (json.dumps([int(i) for i in chunk_ids]),)).fetchall()
+            (json.dumps(list(ids)),)).fetchall()
         by_id = {r[0]: chunk_of(r) for r in rows}
-        return [by_id[i] for i in chunk_ids if i in by_id]
+        return [by_id[i] for i in ids if i in by_id]
 
     def iter_chunks(self, filters: Filters | None = None) -> Iterator[Chunk]:
         """Yield every stored chunk passing ``filters``, in ascending id order.
