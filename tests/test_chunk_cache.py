@@ -11,7 +11,6 @@ from hypothesis import HealthCheck, given, settings
 
 from octomem.engine.types import Chunk, Document
 from octomem.plugins.sqlite.storage import SqliteStorage
-
 from tests.test_filter_index import _apply, writes
 
 
