@@ -223,26 +223,23 @@ def _judged(hits: list[ScopedHit], text: str, cos: dict[Key, float], floor: floa
 
 def _vectors(hits: list[ScopedHit], pipelines: dict[str, Pipeline]) -> np.ndarray | None:
     """Return ``(len(hits), dim)`` rows (zero where a chunk has no vector), or ``None``."""
-    parts: dict[str, np.ndarray] = {}
+    parts: dict[str, tuple[list[int], np.ndarray]] = {}
     for scope, pipeline in pipelines.items():
         semantic = pipeline.arms.semantic
-        ids = [h.chunk.id for h in hits if h.scope == scope]
-        if semantic is not None and not pipeline.semantic_error and ids:
-            rows = semantic.vectors(ids)
+        at = [i for i, h in enumerate(hits) if h.scope == scope]
+        if semantic is not None and not pipeline.semantic_error and at:
+            rows = semantic.vectors([hits[i].chunk.id for i in at])
             if rows.ndim == 2 and rows.shape[1] > 0:
-                parts[scope] = rows
+                parts[scope] = (at, rows)
     if not parts:
         return None
-    dim = next(iter(parts.values())).shape[1]
+    dim = next(iter(parts.values()))[1].shape[1]
     import numpy as np
 
     out = np.zeros((len(hits), dim), dtype=np.float32)
-    seen: dict[str, int] = {}
-    for i, hit in enumerate(hits):
-        j = seen.get(hit.scope, 0)
-        seen[hit.scope] = j + 1
-        if hit.scope in parts and parts[hit.scope].shape[1] == dim:
-            out[i] = parts[hit.scope][j]
+    for at, rows in parts.values():
+        if rows.shape[1] == dim:
+            out[at] = rows
     return out
 
 

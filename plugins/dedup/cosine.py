@@ -60,15 +60,20 @@ class CosineDedup:
         self.threshold = self.options.threshold
 
     def _most_similar(
-        self, row: np.ndarray, kept_rows: list[np.ndarray], kept_ids: list[int]
+        self, rows: np.ndarray, i: int, kept: np.ndarray, ids: list[int]
     ) -> tuple[int, float] | None:
-        """Return ``(kept chunk id, cosine)`` of the closest kept vector at/over threshold."""
-        if not kept_rows:
+        """Return ``(kept chunk id, cosine)`` of the kept row closest to ``rows[i]`` at or
+        over the threshold, or ``None``.
+
+        :param kept: positions in ``rows`` of the kept hits' vectors, best first.
+        :param ids: their chunk ids, in the same order.
+        """
+        if not len(kept):
             return None
-        sims = np.stack(kept_rows) @ row
+        sims = rows[kept] @ rows[i]
         best = int(np.argmax(sims))
         cosine = float(sims[best])
-        return (kept_ids[best], cosine) if cosine >= self.threshold else None
+        return (ids[best], cosine) if cosine >= self.threshold else None
 
     def dedup(
         self, hits: Sequence[FusedHit], vectors: np.ndarray | None
@@ -90,22 +95,23 @@ class CosineDedup:
         kept: list[FusedHit] = []
         collapsed: list[Collapsed] = []
         seen_text: dict[str, int] = {}
-        kept_rows: list[np.ndarray] = []
+        kept_rows = np.empty(len(hits), dtype=np.intp)  # positions of kept vectors
         kept_row_ids: list[int] = []
         for i, hit in enumerate(hits):
             key = normalise_text(hit.chunk.text)
             if key in seen_text:
                 collapsed.append(Collapsed(hit.chunk.id, seen_text[key], IDENTICAL_TEXT))
                 continue
-            row = rows[i] if rows is not None and present is not None and present[i] else None
-            match = self._most_similar(row, kept_rows, kept_row_ids) if row is not None else None
+            has_row = rows is not None and present is not None and bool(present[i])
+            match = self._most_similar(rows, i, kept_rows[:len(kept_row_ids)], kept_row_ids) \
+                if has_row and rows is not None else None
             if match is not None:
                 reason = f"cosine {match[1]:.3f} >= {self.threshold:g}"
                 collapsed.append(Collapsed(hit.chunk.id, match[0], reason))
                 continue
             seen_text[key] = hit.chunk.id
-            if row is not None:
-                kept_rows.append(row)
+            if has_row:
+                kept_rows[len(kept_row_ids)] = i
                 kept_row_ids.append(hit.chunk.id)
             kept.append(replace(hit, rank=len(kept) + 1))
         return kept, collapsed
