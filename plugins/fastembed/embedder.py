@@ -36,6 +36,7 @@ from .loading import (
 )
 from .minilm_tokenizer import tokenizer_dir
 from .requantize import onnxruntime_version, requantize
+from .wordpiece_count import WordPieceCounter, is_bert_wordpiece
 
 BUNDLED_MODEL = "bundled:all-MiniLM-L6-v2-int8"
 #: all-MiniLM-L6-v2 was trained at 256 tokens; minus [CLS] and [SEP].
@@ -179,6 +180,7 @@ class FastembedEmbedder:
         self.threads = self.options.threads or os.cpu_count() or 1
         self._model: Any = None  # fastembed.TextEmbedding once loaded
         self._tokenizer: Any = None  # tokenizers.Tokenizer, no truncation or padding
+        self._counter: WordPieceCounter | None = None  # set with the tokenizer
         self._model_id: str | None = None
         self._error: EmbedderUnavailableError | None = None
         self._lock = threading.Lock()
@@ -289,6 +291,7 @@ class FastembedEmbedder:
             tokenizer.no_truncation()
             tokenizer.no_padding()
             self._tokenizer = tokenizer
+            self._counter = WordPieceCounter(tokenizer) if is_bert_wordpiece(path) else None
         return self._tokenizer
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
@@ -300,7 +303,10 @@ class FastembedEmbedder:
         """
         if not texts:
             return []
-        encodings = self._get_tokenizer().encode_batch(list(texts), add_special_tokens=False)
+        tokenizer = self._get_tokenizer()
+        if self._counter is not None:  # BERT WordPiece: plain texts word by word, cached
+            return self._counter.count(texts)
+        encodings = tokenizer.encode_batch(list(texts), add_special_tokens=False)
         return [len(e.ids) for e in encodings]
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:

@@ -1,0 +1,96 @@
+"""The word-by-word WordPiece counter gives the bundled tokenizer's exact counts."""
+
+from __future__ import annotations
+
+import json
+from itertools import islice
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tokenizers import Tokenizer
+
+from octomem.plugins.fastembed import wordpiece_count
+from octomem.plugins.fastembed.embedder import FastembedEmbedder
+from octomem.plugins.fastembed.minilm_tokenizer import tokenizer_dir
+from octomem.plugins.fastembed.wordpiece_count import WordPieceCounter, is_bert_wordpiece, plain
+
+TOKENIZER = tokenizer_dir() / "tokenizer.json"
+SHARED = Path("/work/shared/data")
+
+
+@pytest.fixture(scope="module")
+def tokenizer() -> Tokenizer:
+    tok = Tokenizer.from_file(str(TOKENIZER))
+    tok.no_truncation()
+    tok.no_padding()
+    return tok
+
+
+def exact(tokenizer: Tokenizer, texts: list[str]) -> list[int]:
+    return [len(e.ids) for e in tokenizer.encode_batch(texts, add_special_tokens=False)]
+
+
+def test_the_bundled_tokenizer_is_bert_wordpiece(tmp_path: Path) -> None:
+    assert is_bert_wordpiece(TOKENIZER)
+    spec = json.loads(TOKENIZER.read_text())
+    spec["normalizer"]["lowercase"] = False  # a cased vocabulary is not reproduced
+    (tmp_path / "t.json").write_text(json.dumps(spec))
+    assert not is_bert_wordpiece(tmp_path / "t.json")
+
+
+def test_counts_equal_the_tokenizer_on_hand_picked_texts(tokenizer: Tokenizer) -> None:
+    texts = ["Hello, World!", "  spaces\tand\nnewlines\r ", "", "x" * 150 + " short",
+             "antidisestablishmentarianism's (co-)factors: 12.5% vs. 3e-9",
+             "“Curly” quotes — dashes… and ‘more’", "café naïve", "β-cells and α/γ",
+             "non\xa0breaking\u2009spaces", "ctrl\x01char", "中文字符 mixed", "a\x0cb",
+             "emoji 😀 here", "İstanbul", "ﬁne ligature", "한국어"]
+    counter = WordPieceCounter(tokenizer)
+    assert counter.count(texts) == exact(tokenizer, texts)
+    assert counter.count(texts) == exact(tokenizer, texts)  # again, from the cache
+    assert plain(texts[5]) and plain(texts[8])  # these stay on the word path
+    assert not plain(texts[6]) and not plain(texts[9]) and not plain(texts[10])
+
+
+_TOK = Tokenizer.from_file(str(TOKENIZER))
+_TOK.no_truncation()
+_TOK.no_padding()
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from(
+    list("abcXYZ019 .,;:!?'\"-_()[]{}<>/\\@#$%^&*+=~`|\t\n\r") +
+    ["\xa0", "\u2009", "\u2014", "\u2026", "\u201c", "\u2019", "\u00e9", "\u00df", "\u0130",
+     "\x01", "\x0b", "\u4e2d", "\u2028", "\u00bf", "\u00b7", "\u00a7", "\u0301", "\ufffd"]),
+    max_size=60), max_size=8))
+def test_counts_equal_the_tokenizer_on_generated_texts(texts: list[str]) -> None:
+    assert WordPieceCounter(_TOK).count(texts) == exact(_TOK, texts)
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="needs the shared SciFact and LoCoMo copies")
+@pytest.mark.parametrize("dataset", ["scifact", "locomo"])
+def test_counts_equal_the_tokenizer_on_real_corpora(tokenizer: Tokenizer, dataset: str) -> None:
+    with (SHARED / dataset / "corpus.jsonl").open() as rows:
+        texts = [json.loads(line)["text"] for line in islice(rows, 800)]
+    counter = WordPieceCounter(tokenizer)
+    got = [n for i in range(0, len(texts), 64) for n in counter.count(texts[i:i + 64])]
+    assert got == exact(tokenizer, texts)
+    assert sum(map(plain, texts)) > 0.8 * len(texts)  # most take the word path
+
+
+def test_a_full_cache_starts_over_and_stays_exact(tokenizer: Tokenizer,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(wordpiece_count, "CACHE_WORDS", 5)
+    counter = WordPieceCounter(tokenizer)
+    texts = ["one two three four", "five six seven eight nine", "one ten eleven"]
+    for text in texts:
+        assert counter.count([text]) == exact(tokenizer, [text])
+    assert len(counter._words) <= 5
+
+
+def test_the_embedder_counts_with_it(tokenizer: Tokenizer) -> None:
+    embedder = FastembedEmbedder()
+    texts = ["Purring lowers stress.", "“Quoted” — yes", "中文"]
+    assert embedder.count_tokens(texts) == exact(tokenizer, texts) == [5, 5, 2]
+    assert isinstance(embedder._counter, WordPieceCounter)
