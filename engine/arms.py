@@ -122,6 +122,29 @@ class Storage(Protocol):
 
 
 @runtime_checkable
+class BulkStorage(Storage, Protocol):
+    """Optional capability of a storage: new documents written in one batch (ingest).
+
+    The pipeline writes runs of new documents with it, otherwise one ``add_document``
+    per document; the stored rows and the ids must be the same either way.
+    """
+
+    def existing_ids(self, ids: Sequence[str]) -> set[str]:
+        """Return which of ``ids`` name a stored document."""
+        ...
+
+    def add_documents(
+        self, tx: Any, pairs: Sequence[tuple[Document, Sequence[Chunk]]]
+    ) -> list[list[Chunk]]:
+        """Store new documents (no id stored yet, ids distinct) and their chunks inside
+        ``tx``, as ``add_document`` called per pair in order would.
+
+        :returns: per document, its stored chunks with their new ids, in the given order.
+        """
+        ...
+
+
+@runtime_checkable
 class VersionedStorage(Storage, Protocol):
     """Optional capability of a storage: statement history, recall counters, forget log.
 

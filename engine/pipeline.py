@@ -27,6 +27,7 @@ from .relevance import relevance_of
 from .rerank import more_wanted, rerank_depth, rerank_stage, similarities
 from .settings import LoadedSettings
 from .types import Answer, Chunk, Document, FusedHit, Query, Run
+from .writes import write_batch
 
 if TYPE_CHECKING:  # imported where used: the MCP server lists tools before numpy loads
     import numpy as np
@@ -222,8 +223,7 @@ class Pipeline:
                     raise InvalidQueryError(f"document {doc.id!r}: text is empty")
             count = self._counted(batch)
             with self.arms.storage.transaction() as tx:
-                for doc in batch:
-                    self._write(tx, doc, report, count)
+                write_batch(self, tx, batch, report, count)
             if progress:
                 progress(len(batch))
         report.seconds_indexing = time.perf_counter() - start

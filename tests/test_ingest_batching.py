@@ -38,3 +38,72 @@ def test_one_count_call_per_batch_and_the_same_chunks(
     assert [len(c.text.split()) for c in chunks] == [6, 6, 6, 6, 6]  # budget 8 - title's 2
     assert " ".join(c.text for c in chunks) == long_text
     pipeline.close()
+
+
+def _dump(pipeline: Pipeline) -> dict[str, list[tuple[object, ...]]]:
+    """Every stored row that ingest writes: documents, chunks, the FTS5 rows."""
+    conn = pipeline.arms.storage.connection()
+    return {
+        "documents": conn.execute("SELECT id, text, title, kind, tags, metadata, revision, "
+                                  "content_hash FROM documents ORDER BY id").fetchall(),
+        "chunks": conn.execute("SELECT id, document_id, ordinal, text, kind, tags, title, "
+                               "metadata, valid_to IS NULL, revision FROM chunks ORDER BY id").fetchall(),
+        "fts": conn.execute("SELECT rowid, body FROM fts5_chunks ORDER BY rowid").fetchall(),
+    }
+
+
+def _ingest(root: Path, bulk: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[Pipeline, list]:
+    from octomem.engine import writes
+
+    class NoBulk:  # no storage is an instance: every document goes one by one
+        pass
+
+    with monkeypatch.context() as patch:
+        if not bulk:
+            patch.setattr(writes, "BulkStorage", NoBulk)
+        settings = load_settings(None, {"pipeline": {"embedder": "hashing"},
+                                        "arms": {"hashing": {"max_tokens": 12}}})
+        pipeline = Pipeline(settings, load_registry(), root)
+        long_text = " ".join(f"word{i}" for i in range(40))
+        first = [Document(f"note {i} about cats", id=f"n{i}", kind="NOTE", tags=("t",),
+                          metadata={"group": f"g{i % 3}"}) for i in range(150)]
+        first += [Document(long_text, id="long", title="Title"),
+                  Document("twice in one batch", id="dup"), Document("again, changed", id="dup")]
+        reports = [pipeline.add(first, embed=False)]
+        second = [Document("note 5 about cats", id="n5", kind="NOTE", tags=("t",),
+                           metadata={"group": "g2"}),  # unchanged
+                  Document("a new text for seven", id="n7"), Document("brand new", id="x1")]
+        reports.append(pipeline.add(second, embed=False))
+    return pipeline, reports
+
+
+def test_batched_writes_store_what_one_by_one_writes_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bulk, bulk_reports = _ingest(tmp_path / "bulk", True, monkeypatch)
+    alone, alone_reports = _ingest(tmp_path / "alone", False, monkeypatch)
+    assert _dump(bulk) == _dump(alone)
+    for a, b in zip(bulk_reports, alone_reports, strict=True):
+        assert (a.added, a.replaced, a.unchanged, a.chunks, a.chunk_ids) == (
+            b.added, b.replaced, b.unchanged, b.chunks, b.chunk_ids)
+    assert bulk_reports[1].unchanged == ["n5"] and bulk_reports[1].replaced == ["n7"]
+    assert "dup" in bulk_reports[0].replaced  # its second copy replaced the first
+    from octomem.engine.types import Query
+    for q in ("cats", "word7", "brand new"):
+        assert ([(h.chunk.id, h.score) for h in bulk.search(Query(q)).hits]
+                == [(h.chunk.id, h.score) for h in alone.search(Query(q)).hits])
+    bulk.close()
+    alone.close()
+
+
+def test_a_bad_document_in_a_batch_stores_nothing_of_it(tmp_path: Path) -> None:
+    settings = load_settings(None, {"pipeline": {"embedder": "hashing"}})
+    pipeline = Pipeline(settings, load_registry(), tmp_path / "store")
+    docs = [Document(f"fine {i}", id=f"f{i}") for i in range(10)]
+    docs.insert(5, Document("bad metadata", id="bad", metadata={"when": object()}))
+    with pytest.raises(Exception, match="metadata"):
+        pipeline.add(docs, embed=False)
+    conn = pipeline.arms.storage.connection()
+    assert conn.execute("SELECT count(*) FROM documents").fetchone() == (0,)
+    assert conn.execute("SELECT count(*) FROM fts5_chunks").fetchone() == (0,)
+    pipeline.close()

@@ -4,18 +4,22 @@ The ingest path counts every document's tokens to split it at the model's budget
 ``tokenizers`` library took ~2 ms per 300-character text on the shared 2-core machine
 (``encode_batch``, load ~10), about 40 % of ingest excluding embedding. A BERT tokenizer
 (``BertNormalizer`` with lowercasing, ``BertPreTokenizer``, ``WordPiece``; Devlin et al.
-2019, the ``bert-base-uncased`` vocabulary all-MiniLM-L6-v2 uses) tokenizes each
-pre-token independently, and for printable ASCII its normalizer and pre-tokenizer reduce
-to: lowercase, split on whitespace, every punctuation character (ASCII 33-47, 58-64,
-91-96, 123-126: BERT's ``_is_punctuation``) a pre-token of its own, runs of letters and
-digits the others. A text's count is then the sum of its pre-tokens' counts: one per
-punctuation character, and each word's WordPiece count, asked of the tokenizer once per
-distinct word and cached. Beyond ASCII, a space separator (Unicode ``Zs``, whitespace to
-BERT) and a punctuation character (``P*``) that Unicode decomposition and lowercasing leave
-alone (curly quotes, dashes, ellipses: one token each, ``[UNK]`` if not in the vocabulary)
-keep the text on this path. Exact, not an estimate (tests compare it with the tokenizer on
-SciFact, LoCoMo and generated strings); any other character (controls are dropped by BERT's
-``clean_text``, accents stripped, CJK split) sends the text to the tokenizer whole.
+2019, the ``bert-base-uncased`` vocabulary all-MiniLM-L6-v2 uses) tokenizes each pre-token
+independently, and for printable ASCII its normalizer and pre-tokenizer reduce to:
+lowercase, split on whitespace, every punctuation character (ASCII 33-47, 58-64, 91-96,
+123-126: BERT's ``_is_punctuation``) a pre-token of its own, runs of letters and digits the
+others. A text's count is then the sum of its pre-tokens' counts: one per punctuation
+character, and each word's WordPiece count (greedy longest-match-first over the tokenizer's
+own vocabulary, ``##`` continuations, one ``[UNK]`` for a word that does not split or is
+longer than ``max_input_chars_per_word``: the algorithm of Wu et al. 2016 as BERT and the
+``tokenizers`` library implement it), computed once per distinct word and cached (the
+library's per-call overhead alone was ~65 µs a word). Beyond ASCII, a space separator
+(Unicode ``Zs``, whitespace to BERT) and a punctuation character (``P*``) that Unicode
+decomposition and lowercasing leave alone (curly quotes, dashes, ellipses: one token each,
+``[UNK]`` if not in the vocabulary) keep the text on this path. Exact, not an estimate
+(tests compare it with the tokenizer on SciFact, LoCoMo and generated strings); any other
+character (controls are dropped by BERT's ``clean_text``, accents stripped, CJK split) sends
+the text to the tokenizer whole.
 """
 
 from __future__ import annotations
@@ -83,6 +87,29 @@ class WordPieceCounter:
     def __init__(self, tokenizer: Any) -> None:
         self._tokenizer = tokenizer
         self._words: dict[str, int] = {}
+        model = json.loads(tokenizer.to_str())["model"]
+        self._vocab = frozenset(model["vocab"])
+        self._prefix: str = model.get("continuing_subword_prefix") or "##"
+        self._max_chars: int = int(model.get("max_input_chars_per_word") or 100)
+
+    def pieces(self, word: str) -> int:
+        """Return how many WordPiece tokens ``word`` (one pre-token) becomes.
+
+        :returns: the number of greedy longest-match pieces; 1 (``[UNK]``) when some rest
+            of the word matches no vocabulary entry or the word is too long.
+        """
+        if len(word) > self._max_chars:
+            return 1
+        vocab, prefix, start, count = self._vocab, self._prefix, 0, 0
+        while start < len(word):
+            end = len(word)
+            while end > start and (word[start:end] if start == 0
+                                   else prefix + word[start:end]) not in vocab:
+                end -= 1
+            if end == start:
+                return 1
+            count, start = count + 1, end
+        return count
 
     def count(self, texts: Sequence[str]) -> list[int]:
         """Return each text's length in WordPiece tokens, special tokens excluded.
@@ -111,7 +138,7 @@ class WordPieceCounter:
 
     def _learn(self, known: dict[str, int], new: set[str]) -> dict[str, int]:
         """Add the WordPiece count of each word in ``new`` to ``known`` (a punctuation
-        character counts one without asking the tokenizer).
+        character counts one).
 
         :returns: the cache holding them: ``known``, or a fresh one when ``known`` is full
             (a new object, so a thread still reading the old one is not disturbed).
@@ -120,12 +147,6 @@ class WordPieceCounter:
             return known
         if len(known) + len(new) > CACHE_WORDS:
             known = self._words = {}
-        asked = sorted(w for w in new if w[0] in _ALNUM)
-        for w in new:
-            if w[0] not in _ALNUM:  # one punctuation character: one token
-                known[w] = 1
-        if asked:
-            encoded = self._tokenizer.encode_batch(asked, add_special_tokens=False)
-            for word, encoding in zip(asked, encoded, strict=True):
-                known[word] = len(encoding.ids)
+        for w in new:  # a punctuation character: one token
+            known[w] = self.pieces(w) if w[0] in _ALNUM else 1
         return known

@@ -208,10 +208,10 @@ class Fts5KeywordArm:
         Re-indexing a chunk id replaces its previous entry. The change log
         (:mod:`~octomem.plugins.sqlite.changelog`) records the ids for the in-RAM copies.
         """
-        for chunk in chunks:
-            body = f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
-            tx.execute(f"DELETE FROM {TABLE} WHERE rowid = ?", (chunk.id,))
-            tx.execute(f"INSERT INTO {TABLE} (rowid, body) VALUES (?, ?)", (chunk.id, body))
+        bodies = {c.id: f"{c.title}\n{c.text}" if c.title else c.text for c in chunks}
+        if bodies:  # one statement each for the batch (a repeated id: its last body)
+            tx.executemany(f"DELETE FROM {TABLE} WHERE rowid = ?", [(i,) for i in bodies])
+            tx.executemany(f"INSERT INTO {TABLE} (rowid, body) VALUES (?, ?)", bodies.items())
         vector_log.record(tx, TABLE, [chunk.id for chunk in chunks])
 
     def remove(self, tx: apsw.Connection, chunk_ids: Sequence[int]) -> None:

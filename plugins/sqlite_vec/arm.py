@@ -233,13 +233,12 @@ class SqliteVecSemanticArm:
             (json.dumps(ids),)).fetchall()
         fields = {cid: (kind, created) for cid, kind, created in rows}
         written = [cid for cid in ids if cid in fields]
-        for chunk_id, vector in zip(ids, arr, strict=True):
-            if chunk_id not in fields:
-                continue
-            tx.execute(f"DELETE FROM {bound.table} WHERE chunk_id = ?", (chunk_id,))
-            tx.execute(
-                f"INSERT INTO {bound.table} (chunk_id, embedding, kind, created_at) "
-                "VALUES (?, ?, ?, ?)", (chunk_id, vector.tobytes(), *fields[chunk_id]))
+        rows = {cid: (cid, vector.tobytes(), *fields[cid])  # a repeated id: its last vector
+                for cid, vector in zip(ids, arr, strict=True) if cid in fields}
+        if rows:  # one statement each for the batch
+            tx.executemany(f"DELETE FROM {bound.table} WHERE chunk_id = ?", [(c,) for c in rows])
+            tx.executemany(f"INSERT INTO {bound.table} (chunk_id, embedding, kind, created_at) "
+                           "VALUES (?, ?, ?, ?)", list(rows.values()))
         vector_log.record(tx, bound.table, written)
 
     def remove(self, tx: apsw.Connection, chunk_ids: Sequence[int]) -> None:

@@ -1,0 +1,53 @@
+"""Batched writes of new documents: one ``executemany`` per table instead of a statement
+per row (ingest excluding embedding spent ~30 % of its time in row-by-row ``execute``
+calls, 10k realistic documents profiled at load ~9).
+
+Used by :meth:`.storage.SqliteStorage.add_documents` and ``existing_ids``; the ids and
+rows written are those of :meth:`~.storage.SqliteStorage.add_document` called once per
+document in the same order.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+
+import apsw
+
+from octomem.engine.sql.rows import chunk_params, document_params, inherit
+from octomem.engine.types import Chunk, Document
+
+from .rows import CHUNK_FIELDS, DOC_COLUMNS
+
+
+def existing_ids(conn: apsw.Connection, ids: Sequence[str]) -> set[str]:
+    """Return which of ``ids`` name a stored document (one query)."""
+    if not ids:
+        return set()
+    rows = conn.execute("SELECT id FROM documents WHERE id IN (SELECT value FROM json_each(?))",
+                        (json.dumps(list(ids)),))
+    return {r[0] for r in rows}
+
+
+def add_documents(
+    tx: apsw.Connection, pairs: Sequence[tuple[Document, Sequence[Chunk]]]
+) -> list[list[Chunk]]:
+    """Store new documents and their chunks inside ``tx``, as ``add_document`` would one
+    by one (the caller has checked that no id exists and that ids are distinct).
+
+    :returns: per document, its stored chunks in the given order with their new ids.
+    :raises OctomemError: metadata or tags that are not JSON-serialisable (nothing of
+        the transaction is kept when the caller lets it roll back).
+    """
+    tx.executemany(f"INSERT INTO documents ({DOC_COLUMNS}, content_hash) "
+                   "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                   [document_params(d) for d, _ in pairs])
+    chunks = [inherit(c, d) for d, cs in pairs for c in cs]
+    if not chunks:
+        return [[] for _ in pairs]
+    ids = [r[0] for r in tx.executemany(
+        f"INSERT INTO chunks ({CHUNK_FIELDS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
+        [chunk_params(c) for c in chunks])]
+    stored = iter([replace(c, id=i) for c, i in zip(chunks, ids, strict=True)])
+    return [[next(stored) for _ in cs] for _, cs in pairs]
