@@ -2,9 +2,9 @@
 per row (ingest excluding embedding spent ~30 % of its time in row-by-row ``execute``
 calls, 10k realistic documents profiled at load ~9).
 
-Used by :meth:`.storage.SqliteStorage.add_documents` and ``existing_ids``; the ids and
-rows written are those of :meth:`~.storage.SqliteStorage.add_document` called once per
-document in the same order.
+:class:`SqliteBulkWrites` gives :class:`~.storage.SqliteStorage` the optional
+:class:`~octomem.engine.arms.BulkStorage` methods; the ids and rows written are those of
+:meth:`~.storage.SqliteStorage.add_document` called once per document in the same order.
 """
 
 from __future__ import annotations
@@ -51,3 +51,26 @@ def add_documents(
         [chunk_params(c) for c in chunks])]
     stored = iter([replace(c, id=i) for c, i in zip(chunks, ids, strict=True)])
     return [[next(stored) for _ in cs] for _, cs in pairs]
+
+
+class SqliteBulkWrites:
+    """The :class:`~octomem.engine.arms.BulkStorage` methods of the SQLite storage (a mixin:
+    ``self.connection()`` is the storage's)."""
+
+    def connection(self) -> apsw.Connection:  # provided by SqliteStorage
+        raise NotImplementedError
+
+    def add_documents(
+        self, tx: apsw.Connection, pairs: Sequence[tuple[Document, Sequence[Chunk]]]
+    ) -> list[list[Chunk]]:
+        """Store new documents and their chunks inside ``tx`` in one statement per table
+        (:func:`add_documents`: the same rows and ids as ``add_document`` per pair).
+
+        :returns: per document, its stored chunks with their new integer ids.
+        :raises OctomemError: metadata that is not JSON-serialisable.
+        """
+        return add_documents(tx, pairs)
+
+    def existing_ids(self, ids: Sequence[str]) -> set[str]:
+        """Return which of ``ids`` name a stored document (one query)."""
+        return existing_ids(self.connection(), ids)

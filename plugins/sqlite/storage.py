@@ -36,7 +36,7 @@ from octomem.engine.hookspecs import hookimpl
 from octomem.engine.turns import CONVERSATION, POSITION, TURN_KIND
 from octomem.engine.types import Chunk, Document, Filters
 
-from . import bulk
+from .bulk import SqliteBulkWrites
 from .calls import SqliteCallLog
 from .filters import filter_sql, json_path
 from .history import SqliteHistory
@@ -147,7 +147,7 @@ def _savepoint(conn: apsw.Connection) -> Iterator[apsw.Connection]:
     conn.execute("RELEASE octomem_tx")
 
 
-class SqliteStorage(SqliteHistory, SqliteCallLog):
+class SqliteStorage(SqliteHistory, SqliteCallLog, SqliteBulkWrites):
     """Documents and chunks in one SQLite file, one apsw connection per thread.
 
     Besides the :class:`~octomem.engine.arms.Storage` Protocol it implements the optional
@@ -286,21 +286,6 @@ class SqliteStorage(SqliteHistory, SqliteCallLog):
             f"INSERT INTO documents ({DOC_COLUMNS}, content_hash) "
             "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", document_params(document))
         return self._insert_chunks(tx, document, chunks)
-
-    def add_documents(
-        self, tx: apsw.Connection, pairs: Sequence[tuple[Document, Sequence[Chunk]]]
-    ) -> list[list[Chunk]]:
-        """Store new documents and their chunks inside ``tx`` in one statement per table
-        (:func:`.bulk.add_documents`: the same rows and ids as :meth:`add_document` per pair).
-
-        :returns: per document, its stored chunks with their new integer ids.
-        :raises OctomemError: metadata that is not JSON-serialisable.
-        """
-        return bulk.add_documents(tx, pairs)
-
-    def existing_ids(self, ids: Sequence[str]) -> set[str]:
-        """Return which of ``ids`` name a stored document (one query)."""
-        return bulk.existing_ids(self.connection(), ids)
 
     def revise_document(
         self, tx: apsw.Connection, document: Document, chunks: Sequence[Chunk]
