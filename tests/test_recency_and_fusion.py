@@ -85,3 +85,41 @@ def test_weighted_fusion_across_scopes() -> None:
     fused = fuse_scopes(runs, 10, RetrievalSettings(fusion="weighted"))
     assert [(f.key, round(f.score, 3)) for f in fused] == [
         (("local", 1), 1.0), (("global", 1), 0.5), (("local", 2), 0.0)]
+
+
+SCORES = st.sampled_from([0.9, 0.5, 0.5, 0.3, 0.1, 2.0, 7.5])
+
+
+@st.composite
+def scoped_runs(draw: st.DrawFn) -> list[tuple[str, int, list[Hit]]]:
+    """Runs of two arms in one or two scopes, with tied scores and shared chunk ids."""
+    out = []
+    scopes = draw(st.sampled_from([["global"], ["local", "global"]]))
+    for order, scope in enumerate(scopes):
+        for arm in ("fts5", "v"):
+            ids = draw(st.lists(st.integers(1, 30), unique=True, max_size=12))
+            scores = sorted((draw(SCORES) for _ in ids), reverse=True)
+            out.append((scope, order, _run(arm, *zip(ids, scores, strict=True))))
+    return out
+
+
+@given(added=scoped_runs(), k=st.integers(1, 15), rrf_k=st.sampled_from([1, 2, 60]),
+       weight=st.sampled_from([1.0, 0.5]))
+def test_scoped_rrf_equals_rrf_over_the_merged_runs(
+    added: list[tuple[str, int, list[Hit]]], k: int, rrf_k: int, weight: float
+) -> None:
+    """The direct scoped RRF gives what fusing the merged runs with ids renumbered did."""
+    from octomem.engine.fusion import reciprocal_rank_fusion
+
+    runs = ScopedRuns(by_score=frozenset({"v"}))
+    for scope, order, run in added:
+        runs.add(scope, order, run)
+    settings = RetrievalSettings(rrf_k=rrf_k, weights={"v": weight})
+    got = fuse_scopes(runs, k, settings)
+    expected = []
+    for entry in reciprocal_rank_fusion(runs.merged(k), rrf_k, {"v": weight}):
+        key = runs.keys[entry.chunk_id]
+        expected.append((key, entry.score, {a: Hit(key[1], h.score, h.rank, h.arm)
+                                            for a, h in entry.contributions.items()}))
+    expected.sort(key=lambda e: (-e[1], e[0][0] != "local", e[0][1]))
+    assert [(f.key, f.score, f.contributions) for f in got] == expected
