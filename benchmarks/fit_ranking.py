@@ -11,8 +11,9 @@ method (L2 1.0; logistic regression, Cox 1958):
   query's fused candidates;
 - relevance: one logistic per hit over (cos, coverage, cos x coverage) of the reranked
   top 10, positives the judged hits, negatives the rest and every hit of a question asked
-  of another group's memory; the floor is the 5th percentile of the best relevance of
-  the own-group questions whose evidence made the top 10 (so 95 % of them keep it).
+  of another group's memory; the floor maximises, averaged over the tune sets, the mean
+  of the own questions that keep their evidence and the other-group questions that get
+  an empty answer (:func:`fit_relevance`).
 
 Writes ``features.npz`` beside ``--out``; ``--write`` puts the weights into the package
 (``plugins/conversation/weights.json``, ``engine/relevance.json``).
@@ -210,11 +211,24 @@ def ndcg10(y: np.ndarray, order: np.ndarray, judged: int) -> float:
     return float(gains.sum() / ideal) if ideal else 0.0
 
 
-def fit_relevance(asked: list[Asked], weights: dict[str, list[float]]) -> dict[str, object]:
-    """Fit relevance on the reranked top 10 of own and other-group questions; choose the
-    floor that keeps 95 % of own questions whose evidence made the top 10."""
-    rows, labels, best_own, best_other = [], [], [], []
-    tops = []
+#: The embedder whose cosines the relevance weights are fitted on (the bench caches
+#: MiniLM, the default): a model id prefix (:meth:`RelevanceModel.fits`).
+EMBEDDER = "fastembed:all-MiniLM-L6-v2-int8"
+#: Floors tried when choosing ``retrieval.relevance_floor`` (0.001 steps up to 0.2).
+FLOORS = np.round(np.arange(0.001, 0.2, 0.001), 3)
+
+
+def fit_relevance(sets: dict[str, list[Asked]],
+                  weights: dict[str, list[float]]) -> dict[str, object]:
+    """Fit relevance on the reranked top 10 of own and other-group questions of every
+    set, and choose the floor.
+
+    The floor maximises, averaged over the sets (each chat style counts the same), the
+    mean of two shares: own questions whose evidence made the top 10 that keep a
+    non-empty answer, and questions asked of another group that get an empty one
+    (balanced accuracy); ties go to the higher floor."""
+    rows, labels, tops = [], [], []
+    asked = [a for s in sets.values() for a in s]
     for a in asked:
         top = ranked(a, weights)[:10]
         tops.append(top)
@@ -225,22 +239,27 @@ def fit_relevance(asked: list[Asked], weights: dict[str, list[float]]) -> dict[s
     known = np.isfinite(x[:, 0])
     hybrid = logistic(np.hstack([x[known], np.ones((known.sum(), 1))]), y[known], l2=0.1)
     keyword = logistic(np.stack([x[:, 1], np.ones(len(x))], axis=1), y, l2=0.1)
-    for a, top, r in zip(asked, tops, rows, strict=True):
+    owner = [name for name, s in sets.items() for _ in s]
+    per_set: dict[str, tuple[list[float], list[float]]] = {n: ([], []) for n in sets}
+    for a, top, r, name in zip(asked, tops, rows, owner, strict=True):
         z = np.where(np.isfinite(r[:, 0]), np.nan_to_num(r) @ hybrid[:-1] + hybrid[-1],
                      r[:, 1] * keyword[0] + keyword[1])
-        p = 1 / (1 + np.exp(-z))
+        best = float((1 / (1 + np.exp(-z))).max())
         if a.own and a.y[top].any():
-            best_own.append(p.max())
+            per_set[name][0].append(best)
         elif not a.own:
-            best_other.append(p.max())
-    floor = float(np.quantile(best_own, 0.05))
+            per_set[name][1].append(best)
+    score = np.mean([[(np.mean(np.array(own) >= f) + np.mean(np.array(other) < f)) / 2
+                      for f in FLOORS] for own, other in per_set.values()], axis=0)
+    floor = float(FLOORS[len(score) - 1 - int(np.argmax(score[::-1]))])
     return {
         "hybrid": [round(float(v), 4) for v in hybrid],
         "keyword": [round(float(v), 4) for v in keyword],
-        "floor": round(floor, 3),
-        "kept_own": float(np.mean(np.array(best_own) >= round(floor, 3))),
-        "abstained_other": float(np.mean(np.array(best_other) < round(floor, 3))),
-        "own_questions": len(best_own), "other_questions": len(best_other),
+        "floor": floor,
+        "per_set": {name: {"kept_own": round(float(np.mean(np.array(own) >= floor)), 4),
+                           "abstained_other": round(float(np.mean(np.array(other) < floor)), 4),
+                           "own_questions": len(own), "other_questions": len(other)}
+                    for name, (own, other) in per_set.items()},
     }
 
 
@@ -277,7 +296,7 @@ def main(argv: list[str] | None = None) -> None:
         own = [a for a in s if a.own and a.y.any()]
         summary[name] = round(float(np.mean([ndcg10(a.y, ranked(a, weights), int(a.y.sum()))
                                               for a in own])), 4)
-    relevance = fit_relevance(asked, weights)
+    relevance = fit_relevance(sets, weights)
     print(json.dumps({"reranker": weights, "tune_ndcg10_candidates": summary,
                       "relevance": relevance}, indent=1))
     if args.write:
@@ -288,7 +307,8 @@ def main(argv: list[str] | None = None) -> None:
             "weights": {k: weights[k] or [0.0] * (len(FEATURES) + 1) for k in KINDS},
         }, indent=1) + "\n", encoding="utf-8")
         (here / "engine" / "relevance.json").write_text(json.dumps({
-            "source": source, "hybrid": relevance["hybrid"], "keyword": relevance["keyword"],
+            "source": source, "embedder": EMBEDDER,
+            "hybrid": relevance["hybrid"], "keyword": relevance["keyword"],
             "floor": relevance["floor"],
         }, indent=1) + "\n", encoding="utf-8")
 
