@@ -31,11 +31,12 @@ from ..arms import VersionedStorage
 from ..concurrency import run_timed, start_timed
 from ..errors import EmbedderUnavailableError, InvalidQueryError
 from ..pipeline import Pipeline, embedding_text
-from ..relevance import Relevance, abstain_reason, relevance_of
+from ..relevance import Relevance, abstain_reason, content_words, coverage, relevance_of
 from ..rerank import more_wanted, rerank_depth, rerank_stage, similarities
 from ..types import Chunk, Filters, FusedHit, Hit, Run
+from .history_order import current_first
 from .recency import recency_bonus
-from .scoped_fusion import Key, ScopedFused, ScopedRuns, fuse_scopes
+from .scoped_fusion import Key, Lexical, ScopedFused, ScopedRuns, fuse_scopes
 from .scopes import MemoryKnobs
 
 if TYPE_CHECKING:  # imported where used: the MCP server lists tools before numpy loads
@@ -161,7 +162,8 @@ def _search(
     answer: RecallAnswer, keyword_runs: dict[str, Future[tuple[Run, float]]],
 ) -> ScopedRuns:
     comparable = frozenset(p.arms.semantic.name for _, p in scoped if p.arms.semantic is not None)
-    runs = ScopedRuns(by_score=comparable)
+    runs = ScopedRuns(by_score=comparable,
+                      lexical=_lexical(scoped, request.text) if len(scoped) > 1 else None)
     for order, (scope, pipeline) in enumerate(scoped):
         keyword, semantic = pipeline.arms.keyword, pipeline.arms.semantic
         if keyword is not None:
@@ -179,6 +181,18 @@ def _search(
             answer.chunks_without_vector += int(missing)
     answer.arms_ran[:] = list(dict.fromkeys(answer.arms_ran))
     return runs
+
+
+def _lexical(scoped: Sequence[tuple[str, Pipeline]], text: str) -> Lexical:
+    """Return the coverage of ``text``'s content words in chunks of any scope (what
+    decides between scopes' keyword hits, see :mod:`.scoped_fusion`)."""
+    words, pipelines = content_words(text), dict(scoped)
+
+    def lexical(scope: str, ids: Sequence[int]) -> list[float]:
+        chunks = {c.id: c for c in pipelines[scope].arms.storage.get_chunks(list(ids))}
+        return [coverage(words, embedding_text(chunks[i])) if i in chunks else 0.0 for i in ids]
+
+    return lexical
 
 
 def _materialise(
@@ -325,6 +339,8 @@ def recall_scopes(
             hits = _per_document(hits)
         hits = _judged(hits[: request.top_k], request.text, cos, retrieval.relevance_floor,
                        getattr(first.embedder, "model_id", None), answer)
+        if request.filters.include_superseded and request.filters.as_of is None:
+            hits = current_first(hits, {s: p.arms.storage for s, p in pipelines.items()})
         for rank, hit in enumerate(hits, start=1):
             hit.rank = rank
         for scope, tx in txs.items():

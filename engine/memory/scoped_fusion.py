@@ -12,10 +12,18 @@ scope:
 - **by score** for arms whose scores are collection-independent — the semantic arms'
   cosine similarities (one embedder, one scale): the merged run is exactly the run one
   collection holding both scopes would give;
-- **by rank** for the others — BM25 depends on each index's collection statistics
-  (idf; FTS5 even clamps idf to ~0 in a collection of a few documents, so a new
-  project's scores would all be ~1e-6): each scope's first hit ranks first, its
-  second second, and so on, and the semantic arm decides between scopes.
+- **by shared evidence** for the others — BM25 depends on each index's collection
+  statistics (idf; FTS5 even clamps idf to ~0 in a collection of a few documents, so a
+  new project's scores would all be ~1e-6), so its scores cannot be compared across
+  scopes, and neither can its ranks: a project with three notes puts a note that shares
+  one common word with the query first, level with the global scope's real answer. Each
+  scope's run keeps its own order, and between scopes the hit that holds more of the
+  query's content words goes first (:func:`~octomem.engine.relevance.coverage`, the
+  collection-independent lexical feature the relevance model uses; ``lexical``): the
+  runs are merged like sorted lists whose heads are compared by coverage, then by
+  their rank in their own scope. Without ``lexical`` (or when one scope alone has
+  hits) the heads are compared by rank alone. A single scope's run is unchanged, so
+  single-scope benchmarks (SciFact, LoCoMo) rank exactly as before.
 
 Within a scope, and in the merged run, hits with exactly equal keys share a rank
 (competition ranking, "1224"), so fusion gives true ties the same share and the recency
@@ -24,7 +32,7 @@ bonus, not storage order, decides between them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..fusion import weighted_score_fusion
@@ -48,10 +56,13 @@ class ScopedRuns:
     """Every scope's runs, by arm name, with keys mapped to small integers for fusion.
 
     :param by_score: names of the arms whose scores are comparable across scopes
-        (merged by score); the others are merged by their rank within each scope.
+        (merged by score); the others are merged by shared evidence (module docstring).
+    :param lexical: ``(scope, chunk ids) -> coverage of the query in each chunk`` (0..1),
+        deciding between scopes for arms merged by shared evidence.
     """
 
     by_score: frozenset[str] = frozenset()
+    lexical: Lexical | None = None
     by_arm: dict[str, list[tuple[float, int, str, Hit]]] = field(default_factory=dict)
     keys: list[Key] = field(default_factory=list)
     _index: dict[Key, int] = field(default_factory=dict)
@@ -77,13 +88,53 @@ class ScopedRuns:
         """
         runs: list[Run] = []
         for arm, hits in self.by_arm.items():
-            ordered = sorted(hits, key=lambda t: (t[0], t[1], t[3].chunk_id))[:k]
-            ranks = competition_ranks([t[0] for t in ordered])
+            if arm not in self.by_score and len({t[1] for t in hits}) > 1:
+                ordered, keys = self._interleaved(hits, k)
+            else:
+                ordered = sorted(hits, key=lambda t: (t[0], t[1], t[3].chunk_id))[:k]
+                keys = [t[0] for t in ordered]
+            ranks = competition_ranks(keys)
             runs.append([
                 Hit(self.uid((scope, hit.chunk_id)), hit.score, rank, arm)
                 for rank, (_, _, scope, hit) in zip(ranks, ordered, strict=True)
             ])
         return runs
+
+
+    def _interleaved(self, hits: list[tuple[float, int, str, Hit]], k: int
+                     ) -> tuple[list[tuple[float, int, str, Hit]], list[tuple[float, float]]]:
+        """Merge one arm's per-scope runs keeping each scope's order; between scopes the
+        head with the higher coverage goes first, then the better rank in its own scope,
+        then the scope searched first. Returns the top ``k`` and their tie keys (equal
+        keys share a rank)."""
+        queues: dict[int, list[tuple[float, int, str, Hit]]] = {}
+        for entry in sorted(hits, key=lambda t: (t[1], t[0], t[3].chunk_id)):
+            queues.setdefault(entry[1], []).append(entry)
+        share: dict[tuple[int, int], float] = {}
+        if self.lexical is not None:
+            for queue in queues.values():
+                scope, ids = queue[0][2], [t[3].chunk_id for t in queue[:k]]
+                for cid, value in zip(ids, self.lexical(scope, ids), strict=True):
+                    share[(queue[0][1], cid)] = float(value)
+        heads = {order: 0 for order in queues}
+        ordered, keys = [], []
+        while heads and len(ordered) < k:
+            def rank_of(order: int) -> tuple[float, float, int]:
+                key, _, _, hit = queues[order][heads[order]]
+                return (-share.get((order, hit.chunk_id), 0.0), key, order)
+
+            best = min(heads, key=rank_of)
+            coverage, key, _ = rank_of(best)
+            ordered.append(queues[best][heads[best]])
+            keys.append((coverage, key))
+            heads[best] += 1
+            if heads[best] == len(queues[best]):
+                del heads[best]
+        return ordered, keys
+
+
+#: ``(scope, chunk ids) -> coverage (0..1) of the query's content words in each chunk``.
+Lexical = Callable[[str, Sequence[int]], Sequence[float]]
 
 
 @dataclass(slots=True)
