@@ -379,7 +379,8 @@ def load_settings(
     :param config_file: the ``--config FILE`` layer.
     :param project_root: the project whose ``.octomem/config.toml`` is read (default:
         the current directory).
-    :param overrides: the ``--set`` layer, nested (see :func:`parse_overrides`).
+    :param overrides: the ``--set`` layer, nested (see :func:`parse_overrides`); an
+        :class:`~.overrides.Overrides` names the option that set each of its keys.
     :raises ArmConfigError: an unknown key, a bad value or an unreadable file; the
         message names the key and the layer.
     """
@@ -399,6 +400,9 @@ def load_settings(
     for name, data in layers:
         _check_keys(data, Settings, name)
         _merge(merged, data, name, provenance)
+    for key, option in getattr(overrides, "labels", {}).items():  # e.g. --data-dir
+        if provenance.get(key) == "--set":
+            provenance[key] = option
     try:
         settings = Settings(**merged)
     except ValidationError as exc:

@@ -182,7 +182,7 @@ async def serve_http(server: Any, address: Address, token: str | None) -> None:
             await anyio.sleep(0.02)
         if runner.started:
             port = runner.servers[0].sockets[0].getsockname()[1]
-            guard = "bearer token required" if token else "no token (loopback only)"
+            guard = "bearer token required" if token else "no token: loopback only"
             print(f"octomem: MCP over streamable HTTP at {address.url(MCP_PATH, port)} "
                   f"({guard})", file=sys.stderr, flush=True)
 

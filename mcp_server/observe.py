@@ -206,7 +206,7 @@ class Observer:
                             arguments if isinstance(arguments, Mapping) else {}, content)
         self._recent.append(sample)
         log.info("%s %s %.1f ms%s", tool, outcome, sample.latency_ms,
-                 "" if hits is None else f" {hits} hits",
+                 "" if hits is None else f" {hits} hit{'' if hits == 1 else 's'}",
                  extra={"tool": tool, "outcome": outcome, "latency_ms": sample.latency_ms,
                         "hits": hits})
         if self.sink is not None:

@@ -63,18 +63,32 @@ def test_piped_search_prints_one_line_per_hit(store: Path, columns: str | None) 
     assert lines[5].startswith("scopes: ") and len(lines) == 6
 
 
-def test_explain_at_80_columns_is_a_compact_table(store: Path) -> None:
+def test_explain_at_80_columns_puts_each_hit_under_its_row(store: Path) -> None:
     lines = run(store, "search", "deployment error rate", "-k", "3", "--explain",
                 columns="80").stdout.splitlines()
     header = lines[1].split()
     assert header[0] == "#" and header[1] in ("rel", "score") and header[2] == "scope"
-    assert header[3:5] == ["fts5", "sqlite-vec"] and header[-1] == "hit"
+    assert header[3:5] == ["fts5", "sqlite-vec"] and "hit" not in header
     assert set(lines[2]) == {"─"}
+    assert all(len(line) <= 80 and line == line.rstrip() for line in lines)
+    body = lines[3:lines.index(next(x for x in lines if x.startswith("scopes: ")))]
+    rows = [i for i, line in enumerate(body) if line.split()[0].isdigit()]
+    assert [body[i].split()[0] for i in rows] == ["1", "2", "3"]
+    for i in rows:  # each arm's own rank and score, then the hit on lines of its own
+        cells = body[i].split()
+        assert cells[3].isdigit() and cells[4].startswith("(")
+        snippet = body[i + 1]
+        assert snippet.startswith("     Deploy checklist") and len(snippet.strip()) >= 60
+        text = " ".join(x.strip() for x in body[i + 1:(rows + [len(body)])[rows.index(i) + 1]])
+        assert "The deployment checklist for region" in text  # a readable snippet
+
+
+def test_explain_keeps_the_hit_on_its_row_when_there_is_room(store: Path) -> None:
+    lines = run(store, "search", "deployment error rate", "-k", "3", "--explain",
+                columns="160").stdout.splitlines()
+    assert lines[1].split()[-1] == "hit"
     rows = lines[3:6]
-    assert all(len(r) <= 80 for r in rows)
-    for row in rows:  # each arm's own rank and score, then the hit on the same line
-        cells = row.split()
-        assert cells[3].isdigit() and cells[4].startswith("(") and "Deploy checklist" in row
+    assert all(len(r) <= 160 and "Deploy checklist" in r for r in rows)
     assert lines[6].startswith("scopes: ")
 
 

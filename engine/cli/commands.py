@@ -7,13 +7,14 @@ import importlib
 import importlib.metadata as md
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
 from ..errors import OctomemError
+from ..overrides import Overrides
 from . import options as opt
 from .options import Command, Group
 
@@ -42,7 +43,7 @@ SetOpt = Annotated[list[str] | None, typer.Option("--set", help="Override a sett
 
 class _State:
     config: Path | None = None
-    overrides: dict[str, Any] = {}
+    overrides: Overrides = Overrides()
     debug: bool = False
     project_root: Path | None = None
     global_root: Path | None = None
@@ -72,11 +73,13 @@ def _main(
     if set_:  # pydantic comes with the settings: only when something is set
         from ..settings import parse_overrides
 
-        state.overrides = parse_overrides(set_)
+        state.overrides = Overrides(parse_overrides(set_))
     else:
-        state.overrides = {}
+        state.overrides = Overrides()
     if data_dir is not None:
-        state.overrides["data_dir"] = str(data_dir)
+        state.overrides.put("data_dir", str(data_dir), "--data-dir")
+    if global_root is not None:  # shown by `config` with its source
+        state.overrides.put("global_root", str(global_root), "--global-root")
     state.project_root, state.global_root = project_root, global_root
     state.debug = debug
 
@@ -99,34 +102,6 @@ def _pipeline(scope: ScopeName = "global") -> Pipeline:
     return Pipeline(loaded, load_registry(), root)
 
 
-def _ingest(pipeline: Pipeline, docs: Any, total: int, label: str, whole: bool = False) -> None:
-    """Store ``docs`` (``whole``: in one transaction), then embed what was stored."""
-    from . import render
-    with render.progress(console) as bar:
-        task = bar.add_task(f"indexing {label}", total=total)
-        report = pipeline.add(docs, lambda n: bar.advance(task, n), embed=False,
-                              **({"per_transaction": total} if whole else {}))
-        embedded = 0
-        if report.chunk_ids and pipeline.arms.semantic and not pipeline.semantic_error:
-            task2 = bar.add_task("embedding chunks", total=len(report.chunk_ids))
-            try:
-                embedded = pipeline.embed_pending(lambda n: bar.advance(task2, n), report.chunk_ids)
-            except OctomemError as exc:
-                report.semantic_error = str(exc)
-    render.ingest_report(console, report, embedded, pipeline.semantic_error)
-    _say_reindex(pipeline)
-
-
-def _say_reindex(pipeline: Pipeline) -> None:
-    """Tell how many chunks have no vector of the configured embedder, if any."""
-    if pipeline.arms.semantic is None or pipeline.semantic_error:
-        return
-    left = pipeline.arms.semantic.missing_count()
-    if left:
-        err.print(f"[yellow]{left} chunks have no vector of {pipeline.arms.embedder.model_id}: "
-                  "found by their words only; `octomem reindex` embeds them[/yellow]")
-
-
 @app.command(cls=Command)
 def ingest(
     paths: Annotated[list[Path] | None, typer.Argument(help="Text/Markdown files, transcripts (.jsonl) or folders.")] = None,
@@ -146,28 +121,11 @@ def ingest(
     """
     if not paths and beir is None:
         raise OctomemError("give files or folders to ingest, or --beir DIR")
-    from ..memory.folders import IngestReport, reconcile
-    from ..memory.sources import beir_corpus_path, beir_documents, count_lines, find_sources
-    from ..memory.transcripts import read_transcript
-    from . import memory as show
+    from . import ingesting
 
     memory = _memory()
-    pipeline = memory.scopes.require(show.check_write_scope(scope), create=True)
     try:
-        files, found = find_sources(paths, fmt) if paths else ([], [])  # bad paths fail first
-        transcripts = [(f, read_transcript(f, how)) for f, how in found]  # bad lines too
-        if beir is not None:
-            total = count_lines(beir_corpus_path(beir))
-            _ingest(pipeline, beir_documents(beir), total, f"{beir.name} corpus")
-        if files:
-            _ingest(pipeline, show.file_documents(err, files, memory.limits.file_bytes), len(files),
-                    f"{len(files)} files")
-        for path, turns in transcripts:
-            if turns:
-                _ingest(pipeline, turns, len(turns), f"{path.name} ({len(turns)} turns)", True)
-        for folder in (p for p in paths or () if p.is_dir()):  # files it no longer holds
-            show.gone_files(console, reconcile(show.check_write_scope(scope), pipeline, folder,
-                                               memory.on_missing, IngestReport()))
+        ingesting.run(console, err, memory, paths, beir, scope, fmt)
     finally:
         memory.close()
 
@@ -230,6 +188,9 @@ def search(
                                until, as_of, history, per,  # type: ignore[arg-type]
                                context=context, max_tokens=max_tokens)
         show.show_recall(console, query, answer, explain, as_json)
+        from .ingesting import say_unembedded_in
+
+        say_unembedded_in(err, memory, scope)
     finally:
         memory.close()
 
@@ -268,7 +229,7 @@ def reindex(
     vectors that exist plus keyword search, and says how many chunks lack a vector.
     """
     if embedder is not None:
-        state.overrides.setdefault("pipeline", {})["embedder"] = embedder
+        state.overrides.put("pipeline.embedder", embedder, "--embedder")
     from ..memory.scopes import SCOPES, check_scope
 
     memory = _memory()
@@ -422,25 +383,3 @@ def session_start(
 # The MCP tools' names, for people who know those: the same commands, not listed twice.
 app.command("remember", cls=Command, hidden=True, help="Same as `add` (the MCP tool's name).")(add)
 app.command("recall", cls=Command, hidden=True, help="Same as `search` (the MCP tool's name).")(search)
-
-
-def main() -> None:
-    """Console entry point: usage errors as click prints them, octomem and file-system
-    errors as one line (``--debug`` shows the traceback)."""
-    try:
-        app(prog_name="octomem")
-    except (OctomemError, OSError) as exc:
-        if state.debug:
-            raise
-        message = str(exc) if isinstance(exc, OctomemError) else _os_error(exc)
-        err.print(Text.assemble(("error: ", "red"), message), highlight=False)
-        sys.exit(1)
-    except KeyboardInterrupt:
-        err.print("interrupted")
-        sys.exit(130)
-
-
-def _os_error(exc: OSError) -> str:
-    """Describe a file-system error in one line, naming the path."""
-    where = f"{exc.filename}: " if exc.filename else ""
-    return f"{where}{exc.strerror or exc}"

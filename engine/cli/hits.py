@@ -12,6 +12,7 @@ stdout is not a terminal, Rich uses ``COLUMNS`` or 80 columns, so piped output h
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from rich.console import Console
@@ -19,12 +20,21 @@ from rich.markup import escape
 from rich.text import Text
 
 from ..memory.recall import RecallAnswer
+from .layout import packed
 
 #: Fewest characters a hit keeps for its text however narrow the terminal; below that,
 #: the line wraps instead (a hit cut to nothing says nothing).
 MIN_HIT_WIDTH = 24
 #: Space between columns.
 GAP = "  "
+#: Fewest characters a hit's text keeps beside the ``--explain`` columns; with less room
+#: (at 80 columns, three arms and the recency bonus leave ~26), the text goes on lines of
+#: its own under its row instead, so it can be read.
+EXPLAIN_INLINE_MIN = 48
+#: Lines a hit's text may take under its ``--explain`` row (the last cut with "…").
+SNIPPET_LINES = 2
+#: Indent of a hit's text under its ``--explain`` row (past the rank column).
+SNIPPET_INDENT = 5
 
 
 def one_line(text: str) -> str:
@@ -92,34 +102,59 @@ def hit_lines(ans: RecallAnswer, explain: bool, width: int) -> list[Text]:
         return GAP.join(c.rjust(w) if r else c.ljust(w)
                         for c, w, r in zip(cells, widths, right, strict=True)) + GAP
 
+    below = explain and width - fixed < EXPLAIN_INLINE_MIN  # the hit gets its own lines
     lines: list[Text] = []
     if explain and ans.hits:
-        lines.append(Text(columns(headers) + "hit", style="bold"))
-        lines.append(Text("─" * min(width, fixed + left), style="dim"))
+        lines.append(Text((columns(headers) + ("" if below else "hit")).rstrip(), style="bold"))
+        lines.append(Text("─" * min(width, fixed + (0 if below else left)), style="dim"))
     context = getattr(ans, "context", {})
     grouped = any(context.get((h.scope, h.chunk.id)) for h in ans.hits)
+    indent = SNIPPET_INDENT if below else fixed
+    room = max(width - indent, MIN_HIT_WIDTH) if below else left
     for row, hit in zip(rows, ans.hits, strict=True):
         around = context.get((hit.scope, hit.chunk.id), [])
         if grouped and hit is not ans.hits[0]:
             lines.append(Text(""))  # a hit and its turns stand apart from the next hit's
-        lines += [_context_line(fixed, left, t) for t in around if t.offset < 0]
-        line = Text(columns(row))
-        room = left
-        if hit.chunk.valid_to is not None:
-            line.append("(superseded) ", style="yellow")
-            room -= len("(superseded) ")
-        line.append(cut(hit_text(hit.chunk), room))
-        lines.append(line)
-        lines += [_context_line(fixed, left, t) for t in around if t.offset > 0]
+        if below:
+            lines.append(Text(columns(row).rstrip()))
+        lines += [_context_line(indent, room, t) for t in around if t.offset < 0]
+        mark = "(superseded) " if hit.chunk.valid_to is not None else ""
+        if below:
+            text = wrapped(mark + hit_text(hit.chunk), room, SNIPPET_LINES)
+            lines += [_marked(" " * indent + part, indent, mark) for part in text]
+        else:
+            line = Text(columns(row))
+            line.append(Text(mark, style="yellow"))
+            line.append(cut(hit_text(hit.chunk), room - len(mark)))
+            lines.append(line)
+        lines += [_context_line(indent, room, t) for t in around if t.offset > 0]
     return lines
 
 
-def _context_line(fixed: int, left: int, turn: Any) -> Text:
+def wrapped(text: str, width: int, most: int) -> list[str]:
+    """Return ``text`` wrapped to ``width`` columns on at most ``most`` lines, the last
+    cut with "…" when the text goes on."""
+    parts = textwrap.wrap(text, width, break_on_hyphens=False) or [""]
+    if len(parts) > most:
+        rest = " ".join(parts[most - 1:])
+        parts = parts[: most - 1] + [cut(rest, width)]
+    return parts
+
+
+def _marked(line: str, indent: int, mark: str) -> Text:
+    """A snippet line, its leading ``(superseded)`` mark (if any) in yellow."""
+    text = Text(line)
+    if mark and line[indent:].startswith(mark):
+        text.stylize("yellow", indent, indent + len(mark))
+    return text
+
+
+def _context_line(indent: int, room: int, turn: Any) -> Text:
     """A neighbouring turn of a hit: indented under the hit's text, marked ``↑`` when it
     came before the hit and ``↓`` after, with its offset in turns (``↑1``: the turn
     just before)."""
     mark = f"{'↑' if turn.offset < 0 else '↓'}{abs(turn.offset)} "
-    return Text(" " * fixed + mark + cut(one_line(turn.chunk.text), left - len(mark)),
+    return Text(" " * indent + mark + cut(one_line(turn.chunk.text), room - len(mark)),
                 style="dim")
 
 
@@ -141,15 +176,19 @@ def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool)
     for arm, why in ans.arms_unavailable.items():
         console.print(f"[yellow]{escape(arm)} unavailable:[/yellow] {escape(why)}")
     for c in ans.collapsed:
-        console.print(f"collapsed {c.chunk.document_id} ({c.scope}) into "
-                      f"{c.kept_chunk.document_id} ({c.kept_scope}): {c.reason}",
-                      highlight=False)
+        for line in wrapped(f"collapsed {c.chunk.document_id} ({c.scope}) into "
+                            f"{c.kept_chunk.document_id} ({c.kept_scope}): {c.reason}",
+                            console.width - 2, 99):
+            console.print(Text(line if line.startswith("collapsed") else "  " + line),
+                          no_wrap=True, overflow="ignore", crop=False, highlight=False)
     if ans.unembedded_hits:
-        console.print(f"{len(ans.unembedded_hits)} hit(s) found by words only (no vector yet)")
+        n = len(ans.unembedded_hits)
+        console.print(f"{n} {'hit' if n == 1 else 'hits'} found by words only (no vector yet)")
     budget = getattr(ans, "budget", None)
     if budget is not None:
-        dropped = ", ".join(f"#{c.rank} {c.chunk.document_id} ({c.tokens})" for c in budget.cut)
-        console.print(f"about {budget.used} of {budget.max_tokens} tokens"
-                      + (f"; cut: {dropped}" if dropped else "")
-                      + (f"; shortened {budget.truncated}" if budget.truncated else ""),
-                      highlight=False)
+        lead = f"about {budget.used} of {budget.max_tokens} tokens" + (
+            f"; shortened {budget.truncated}" if budget.truncated else "")
+        dropped = [f"#{c.rank} {c.chunk.document_id} ({c.tokens})" for c in budget.cut]
+        for line in packed(lead + ("; cut:" if dropped else ""), dropped, console.width):
+            console.print(Text(line), no_wrap=True, overflow="ignore", crop=False,
+                          highlight=False)

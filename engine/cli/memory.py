@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
-from rich.padding import Padding
-from rich.table import Table
 from rich.text import Text
 
 from ..errors import OctomemError
@@ -26,7 +24,8 @@ from ..memory.sources import file_document
 from ..memory.transfer import ImportReport
 from ..types import Document
 from .hits import print_answer
-from .values import human_size, human_time
+from .layout import aligned, emit, packed, wrapped
+from .values import human_size, human_time, plural
 
 
 def _snippet(text: str, width: int) -> str:
@@ -89,8 +88,8 @@ def show_forgotten(console: Console, out: ForgetOutcome, json_out: bool) -> bool
             console.print(f"  {doc.id} ({scope}, {doc.kind}) {escape(_snippet(doc.text, 70))}")
         return False
     scope, doc = out.forgotten
-    console.print(f"forgot [bold]{doc.id}[/bold] from the {scope} scope: "
-                  f"{escape(_snippet(doc.text, 80))!r}")
+    lead = f"forgot {doc.id} from the {scope} scope: "
+    emit(console, [lead + repr(_snippet(doc.text, max(console.width - len(lead) - 2, 24)))])
     return True
 
 
@@ -101,17 +100,11 @@ def status(console: Console, info: dict[str, Any]) -> None:
     for name, scope in info["scopes"].items():
         console.print()
         if not scope.get("exists"):
-            console.print(f"[bold]{name}[/bold]  {escape(scope['root'])}  [dim](not created "
-                          "yet: the first add or ingest into it creates it)[/dim]",
-                          highlight=False)
+            emit(console, wrapped(f"{name}  {scope['root']}  (not created yet: the first add "
+                                  "or ingest into it creates it)", console.width, "  ", first=""))
             continue
         console.print(f"[bold]{name}[/bold]  {escape(scope['root'])}", highlight=False)
-        grid = Table.grid(padding=(0, 2))
-        grid.add_column(no_wrap=True, style="dim")
-        grid.add_column(overflow="fold")
-        for key, value in status_rows(scope):
-            grid.add_row(key, escape(value))
-        console.print(Padding(grid, (0, 0, 0, 2), expand=False), highlight=False)
+        emit(console, aligned(status_rows(scope), console.width))
 
 
 #: ``status`` keys shown by :func:`status_rows` in their own words (others as they come).
@@ -151,15 +144,18 @@ def status_rows(scope: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def import_report(console: Console, report: ImportReport) -> None:
-    """Print what an import did."""
-    console.print(
-        f"imported into the {report.scope} scope: {len(report.added)} added, "
-        f"{len(report.replaced)} replaced, {len(report.unchanged)} unchanged, "
-        f"{len(report.skipped_forgotten)} skipped (forgotten here), "
-        f"{report.forgotten_logged} forget-log entries; {report.embedded} chunks embedded")
+    """Print what an import did: counts on short lines that read at any width."""
+    emit(console, packed(f"imported into the {report.scope} scope:", [
+        f"{len(report.added)} added", f"{len(report.replaced)} replaced",
+        f"{len(report.unchanged)} unchanged",
+        f"{len(report.skipped_forgotten)} skipped (forgotten here)",
+        plural(report.forgotten_logged, "forget-log entry", "forget-log entries"),
+        f"{plural(report.embedded, 'chunk')} embedded"], console.width))
     if report.forgotten_left:
-        console.print(f"{report.forgotten_left} forget-log entries of the file's own scope were "
-                      f"not copied into the {report.scope} scope")
+        emit(console, wrapped(
+            f"{plural(report.forgotten_left, 'forget-log entry', 'forget-log entries')} of "
+            f"the file's own scope were not copied into the {report.scope} scope",
+            console.width))
     if report.semantic_error:
         console.print(f"[yellow]vectors not written: {escape(report.semantic_error)}[/yellow]")
 
@@ -173,18 +169,24 @@ def gone_files(console: Console, report: IngestReport) -> None:
         console.print(f"[yellow]gone:[/yellow] {escape(gone.path)}: {done} {gone.id}")
 
 
-def file_documents(err: Console, files: list[Path], max_bytes: int) -> Iterator[Document]:
-    """Read files as documents, skipping (with a warning) empty, non-UTF-8 ones and those
-    larger than ``max_bytes`` (setting ``limits.file_bytes``)."""
+def file_documents(err: Console, files: list[Path], max_bytes: int,
+                   named: Collection[Path] = (),
+                   refused: list[tuple[Path, str]] | None = None) -> Iterator[Document]:
+    """Read files as documents, skipping empty, non-UTF-8 ones and those larger than
+    ``max_bytes`` (setting ``limits.file_bytes``): a note on ``err`` for a file found in
+    a folder, an entry in ``refused`` for a file in ``named`` (named on the command line).
+    """
     for path in files:
         try:
             check_length(path.stat().st_size, max_bytes, str(path), "limits.file_bytes",
                          "bytes", "; split it")
             doc = file_document(path)
+            why = None if doc.text.strip() else f"{path}: empty file"
         except (OctomemError, OSError) as exc:
-            err.print(Text.assemble(("skipped: ", "yellow"), str(exc)), highlight=False)
-            continue
-        if not doc.text.strip():
-            err.print(Text.assemble(("skipped: ", "yellow"), f"{path}: empty file"))
-            continue
-        yield doc
+            why = str(exc)
+        if why is None:
+            yield doc
+        elif refused is not None and path in named:
+            refused.append((path, why.removeprefix(f"{path}: ")))
+        else:
+            err.print(Text.assemble(("skipped: ", "yellow"), why), highlight=False)

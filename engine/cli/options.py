@@ -12,10 +12,14 @@ already showed flags bare).
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Annotated, Any
 
 import typer
 from typer.core import TyperCommand, TyperGroup
+
+#: Exit status after Ctrl-C (128 + SIGINT, the shell's convention).
+INTERRUPTED = 130
 
 #: Metavars chosen by option name where the name in capitals would not read well.
 METAVARS = {"top_k": "N", "set_": "KEY=VALUE", "config": "FILE", "data_dir": "DIR",
@@ -23,7 +27,10 @@ METAVARS = {"top_k": "N", "set_": "KEY=VALUE", "config": "FILE", "data_dir": "DI
             "since": "DATE", "until": "DATE", "event_time": "DATE", "fmt": "FORMAT",
             "cache_dir": "DIR", "out": "DIR", "sources": "DIR", "limit": "N",
             "group_by": "metadata.FIELD", "supersedes": "ID", "combo": "NAME=ARMS",
-            "port": "PORT", "ui_port": "PORT", "ui_host": "HOST"}
+            "port": "PORT", "ui_port": "PORT", "ui_host": "HOST", "context": "N",
+            "max_tokens": "N", "max_bytes": "N", "lines": "N", "per": "UNIT",
+            "reason": "TEXT", "embedder": "NAME", "log_format": "FORMAT", "log_level": "LEVEL",
+            "synthetic": "SIZES", "save_runs": "DIR", "query_filter": "metadata.FIELD=VALUES"}
 
 
 def natural_metavars(params: list[Any]) -> list[Any]:
@@ -46,11 +53,24 @@ def _no_type(ctx: Any = None) -> None:
 
 
 class Command(TyperCommand):
-    """A typer command whose help shows flags bare and values by name."""
+    """A typer command whose help shows flags bare and values by name, and which says
+    ``interrupted`` on stderr and ends with status 130 on Ctrl-C (typer alone ends
+    silently)."""
 
     def get_params(self, ctx: Any) -> list[Any]:
         """Return the command's parameters (``--help`` included), metavars set."""
         return natural_metavars(super().get_params(ctx))
+
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command; Ctrl-C is ``interrupted`` on stderr and exit status 130.
+
+        :raises typer.Exit: status 130 after Ctrl-C.
+        """
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            print("interrupted", file=sys.stderr, flush=True)
+            raise typer.Exit(INTERRUPTED) from None
 
 
 class Group(TyperGroup):

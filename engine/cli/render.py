@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.padding import Padding
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -14,14 +13,14 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
-from rich.table import Table
 from rich.text import Text
 
 from ..manager import ArmRegistry
 from ..pipeline import AddReport
 from ..settings import LoadedSettings, setting_field, setting_group
+from .layout import emit, wrapped
 from .progress import LineProgress
-from .values import toml_value
+from .values import plural, toml_value
 
 ARM_KIND_ORDER = ("storage", "keyword", "embedder", "semantic", "reranker", "dedup")
 
@@ -37,12 +36,13 @@ def progress(console: Console) -> Progress | LineProgress:
     )
 
 
-def ingest_report(console: Console, report: AddReport, embedded: int, semantic_error: str | None) -> None:
+def ingest_report(console: Console, report: AddReport, embedded: int,
+                  semantic_error: str | None) -> None:
     """Print what an ingest did."""
     console.print(
         f"added {len(report.added)}, replaced {len(report.replaced)}, unchanged "
-        f"{len(report.unchanged)} documents; {report.chunks} chunks indexed, {embedded} embedded"
-    )
+        f"{len(report.unchanged)} documents; "
+        f"{plural(report.chunks, 'chunk')} indexed, {embedded} embedded", highlight=False)
     problem = report.semantic_error or semantic_error
     if problem:
         console.print(f"[yellow]vectors not written: {problem}[/yellow]")
@@ -50,24 +50,20 @@ def ingest_report(console: Console, report: AddReport, embedded: int, semantic_e
 
 
 def plugins(console: Console, registry: ArmRegistry) -> None:
-    """Print installed arms by kind with their distribution and version."""
-    table = Table(title="installed arms")
-    for col in ("kind", "name", "distribution", "version", "description"):
-        table.add_column(col)
+    """Print installed arms by kind: kind, name, distribution, version and description
+    in aligned columns, one line per arm when piped (at a terminal a long description
+    wraps under itself)."""
+    rows = [("kind", "name", "distribution", "version", "description")]
     for kind in ARM_KIND_ORDER:
         for p in registry.provided(kind):  # type: ignore[arg-type]
-            table.add_row(kind, p.spec.name, p.distribution, p.version, p.spec.description)
-    console.print(table)
-
-
-def status(console: Console, info: dict[str, Any]) -> None:
-    """Print a pipeline's status."""
-    table = Table(show_header=False)
-    for key, value in info.items():
-        if key == "arms":
-            value = ", ".join(f"{k}={v}" for k, v in value.items() if v)
-        table.add_row(key, "" if value is None else str(value))
-    console.print(table)
+            rows.append((kind, p.spec.name, p.distribution, p.version,
+                         " ".join((p.spec.description or "").split())))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    for n, row in enumerate(rows):
+        line = "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) + "  "
+        lines = wrapped(row[4], console.width, " " * len(line), first=line) \
+            if console.is_terminal else [line + row[4]]
+        emit(console, lines, style="bold" if n == 0 else None)
 
 
 def _flatten(data: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
@@ -83,23 +79,29 @@ def _flatten(data: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
 def settings(console: Console, loaded: LoadedSettings, arm_options: dict[str, dict[str, Any]],
              arm_specs: dict[str, Any]) -> None:
     """Print every effective setting as ``key = value  group · layer`` (the value as TOML
-    writes it: ``"sqlite"``, ``true``, ``(none)`` for not set), its meaning indented on the
-    next lines; it reads at any width and when piped.
+    writes it: ``"sqlite"``, ``true``, ``(none)`` for not set; ``group · layer`` on the
+    next line when the line would be wider than the console), its meaning indented on the
+    next lines; it reads at any width and when piped, no line ending in spaces.
 
     :param arm_options: effective options of each configured arm, by arm name.
     :param arm_specs: arm name -> spec, to group ``arms.*`` keys by arm kind.
     """
-    console.print("effective settings: key = value, its group (identity: needs re-indexing; "
-                  "runtime; retrieval: reorders answers) · the layer it came from",
-                  style="bold", highlight=False)
+    emit(console, wrapped("effective settings: key = value, its group (identity: needs "
+                          "re-indexing; runtime; retrieval: reorders answers) · the layer "
+                          "it came from", console.width), style="bold")
     dumped = loaded.settings.model_dump(mode="json")
     dumped["arms"] = {**dumped.get("arms", {}), **arm_options}
     for key, value in _flatten(dumped):
         field = setting_field(key, arm_specs)
         line = Text(f"{key} = ")
         line.append(toml_value(value), style="bold")
-        line.append(f"  {setting_group(key, arm_specs)} · {loaded.source_of(key)}", style="dim")
-        console.print(line, highlight=False)
+        meta = f"{setting_group(key, arm_specs)} · {loaded.source_of(key)}"
+        if len(line) + 2 + len(meta) <= console.width:
+            line.append(f"  {meta}", style="dim")
+            meta = ""
+        console.print(line, highlight=False, soft_wrap=True)  # a long value stays whole
+        if meta:  # no room beside the value: its group and layer on a line of their own
+            emit(console, [f"    ({meta})"], style="dim")
         meaning = (field.description or "") if field is not None else ""
         if meaning:
-            console.print(Padding(Text(meaning, style="dim"), (0, 0, 0, 4)), highlight=False)
+            emit(console, wrapped(meaning, console.width, "    "), style="dim")

@@ -1,4 +1,4 @@
-"""Values as people read them: sizes (``3.41 MB``, not ``3411968``), dates, and settings
+"""Values as people read them: counts with their noun (``1 file``), sizes (``3.41 MB``, not ``3411968``), dates, and settings
 written as a TOML file would hold them (``"sqlite"``, ``true``, not ``'sqlite'``, ``True``)."""
 
 from __future__ import annotations
@@ -8,6 +8,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 _UNITS = ("B", "kB", "MB", "GB", "TB")
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """Return ``n`` and ``word``, in the plural unless ``n`` is 1: ``1 file``, ``2 files``.
+
+    :param many: the plural when it is not ``word + "s"`` (``entries``).
+    """
+    return f"{n:,} {word if n == 1 else many or word + 's'}"
 
 
 def human_size(n: int | float | None) -> str:

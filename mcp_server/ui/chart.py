@@ -120,7 +120,7 @@ def _calls_panel(calls: Sequence[Call], top: float, now: float) -> list[str]:
         height = (PANEL - 24) * n / highest
         out.append(f'<rect x="{50 + i * width:.1f}" y="{base - height:.1f}" '
                    f'width="{width - 2:.1f}" height="{height:.1f}" fill="#48bb78">'
-                   f'<title>{n} calls</title></rect>')
+                   f'<title>{n} call{"" if n == 1 else "s"}</title></rect>')
     out += [_axis_label(46, top + 22, str(highest), "end"), _axis_label(46, base, "0", "end")]
     return out
 

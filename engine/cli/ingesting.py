@@ -1,0 +1,189 @@
+"""``octomem ingest`` run for a person: progress, what was stored, and what was not.
+
+- A file the user named on the command line that cannot be ingested (empty, not UTF-8,
+  too large, a transcript without turns) is an error naming the file and why, exit
+  status 1, after the other paths are stored; a file skipped inside a named folder
+  stays a note (``skipped: ...``) on stderr.
+- Ctrl-C says what was stored (documents are written in transactions of
+  :data:`~octomem.engine.pipeline.DOCS_PER_TRANSACTION`, so a batch is stored whole or
+  not at all) and what was not, how to finish (ingest the same paths again: what is
+  stored is skipped as unchanged; ``octomem reindex`` embeds chunks left without a
+  vector), and ends with status 130.
+- Chunks without a vector of the configured embedder are counted after every ingest and
+  search (:func:`say_unembedded`).
+
+The engine is imported by :func:`run` when the command runs, not when the CLI starts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from ..errors import OctomemError
+from .options import INTERRUPTED
+from .values import plural
+
+if TYPE_CHECKING:
+    from ..memory.facade import Memory
+    from ..pipeline import Pipeline
+
+
+@dataclass
+class Tally:
+    """What an ingest has stored so far, to tell after Ctrl-C.
+
+    :param offered: label of every document handed to storage, in order.
+    :param stored: how many of ``offered`` are committed (storage reports each batch
+        after its transaction commits, in order).
+    :param refused: ``(file, why)`` for each file named on the command line that was
+        not ingested.
+    :param parts: how many sources (the BEIR corpus, the files, each transcript) are to
+        be stored; ``parts_stored``: how many are stored whole.
+    """
+
+    offered: list[str] = field(default_factory=list)
+    stored: int = 0
+    embedded: int = 0
+    parts: int = 0
+    parts_stored: int = 0
+    refused: list[tuple[Path, str]] = field(default_factory=list)
+
+    def watch(self, docs: Iterable[Any]) -> Iterator[Any]:
+        """Yield ``docs``, noting each one's label (uri, else id) as it is offered."""
+        for doc in docs:
+            self.offered.append(str(doc.uri or doc.id))
+            yield doc
+
+
+def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None,
+        beir: Path | None, scope: str, fmt: str) -> None:
+    """Ingest ``paths`` and ``beir`` into ``scope`` (see the module docstring).
+
+    :raises OctomemError: a named path is missing or unreadable (nothing stored), or a
+        named file was not ingested (the others were).
+    :raises typer.Exit: status 130 after Ctrl-C, once what was stored is said.
+    """
+    from ..memory.folders import IngestReport, reconcile
+    from ..memory.sources import beir_corpus_path, beir_documents, count_lines, find_sources
+    from ..memory.transcripts import read_transcript
+    from . import memory as show
+
+    pipeline = memory.scopes.require(show.check_write_scope(scope), create=True)
+    files, found = find_sources(paths, fmt) if paths else ([], [])  # bad paths fail first
+    transcripts = [(f, read_transcript(f, how)) for f, how in found]  # bad lines too
+    named = {p for p in paths or () if p.is_file()}
+    tally = Tally(parts=(beir is not None) + bool(files) + sum(bool(t) for _, t in transcripts))
+    try:
+        if beir is not None:
+            total = count_lines(beir_corpus_path(beir))
+            store(console, pipeline, beir_documents(beir), total, f"{beir.name} corpus", tally)
+        if files:
+            docs = show.file_documents(err, files, memory.limits.file_bytes, named, tally.refused)
+            store(console, pipeline, docs, len(files), plural(len(files), "file"), tally)
+        for path, turns in transcripts:
+            if turns:
+                store(console, pipeline, turns, len(turns),
+                      f"{path.name} ({plural(len(turns), 'turn')})", tally, whole=True)
+            elif path in named:
+                tally.refused.append((path, "no turns in it"))
+        for folder in (p for p in paths or () if p.is_dir()):  # files it no longer holds
+            show.gone_files(console, reconcile(show.check_write_scope(scope), pipeline, folder,
+                                               memory.on_missing, IngestReport()))
+    except KeyboardInterrupt:
+        say_interrupted(err, tally, len(files) + len(transcripts), scope, pipeline)
+        raise typer.Exit(INTERRUPTED) from None
+    say_unembedded(err, [(scope, pipeline)])
+    if tally.refused:
+        why = "; ".join(f"{path}: {reason}" for path, reason in tally.refused)
+        raise OctomemError(f"not ingested: {why}")
+
+
+def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int, label: str,
+          tally: Tally, whole: bool = False) -> None:
+    """Store ``docs`` (``whole``: in one transaction), then embed what was stored.
+
+    :param total: how many documents ``docs`` holds at most (for the progress bar).
+    """
+    from . import render
+
+    with render.progress(console) as bar:
+        task = bar.add_task(f"indexing {label}", total=total)
+
+        def stored(n: int) -> None:
+            tally.stored += n
+            bar.advance(task, n)
+
+        report = pipeline.add(tally.watch(docs), stored, embed=False,
+                              **({"per_transaction": total} if whole else {}))
+        tally.parts_stored += 1
+        embedded = 0
+        if report.chunk_ids and pipeline.arms.semantic and not pipeline.semantic_error:
+            task2 = bar.add_task("embedding chunks", total=len(report.chunk_ids))
+
+            def done(n: int) -> None:
+                tally.embedded += n
+                bar.advance(task2, n)
+
+            try:
+                embedded = pipeline.embed_pending(done, report.chunk_ids)
+            except OctomemError as exc:
+                report.semantic_error = str(exc)
+    render.ingest_report(console, report, embedded, pipeline.semantic_error)
+
+
+def say_interrupted(err: Console, tally: Tally, sources: int, scope: str,
+                    pipeline: Pipeline) -> None:
+    """Tell, after Ctrl-C, what an ingest stored and what it did not.
+
+    :param sources: files and transcripts found under the named paths.
+    """
+    left = tally.offered[tally.stored:]
+    line = (f"interrupted: {plural(tally.stored, 'document')} stored"
+            + (f" (of {plural(sources, 'file')} found)" if sources else ""))
+    if left:
+        line += (f"; not stored: {left[0]}" + (f" and {len(left) - 1} more" if len(left) > 1
+                                                else "") + " (their batch was rolled back)")
+    err.print(Text(line), highlight=False)
+    if left or tally.parts_stored < tally.parts:
+        err.print(Text("run the same ingest again to store the rest: what is stored is "
+                       "skipped as unchanged"), highlight=False)
+    try:
+        say_unembedded(err, [(scope, pipeline)])
+    except Exception:  # noqa: BLE001 - the store may be mid-write; the lines above stand
+        return
+
+
+def say_unembedded(err: Console, scoped: Iterable[tuple[str, Pipeline]]) -> None:
+    """Warn on ``err``, per scope, how many chunks have no vector of the configured
+    embedder (found by their words only, e.g. after an interrupted embedding) and how to
+    embed them.
+
+    :param scoped: ``(scope name, its pipeline)`` pairs.
+    """
+    for scope, pipeline in scoped:
+        semantic, embedder = pipeline.arms.semantic, pipeline.arms.embedder
+        if semantic is None or embedder is None or pipeline.semantic_error:
+            continue
+        missing = semantic.missing_count()
+        if missing:
+            err.print(Text.assemble(
+                ("warning: ", "yellow"),
+                f"{plural(missing, 'chunk')} of the {scope} scope "
+                f"{'has' if missing == 1 else 'have'} no vector yet (found by their words "
+                "only): `octomem reindex` embeds them"), highlight=False)
+
+
+def say_unembedded_in(err: Console, memory: Memory, scope: str | None) -> None:
+    """After a search: :func:`say_unembedded` for the scopes it searched (``scope``, or
+    both)."""
+    from ..memory.scopes import SCOPES
+
+    wanted = SCOPES if scope is None else (scope,)
+    say_unembedded(err, memory.scopes.existing(wanted))  # type: ignore[arg-type]

@@ -1,0 +1,72 @@
+"""Plain-text layout for CLI output that reads at any width and when piped: wrapped
+paragraphs, aligned ``label  value`` rows and lists of entries, none ending in spaces and
+none broken inside an entry.
+
+Rich's tables and padding fill every line to the console's width with spaces and wrap
+cells mid-entry; these helpers return plain lines instead. ``width`` is the console's
+width in characters (Rich uses ``COLUMNS``, or 80 when the output is not a terminal).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.text import Text
+
+
+def wrapped(text: str, width: int, indent: str = "", first: str | None = None) -> list[str]:
+    """Return ``text`` wrapped to ``width`` columns, words never split (a word longer
+    than a line gets a line of its own), no trailing spaces.
+
+    :param indent: the start of every line after the first.
+    :param first: the start of the first line (default ``indent``).
+    """
+    lead = indent if first is None else first
+    return textwrap.wrap(text, max(width, len(lead) + 10), initial_indent=lead,
+                         subsequent_indent=indent, break_long_words=False,
+                         break_on_hyphens=False) or [lead.rstrip()]
+
+
+def packed(lead: str, entries: Sequence[str], width: int, indent: str = "  ") -> list[str]:
+    """Return ``lead`` followed by ``entries`` separated by ", ", broken into lines of at
+    most ``width`` columns only between entries (an entry wider than a line stands alone).
+
+    :param indent: the start of every line after the first.
+    """
+    lines: list[str] = []
+    line = lead
+    for i, entry in enumerate(entries):
+        piece = entry + ("," if i < len(entries) - 1 else "")
+        joint = "" if not line or line.endswith(" ") else " "
+        if len(line + joint + piece) <= width or line == indent:
+            line += joint + piece
+        else:
+            lines.append(line)
+            line = indent + piece
+    lines.append(line)
+    return lines
+
+
+def aligned(rows: Sequence[tuple[str, str]], width: int, indent: str = "  ",
+            gap: str = "  ") -> list[str]:
+    """Return ``(label, value)`` rows as lines: labels in a column as wide as the widest,
+    each value wrapped under itself (words never split).
+
+    :param indent: what every line starts with.
+    """
+    column = max((len(label) for label, _ in rows), default=0)
+    under = indent + " " * column + gap
+    lines: list[str] = []
+    for label, value in rows:
+        lines += wrapped(value, width, under, first=indent + label.ljust(column) + gap)
+    return lines
+
+
+def emit(console: Console, lines: Sequence[str], style: str | None = None) -> None:
+    """Print ``lines`` as they are: no markup, no highlighting, never re-wrapped or cut
+    by Rich (a line wider than the console, e.g. a model id, is left to the terminal)."""
+    for line in lines:
+        console.print(Text(line, style=style or ""), no_wrap=True, overflow="ignore",
+                      crop=False, highlight=False)

@@ -1,0 +1,196 @@
+"""What the second fresh-user trial found in the CLI, run as a user runs it (the installed
+console script, a real SQLite store, output piped at 80 columns): one-line usage errors
+with status 2, output that never wraps inside an entry or ends in spaces, a named file
+that cannot be ingested failing the command, Ctrl-C during ingest saying what was
+stored (status 130), the real source of `--data-dir` in `config`, counts in the singular."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import typer
+
+from octomem.engine.cli import app
+
+pytestmark = pytest.mark.slow
+
+OCTOMEM = str(Path(sys.executable).with_name("octomem"))
+
+
+def env_for(root: Path, columns: str = "80") -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env.update({"HOME": str(root / "home"), "XDG_DATA_HOME": str(root / "data-home"),
+                "XDG_CONFIG_HOME": str(root / "config-home"), "COLUMNS": columns})
+    return env
+
+
+def run(root: Path, *args: str, code: int = 0, columns: str = "80",
+        hashing: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run ``octomem --data-dir ROOT/data ARGS`` with its output piped."""
+    done = subprocess.run([OCTOMEM, "--data-dir", str(root / "data"), "--project-root",
+                           str(root), *(["--set", "pipeline.embedder=hashing"] if hashing
+                                        else []), *args],
+                          cwd=root, env=env_for(root, columns), capture_output=True,
+                          text=True, timeout=300)
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert done.returncode == code, (done.stdout[-2000:], done.stderr[-2000:])
+    return done
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (("search", "x", "--bogus"), "No such option: --bogus"),
+    (("search",), "Missing argument 'QUERY'"),
+    (("search", "x", "-k", "0"), "Invalid value for '--top-k'"),
+    (("nosuchcommand",), "No such command 'nosuchcommand'"),
+    (("--bogus", "status"), "No such option: --bogus"),
+])
+def test_usage_errors_are_one_line_with_status_2(tmp_path: Path, args: tuple[str, ...],
+                                                  says: str) -> None:
+    done = run(tmp_path, *args, code=2)
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: "), done.stderr
+    assert says in done.stderr and "--help`" in done.stderr
+    assert not set("╭╰│─") & set(done.stderr)  # no box
+
+
+def test_piped_output_never_wraps_inside_an_entry(tmp_path: Path) -> None:
+    words = "kiwi mango pear plum fig lime date yam okra leek kale bean corn rice".split()
+    for i in range(12):  # words of their own: dedup keeps every one
+        run(tmp_path, "add", f"Rehearsal {i}: the staging database was restored; notes "
+            + " ".join(f"{w}{i}" for w in words) + ".", "--scope", "global")
+    found = run(tmp_path, "--set", "retrieval.relevance_floor=0", "search",
+                "staging database restored rehearsal", "-k", "12", "--max-tokens", "60")
+    lines = found.stdout.splitlines()
+    budget = [i for i, line in enumerate(lines) if line.startswith("about ")]
+    assert budget, found.stdout
+    tail = lines[budget[0]:]
+    assert all(len(line) <= 80 for line in tail)
+    entries = re.findall(r"#\d+ \S+ \(\d+\)", " ".join(tail))
+    assert len(entries) >= 3  # several hits cut, each named whole on one line
+    assert sum(len(re.findall(r"#\d+ \S+ \(\d+\)", line)) for line in tail) == len(entries)
+
+    exported = tmp_path / "memory.jsonl"
+    run(tmp_path, "export", "--scope", "global", str(exported))
+    imported = run(tmp_path, "import", "--scope", "local", str(exported)).stdout.splitlines()
+    assert all(len(line) <= 80 and line == line.rstrip() for line in imported)
+    assert any("12 added," in line for line in imported), imported
+    assert any("12 chunks embedded" in line for line in imported), imported
+
+    doc = json.loads(exported.read_text().splitlines()[1])["id"]  # after the header
+    forgot = run(tmp_path, "forget", doc, "--scope", "global").stdout.splitlines()
+    assert len(forgot) == 1 and len(forgot[0]) <= 80 and forgot[0].startswith(f"forgot {doc}")
+
+
+def test_config_status_and_plugins_read_when_piped(tmp_path: Path) -> None:
+    run(tmp_path, "add", "The build uses make.", "--scope", "global")
+    for command in ("config", "status", "plugins"):
+        out = run(tmp_path, command).stdout
+        assert out and all(line == line.rstrip() for line in out.splitlines()), command
+        assert not set("┏┃│━─╇") & set(out), command
+    arms = run(tmp_path, "plugins").stdout.splitlines()
+    assert arms[0].split() == ["kind", "name", "distribution", "version", "description"]
+    fts5 = next(line for line in arms if line.split()[:2] == ["keyword", "fts5"])
+    assert fts5.split()[2] == "octomem" and "BM25" in fts5  # one line per arm, whole
+    config = run(tmp_path, "config").stdout
+    assert re.search(r'^data_dir = ".*"  runtime · --data-dir$', config, re.M), config
+    assert re.search(r"^pipeline.embedder = \"hashing\"  identity · --set$", config, re.M)
+
+
+def test_a_named_file_that_cannot_be_ingested_fails_the_command(tmp_path: Path) -> None:
+    good, empty = tmp_path / "good.md", tmp_path / "empty.md"
+    good.write_text("# Deploy\nThe staging server is called kestrel.\n")
+    empty.write_text("")
+    done = run(tmp_path, "ingest", "--scope", "global", str(good), str(empty), code=1)
+    assert done.stderr.strip().splitlines()[-1] == f"error: not ingested: {empty}: empty file"
+    assert "added 1, replaced 0, unchanged 0 documents;" in done.stdout  # the other was stored
+    assert "indexing 2 files" in done.stdout and "1 chunk indexed" in done.stdout
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "empty.md").write_text("")
+    noted = run(tmp_path, "ingest", "--scope", "global", str(folder))  # inside a folder: a note
+    assert f"skipped: {folder / 'empty.md'}: empty file" in noted.stderr
+
+
+def test_ctrl_c_during_ingest_says_what_was_stored_and_search_says_what_is_unembedded(
+        tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for i in range(1500):
+        (notes / f"n{i:04}.md").write_text(f"# Server {i}\nBuild server {i} restarts at "
+                                           f"{i % 24} o'clock and keeps {i} GB of caches.\n")
+    argv = [OCTOMEM, "--data-dir", str(tmp_path / "data"), "--project-root", str(tmp_path),
+            "--set", "pipeline.embedder=hashing", "--set", "retrieval.embed_batch_size=1",
+            "ingest", "--scope", "global", str(notes)]
+    proc = subprocess.Popen(argv, cwd=tmp_path, env=env_for(tmp_path), text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith("embedding chunks"):
+            time.sleep(0.2)
+            proc.send_signal(signal.SIGINT)
+            break
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert "interrupted: 1,500 documents stored (of 1,500 files found)" in err
+    unembedded = re.search(r"warning: ([\d,]+) chunks of the global scope have no vector yet "
+                           r"\(found by their words only\): `octomem reindex` embeds them", err)
+    assert unembedded, err
+    missing = int(unembedded.group(1).replace(",", ""))
+    assert 0 < missing < 1500
+    found = run(tmp_path, "search", "build server caches", "-k", "3")
+    assert f"warning: {missing:,} chunks of the global scope have no vector yet" in found.stderr
+    run(tmp_path, "reindex", "--scope", "global")
+    assert "no vector" not in run(tmp_path, "search", "build server caches").stderr
+
+
+def test_help_metavars_are_one_style() -> None:
+    command = typer.main.get_command(app)
+
+    def commands(group: object) -> list[object]:
+        subs = list(getattr(group, "commands", {}).values())
+        return [group, *[c for s in subs for c in commands(s)]]
+
+    metavars = set()
+    for cmd in commands(command):
+        for param in cmd.get_params(cmd.context_class(cmd)):  # type: ignore[attr-defined]
+            if param.param_type_name == "option" and not (param.is_flag or param.count):
+                metavars.add(param.metavar)
+    assert metavars and all(re.fullmatch(r"[A-Z]+|[A-Z]+[=:][A-Z]+|metadata\.FIELD(=VALUES)?",
+                                         m) for m in metavars), sorted(metavars)
+
+
+def test_include_superseded_puts_the_current_statement_first(tmp_path: Path) -> None:
+    old = run(tmp_path, "add", "The production database runs PostgreSQL 14 on the db1 host.",
+              "--json").stdout
+    old_id = json.loads(old)["id"]
+    run(tmp_path, "add", "The production database runs PostgreSQL 16 on the db2 host.",
+        "--supersedes", old_id)
+    note = tmp_path / "deploy.md"
+    note.write_text("# Deploy\nDeploys go out on Tuesday from the db1 release branch.\n")
+    run(tmp_path, "ingest", str(note))
+    note.write_text("# Deploy\nDeploys go out on Thursday from the main branch.\n")
+    run(tmp_path, "ingest", str(note))  # the Tuesday text is kept as revision 1
+    query = "which PostgreSQL 14 database host and db1 Tuesday deploys"
+    plain = json.loads(run(tmp_path, "--set", "retrieval.relevance_floor=0", "search", query,
+                           "-k", "10", "--include-superseded", "--json").stdout)
+    texts = [h["text"] for h in plain["hits"]]
+    pg16 = next(i for i, t in enumerate(texts) if "PostgreSQL 16" in t)
+    pg14 = next(i for i, t in enumerate(texts) if "PostgreSQL 14" in t)
+    thursday = next(i for i, t in enumerate(texts) if "Thursday" in t)
+    tuesday = next(i for i, t in enumerate(texts) if "Tuesday" in t)
+    assert pg14 == pg16 + 1 and tuesday == thursday + 1, texts
+    assert not plain["hits"][pg14]["current"] and plain["hits"][pg16]["current"]
+    shown = run(tmp_path, "--set", "retrieval.relevance_floor=0", "search", query, "-k", "10",
+                "--include-superseded").stdout.splitlines()
+    marked = [line for line in shown if "(superseded)" in line]
+    assert len(marked) == 2 and all("PostgreSQL 14" in m or "Tuesday" in m for m in marked)
