@@ -54,3 +54,15 @@ def test_each_question_finds_its_note_first(tmp_path: Path) -> None:
             assert set(answer.hits[0].contributions) == {"fts5", "sqlite-vec"}  # both arms
     finally:
         memory.close()
+
+
+def test_the_quick_start_installs_octomem_alone_and_ci_adds_dev_for_the_tests() -> None:
+    command = quick_start()
+    assert re.search(r"pip install -e \. ", command) and "[dev]" not in command
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    tests = next(b for b in re.findall(r"^```sh\n(.*?)^```", readme, re.S | re.M)
+                 if "pytest" in b)
+    assert '-e ".[dev]"' in tests  # contributors: pytest and the bench tools
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    dev, pytest_at = ci.index('-e ".[dev]"'), ci.index("-m pytest")
+    assert ci.index("quick_start") < dev < pytest_at
