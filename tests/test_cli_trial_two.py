@@ -86,7 +86,8 @@ def test_piped_output_never_wraps_inside_an_entry(tmp_path: Path) -> None:
 
     doc = json.loads(exported.read_text().splitlines()[1])["id"]  # after the header
     forgot = run(tmp_path, "forget", doc, "--scope", "global").stdout.splitlines()
-    assert len(forgot) == 1 and len(forgot[0]) <= 80 and forgot[0].startswith(f"forgot {doc}")
+    assert forgot[0] == f"forgot {doc} from the global scope:"  # no room for the text too
+    assert len(forgot) == 2 and len(forgot[1]) <= 80 and forgot[1].startswith("  'Rehearsal")
 
 
 def test_config_status_and_plugins_read_when_piped(tmp_path: Path) -> None:
@@ -100,7 +101,8 @@ def test_config_status_and_plugins_read_when_piped(tmp_path: Path) -> None:
     fts5 = next(line for line in arms if line.split()[:2] == ["keyword", "fts5"])
     assert fts5.split()[2] == "octomem" and "BM25" in fts5  # one line per arm, whole
     config = run(tmp_path, "config").stdout
-    assert re.search(r'^data_dir = ".*"  runtime · --data-dir$', config, re.M), config
+    assert re.search(r'^data_dir = ".*"(  |\n    \()runtime · --data-dir\)?$', config,
+                     re.M), config
     assert re.search(r"^pipeline.embedder = \"hashing\"  identity · --set$", config, re.M)
 
 

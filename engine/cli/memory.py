@@ -89,7 +89,11 @@ def show_forgotten(console: Console, out: ForgetOutcome, json_out: bool) -> bool
         return False
     scope, doc = out.forgotten
     lead = f"forgot {doc.id} from the {scope} scope: "
-    emit(console, [lead + repr(_snippet(doc.text, max(console.width - len(lead) - 2, 24)))])
+    room = console.width - len(lead) - 2
+    if room >= 30:
+        emit(console, [lead + repr(_snippet(doc.text, room))])
+    else:  # the statement on a line of its own
+        emit(console, [lead.rstrip(), "  " + repr(_snippet(doc.text, console.width - 4))])
     return True
 
 
