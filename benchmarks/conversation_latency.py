@@ -7,9 +7,10 @@ sqlite-vec, the ``conversation`` reranker), opens the same store a second time w
 ``pipeline.reranker`` empty, warms both as the MCP server does, then times
 ``Memory.recall`` (``count=False``, top_k 10) for each of the conversation's questions
 on both, interleaved (one question on one, then on the other), twice. Prints p50/p95
-of the second pass: wall time and the process's CPU time (all threads: onnxruntime's
-included), per variant, their ratio, and the load average before and after. On a
-shared machine the ratio and the CPU times say more than the wall times.
+of the second pass: wall time, the process's CPU time (all threads: onnxruntime's and
+the keyword arm's worker included) and the calling thread's CPU time, per variant, the
+wall ratio, and the load average before and after. On a shared machine the ratio and
+the CPU times say more than the wall times.
 """
 
 from __future__ import annotations
@@ -64,16 +65,18 @@ def main(folder: str, conversation: str) -> dict[str, Any]:
             overrides={**data, "pipeline": {"reranker": None}}, project_root=Path(tmp))
         wall: dict[str, list[float]] = {v: [] for v in VARIANTS}
         cpu: dict[str, list[float]] = {v: [] for v in VARIANTS}
+        main_cpu: dict[str, list[float]] = {v: [] for v in VARIANTS}
         for memory in memories.values():
             memory.scopes.require("global").warm()
         for rep in range(2):
             for q in questions:
                 for variant, memory in memories.items():
-                    t0, c0 = time.perf_counter(), time.process_time()
+                    t0, c0, m0 = time.perf_counter(), time.process_time(), time.thread_time()
                     memory.recall(q, scope="global", top_k=10, count=False)
                     if rep:
                         wall[variant].append((time.perf_counter() - t0) * 1e3)
                         cpu[variant].append((time.process_time() - c0) * 1e3)
+                        main_cpu[variant].append((time.thread_time() - m0) * 1e3)
         for memory in memories.values():
             memory.close()
     out = {
@@ -81,6 +84,7 @@ def main(folder: str, conversation: str) -> dict[str, Any]:
         "ingest_s": round(ingest_s, 1),
         **{f"{v}_wall_ms": _stats(wall[v]) for v in VARIANTS},
         **{f"{v}_cpu_ms": _stats(cpu[v]) for v in VARIANTS},
+        **{f"{v}_calling_thread_cpu_ms": _stats(main_cpu[v]) for v in VARIANTS},
         "wall_p50_ratio_default_to_off": round(
             float(np.percentile(wall["default"], 50) / np.percentile(wall["reranker_off"], 50)),
             3),

@@ -63,6 +63,13 @@ class FastembedOptions(BaseModel, extra="forbid"):
     threads: int | None = Field(
         default=None, ge=1, description="onnxruntime threads (all cores)", json_schema_extra={"group": "runtime"}
     )
+    spin: bool = Field(
+        default=False, json_schema_extra={"group": "runtime"},
+        description="onnxruntime's worker threads spin-wait for work between operators. Off: "
+        "a query's embedding leaves no worker burning a core while the rest of the recall "
+        "runs (chosen by timing one embedding plus 10 ms of Python per LoCoMo conv-26 "
+        "question, 2 threads, load 7: 34 -> 17 ms process CPU, 68 -> 34 ms wall)",
+    )
     max_tokens: int = Field(
         default=MINILM_MAX_TOKENS, ge=1, description="longest chunk in tokens, no specials"
     )
@@ -235,7 +242,7 @@ class FastembedEmbedder:
             if self._error is not None:
                 raise self._error
             try:
-                self._model = self._construct()
+                self._model = self._session_options(self._construct())
             except EmbedderUnavailableError as exc:
                 self._error = exc
                 raise
@@ -270,6 +277,26 @@ class FastembedEmbedder:
             onnx_path = requantize(onnx_path, sha, self.options.cache_dir)
         _register(source, str(onnx_path))
         return TextEmbedding(source.name, specific_model_path=str(source.folder), **kwargs)
+
+    def _session_options(self, model: Any) -> Any:
+        """Give ``model`` (a fastembed ``TextEmbedding``) a session without spin-waiting
+        worker threads (option ``spin``): fastembed exposes no such session option, so
+        the session is created again from the same file with the same settings."""
+        import onnxruntime as ort
+
+        inner = getattr(model, "model", None)
+        session = getattr(inner, "model", None)
+        path = getattr(session, "_model_path", None)
+        if self.options.spin or session is None or not path:
+            return model
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.intra_op_num_threads = options.inter_op_num_threads = self.threads
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+        inner.model = ort.InferenceSession(path, providers=session.get_providers(),
+                                           sess_options=options)
+        return model
 
     def _tokenizer_file(self) -> Path:
         if self._source.folder is not None:
