@@ -4,10 +4,14 @@ Each hit is one line — rank, relevance (or, without one, the fused score), sco
 the hit itself (its title, then its text on one line) cut to the width that is left with
 "…". ``--explain`` adds, before the hit, each arm's own rank and raw score
 (``rank (score)``, ``–`` where that arm did not find the hit) and the recency bonus,
-under a header: a compact table that stays one line per hit. A conversation hit asked
-with ``--context N`` has its neighbouring turns on dim lines above (``↑1`` the turn just
-before) and below (``↓1``) it, and a blank line parts it from the next hit. When
-stdout is not a terminal, Rich uses ``COLUMNS`` or 80 columns, so piped output has the same shape.
+under a header: a compact table, one row per hit, the hit's text beside its row when at
+least :data:`EXPLAIN_INLINE_MIN` columns are left for it, else on up to
+:data:`SNIPPET_LINES` lines under its row (at 80 columns three arms leave ~26: too few to
+read). A conversation hit asked with ``--context N`` has its neighbouring turns on dim
+lines above (``↑1`` the turn just before) and below (``↓1``) it, and a blank line parts it
+from the next hit. When stdout is not a terminal, Rich uses ``COLUMNS`` or 80 columns, so
+piped output has the same shape; the ``--max-tokens`` list of what was cut and dedup's
+``collapsed`` lines break only between entries.
 """
 
 from __future__ import annotations
