@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from cli_run import octomem
 
-from octomem.engine.memory.scoped_fusion import ScopedRuns
+from octomem.engine.memory.scoped_fusion import ScopedRuns, fuse_scopes
+from octomem.engine.settings import RetrievalSettings
 from octomem.engine.types import Hit
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "kestrel"
@@ -37,6 +38,11 @@ def test_keyword_runs_of_two_scopes_merge_by_the_query_words_their_hits_hold() -
     assert [(runs.keys[h.chunk_id], h.rank) for h in merged] == [
         (("global", 7), 1), (("global", 8), 2), (("local", 1), 3), (("global", 9), 4),
         (("global", 4), 5)]  # equal coverage: the better rank in its own scope first
+    fused = fuse_scopes(runs, 10, RetrievalSettings(rrf_k=2))  # RRF reads the same merge
+    assert {f.key: f.contributions["fts5"].rank for f in fused} == {
+        ("global", 7): 1, ("global", 8): 2, ("local", 1): 3, ("global", 9): 4,
+        ("global", 4): 5}
+    assert [f.key for f in fused][:3] == [("global", 7), ("global", 8), ("local", 1)]
     by_rank = ScopedRuns(by_score=frozenset({"sqlite-vec"}))  # no lexical: ranks alone
     by_rank.add("local", 0, _run("fts5", 1))
     by_rank.add("global", 1, _run("fts5", 7, 8))

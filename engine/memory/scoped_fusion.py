@@ -32,7 +32,7 @@ bonus, not storage order, decides between them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..fusion import weighted_score_fusion
@@ -87,19 +87,25 @@ class ScopedRuns:
         Hits carry :meth:`uid` values as ``chunk_id`` and their own raw scores.
         """
         runs: list[Run] = []
-        for arm, hits in self.by_arm.items():
-            if arm not in self.by_score and len({t[1] for t in hits}) > 1:
-                ordered, keys = self._interleaved(hits, k)
-            else:
-                ordered = sorted(hits, key=lambda t: (t[0], t[1], t[3].chunk_id))[:k]
-                keys = [t[0] for t in ordered]
-            ranks = competition_ranks(keys)
+        for arm, ordered, ranks in self.ordered(k):
             runs.append([
                 Hit(self.uid((scope, hit.chunk_id)), hit.score, rank, arm)
                 for rank, (_, _, scope, hit) in zip(ranks, ordered, strict=True)
             ])
         return runs
 
+
+    def ordered(self, k: int) -> Iterator[tuple[str, list[tuple[float, int, str, Hit]],
+                                                 list[int]]]:
+        """Yield ``(arm, its top k entries across scopes, their merged ranks)`` for each
+        arm, merged as the module text says (entries: ``(key, scope order, scope, hit)``)."""
+        for arm, hits in self.by_arm.items():
+            if arm not in self.by_score and len({t[1] for t in hits}) > 1:
+                ordered, keys = self._interleaved(hits, k)
+            else:
+                ordered = sorted(hits, key=lambda t: (t[0], t[1], t[3].chunk_id))[:k]
+                keys = [t[0] for t in ordered]
+            yield arm, ordered, competition_ranks(keys)
 
     def _interleaved(self, hits: list[tuple[float, int, str, Hit]], k: int
                      ) -> tuple[list[tuple[float, int, str, Hit]], list[tuple[float, float]]]:
@@ -177,9 +183,7 @@ def _reciprocal(
         raise ValueError(f"rrf k must be >= 1, got {rrf_k}")
     weights = weights or {}
     found: dict[Key, dict[str, Hit]] = {}
-    for arm, hits in runs.by_arm.items():
-        ordered = sorted(hits, key=lambda t: (t[0], t[1], t[3].chunk_id))[:k]
-        ranks = competition_ranks([t[0] for t in ordered])
+    for arm, ordered, ranks in runs.ordered(k):
         for rank, (_, _, scope, hit) in zip(ranks, ordered, strict=True):
             contributions = found.setdefault((scope, hit.chunk_id), {})
             if arm not in contributions:
