@@ -71,7 +71,8 @@ def _ref_features(words: set[str], turns: list[Turn], kw: np.ndarray,
                   max([cos[j] for j in near], default=low),
                   math.log1p(sum(share[j] for j in mates)),
                   max([share[j] for j in mates], default=0.0),
-                  1.0 if t.speaker and t.speaker.casefold() in words else 0.0,
+                  1.0 if (t.speaker and t.speaker.casefold() in words) or (
+                      t.role == "assistant" and words & {"you", "your", "yours"}) else 0.0,
                   math.log1p(t.words), share[prev] if prev is not None else 0.0,
                   *_ref_coverage(i, prev, nxt, sessions[(t.conversation, t.session)],
                                  terms, texts))

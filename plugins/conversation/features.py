@@ -34,6 +34,10 @@ KINDS = ("peer", "user", "assistant")
 #: turns are numbered from 0; a larger number is not a position).
 MAX_POSITION = 2**62
 _WORD = re.compile(r"[^\W_]+")
+#: The words a question names the assistant by ("what did you suggest ..."): in
+#: LongMemEval's tune split they occur in all 5 single-session-assistant questions
+#: (the evidence is the assistant's turn) and in none of the 25 others.
+ADDRESSED_AS = frozenset({"you", "your", "yours"})
 #: Least IDF weight of a query term among the candidates (a term every candidate holds
 #: still counts a little): the 0.01 floor of the LoCoMo tune fits.
 IDF_MIN = 0.01
@@ -231,7 +235,8 @@ def turn_features(
     the next turn's keyword share (``win_kw``) and the better of their cosines
     (``win_cos``), counted when in the same session; ``log(1 + Σ)`` of the other turns of
     its session's keyword shares (``session_kw``) and the best of them (``session_max``);
-    1 when the query names the turn's speaker (``speaker``); ``log(1 + words)``
+    1 when the query names the turn's speaker, or for an assistant's turn when the query
+    addresses it (:data:`ADDRESSED_AS`, ``speaker``); ``log(1 + words)``
     (``length``); the previous turn's keyword share alone (``prev_kw``: an answer often
     replies to the turn before it).
 
@@ -281,7 +286,9 @@ def turn_features(
     out[:, 3] = np.where(has_prev | has_next, np.maximum(cos_prev, cos_next), low)
     out[:, 4] = np.log1p(session_sum)
     out[:, 5] = session_max
-    out[:, 6] = named[cols.speaker]
+    addressed = float(bool(words & ADDRESSED_AS))
+    out[:, 6] = np.maximum(named[cols.speaker],
+                           (cols.kind == KINDS.index("assistant")) * addressed)
     out[:, 7] = cols.length
     out[:, 8] = share_prev
     out[:, 9:12] = _coverage(matches, cols.group, prev, nxt, asks)
