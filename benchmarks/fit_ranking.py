@@ -219,6 +219,25 @@ EMBEDDER = "fastembed:all-MiniLM-L6-v2-int8"
 FLOORS = np.round(np.arange(0.001, 0.2, 0.001), 3)
 
 
+def choose_floor(per_set: dict[str, tuple[list[float], list[float]]]) -> float:
+    """Return the floor of :data:`FLOORS` that maximises, averaged over the sets, the
+    balanced accuracy ``(share of own >= floor + share of other < floor) / 2``; ties go
+    to the higher floor.
+
+    :param per_set: set name -> (best relevance of each own question whose evidence made
+        the top 10, best relevance of each question asked of another group).
+    :raises ValueError: a set without own or other questions.
+    """
+    rows = []
+    for name, (own, other) in per_set.items():
+        if not own or not other:
+            raise ValueError(f"{name}: no own or no other-group questions to choose a floor")
+        o, n = np.asarray(own), np.asarray(other)
+        rows.append([(np.mean(o >= f) + np.mean(n < f)) / 2 for f in FLOORS])
+    score = np.mean(rows, axis=0)
+    return float(FLOORS[len(score) - 1 - int(np.argmax(score[::-1]))])
+
+
 def fit_relevance(sets: dict[str, list[Asked]],
                   weights: dict[str, list[float]]) -> dict[str, object]:
     """Fit relevance on the reranked top 10 of own and other-group questions of every
@@ -250,9 +269,7 @@ def fit_relevance(sets: dict[str, list[Asked]],
             per_set[name][0].append(best)
         elif not a.own:
             per_set[name][1].append(best)
-    score = np.mean([[(np.mean(np.array(own) >= f) + np.mean(np.array(other) < f)) / 2
-                      for f in FLOORS] for own, other in per_set.values()], axis=0)
-    floor = float(FLOORS[len(score) - 1 - int(np.argmax(score[::-1]))])
+    floor = choose_floor(per_set)
     return {
         "hybrid": [round(float(v), 4) for v in hybrid],
         "keyword": [round(float(v), 4) for v in keyword],
