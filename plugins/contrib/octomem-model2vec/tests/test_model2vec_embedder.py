@@ -42,7 +42,7 @@ def test_registered_by_its_own_distribution() -> None:
 
 def test_listed_by_octomem_plugins() -> None:
     out = CliRunner().invoke(app, ["plugins"], env={"COLUMNS": "200"}).output
-    rows = [[cell.strip() for cell in row.split("│")[1:4]] for row in out.splitlines()]
+    rows = [row.split()[:3] for row in out.splitlines()]  # plain columns when not a terminal
     assert ["embedder", "model2vec", "octomem-model2vec"] in rows
 
 
@@ -183,7 +183,7 @@ def test_selected_with_set_for_ingest_search_status_and_reindex(tmp_path: Path) 
     # no shared word: relevance (fitted on MiniLM cosines) cannot vouch for it, so no floor
     out = runner.invoke(app, [*data, *m2v, "--set", "retrieval.relevance_floor=0", "search",
                               "forgot my login secret", "--json"])
-    answer = json.loads(out.output)
+    answer = json.loads(out.stdout)
     assert answer["arms_ran"] == ["fts5", "sqlite-vec"] and answer["chunks_without_vector"] == 0
     assert answer["hits"][0]["uri"].endswith("password.md")  # no shared word: by meaning
     assert "sqlite-vec" in answer["hits"][0]["arms"] and "fts5" not in answer["hits"][0]["arms"]
@@ -192,7 +192,7 @@ def test_selected_with_set_for_ingest_search_status_and_reindex(tmp_path: Path) 
     # another embedder: its vectors are missing until reindex; model2vec's stay
     hashing = ["--set", "pipeline.embedder=hashing"]
     out = runner.invoke(app, [*data, *hashing, "search", "password", "--json"])
-    assert json.loads(out.output)["chunks_without_vector"] == 2
+    assert json.loads(out.stdout)["chunks_without_vector"] == 2
     out = runner.invoke(app, [*data, "reindex", "--embedder", "hashing"])
     assert "embedded 2 chunks with hashing-v1-dim384; 0 without" in " ".join(out.output.split())
     out = runner.invoke(app, [*data, *m2v, "reindex"])
