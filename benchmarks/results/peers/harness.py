@@ -1,0 +1,250 @@
+"""The arms-alone peer harness behind docs/benchmarks.md's issue 15 tables (kept as run).
+
+Three scripts in one file, chosen by the first argument, all over the same corpus:
+one-chunk documents of SciFact sentences (1-3 per document) and LoCoMo turns, replicated
+by joining two at random above the source size; random unit vectors (timing only);
+``metadata.group`` = one of 10 (a 10 % filter keeps ``g3``).
+
+- ``build N``: the octomem store (storage and arm APIs directly) at ``OUT/nN.sqlite``.
+- ``peers N [--lance]``: p50 ms of octomem's arms (fts5 in RAM, sqlite-vec numpy scan,
+  RRF k=2 hybrid of the two top-100 lists) against faiss IndexFlatIP + bm25s and LanceDB,
+  every query asked of every system in turn, without and with the filter.
+- ``ingest octomem|lance N``: ingest excluding embedding, ``Pipeline.add(embed=False)`` then
+  the vectors written through the semantic arm, against LanceDB's table + FTS + bitmap
+  index (run with ``PYTHONPATH`` pointing at an older checkout for a before row).
+
+Run from a checkout with ``pip install -e ".[peers]"``:
+``RUST_LOG=error nice -n 5 python benchmarks/results/peers/harness.py peers 100000 --lance``.
+"""
+# ruff: noqa
+
+import sys as _sys
+
+# ---- corpus (build) ------------------------------------------------------------
+
+import json, os, re, sys, time, random
+from pathlib import Path
+import numpy as np
+from octomem.engine.types import Document, Chunk
+from octomem.plugins.sqlite.storage import SqliteStorage
+from octomem.plugins.fts5.arm import Fts5KeywordArm
+from octomem.plugins.sqlite_vec.arm import SqliteVecSemanticArm
+
+DATA = Path(os.environ.get("PEERS_DATA", "/work/shared/data"))
+OUT = Path(os.environ.get("PEERS_OUT", "/tmp/octomem-peers"))
+DIM = 384
+
+def base_texts():
+    out = []
+    end = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[])")
+    rng = random.Random(0)
+    for line in open(DATA / "scifact/corpus.jsonl"):
+        sents = end.split(json.loads(line)["text"])
+        i = 0
+        while i < len(sents):
+            n = rng.randint(1, 3)
+            out.append(" ".join(sents[i:i + n])); i += n
+    for line in open(DATA / "locomo/corpus.jsonl"):
+        out.append(json.loads(line)["text"])
+    return out
+
+def queries():
+    return [json.loads(l)["text"] for l in open(DATA / "scifact/queries.jsonl")][:300]
+
+def texts_for(n):
+    base = base_texts()
+    rng = np.random.default_rng(1)
+    out = []
+    for i in range(n):
+        if i < len(base):
+            out.append(base[i])
+        else:
+            a, b = rng.integers(0, len(base), 2)
+            out.append(base[a] + " " + base[b])
+    return out
+
+def vectors_for(n, seed=2):
+    rng = np.random.default_rng(seed)
+    v = rng.standard_normal((n, DIM)).astype(np.float32)
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    return v
+
+def build(n):
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / f"n{n}.sqlite"
+    if path.exists():
+        return path
+    texts = texts_for(n)
+    vecs = vectors_for(n)
+    st = SqliteStorage(path)
+    fts = Fts5KeywordArm(st)
+    vec = SqliteVecSemanticArm(st)
+    with st.transaction() as tx:
+        vec.bind(tx, "random", DIM)
+    t0 = time.perf_counter()
+    B = 2000
+    for s in range(0, n, B):
+        with st.transaction() as tx:
+            stored = []
+            for i in range(s, min(n, s + B)):
+                d = Document(text=texts[i], id=f"d{i}", created_at=1.7e9 + i,
+                             metadata={"group": f"g{i % 10}"}, kind="ITEM" if i % 3 else "NOTE",
+                             tags=("t%d" % (i % 7),))
+                stored += st.add_document(tx, d, [Chunk(document_id=d.id, ordinal=0, text=texts[i])])
+            fts.index(tx, stored)
+            vec.add(tx, [c.id for c in stored], vecs[[c.id - 1 for c in stored]])
+        print(s, time.perf_counter() - t0, flush=True)
+    np.save(OUT / f"n{n}.vectors.npy", vecs)
+    return path
+
+
+
+
+def _peers(argv):
+    _sys.argv = [_sys.argv[0], *argv]
+
+    import sys, time, json
+    from pathlib import Path
+    import numpy as np
+    from octomem.engine.types import Filters
+    from octomem.plugins.sqlite.storage import SqliteStorage
+    from octomem.plugins.fts5.arm import Fts5KeywordArm, Fts5Options
+    from octomem.plugins.sqlite_vec.arm import SqliteVecSemanticArm, SqliteVecOptions
+
+    n = int(sys.argv[1]); lance = "--lance" in sys.argv
+    texts = texts_for(n); vecs = vectors_for(n)
+    qs = queries()[:100]
+    qv = vectors_for(len(qs), seed=9)
+    group = np.array([i % 10 for i in range(n)])
+    F = Filters(metadata={"group": "g3"})
+    st = SqliteStorage(OUT / f"n{n}.sqlite")
+    fts = Fts5KeywordArm(st, Fts5Options(in_ram="always"))
+    vec = SqliteVecSemanticArm(st, SqliteVecOptions(scan="numpy"))
+    with st.transaction() as tx:
+        vec.bind(tx, "random", 384)
+    t = time.perf_counter(); fts.warm(); vec.warm(); print("octomem warm", time.perf_counter() - t)
+
+    import faiss, bm25s
+    faiss.omp_set_num_threads(1)
+    t = time.perf_counter()
+    index = faiss.IndexFlatIP(384); index.add(vecs)
+    tok = bm25s.tokenize(texts, stopwords="en", show_progress=False)
+    bm = bm25s.BM25(); bm.index(tok, show_progress=False)
+    print("faiss+bm25s build", time.perf_counter() - t)
+    passing = (group == 3)
+    bits = np.packbits(passing, bitorder="little")
+    sel = faiss.IDSelectorBitmap(n, faiss.swig_ptr(bits))
+    params = faiss.SearchParameters(sel=sel)
+    wmask = passing.astype(np.float32)
+
+    def rrf(*runs, k=2):
+        s = {}
+        for run in runs:
+            for r, d in enumerate(run, 1):
+                s[d] = s.get(d, 0) + 1 / (k + r)
+        return sorted(s, key=lambda d: -s[d])[:10]
+
+    def o_kw(i, f): return [h.chunk_id for h in fts.search(qs[i], F if f else Filters(), 100)]
+    def o_vec(i, f): return [h.chunk_id for h in vec.search(qv[i], F if f else Filters(), 100)]
+    def o_hyb(i, f): return rrf(o_kw(i, f), o_vec(i, f))
+    def p_vec(i, f):
+        D, I = index.search(qv[i:i+1], 100, params=params if f else None); return list(I[0])
+    def p_kw(i, f):
+        qt = bm25s.tokenize([qs[i]], stopwords="en", show_progress=False)
+        res, sc = bm.retrieve(qt, k=100, weight_mask=wmask if f else None, show_progress=False, n_threads=1)
+        return list(res[0])
+    def p_hyb(i, f): return rrf(p_kw(i, f), p_vec(i, f))
+    systems = {"octomem-kw": o_kw, "octomem-vec": o_vec, "octomem-hyb": o_hyb,
+               "bm25s": p_kw, "faiss": p_vec, "faiss+bm25s": p_hyb}
+    if lance:
+        import lancedb, pyarrow as pa, shutil
+        d = OUT / f"lance{n}"
+        t = time.perf_counter()
+        db = lancedb.connect(str(d))
+        if "t" in db.table_names():
+            tbl = db.open_table("t")
+        else:
+            data = pa.table({"id": np.arange(n), "text": texts, "group": [f"g{g}" for g in group],
+                             "vector": pa.FixedSizeListArray.from_arrays(pa.array(vecs.ravel()), 384)})
+            tbl = db.create_table("t", data)
+            tbl.create_fts_index("text", use_tantivy=False)
+            tbl.create_scalar_index("group", index_type="BITMAP")
+        print("lance build/open", time.perf_counter() - t)
+        def l_vec(i, f):
+            q = tbl.search(qv[i]).metric("dot").limit(100).select(["id"])
+            if f: q = q.where("group = 'g3'", prefilter=True)
+            return q.to_arrow()["id"].to_pylist()
+        def l_kw(i, f):
+            q = tbl.search(qs[i], query_type="fts").limit(100).select(["id"])
+            if f: q = q.where("group = 'g3'", prefilter=True)
+            return q.to_arrow()["id"].to_pylist()
+        def l_hyb(i, f): return rrf(l_kw(i, f), l_vec(i, f))
+        systems.update({"lance-vec": l_vec, "lance-kw": l_kw, "lance-hyb": l_hyb})
+
+    import os
+    res = {}
+    for f in (False, True):
+        for name, fn in systems.items():
+            fn(0, f); fn(1, f)
+        times = {name: [] for name in systems}
+        for i in range(len(qs)):
+            for name, fn in systems.items():
+                t = time.perf_counter(); fn(i, f); times[name].append((time.perf_counter() - t) * 1e3)
+        for name, ts in times.items():
+            res[(name, f)] = np.percentile(ts, 50)
+    print(f"n={n} load={os.getloadavg()}")
+    print(f"{'system':14} {'p50 unfilt':>10} {'p50 10%':>10}")
+    for name in systems:
+        print(f"{name:14} {res[(name, False)]:10.2f} {res[(name, True)]:10.2f}")
+
+
+def _ingest(argv):
+    _sys.argv = [_sys.argv[0], *argv]
+
+    import sys, time, shutil, os
+    from pathlib import Path
+    import numpy as np
+    which, n = sys.argv[1], int(sys.argv[2])
+    texts = texts_for(n); vecs = vectors_for(n)
+    root = OUT / f"ingest-{which}{os.getpid()}"; shutil.rmtree(root, ignore_errors=True)
+    if which == "lance":
+        import lancedb, pyarrow as pa
+        t = time.perf_counter()
+        db = lancedb.connect(str(root))
+        data = pa.table({"id": np.arange(n), "text": texts, "group": [f"g{i % 10}" for i in range(n)],
+                         "vector": pa.FixedSizeListArray.from_arrays(pa.array(vecs.ravel()), 384)})
+        tbl = db.create_table("t", data)
+        tbl.create_fts_index("text", use_tantivy=False)
+        tbl.create_scalar_index("group", index_type="BITMAP")
+        total = time.perf_counter() - t
+        print(f"lance total {total:.2f}")
+    else:
+        from octomem.engine.manager import load_registry
+        from octomem.engine.pipeline import Pipeline
+        from octomem.engine.settings import load_settings
+        from octomem.engine.types import Document
+        import octomem.engine.pipeline as P
+        docs = [Document(t, id=f"d{i}", metadata={"group": f"g{i % 10}"}) for i, t in enumerate(texts)]
+        p = Pipeline(load_settings(None, {}), load_registry(), root)
+        t = time.perf_counter()
+        rep = p.add(docs, embed=False)
+        rows = time.perf_counter() - t
+        sem, st = p.arms.semantic, p.arms.storage
+        t = time.perf_counter()
+        ids = rep.chunk_ids; vecs = vectors_for(len(ids))
+        for s in range(0, len(ids), 256):
+            with st.transaction() as tx:
+                sem.add(tx, ids[s:s + 256], vecs[s:s + 256])
+        vec = time.perf_counter() - t
+        print(f"{which} rows+fts {rows:.2f} vectors {vec:.2f} total {rows + vec:.2f} chunks {rep.chunks} src {P.__file__}")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    what, rest = _sys.argv[1], _sys.argv[2:]
+    if what == "build":
+        print(build(int(rest[0])))
+    elif what == "peers":
+        _peers(rest)
+    else:
+        _ingest(rest)
