@@ -87,10 +87,21 @@ class WordPieceCounter:
     def __init__(self, tokenizer: Any) -> None:
         self._tokenizer = tokenizer
         self._words: dict[str, int] = {}
-        model = json.loads(tokenizer.to_str())["model"]
+        spec = json.loads(tokenizer.to_str())
+        model = spec["model"]
+        #: Added tokens (``[SEP]``, ``[MASK]``, ...) match the raw text before anything
+        #: else, as one token: a text holding one goes to the tokenizer.
+        self._added = [str(a["content"]).lower() if a.get("normalized") else str(a["content"])
+                       for a in spec.get("added_tokens") or ()]
+        self._added_lower = any(a.get("normalized") for a in spec.get("added_tokens") or ())
         self._vocab = frozenset(model["vocab"])
         self._prefix: str = model.get("continuing_subword_prefix") or "##"
         self._max_chars: int = int(model.get("max_input_chars_per_word") or 100)
+
+    def _holds_added(self, text: str) -> bool:
+        """True when an added token's text occurs in ``text`` (e.g. a literal ``[SEP]``)."""
+        lower = text.lower() if self._added_lower else text
+        return any(a in text or a in lower for a in self._added)
 
     def pieces(self, word: str) -> int:
         """Return how many WordPiece tokens ``word`` (one pre-token) becomes.
@@ -121,7 +132,7 @@ class WordPieceCounter:
         split: list[tuple[int, list[str]]] = []
         other: list[int] = []
         for i, text in enumerate(texts):
-            if plain(text):
+            if plain(text) and not self._holds_added(text):
                 split.append((i, _PRE_TOKEN.findall(text.lower())))
             else:
                 other.append(i)
