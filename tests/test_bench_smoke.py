@@ -6,6 +6,9 @@ ingest table lists only the steps its rows used."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -139,3 +142,24 @@ def test_progress_is_lines_when_not_on_a_terminal_and_report_lists_used_steps(
     steps = next(iter(build.values()))["steps"]
     assert set(steps) == {"storage", "keyword:fts5"}  # not rank-bm25's, built before
     assert "keyword:rank-bm25" not in (out / "report.md").read_text()
+
+
+@pytest.mark.slow
+def test_bench_writes_nothing_into_home_but_its_own_cache(beir: Path, tmp_path: Path) -> None:
+    """ranx (through ir_datasets) and matplotlib keep their caches under octomem's bench
+    cache, so a run leaves nothing in the home folder that the README does not list."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith("XDG_") and key not in ("IR_DATASETS_HOME", "MPLCONFIGDIR")}
+    result = subprocess.run(
+        [sys.executable, "-c", "from octomem.engine.cli import main; main()",
+         "--set", "pipeline.embedder=hashing", "bench", str(beir), "--combo", "fts5=fts5",
+         "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "out")],
+        env={**env, "HOME": str(home)}, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "out" / "report.md").exists()
+    assert sorted(p.name for p in home.iterdir()) == [".cache"]
+    assert sorted(p.name for p in (home / ".cache").iterdir()) == ["octomem"]
+    assert {p.name for p in (home / ".cache" / "octomem" / "bench").iterdir()} <= {
+        "ir_datasets", "matplotlib"}
