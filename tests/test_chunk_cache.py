@@ -38,7 +38,8 @@ def test_cached_reads_equal_cold_reads_after_any_writes(
         _apply(warm, first)
         warm.fields.sync(warm.connection())  # what the in-RAM arms' warm() does
         _same_as_cold(warm, path)
-        assert warm._cache is not None and len(warm._cache) > 0
+        stored = len(_ids(warm)) - 1  # the first writes may leave no chunk at all
+        assert warm._cache is not None and (len(warm._cache) > 0) == (stored > 0)
         _apply(other, then)  # another connection (as another process) supersedes, deletes
         _same_as_cold(warm, path)
         _apply(warm, more)  # and this one
