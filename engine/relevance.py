@@ -159,5 +159,5 @@ def relevance_of(query: str, text: str, cos: float | None, floor: float,
 
 def abstain_reason(best: float, floor: float) -> str:
     """Say why an answer is empty: its best hit's relevance is below the floor."""
-    return (f"nothing stored answers this: the best match's relevance {best:.2f} is below "
-            f"retrieval.relevance_floor {floor:.2f}")
+    return (f"nothing stored answers this (the best match's relevance {best:.3f} is below "
+            f"retrieval.relevance_floor {floor:g})")

@@ -196,3 +196,12 @@ def test_include_superseded_puts_the_current_statement_first(tmp_path: Path) -> 
                 "--include-superseded").stdout.splitlines()
     marked = [line for line in shown if "(superseded)" in line]
     assert len(marked) == 2 and all("PostgreSQL 14" in m or "Tuesday" in m for m in marked)
+
+
+def test_an_empty_answer_says_why_in_one_line(tmp_path: Path) -> None:
+    run(tmp_path, "add", "--scope", "global", "The database is PostgreSQL 16")
+    out = run(tmp_path, "search", "what is the capital of France?").stdout
+    first = out.splitlines()[0]
+    assert first.startswith("no hits for 'what is the capital of France?': nothing stored "
+                            "answers this (the best match's relevance 0.")
+    assert first.endswith("is below retrieval.relevance_floor 0.052)")  # the floor as set

@@ -168,9 +168,10 @@ def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool)
     if ans.hits:
         console.print(Text(repr(query), style="bold"), highlight=False)
     elif getattr(ans, "abstained", None):
-        console.print(Text(f"no hits for {query!r}: {ans.abstained}"), highlight=False)
+        console.print(Text(f"no hits for {query!r}: {ans.abstained}"), highlight=False,
+                      soft_wrap=True)  # one line, folded by the terminal if at all
     else:
-        console.print(Text(f"no hits for {query!r}"), highlight=False)
+        console.print(Text(f"no hits for {query!r}"), highlight=False, soft_wrap=True)
     for line in hit_lines(ans, explain, console.width):
         console.print(line, no_wrap=True, overflow="ignore", crop=False, highlight=False)
     made = f"scopes: {', '.join(ans.scopes) or 'none'} · arms: {', '.join(ans.arms_ran) or 'none'}"
