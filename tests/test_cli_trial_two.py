@@ -113,7 +113,7 @@ def test_a_named_file_that_cannot_be_ingested_fails_the_command(tmp_path: Path) 
     done = run(tmp_path, "ingest", "--scope", "global", str(good), str(empty), code=1)
     assert done.stderr.strip().splitlines()[-1] == f"error: not ingested: {empty}: empty file"
     assert "added 1, replaced 0, unchanged 0 documents;" in done.stdout  # the other was stored
-    assert "indexing 2 files" in done.stdout and "1 chunk indexed" in done.stdout
+    assert "indexing 2 files" in done.stderr and "1 chunk indexed" in done.stdout
     folder = tmp_path / "notes"
     folder.mkdir()
     (folder / "empty.md").write_text("")
@@ -134,8 +134,8 @@ def test_ctrl_c_during_ingest_says_what_was_stored_and_search_says_what_is_unemb
     proc = subprocess.Popen(argv, cwd=tmp_path, env=env_for(tmp_path), text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    assert proc.stdout is not None
-    for line in proc.stdout:
+    assert proc.stderr is not None
+    for line in proc.stderr:  # progress goes to stderr
         if line.startswith("embedding chunks"):
             time.sleep(0.2)
             proc.send_signal(signal.SIGINT)
@@ -205,3 +205,19 @@ def test_an_empty_answer_says_why_in_one_line(tmp_path: Path) -> None:
     assert first.startswith("no hits for 'what is the capital of France?': nothing stored "
                             "answers this (the best match's relevance 0.")
     assert first.endswith("is below retrieval.relevance_floor 0.052)")  # the floor as set
+
+
+def test_ingest_progress_goes_to_stderr_and_each_part_is_named(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# Deploy\nThe staging server is called kestrel.\n")
+    (notes / "chat.jsonl").write_text(
+        '{"speaker": "Ana", "text": "Which port does staging use?", "session": "1"}\n'
+        '{"speaker": "Ben", "text": "Port 8443, since the move.", "session": "1"}\n')
+    done = run(tmp_path, "ingest", "--scope", "global", str(notes / "a.md"),
+               str(notes / "chat.jsonl"))
+    assert done.stdout.splitlines() == [
+        "1 file: added 1, replaced 0, unchanged 0 documents; 1 chunk indexed, 1 embedded",
+        "chat.jsonl (2 turns): added 2, replaced 0, unchanged 0 documents; 2 chunks indexed, "
+        "2 embedded"]
+    assert "indexing 1 file: 1/1 (100%)" in done.stderr

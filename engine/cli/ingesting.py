@@ -135,7 +135,8 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
                 embedded = pipeline.embed_pending(done, report.chunk_ids)
             except OctomemError as exc:
                 report.semantic_error = str(exc)
-    render.ingest_report(console, report, embedded, pipeline.semantic_error)
+    render.ingest_report(console, report, embedded, pipeline.semantic_error,
+                         label if tally.parts > 1 else None)
 
 
 def say_interrupted(err: Console, tally: Tally, sources: int, scope: str,

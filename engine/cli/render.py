@@ -27,7 +27,13 @@ ARM_KIND_ORDER = ("storage", "keyword", "embedder", "semantic", "reranker", "ded
 
 def progress(console: Console) -> Progress | LineProgress:
     """Return a progress bar with count, elapsed and remaining time at a terminal, or
-    progress lines (:class:`~.progress.LineProgress`) when the output is not one."""
+    progress lines (:class:`~.progress.LineProgress`) when the output is not one.
+
+    Progress goes to stderr, so ``octomem ingest ... > log`` keeps only what was done;
+    ``console`` (stdout's) lends its width.
+    """
+    if not console.stderr:
+        console = Console(stderr=True, soft_wrap=True, width=console.width)
     if not console.is_terminal:
         return LineProgress(console)
     return Progress(
@@ -37,12 +43,14 @@ def progress(console: Console) -> Progress | LineProgress:
 
 
 def ingest_report(console: Console, report: AddReport, embedded: int,
-                  semantic_error: str | None) -> None:
-    """Print what an ingest did."""
+                  semantic_error: str | None, part: str | None = None) -> None:
+    """Print what an ingest did; ``part`` names which of several parts it was (e.g.
+    ``9 files``, ``chat.jsonl (10 turns)``)."""
     console.print(
-        f"added {len(report.added)}, replaced {len(report.replaced)}, unchanged "
+        f"{part + ': ' if part else ''}added {len(report.added)}, replaced {len(report.replaced)}, unchanged "
         f"{len(report.unchanged)} documents; "
-        f"{plural(report.chunks, 'chunk')} indexed, {embedded} embedded", highlight=False)
+        f"{plural(report.chunks, 'chunk')} indexed, {embedded} embedded", highlight=False,
+        soft_wrap=True)
     problem = report.semantic_error or semantic_error
     if problem:
         console.print(f"[yellow]vectors not written: {problem}[/yellow]")
