@@ -37,8 +37,24 @@ def usage_line(exc: Any) -> str:
     message = " ".join(exc.format_message().split()).rstrip(".")
     ctx = getattr(exc, "ctx", None)
     if ctx is not None and ctx.command.get_help_option(ctx) is not None:
-        return f"error: {message}; see `{ctx.command_path} --help`"
+        joint = " See" if message.endswith("?") else "; see"  # "Did you mean 'search'?"
+        return f"error: {message}{joint} `{ctx.command_path} --help`"
     return f"error: {message}"
+
+
+#: The engine names a bad argument by its field (the MCP tools' argument names); on the
+#: command line the same value came from an option.
+OPTION_OF_FIELD = {"top_k": "--top-k", "scope": "--scope", "as_of": "--as-of",
+                   "since": "--since", "until": "--until", "kinds": "--kind", "kind": "--kind",
+                   "tags": "--tag", "max_tokens": "--max-tokens", "context": "--context",
+                   "per": "--per", "event_time": "--event-time", "supersedes": "--supersedes"}
+
+
+def as_option(message: str) -> str:
+    """Rename a leading ``field:`` of an engine error to the option the value came from
+    (``top_k: 5,000 is more than ...`` -> ``--top-k: 5,000 is more than ...``)."""
+    field, sep, rest = message.partition(": ")
+    return f"{OPTION_OF_FIELD[field]}: {rest}" if sep and field in OPTION_OF_FIELD else message
 
 
 def main() -> None:
@@ -59,7 +75,7 @@ def main() -> None:
     except (OctomemError, OSError) as exc:
         if state.debug:
             raise
-        message = str(exc) if isinstance(exc, OctomemError) else os_error(exc)
+        message = as_option(str(exc)) if isinstance(exc, OctomemError) else os_error(exc)
         err.print(Text.assemble(("error: ", "red"), message))
         sys.exit(1)
     except KeyboardInterrupt:  # outside a command (commands end with status 130 themselves)
