@@ -221,3 +221,12 @@ def test_ingest_progress_goes_to_stderr_and_each_part_is_named(tmp_path: Path) -
         "chat.jsonl (2 turns): added 2, replaced 0, unchanged 0 documents; 2 chunks indexed, "
         "2 embedded"]
     assert "indexing 1 file: 1/1 (100%)" in done.stderr
+
+
+def test_a_turn_hit_shows_what_was_said_before_its_time(tmp_path: Path) -> None:
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text('{"speaker": "Ana", "text": "Staging moved to port 8443 last week.", '
+                    '"session": "1", "time": "2025-06-07T21:09:00Z"}\n')
+    run(tmp_path, "ingest", "--scope", "global", str(chat))
+    hit = run(tmp_path, "search", "staging port 8443").stdout.splitlines()[1]
+    assert re.search(r"global  Ana: Staging moved to port 8443 last week\. \(.*2025", hit), hit

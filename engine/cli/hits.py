@@ -24,6 +24,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from ..memory.recall import RecallAnswer
+from ..turns import TURN_KIND
 from .layout import packed
 
 #: Fewest characters a hit keeps for its text however narrow the terminal; below that,
@@ -53,11 +54,15 @@ def cut(text: str, width: int) -> str:
 
 def hit_text(chunk: Any) -> str:
     """Return what a hit shows: ``title — text``, the text without a leading heading that
-    repeats the title (a Markdown file's ``# Title``), all on one line."""
+    repeats the title (a Markdown file's ``# Title``), all on one line. A conversation
+    turn's title is its time: the turn's words come first (``text (time)``), so a cut line
+    still shows what was said."""
     text = one_line(chunk.text)
     title = one_line(chunk.title or "")
     if not title:
         return text
+    if getattr(chunk, "kind", None) == TURN_KIND:
+        return f"{text} ({title})"
     for lead in (f"# {title}", title):
         if text.startswith(lead):
             text = text[len(lead):].lstrip(" :—-")
