@@ -117,8 +117,11 @@ def test_a_named_file_that_cannot_be_ingested_fails_the_command(tmp_path: Path) 
     folder = tmp_path / "notes"
     folder.mkdir()
     (folder / "empty.md").write_text("")
+    (folder / "photo.png").write_bytes(b"\x89PNG\r\n")
     noted = run(tmp_path, "ingest", "--scope", "global", str(folder))  # inside a folder: a note
     assert f"skipped: {folder / 'empty.md'}: empty file" in noted.stderr
+    assert "left alone: 1 file in the folders, neither text nor a transcript (.png)" in \
+        noted.stderr
 
 
 def test_ctrl_c_during_ingest_says_what_was_stored_and_search_says_what_is_unembedded(

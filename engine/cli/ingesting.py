@@ -76,7 +76,12 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
     from . import memory as show
 
     pipeline = memory.scopes.require(show.check_write_scope(scope), create=True)
-    files, found = find_sources(paths, fmt) if paths else ([], [])  # bad paths fail first
+    passed_over: list[Path] = []
+    files, found = find_sources(paths, fmt, passed_over) if paths else ([], [])  # bad paths first
+    if passed_over:
+        kinds = sorted({f.suffix.lower() or "no suffix" for f in passed_over})
+        err.print(Text(f"left alone: {plural(len(passed_over), 'file')} in the folders, neither "
+                       f"text nor a transcript ({', '.join(kinds)})"), highlight=False)
     transcripts = [(f, read_transcript(f, how)) for f, how in found]  # bad lines too
     named = {p for p in paths or () if p.is_file()}
     tally = Tally(parts=(beir is not None) + bool(files) + sum(bool(t) for _, t in transcripts))

@@ -56,7 +56,7 @@ def _transcript_format(path: Path, fmt: IngestFormat, named: bool) -> Transcript
 
 
 def find_sources(
-    paths: list[Path], fmt: IngestFormat = "auto"
+    paths: list[Path], fmt: IngestFormat = "auto", passed_over: list[Path] | None = None,
 ) -> tuple[list[Path], list[tuple[Path, TranscriptFormat]]]:
     """Expand files and folders into the text files and transcripts under them, sorted,
     hidden files and folders skipped.
@@ -66,6 +66,8 @@ def find_sources(
     ``chat`` / ``claude-code`` take every ``.jsonl`` file as that format and no text
     file; ``text`` takes text files only.
 
+    :param passed_over: if given, receives the files in folders that were left alone
+        (another suffix, or a ``.jsonl`` file that is not a transcript).
     :returns: ``(text files, [(transcript file, its format)])``.
     :raises OctomemError: a path does not exist, a named file is neither a text file
         nor a transcript, or ``fmt`` is unknown.
@@ -84,11 +86,15 @@ def find_sources(
                 how = _transcript_format(file, fmt, named)
                 if how is not None:
                     transcripts.append((file, how))
+                elif passed_over is not None:
+                    passed_over.append(file)
             elif suffix in TEXT_SUFFIXES and fmt in ("auto", "text"):
                 texts.append(file)
             elif named:
                 wanted = ", ".join(sorted(TEXT_SUFFIXES | {TRANSCRIPT_SUFFIX}))
                 raise OctomemError(f"{file}: not a text file or transcript (reads {wanted})")
+            elif passed_over is not None:
+                passed_over.append(file)
     return texts, transcripts
 
 
