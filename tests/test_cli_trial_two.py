@@ -99,7 +99,8 @@ def test_config_status_and_plugins_read_when_piped(tmp_path: Path) -> None:
     arms = run(tmp_path, "plugins").stdout.splitlines()
     assert arms[0].split() == ["kind", "name", "distribution", "version", "description"]
     fts5 = next(line for line in arms if line.split()[:2] == ["keyword", "fts5"])
-    assert fts5.split()[2] == "octomem" and "BM25" in fts5  # one line per arm, whole
+    assert fts5.split()[2] == "octomem" and "BM25" in fts5
+    assert max(len(line) for line in arms) <= 80  # a description wraps under itself
     config = run(tmp_path, "config").stdout
     assert re.search(r'^data_dir = ".*"(  |\n    \()runtime · --data-dir\)?$', config,
                      re.M), config

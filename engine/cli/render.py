@@ -59,8 +59,8 @@ def ingest_report(console: Console, report: AddReport, embedded: int,
 
 def plugins(console: Console, registry: ArmRegistry) -> None:
     """Print installed arms by kind: kind, name, distribution, version and description
-    in aligned columns, one line per arm when piped (at a terminal a long description
-    wraps under itself)."""
+    in aligned columns; a long description wraps under itself, at a terminal and piped
+    alike (piped output is 80 columns unless ``COLUMNS`` says otherwise)."""
     rows = [("kind", "name", "distribution", "version", "description")]
     for kind in ARM_KIND_ORDER:
         for p in registry.provided(kind):  # type: ignore[arg-type]
@@ -69,8 +69,7 @@ def plugins(console: Console, registry: ArmRegistry) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     for n, row in enumerate(rows):
         line = "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) + "  "
-        lines = wrapped(row[4], console.width, " " * len(line), first=line) \
-            if console.is_terminal else [line + row[4]]
+        lines = wrapped(row[4], console.width, " " * len(line), first=line)
         emit(console, lines, style="bold" if n == 0 else None)
 
 
