@@ -147,7 +147,14 @@ def test_ctrl_c_during_ingest_says_what_was_stored_and_search_says_what_is_unemb
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert "Traceback" not in err
-    assert "interrupted: 1,500 documents stored (of 1,500 files found)" in err
+    said = re.search(r"interrupted: ([\d,]+) of 1,500 documents stored \(from 1,500 files "
+                     r"found\)(; rolled back: the batch in progress, \S+n\d+\.md( and "
+                     r"([\d,]+) more)?)?(; not reached: ([\d,]+) documents?)?$", err, re.M)
+    assert said, err
+    back = (int(said.group(4).replace(",", "")) + 1 if said.group(4) else 1) \
+        if said.group(2) else 0
+    unread = int(said.group(6).replace(",", "")) if said.group(6) else 0
+    assert int(said.group(1).replace(",", "")) + back + unread == 1500
     unembedded = re.search(r"warning: ([\d,]+) chunks of the global scope have no vector yet "
                            r"\(found by their words only\): `octomem reindex` embeds them", err)
     assert unembedded, err

@@ -44,11 +44,14 @@ class Tally:
         after its transaction commits, in order).
     :param refused: ``(file, why)`` for each file named on the command line that was
         not ingested.
+    :param expected: how many documents the named sources hold (at most: a file that
+        turns out empty or unreadable is not stored).
     :param parts: how many sources (the BEIR corpus, the files, each transcript) are to
         be stored; ``parts_stored``: how many are stored whole.
     """
 
     offered: list[str] = field(default_factory=list)
+    expected: int = 0
     stored: int = 0
     embedded: int = 0
     parts: int = 0
@@ -84,10 +87,12 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
                        f"text nor a transcript ({', '.join(kinds)})"), highlight=False)
     transcripts = [(f, read_transcript(f, how)) for f, how in found]  # bad lines too
     named = {p for p in paths or () if p.is_file()}
-    tally = Tally(parts=(beir is not None) + bool(files) + sum(bool(t) for _, t in transcripts))
+    tally = Tally(parts=(beir is not None) + bool(files) + sum(bool(t) for _, t in transcripts),
+                  expected=len(files) + sum(len(t) for _, t in transcripts))
     try:
         if beir is not None:
             total = count_lines(beir_corpus_path(beir))
+            tally.expected += total
             store(console, pipeline, beir_documents(beir), total, f"{beir.name} corpus", tally)
         if files:
             docs = show.file_documents(err, files, memory.limits.file_bytes, named, tally.refused)
@@ -151,11 +156,14 @@ def say_interrupted(err: Console, tally: Tally, sources: int, scope: str,
     :param sources: files and transcripts found under the named paths.
     """
     left = tally.offered[tally.stored:]
-    line = (f"interrupted: {plural(tally.stored, 'document')} stored"
-            + (f" (of {plural(sources, 'file')} found)" if sources else ""))
+    line = f"interrupted: {tally.stored:,} of {plural(tally.expected, 'document')} stored" \
+        + (f" (from {plural(sources, 'file')} found)" if sources else "")
     if left:
-        line += (f"; not stored: {left[0]}" + (f" and {len(left) - 1} more" if len(left) > 1
-                                                else "") + " (their batch was rolled back)")
+        line += (f"; rolled back: the batch in progress, {left[0]}"
+                 + (f" and {len(left) - 1:,} more" if len(left) > 1 else ""))
+    unread = tally.expected - tally.stored - len(left)
+    if unread > 0:
+        line += f"; not reached: {plural(unread, 'document')}"
     err.print(Text(line), highlight=False)
     if left or tally.parts_stored < tally.parts:
         err.print(Text("run the same ingest again to store the rest: what is stored is "
