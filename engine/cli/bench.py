@@ -7,7 +7,6 @@ rank-bm25) are imported by name when the command runs: ``octomem --help`` stays 
 from __future__ import annotations
 
 import importlib
-import os
 from pathlib import Path
 from typing import Annotated
 
@@ -39,7 +38,6 @@ def bench(
 
     Writes report.md, report.json and PNG plots to --out. Needs `pip install 'octomem[bench]'` (from a clone: `pip install -e '.[bench]'`).
     """
-    keep_library_caches_in_ours()
     try:
         entry = importlib.import_module("octomem.benchmarks.entry")
     except ImportError as exc:  # ranx, matplotlib, rank-bm25 come with the bench extra
@@ -53,18 +51,3 @@ def bench(
         config_file=state.config,
         overrides=state.overrides, console=console,
     )
-
-
-def keep_library_caches_in_ours() -> None:
-    """Point the bench's libraries' own caches into octomem's bench cache folder.
-
-    ranx imports ir_datasets, which makes ``~/.ir_datasets/`` (a folder per dataset it
-    knows) unless ``IR_DATASETS_HOME`` says elsewhere; matplotlib keeps its font list in
-    ``~/.cache/matplotlib`` and ``~/.config/matplotlib`` unless ``MPLCONFIGDIR`` does. A
-    variable the user set already is left as it is.
-    """
-    import platformdirs
-
-    root = platformdirs.user_cache_path("octomem") / "bench"
-    os.environ.setdefault("IR_DATASETS_HOME", str(root / "ir_datasets"))
-    os.environ.setdefault("MPLCONFIGDIR", str(root / "matplotlib"))
