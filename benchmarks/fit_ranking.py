@@ -37,6 +37,7 @@ from octomem.engine.settings import load_settings
 from octomem.engine.types import Filters
 from octomem.plugins.conversation.features import (
     FEATURES,
+    KINDS,
     Turn,
     folded_words,
     query_terms,
@@ -45,7 +46,6 @@ from octomem.plugins.conversation.features import (
     turn_features,
     turn_of,
 )
-from octomem.plugins.conversation.ranker import KINDS
 
 from .dataset import load_dataset, parse_group_by
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..fusion import weighted_score_fusion
+from ..fusion import reciprocal_rank_fusion, weighted_score_fusion
 from ..settings import RetrievalSettings
 from ..types import Hit, Run
 
@@ -159,40 +159,16 @@ def fuse_scopes(runs: ScopedRuns, k: int, retrieval: RetrievalSettings) -> list[
     :returns: hits best first; contributions carry real chunk ids and merged ranks.
     :raises ValueError: ``retrieval.rrf_k < 1``.
     """
-    if retrieval.fusion != "weighted":
-        return _reciprocal(runs, k, retrieval.rrf_k, retrieval.weights)
     merged = runs.merged(k)
-    fused = weighted_score_fusion(merged, retrieval.weights)
+    if retrieval.fusion == "weighted":
+        fused = weighted_score_fusion(merged, retrieval.weights)
+    else:
+        fused = reciprocal_rank_fusion(merged, retrieval.rrf_k, retrieval.weights)
     out: list[ScopedFused] = []
     for entry in fused:
         key = runs.keys[entry.chunk_id]
         contributions = _real_ids(entry.contributions, key[1])
         out.append(ScopedFused(key, entry.score, contributions))
-    out.sort(key=_order)
-    return out
-
-
-def _reciprocal(
-    runs: ScopedRuns, k: int, rrf_k: int, weights: Mapping[str, float] | None
-) -> list[ScopedFused]:
-    """Reciprocal rank fusion of the merged runs straight onto keys: the scores and order
-    of :func:`~octomem.engine.fusion.reciprocal_rank_fusion` over :meth:`ScopedRuns.merged`
-    (each arm's first hit per key, summed in arm order; ties in order of first
-    appearance), without renumbering keys and copying every hit twice."""
-    if rrf_k < 1:
-        raise ValueError(f"rrf k must be >= 1, got {rrf_k}")
-    weights = weights or {}
-    found: dict[Key, dict[str, Hit]] = {}
-    for arm, ordered, ranks in runs.ordered(k):
-        for rank, (_, _, scope, hit) in zip(ranks, ordered, strict=True):
-            contributions = found.setdefault((scope, hit.chunk_id), {})
-            if arm not in contributions:
-                contributions[arm] = Hit(hit.chunk_id, hit.score, rank, arm)
-    out = [
-        ScopedFused(key, sum(weights.get(arm, 1.0) / (rrf_k + hit.rank)
-                             for arm, hit in contributions.items()), contributions)
-        for key, contributions in found.items()
-    ]
     out.sort(key=_order)
     return out
 
