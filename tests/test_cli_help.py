@@ -55,3 +55,16 @@ def test_each_scope_option_is_written_for_its_own_command() -> None:
     assert "Look only" in said["forget"]
     assert "Where to store" in said["ingest"] and "Where to store" in said["add"]
     assert "export" in said["export"]
+
+
+def usage_line(text: str) -> str:
+    return next(line.strip() for line in text.splitlines() if "Usage:" in line)
+
+
+def test_usage_lines_name_arguments_as_click_does() -> None:
+    assert usage_line(help_text("search")) == "Usage: octomem search [OPTIONS] QUERY"
+    assert usage_line(help_text("ingest")) == "Usage: octomem ingest [OPTIONS] [PATHS]..."
+    assert usage_line(help_text("forget")) == "Usage: octomem forget [OPTIONS] ID_OR_TEXT"
+    assert usage_line(help_text()) == "Usage: octomem [OPTIONS] COMMAND [ARGS]..."
+    for command in COMMANDS:
+        assert "{" not in usage_line(help_text(*command.split())), command

@@ -5,8 +5,9 @@ typer 0.29's help shows every option's Python type — ``--json <bool>``, ``--he
 here give each parameter a metavar before help is drawn: none for a flag (``--json``),
 the option's name in capitals for a value (``--kind KIND``, repeatable ones too), unless
 the option names its own (``--top-k N``); an argument shows its name only (``QUERY``,
-not ``QUERY <str>``). Tested with typer 0.25-0.29 (the older ones
-already showed flags bare).
+not ``QUERY <str>``), and the usage line writes it as click and man pages do: ``QUERY``
+when required, ``[PATHS]...`` when not (typer 0.29 writes ``{QUERY}``). Tested with typer
+0.25-0.29 (the older ones already showed flags bare).
 """
 
 from __future__ import annotations
@@ -52,6 +53,23 @@ def _no_type(ctx: Any = None) -> None:
     return None
 
 
+def usage_pieces(params: list[Any], options_metavar: str | None) -> list[str]:
+    """Return the usage line's pieces after the command's name: ``[OPTIONS]``, then each
+    argument as ``NAME`` (required), ``[NAME]`` (optional), ``...`` after one that takes
+    several values.
+
+    :param params: the command's click parameters, metavars set.
+    """
+    pieces = [options_metavar] if options_metavar else []
+    for param in params:
+        if param.param_type_name != "argument":
+            continue
+        name = param.metavar or (param.name or "").upper()
+        name = name if param.required else f"[{name}]"
+        pieces.append(name + ("..." if param.nargs != 1 else ""))
+    return pieces
+
+
 class Command(TyperCommand):
     """A typer command whose help shows flags bare and values by name, and which says
     ``interrupted`` on stderr and ends with status 130 on Ctrl-C (typer alone ends
@@ -60,6 +78,10 @@ class Command(TyperCommand):
     def get_params(self, ctx: Any) -> list[Any]:
         """Return the command's parameters (``--help`` included), metavars set."""
         return natural_metavars(super().get_params(ctx))
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        """Return the usage line after the command's name (``[OPTIONS] QUERY``)."""
+        return usage_pieces(self.get_params(ctx), self.options_metavar)
 
     def invoke(self, ctx: Any) -> Any:
         """Run the command; Ctrl-C is ``interrupted`` on stderr and exit status 130.
