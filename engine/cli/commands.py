@@ -162,8 +162,7 @@ def search(
         "--top-k", "-k", min=1,
         help="Number of hits (default: setting retrieval.top_k; at most limits.top_k)."
     )] = None,
-    explain: Annotated[bool, typer.Option("--explain", help=(
-        "Add each arm's own rank and score (and the recency bonus) to every hit."))] = False,
+    explain: opt.ExplainOpt = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the answer as JSON.")] = False,
     kind: Annotated[list[str] | None, typer.Option("--kind", help="Only these kinds; repeatable.")] = None,
     tag: Annotated[list[str] | None, typer.Option("--tag", help="Only hits with every tag; repeatable.")] = None,

@@ -4,14 +4,16 @@ Each hit is one line — rank, relevance (or, without one, the fused score), sco
 the hit itself (its title, then its text on one line) cut to the width that is left with
 "…". ``--explain`` adds, before the hit, each arm's own rank and raw score
 (``rank (score)``, ``–`` where that arm did not find the hit) and the recency bonus,
-under a header: a compact table, one row per hit, the hit's text beside its row when at
-least :data:`EXPLAIN_INLINE_MIN` columns are left for it, else on up to
-:data:`SNIPPET_LINES` lines under its row (at 80 columns three arms leave ~26: too few to
-read). A conversation hit asked with ``--context N`` has its neighbouring turns on dim
-lines above (``↑1`` the turn just before) and below (``↓1``) it, and a blank line parts it
-from the next hit. When stdout is not a terminal, Rich uses ``COLUMNS`` or 80 columns, so
-piped output has the same shape; the ``--max-tokens`` list of what was cut and dedup's
-``collapsed`` lines break only between entries.
+under a header: a compact table, one row per hit, the hit's text on up to
+:data:`SNIPPET_LINES` lines beside its row when at least :data:`EXPLAIN_INLINE_MIN`
+columns are left for it, else under its row (at 80 columns three arms leave ~18: too few
+to read). Either way the text uses the width there is: a wider terminal never shows less
+of a hit than 80 columns do. A conversation hit asked with ``--context N`` has its
+neighbouring turns on dim lines under it (:mod:`.turn_context`: ``↑1`` the turn just
+before, ``↓1`` after; a turn shown elsewhere in the answer is ``see #N``), and a blank
+line parts it from the next hit. When stdout is not a terminal, Rich uses ``COLUMNS`` or
+80 columns, so piped output has the same shape; the ``--max-tokens`` list of what was
+cut and dedup's ``collapsed`` lines break only between entries.
 """
 
 from __future__ import annotations
@@ -26,20 +28,23 @@ from rich.text import Text
 from ..memory.recall import RecallAnswer
 from ..turns import TURN_KIND
 from .layout import packed
+from .turn_context import ContextLines
 
 #: Fewest characters a hit keeps for its text however narrow the terminal; below that,
 #: the line wraps instead (a hit cut to nothing says nothing).
 MIN_HIT_WIDTH = 24
 #: Space between columns.
 GAP = "  "
-#: Fewest characters a hit's text keeps beside the ``--explain`` columns; with less room
-#: (at 80 columns, three arms and the recency bonus leave ~26), the text goes on lines of
-#: its own under its row instead, so it can be read.
-EXPLAIN_INLINE_MIN = 48
-#: Lines a hit's text may take under its ``--explain`` row (the last cut with "…").
+#: Lines a hit's text may take with ``--explain``, beside or under its row (the last cut
+#: with "…").
 SNIPPET_LINES = 2
 #: Indent of a hit's text under its ``--explain`` row (past the rank column).
 SNIPPET_INDENT = 5
+#: Fewest columns a hit's text needs beside the ``--explain`` columns; with fewer, it goes
+#: on lines of its own under its row. It is what the text has under its row at 80
+#: columns, so a wider terminal never shows less of a hit than 80 columns do (at 80,
+#: three arms and the recency bonus leave only ~18 beside the row).
+EXPLAIN_INLINE_MIN = 80 - SNIPPET_INDENT
 
 
 def one_line(text: str) -> str:
@@ -92,16 +97,7 @@ def hit_lines(ans: RecallAnswer, explain: bool, width: int) -> list[Text]:
     rows = [[str(h.rank), f"{_relevance(h) if relevance else h.score:.2f}", h.scope]
             for h in ans.hits]
     if explain:
-        arms = list(ans.arms_ran)
-        headers += arms
-        right += [True] * len(arms)
-        for row, hit in zip(rows, ans.hits, strict=True):
-            row += [_arm_cell(hit.contributions.get(arm)) for arm in arms]
-        if any(h.recency for h in ans.hits):
-            headers.append("recency")
-            right.append(True)
-            for row, hit in zip(rows, ans.hits, strict=True):
-                row.append(f"+{hit.recency:.1%}" if hit.recency else "")
+        _explain_cells(ans, headers, right, rows)
     widths = [max([len(headers[i]) if explain else 0] + [len(r[i]) for r in rows])
               for i in range(len(headers))]
     fixed = sum(widths) + len(GAP) * len(widths)
@@ -120,24 +116,39 @@ def hit_lines(ans: RecallAnswer, explain: bool, width: int) -> list[Text]:
     grouped = any(context.get((h.scope, h.chunk.id)) for h in ans.hits)
     indent = SNIPPET_INDENT if below else fixed
     room = max(width - indent, MIN_HIT_WIDTH) if below else left
+    turns = ContextLines(ans.hits)
     for row, hit in zip(rows, ans.hits, strict=True):
-        around = context.get((hit.scope, hit.chunk.id), [])
         if grouped and hit is not ans.hits[0]:
             lines.append(Text(""))  # a hit and its turns stand apart from the next hit's
-        if below:
-            lines.append(Text(columns(row).rstrip()))
-        lines += [_context_line(indent, room, t) for t in around if t.offset < 0]
         mark = "(superseded) " if hit.chunk.valid_to is not None else ""
-        if below:
-            text = wrapped(mark + hit_text(hit.chunk), room, SNIPPET_LINES)
-            lines += [_marked(" " * indent + part, indent, mark) for part in text]
-        else:
-            line = Text(columns(row))
-            line.append(Text(mark, style="yellow"))
-            line.append(cut(hit_text(hit.chunk), room - len(mark)))
-            lines.append(line)
-        lines += [_context_line(indent, room, t) for t in around if t.offset > 0]
+        text = mark + hit_text(hit.chunk)
+        if below:  # the row, then the text on lines of its own
+            lines.append(Text(columns(row).rstrip()))
+            parts = [" " * indent + p for p in wrapped(text, room, SNIPPET_LINES)]
+        elif explain:  # the text beside its row, going on under itself
+            parts = wrapped(text, room, SNIPPET_LINES)
+            parts = [columns(row) + parts[0]] + [" " * indent + p for p in parts[1:]]
+        else:  # one line per hit
+            parts = [columns(row) + cut(text, room)]
+        lines += [_marked(part, indent, mark) for part in parts]
+        lines += turns.lines(hit, context.get((hit.scope, hit.chunk.id), []), indent, room)
     return lines
+
+
+def _explain_cells(ans: RecallAnswer, headers: list[str], right: list[bool],
+                   rows: list[list[str]]) -> None:
+    """Add ``--explain``'s columns (each arm's ``rank (score)``, the recency bonus) to
+    ``headers``, ``right`` (right-aligned) and each hit's row, in place."""
+    arms = list(ans.arms_ran)
+    headers += arms
+    right += [True] * len(arms)
+    for row, hit in zip(rows, ans.hits, strict=True):
+        row += [_arm_cell(hit.contributions.get(arm)) for arm in arms]
+    if any(h.recency for h in ans.hits):
+        headers.append("recency")
+        right.append(True)
+        for row, hit in zip(rows, ans.hits, strict=True):
+            row.append(f"+{hit.recency:.1%}" if hit.recency else "")
 
 
 def wrapped(text: str, width: int, most: int) -> list[str]:
@@ -156,15 +167,6 @@ def _marked(line: str, indent: int, mark: str) -> Text:
     if mark and line[indent:].startswith(mark):
         text.stylize("yellow", indent, indent + len(mark))
     return text
-
-
-def _context_line(indent: int, room: int, turn: Any) -> Text:
-    """A neighbouring turn of a hit: indented under the hit's text, marked ``↑`` when it
-    came before the hit and ``↓`` after, with its offset in turns (``↑1``: the turn
-    just before)."""
-    mark = f"{'↑' if turn.offset < 0 else '↓'}{abs(turn.offset)} "
-    return Text(" " * indent + mark + cut(one_line(turn.chunk.text), room - len(mark)),
-                style="dim")
 
 
 def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool) -> None:

@@ -121,6 +121,16 @@ VerifyScopeOpt = Annotated[str | None, typer.Option("--scope", help=(
     "Check only `local` or only `global` (default: both)."))]
 LogScopeOpt = Annotated[str | None, typer.Option("--scope", help=(
     "Only the calls logged in `local` or in `global` (default: both)."))]
+#: ``search --explain``: every column it adds, said where a user looks (``--help``).
+ExplainOpt = Annotated[bool, typer.Option("--explain", help=(
+    "Add each arm's own rank and raw score before fusion, a column per arm that ran: "
+    "`rank (score)`, `–` where it did not find the hit (`fts5`: "
+    "keyword, the BM25 score; `sqlite-vec`: semantic, the cosine similarity). "
+    "`conversation`: the reranker's rank of a chat turn among the turns and its score "
+    "(higher is better; `–` for notes and documents, which keep their fused place). "
+    "`recency`: the bonus for being recent, a share of the fused score (at most "
+    "retrieval.recency_weight, halving every retrieval.recency_half_life_days days). "
+    "See the README, Reading --explain."))]
 JsonLinesOpt = Annotated[bool, typer.Option("--json", help=(
     "Print one JSON object per line."))]
 
