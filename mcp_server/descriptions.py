@@ -66,7 +66,8 @@ their neighbouring turns, session and speaker; `context: 1` adds the turn before
 it, so you read the answer where it was said. `max_tokens` keeps the best hits that fit in \
 about that many tokens and lists the rest in `budget.cut`. Each hit has a `relevance` \
 (probability 0..1 that it answers the query, comparable across queries) and a `band` \
-(high, medium, low). No hits with `abstained` set means memory holds nothing that answers \
+(high, medium, low); hits far weaker than the best are left out (`weak_left_out` says \
+how many). No hits with `abstained` set means memory holds nothing that answers \
 this: say you do not know (or ask) rather than guess or retry with the same words."""
 
 FORGET = """\

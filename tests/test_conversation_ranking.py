@@ -129,3 +129,29 @@ def test_relevance_explains_what_it_came_from() -> None:
                          0.5, 0.06, model, embedder="hashing")
     assert other.cos is None  # another embedder's cosine is not what the weights know
     assert other.probability == pytest.approx(1 / (1 + np.exp(-(5.0 - 4.0))))
+
+
+def test_recall_leaves_out_hits_far_weaker_than_the_best(tmp_path: Path) -> None:
+    def recall(relative_floor: float):  # type: ignore[no-untyped-def]
+        memory = open_memory(overrides={
+            "data_dir": str(tmp_path / "data"), "pipeline": {"embedder": "hashing"},
+            "retrieval": {"relative_floor": relative_floor}}, project_root=tmp_path)
+        if not memory.recall("frontend").hits:
+            memory.remember("The frontend is built with Svelte and Vite", kind="FACT")
+            for text in FILLER:
+                memory.remember(text, kind="NOTE")
+        answer = memory.recall("what is the frontend built with", top_k=10)
+        memory.close()
+        return answer
+
+    every = recall(0.0)
+    trimmed = recall(0.04)
+    best = every.hits[0].relevance.probability
+    weak = [h for h in every.hits
+            if h.relevance.probability < min(0.052, 0.04 * best)]
+    assert every.weak_left_out == 0 and len(every.hits) == 10
+    assert weak  # the filler notes share no word and no meaning with the question
+    assert trimmed.hits[0].chunk.text.startswith("The frontend")
+    assert trimmed.weak_left_out == len(weak)
+    assert [h.chunk.id for h in trimmed.hits] == [
+        h.chunk.id for h in every.hits if h not in weak]

@@ -193,6 +193,10 @@ def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool)
                             console.width - 2, 99):
             console.print(Text(line if line.startswith("collapsed") else "  " + line),
                           no_wrap=True, overflow="ignore", crop=False, highlight=False)
+    if getattr(ans, "weak_left_out", 0):
+        n = ans.weak_left_out
+        console.print(f"{n} far weaker {'hit' if n == 1 else 'hits'} left out "
+                      "(retrieval.relative_floor)", style="dim", highlight=False)
     if ans.unembedded_hits:
         n = len(ans.unembedded_hits)
         console.print(f"{n} {'hit' if n == 1 else 'hits'} found by words only (no vector yet)")

@@ -42,6 +42,8 @@ from .scopes import MemoryKnobs
 if TYPE_CHECKING:  # imported where used: the MCP server lists tools before numpy loads
     import numpy as np
 
+    from ..settings import RetrievalSettings
+
 Per = Literal["chunk", "document"]
 
 
@@ -99,6 +101,8 @@ class RecallAnswer:
 
     :param abstained: why ``hits`` is empty although something was searched: no hit
         reached ``retrieval.relevance_floor`` (:mod:`octomem.engine.relevance`).
+    :param weak_left_out: hits left out because their relevance is below both the floor
+        and ``retrieval.relative_floor`` times the best hit's.
     """
 
     hits: list[ScopedHit]
@@ -112,6 +116,7 @@ class RecallAnswer:
     timings_ms: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     abstained: str | None = None
+    weak_left_out: int = 0
 
 
 def _ms(start: float) -> float:
@@ -221,9 +226,13 @@ def _materialise(
     return hits
 
 
-def _judged(hits: list[ScopedHit], text: str, cos: dict[Key, float], floor: float,
-            embedder: str | None, answer: RecallAnswer) -> list[ScopedHit]:
-    """Give every hit its relevance; return none when the best is below ``floor``."""
+def _judged(hits: list[ScopedHit], text: str, cos: dict[Key, float],
+            retrieval: RetrievalSettings, embedder: str | None,
+            answer: RecallAnswer) -> list[ScopedHit]:
+    """Give every hit its relevance; return none when the best is below
+    ``retrieval.relevance_floor``, else leave out the hits below both that floor and
+    ``retrieval.relative_floor`` times the best (counted in ``answer.weak_left_out``)."""
+    floor = retrieval.relevance_floor
     for hit in hits:
         hit.relevance = relevance_of(text, embedding_text(hit.chunk),
                                      cos.get((hit.scope, hit.chunk.id)), floor,
@@ -232,7 +241,10 @@ def _judged(hits: list[ScopedHit], text: str, cos: dict[Key, float], floor: floa
     if hits and best < floor:
         answer.abstained = abstain_reason(best, floor)
         return []
-    return hits
+    weakest = min(floor, retrieval.relative_floor * best)
+    kept = [h for h in hits if h.relevance is None or h.relevance.probability >= weakest]
+    answer.weak_left_out = len(hits) - len(kept)
+    return kept
 
 
 def _vectors(hits: list[ScopedHit], pipelines: dict[str, Pipeline]) -> np.ndarray | None:
@@ -337,7 +349,7 @@ def recall_scopes(
             hits = _dedup(first.dedup, hits, vectors, answer)
         if request.per == "document":
             hits = _per_document(hits)
-        hits = _judged(hits[: request.top_k], request.text, cos, retrieval.relevance_floor,
+        hits = _judged(hits[: request.top_k], request.text, cos, retrieval,
                        getattr(first.embedder, "model_id", None), answer)
         if request.filters.include_superseded and request.filters.as_of is None:
             hits = current_first(hits, {s: p.arms.storage for s, p in pipelines.items()})

@@ -208,6 +208,9 @@ class MemoryRecallResult(BaseModel):
     abstained: str | None = Field(
         None, description="why there are no hits although something was searched: nothing "
         "stored reached retrieval.relevance_floor (the memory holds no answer)")
+    weak_left_out: int = Field(
+        0, description="hits left out as noise: relevance below retrieval.relevance_floor "
+        "and below retrieval.relative_floor times the best hit's")
 
 
 def recall_result(query: str, answer: RecallAnswer, explain: bool = False) -> MemoryRecallResult:
@@ -232,6 +235,7 @@ def recall_result(query: str, answer: RecallAnswer, explain: bool = False) -> Me
         timings_ms={k: round(v, 3) for k, v in answer.timings_ms.items()},
         warnings=answer.warnings,
         abstained=answer.abstained,
+        weak_left_out=answer.weak_left_out,
     )
 
 
