@@ -25,8 +25,11 @@ def _collect(runs: Sequence[Run]) -> dict[int, Fused]:
     fused: dict[int, Fused] = {}
     for run in runs:
         for hit in run:
-            entry = fused.setdefault(hit.chunk_id, Fused(hit.chunk_id, 0.0))
-            entry.contributions.setdefault(hit.arm, hit)
+            entry = fused.get(hit.chunk_id)
+            if entry is None:
+                entry = fused[hit.chunk_id] = Fused(hit.chunk_id, 0.0, {hit.arm: hit})
+            else:
+                entry.contributions.setdefault(hit.arm, hit)
     return fused
 
 

@@ -62,7 +62,7 @@ def test_one_scope_alone_ranks_as_before() -> None:
     runs.add("global", 1, [Hit(3, 2.0, 1, "fts5"), Hit(5, 2.0, 2, "fts5"),
                            Hit(2, 1.0, 3, "fts5")])
     (merged,) = runs.merged(10)
-    assert [(runs.keys[h.chunk_id][1], h.rank) for h in merged] == [(3, 1), (5, 1), (2, 3)]
+    assert [(runs.key_of(h.chunk_id)[1], h.rank) for h in merged] == [(3, 1), (5, 1), (2, 3)]
     assert asked == []  # nothing to decide between scopes: no chunk is read
 
 

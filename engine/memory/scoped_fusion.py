@@ -59,6 +59,9 @@ class ScopedRuns:
         (merged by score); the others are merged by shared evidence (module docstring).
     :param lexical: ``(scope, chunk ids) -> coverage of the query in each chunk`` (0..1),
         deciding between scopes for arms merged by shared evidence.
+    :param keys: the key each integer of the fused runs stands for, when more than one
+        scope has runs; with one scope the integers are the chunk ids themselves
+        (:meth:`key_of`).
     """
 
     by_score: frozenset[str] = frozenset()
@@ -66,20 +69,36 @@ class ScopedRuns:
     by_arm: dict[str, list[tuple[float, int, str, Hit]]] = field(default_factory=dict)
     keys: list[Key] = field(default_factory=list)
     _index: dict[Key, int] = field(default_factory=dict)
+    _scopes: set[str] = field(default_factory=set)
 
     def add(self, scope: str, scope_order: int, run: Run) -> None:
         """Add one scope's run of one arm (best first)."""
+        if run:
+            self._scopes.add(scope)
         ranks = competition_ranks([-h.score for h in run])
         for rank, hit in zip(ranks, run, strict=True):
             key = -hit.score if hit.arm in self.by_score else float(rank)
             self.by_arm.setdefault(hit.arm, []).append((key, scope_order, scope, hit))
 
+    @property
+    def single(self) -> str | None:
+        """The scope, when exactly one scope has runs (fused runs then carry chunk ids)."""
+        return next(iter(self._scopes)) if len(self._scopes) == 1 else None
+
     def uid(self, key: Key) -> int:
-        """Return the integer standing for ``key`` in fused runs (stable per object)."""
+        """Return the integer standing for ``key`` in fused runs (stable per object): its
+        chunk id when one scope alone has runs, else a number of :attr:`keys`."""
+        if self.single is not None:
+            return key[1]
         if key not in self._index:
             self._index[key] = len(self.keys)
             self.keys.append(key)
         return self._index[key]
+
+    def key_of(self, uid: int) -> Key:
+        """Return the key ``uid`` (a :meth:`uid`) stands for."""
+        single = self.single
+        return (single, uid) if single is not None else self.keys[uid]
 
     def merged(self, k: int) -> list[Run]:
         """Return one run per arm, every scope's hits merged (see the module text), top ``k``.
@@ -87,13 +106,17 @@ class ScopedRuns:
         Hits carry :meth:`uid` values as ``chunk_id`` and their own raw scores.
         """
         runs: list[Run] = []
+        single = self.single is not None
         for arm, ordered, ranks in self.ordered(k):
+            if single:  # the arm's own hit when it already says the same
+                runs.append([hit if hit.rank == rank else Hit(hit.chunk_id, hit.score, rank, arm)
+                             for rank, (_, _, _, hit) in zip(ranks, ordered, strict=True)])
+                continue
             runs.append([
                 Hit(self.uid((scope, hit.chunk_id)), hit.score, rank, arm)
                 for rank, (_, _, scope, hit) in zip(ranks, ordered, strict=True)
             ])
         return runs
-
 
     def ordered(self, k: int) -> Iterator[tuple[str, list[tuple[float, int, str, Hit]],
                                                  list[int]]]:
@@ -164,11 +187,14 @@ def fuse_scopes(runs: ScopedRuns, k: int, retrieval: RetrievalSettings) -> list[
         fused = weighted_score_fusion(merged, retrieval.weights)
     else:
         fused = reciprocal_rank_fusion(merged, retrieval.rrf_k, retrieval.weights)
-    out: list[ScopedFused] = []
-    for entry in fused:
-        key = runs.keys[entry.chunk_id]
-        contributions = _real_ids(entry.contributions, key[1])
-        out.append(ScopedFused(key, entry.score, contributions))
+    single = runs.single
+    if single is not None:  # the fused runs already carry chunk ids
+        out = [ScopedFused((single, e.chunk_id), e.score, e.contributions) for e in fused]
+    else:
+        out = []
+        for entry in fused:
+            key = runs.keys[entry.chunk_id]
+            out.append(ScopedFused(key, entry.score, _real_ids(entry.contributions, key[1])))
     out.sort(key=_order)
     return out
 

@@ -192,9 +192,18 @@ def term_matches(terms: Sequence[str], texts: Sequence[str]) -> np.ndarray:
     :param texts: ``n`` candidates' title and text.
     :returns: ``(n, T)`` bool.
     """
-    out = np.zeros((len(texts), len(terms)), dtype=bool)
-    for i, text in enumerate(texts):
-        held = content_words(text)
+    return held_terms(terms, [content_words(text) for text in texts])
+
+
+def held_terms(terms: Sequence[str], words: Sequence[frozenset[str]]) -> np.ndarray:
+    """Return :func:`term_matches` from the candidates' content words.
+
+    :param words: ``n`` sets, :func:`~octomem.engine.relevance.content_words` of each
+        candidate's title and text.
+    :returns: ``(n, T)`` bool.
+    """
+    out = np.zeros((len(words), len(terms)), dtype=bool)
+    for i, held in enumerate(words):
         out[i] = [t in held for t in terms]
     return out
 

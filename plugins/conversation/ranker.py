@@ -15,6 +15,7 @@ the turn's own ``role``, never the dataset it came from.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,16 +27,18 @@ from pydantic import BaseModel, Field
 from octomem.engine.arms import ArmContext, ArmSpec
 from octomem.engine.errors import ArmConfigError
 from octomem.engine.hookspecs import hookimpl
-from octomem.engine.types import FusedHit
+from octomem.engine.relevance import content_words
+from octomem.engine.types import Chunk, FusedHit
 
 from .features import (
     FEATURES,
     KINDS,
+    Turn,
     TurnColumns,
     folded_words,
+    held_terms,
     query_terms,
     standardised,
-    term_matches,
     turn_features,
     turn_of,
 )
@@ -43,6 +46,33 @@ from .features import (
 NAME = "conversation"
 #: The weights shipped with the package.
 WEIGHTS_FILE = Path(__file__).with_name("weights.json")
+#: Chunks whose :class:`Known` facts the reranker keeps (first in, first out): the
+#: storage's chunk cache (``plugins/sqlite/chunk_cache.py``) holds as many and returns
+#: the same chunk objects for as long, so a conversation's turns are read once.
+KNOWN_CAPACITY = 8192
+
+
+@dataclass(frozen=True, slots=True)
+class Known:
+    """What a chunk brings to every query it is a candidate of, read once per chunk.
+
+    :param turn: its :class:`~.features.Turn`, ``None`` when it is not a turn.
+    :param words: the content words of its title and text
+        (:func:`~octomem.engine.relevance.content_words`).
+    :param asks: whether its text holds ``"?"``.
+    """
+
+    turn: Turn | None
+    words: frozenset[str]
+    asks: bool
+
+
+def known_of(chunk: Chunk) -> Known:
+    """Return what ``chunk`` brings to the features (:class:`Known`)."""
+    turn = turn_of(chunk.metadata, chunk.text)
+    if turn is None:
+        return Known(None, frozenset(), False)
+    return Known(turn, content_words(_passage(chunk)), "?" in chunk.text)
 
 
 class ConversationOptions(BaseModel, extra="forbid"):
@@ -107,11 +137,28 @@ class ConversationReranker:
     def __init__(self, options: ConversationOptions | None = None) -> None:
         self.options = options or ConversationOptions()
         self.model = TurnModel.load(self.options.weights or WEIGHTS_FILE)
+        self._matrix: tuple[TurnModel, np.ndarray, np.ndarray] | None = None
+        # id(chunk) -> (chunk, its facts): the chunk is held, so its id is not reused
+        self._known: dict[int, tuple[Chunk, Known]] = {}
+        self._lock = threading.Lock()
+
+    def known(self, chunk: Chunk) -> Known:
+        """Return :func:`known_of` ``chunk``, kept for the same chunk object (chunks are
+        frozen; a store's chunk cache hands out the same object for the same row)."""
+        entry = self._known.get(id(chunk))
+        if entry is not None and entry[0] is chunk:
+            return entry[1]
+        facts = known_of(chunk)
+        with self._lock:
+            while len(self._known) >= KNOWN_CAPACITY:
+                del self._known[next(iter(self._known))]
+            self._known[id(chunk)] = (chunk, facts)
+        return facts
 
     def wanted(self, hits: Sequence[FusedHit]) -> int:
         """Return ``depth`` when a conversation turn is among ``hits``, else 0 (documents
         keep their fused order, so nothing more needs loading)."""
-        if any(turn_of(h.chunk.metadata, "") is not None for h in hits):
+        if any(self.known(h.chunk).turn is not None for h in hits):
             return self.options.depth
         return 0
 
@@ -142,27 +189,34 @@ class ConversationReranker:
             NaN for every other hit (it keeps its fused place).
         """
         scores = np.full(len(hits), np.nan)
-        index, turns, kw, texts, asks = [], [], [], [], []
+        index, turns, kw, held, asks = [], [], [], [], []
         for i, hit in enumerate(hits):
-            turn = turn_of(hit.chunk.metadata, hit.chunk.text)
-            if turn is not None:
+            facts = self.known(hit.chunk)
+            if facts.turn is not None:
                 index.append(i)
-                turns.append(turn)
+                turns.append(facts.turn)
                 kw.append(_score(hit.contributions, keyword))
-                texts.append(_passage(hit.chunk))
-                asks.append("?" in hit.chunk.text)
+                held.append(facts.words)
+                asks.append(facts.asks)
         if not index:
             return scores
         at = np.asarray(index, dtype=np.int64)
         cols = TurnColumns.of(turns)
         cos = similarity[at] if similarity is not None else np.full(len(at), np.nan)
         raw = turn_features(folded_words(query), cols, np.asarray(kw, dtype=np.float64), cos,
-                            term_matches(query_terms(query), texts),
+                            held_terms(query_terms(query), held),
                             np.array(asks, dtype=bool))
         x = standardised(raw, self.model.binary)
-        coef, bias = self.model.matrix()
+        coef, bias = self._weights()
         scores[at] = (x @ coef + bias)[np.arange(len(at)), cols.kind]
         return scores
+
+    def _weights(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return :meth:`TurnModel.matrix` of ``self.model``, stacked once per model."""
+        cached = self._matrix
+        if cached is None or cached[0] is not self.model:
+            cached = self._matrix = (self.model, *self.model.matrix())
+        return cached[1], cached[2]
 
 
 def _passage(chunk: Any) -> str:
