@@ -12,9 +12,6 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from octomem.engine.memory.results import MemoryRecallResult
-
-
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 BILLING = [
@@ -92,9 +89,6 @@ async def test_something_never_said_gets_an_empty_answer_with_its_reason(
     tmp_path: Path,
 ) -> None:
     """With the real model: relevance is calibrated on MiniLM's cosines (issue 12)."""
-    if "abstained" not in MemoryRecallResult.model_fields:
-        pytest.skip("recall answers say nothing about abstaining yet (relevance floor of "
-                    "issue 12, branch h12rank): this runs once it is on main")
     project = tmp_path / "project"
     project.mkdir()
     (project / "billing.jsonl").write_text("".join(json.dumps(t) + "\n" for t in BILLING))
