@@ -133,7 +133,7 @@ def ingest(
 @app.command(cls=Command)
 def add(
     text: Annotated[str, typer.Argument(help="The statement to store; - reads it from stdin.")],
-    kind: Annotated[str, typer.Option(help="One word in capitals, e.g. PREFERENCE; HANDOFF replaces the previous handoff.")] = "ITEM",
+    kind: opt.KindOpt = "ITEM",
     tag: Annotated[list[str] | None, typer.Option("--tag", help="A tag; repeatable.")] = None,
     scope: opt.AddScopeOpt = None,
     event_time: Annotated[str | None, typer.Option("--event-time", help="When it happened (ISO date).")] = None,
@@ -145,12 +145,16 @@ def add(
     and existing statements that say nearly the same."""
     if text == "-":
         text = sys.stdin.read()
+    from ..memory.kinds import stored_kinds, unfamiliar_kind
     from . import memory as show
 
     memory = _memory()
     try:
+        new_kind = unfamiliar_kind(kind, stored_kinds(memory))  # asked before it is stored
         out = memory.remember(text, scope, kind, tuple(tag or ()), event_time, supersedes)
         show.show_remembered(console, out, as_json)
+        if new_kind:
+            err.print(Text.assemble(("warning: ", "yellow"), new_kind), highlight=False)
     finally:
         memory.close()
 
@@ -259,28 +263,31 @@ def _reindex_scope(scope: str, pipeline: Pipeline) -> None:
 
 
 @app.command(cls=Command)
-def plugins() -> None:
+def plugins(as_json: opt.MachineOpt = False) -> None:
     """List installed arms by kind: name, providing distribution, version."""
     from ..manager import load_registry
-    from . import render
+    from . import machine, render
 
-    render.plugins(console, load_registry())
+    registry = load_registry()
+    machine.dump(machine.plugins_json(registry)) if as_json else render.plugins(console, registry)
 
 
 @app.command(cls=Command)
-def status() -> None:
+def status(as_json: opt.MachineOpt = False) -> None:
     """Show both scopes: where they live, counts, arms, the embedder model, semantic availability."""
+    from . import machine
     from . import memory as show
 
     memory = _memory()
     try:
-        show.status(console, memory.status(load_model=True))
+        info = memory.status(load_model=True)
+        machine.dump(machine.status_json(info)) if as_json else show.status(console, info)
     finally:
         memory.close()
 
 
 @app.command(cls=Command)
-def config() -> None:
+def config(as_json: opt.MachineOpt = False) -> None:
     """Print every effective setting (configured arms' options included), its cost group
     (identity: needs re-indexing; runtime; retrieval: reorders answers), its layer and
     what it means."""
@@ -294,7 +301,13 @@ def config() -> None:
     specs = check_compatible(loaded.settings.pipeline, registry)
     check_arm_settings(loaded, registry)
     options = {spec.name: arm_options(spec, loaded).model_dump(mode="json") for spec in specs.values()}
-    render.settings(console, loaded, options, {spec.name: spec for spec in specs.values()})
+    by_name = {spec.name: spec for spec in specs.values()}
+    if as_json:
+        from . import machine
+
+        machine.dump(machine.config_json(render.setting_rows(loaded, options), loaded, by_name))
+        return
+    render.settings(console, loaded, options, by_name)
 
 
 @app.command(cls=Command)

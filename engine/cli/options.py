@@ -121,6 +121,11 @@ VerifyScopeOpt = Annotated[str | None, typer.Option("--scope", help=(
     "Check only `local` or only `global` (default: both)."))]
 LogScopeOpt = Annotated[str | None, typer.Option("--scope", help=(
     "Only the calls logged in `local` or in `global` (default: both)."))]
+#: ``add --kind``: kinds are an open set (:mod:`octomem.engine.memory.kinds`).
+KindOpt = Annotated[str, typer.Option("--kind", help=(
+    "One word in capitals: ITEM (the default), FACT, PREFERENCE, DECISION, RULE, TODO, or "
+    "your own; HANDOFF replaces the previous handoff. A kind neither built in nor already "
+    "stored is kept, with a warning (a typo would make a kind of its own)."))]
 #: ``search --explain``: every column it adds, said where a user looks (``--help``).
 ExplainOpt = Annotated[bool, typer.Option("--explain", help=(
     "Add each arm's own rank and raw score before fusion, a column per arm that ran: "
@@ -131,6 +136,9 @@ ExplainOpt = Annotated[bool, typer.Option("--explain", help=(
     "`recency`: the bonus for being recent, a share of the fused score (at most "
     "retrieval.recency_weight, halving every retrieval.recency_half_life_days days). "
     "See the README, Reading --explain."))]
+#: ``status``, ``config`` and ``plugins``: one JSON document (:mod:`.machine`).
+MachineOpt = Annotated[bool, typer.Option("--json", help=(
+    "Print it as one JSON object with stable keys, for programs (see docs/settings.md)."))]
 JsonLinesOpt = Annotated[bool, typer.Option("--json", help=(
     "Print one JSON object per line."))]
 

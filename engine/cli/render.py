@@ -83,6 +83,18 @@ def _flatten(data: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
     return rows
 
 
+def setting_rows(loaded: LoadedSettings,
+                 arm_options: dict[str, dict[str, Any]]) -> list[tuple[str, Any]]:
+    """Return every effective setting as ``(dotted key, JSON value)``, the configured arms'
+    options under ``arms.NAME``; ``config`` prints them in this order.
+
+    :param arm_options: effective options of each configured arm, by arm name.
+    """
+    dumped = loaded.settings.model_dump(mode="json")
+    dumped["arms"] = {**dumped.get("arms", {}), **arm_options}
+    return _flatten(dumped)
+
+
 def settings(console: Console, loaded: LoadedSettings, arm_options: dict[str, dict[str, Any]],
              arm_specs: dict[str, Any]) -> None:
     """Print every effective setting as ``key = value  group · layer`` (the value as TOML
@@ -96,9 +108,7 @@ def settings(console: Console, loaded: LoadedSettings, arm_options: dict[str, di
     emit(console, wrapped("effective settings: key = value, its group (identity: needs "
                           "re-indexing; runtime; retrieval: reorders answers) · the layer "
                           "it came from", console.width), style="bold")
-    dumped = loaded.settings.model_dump(mode="json")
-    dumped["arms"] = {**dumped.get("arms", {}), **arm_options}
-    for key, value in _flatten(dumped):
+    for key, value in setting_rows(loaded, arm_options):
         field = setting_field(key, arm_specs)
         line = Text(f"{key} = ")
         line.append(toml_value(value), style="bold")
