@@ -1,10 +1,13 @@
-"""How long a fresh ``octomem --help`` takes, as a ratio to a bare interpreter's start.
+"""How long a fresh ``octomem --help`` (and ``status``, ``config``) takes, as a ratio to a
+bare interpreter's start.
 
 Each round runs, in a fresh process each and in turn (so the machine's load hits all alike):
 ``python -c pass``; the floor ``--help`` cannot go below (typer and its rich help renderer
-imported); ``octomem --help`` and ``octomem status --help`` of this install; and, with
-``--before DIR``, the same two commands of another checkout put first on ``PYTHONPATH`` (a
-folder holding ``octomem/`` with its ``engine``, ``plugins``, ... linked to that checkout).
+imported); ``octomem --help``, ``octomem status --help``, ``octomem status`` and ``octomem
+config`` of this install (``status`` over the stores of the current directory and ``HOME``);
+and, with ``--before DIR``, the same commands of another checkout put first on
+``PYTHONPATH`` (a folder holding ``octomem/`` with its ``engine``, ``plugins``, ... linked
+to that checkout).
 Reports the median wall time of each and its ratio to ``python -c pass``, with the load
 average before and after. Run: ``python -m octomem.benchmarks.cli_startup --rounds 30``.
 """
@@ -21,19 +24,21 @@ from pathlib import Path
 
 HELP = "import sys; from octomem.engine.cli import main; sys.argv = ['octomem', *sys.argv[1:]]; main()"
 FLOOR = "import typer, typer.rich_utils"
+#: The octomem commands timed (each also from ``--before``'s checkout).
+COMMANDS = (("--help",), ("status", "--help"), ("status",), ("config",))
 
 
 def variants(before: Path | None) -> dict[str, tuple[list[str], dict[str, str]]]:
     """Return ``name -> (argv, extra environment)`` for every measured command."""
     py, env = sys.executable, {}
     out = {"python -c pass": ([py, "-c", "pass"], env),
-           "typer + rich help (floor)": ([py, "-c", FLOOR], env),
-           "octomem --help": ([py, "-c", HELP, "--help"], env),
-           "octomem status --help": ([py, "-c", HELP, "status", "--help"], env)}
+           "typer + rich help (floor)": ([py, "-c", FLOOR], env)}
+    for args in COMMANDS:
+        out[f"octomem {' '.join(args)}"] = ([py, "-c", HELP, *args], env)
     if before is not None:
         old = {"PYTHONPATH": str(before)}
-        out["before: octomem --help"] = ([py, "-c", HELP, "--help"], old)
-        out["before: octomem status --help"] = ([py, "-c", HELP, "status", "--help"], old)
+        for args in COMMANDS:
+            out[f"before: octomem {' '.join(args)}"] = ([py, "-c", HELP, *args], old)
     return out
 
 

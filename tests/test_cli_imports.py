@@ -69,3 +69,62 @@ def test_a_command_still_loads_what_it_needs() -> None:
     assert report["code"] == 0
     assert {"pluggy", "octomem.plugins.sqlite", "octomem.plugins.fts5"} <= set(report["modules"])
     assert "fts5" in done.stdout
+
+
+#: What ``status`` and ``config`` must not import (issue 15): the numeric libraries and
+#: the model runtime; they open the stores, load the plugins and read the settings only.
+NUMERIC = ("numpy", "onnxruntime", "ranx", "fastembed", "tokenizers", "sqlite_vec")
+
+
+def run_probe(*args: str) -> tuple[int, str, set[str]]:
+    """Run the console entry point with ``args`` in a fresh interpreter; return its exit
+    code, its stdout and the names in its ``sys.modules`` afterwards."""
+    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(list(args))],
+                          capture_output=True, text=True, timeout=300, check=False)
+    report = json.loads(done.stderr.strip().splitlines()[-1])
+    return report["code"], done.stdout, set(report["modules"])
+
+
+def numeric(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules for heavy in NUMERIC
+                  if m == heavy or m.startswith(heavy + "."))
+
+
+@pytest.mark.slow
+def test_status_and_config_import_no_numeric_library(tmp_path) -> None:
+    """A store with a chunk and its vector (written by a real ``add``, which loads the
+    model), then ``status`` and ``config`` in fresh processes: right answers, and neither
+    numpy nor onnxruntime nor ranx in ``sys.modules``."""
+    root = ["--project-root", str(tmp_path)]
+    code, _, modules = run_probe(*root, "add", "the heron nests by the river", "--scope", "local")
+    assert code == 0 and "numpy" in modules  # adding embeds: the probe sees real imports
+    code, out, modules = run_probe(*root, "status")
+    assert code == 0, out
+    assert numeric(modules) == []
+    assert {"octomem.plugins.sqlite_vec.arm", "octomem.plugins.fastembed.embedder",
+            "octomem.plugins.conversation.ranker", "apsw"} <= modules  # the arms were built
+    local = " ".join(out.split("global")[0].split())
+    assert "documents 1 " in local and "every one with a vector" in local
+    assert "semantic available" in local
+    code, out, modules = run_probe(*root, "config")
+    assert code == 0, out
+    assert numeric(modules) == []
+    assert "pipeline.embedder" in out and "arms.sqlite-vec.scan" in out
+
+
+def test_status_says_a_missing_model_is_unavailable_without_loading_it(tmp_path) -> None:
+    """The light check still finds what loading would: a ``model_path`` with no ONNX
+    file makes ``semantic`` unavailable, naming the folder, with onnxruntime not imported."""
+    empty = tmp_path / "model"
+    empty.mkdir()
+    (tmp_path / "project").mkdir()
+    args = ["--project-root", str(tmp_path / "project"), "--set",
+            f"arms.fastembed.model_path={empty}", "--set", "arms.fastembed.dim=384"]
+    code, out, modules = run_probe(*args, "add", "a note kept without a vector",
+                                   "--scope", "local")
+    assert code == 0, out
+    code, out, modules = run_probe(*args, "status")
+    assert code == 0, out
+    assert numeric(modules) == []
+    flat = " ".join(out.split())
+    assert "semantic unavailable" in flat and str(empty) in flat

@@ -10,13 +10,13 @@ from pathlib import Path
 import apsw
 import numpy as np
 import pytest
-import sqlite_vec
 from pydantic import ValidationError
 
 from octomem.engine.arms import ArmContext
 from octomem.engine.errors import IncompatibleArmsError, InvalidQueryError, OctomemError
 from octomem.engine.types import Chunk, Document, Filters
 from octomem.plugins.fts5.arm import Fts5KeywordArm
+from octomem.plugins.sqlite import connection
 from octomem.plugins.sqlite import storage as sqlite_storage
 from octomem.plugins.sqlite.storage import SqliteStorage, SqliteStorageOptions, filter_sql
 from octomem.plugins.sqlite_vec.arm import (
@@ -103,10 +103,18 @@ def test_busy_timeout_bounds_the_wait_for_the_write_lock(tmp_path: Path) -> None
         waiter.close()
 
 
+def test_vec0_is_found_where_the_package_keeps_it() -> None:
+    """The extension's path is found without importing ``sqlite_vec`` (its ``__init__``
+    imports numpy), and is the one the package itself gives."""
+    import sqlite_vec
+
+    assert connection.vec0_path() == sqlite_vec.loadable_path()
+
+
 def test_extension_loading_failure_is_a_friendly_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sqlite_vec, "loadable_path", lambda: str(tmp_path / "no-such-vec0"))
+    monkeypatch.setattr(connection, "vec0_path", lambda: str(tmp_path / "no-such-vec0"))
     with pytest.raises(OctomemError, match="cannot load the sqlite-vec extension") as err:
         SqliteStorage(tmp_path / "x.db")
     assert isinstance(err.value.__cause__, apsw.Error)

@@ -16,11 +16,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from octomem.engine.relevance import content_words
+
+if TYPE_CHECKING:  # numpy is imported where arrays are made: building the arm stays light
+    import numpy as np
 
 #: Feature columns of :func:`turn_features`, in order.
 FEATURES = ("kw", "cos", "win_kw", "win_cos", "session_kw", "session_max", "speaker",
@@ -114,6 +115,8 @@ class TurnColumns:
     @classmethod
     def of(cls, turns: Sequence[Turn]) -> TurnColumns:
         """Return the columns of ``turns`` (codes in order of first appearance)."""
+        import numpy as np
+
         groups: dict[tuple[str, str], int] = {}
         speakers: dict[str, int] = {}
         rows = [(groups.setdefault((t.conversation, t.session), len(groups)), t.position,
@@ -134,6 +137,8 @@ def neighbours(group: np.ndarray, position: np.ndarray) -> tuple[np.ndarray, np.
     :param group: ``(n,)`` int64 session codes. :param position: ``(n,)`` int64.
     :returns: two ``(n,)`` int64 arrays of candidate indices, -1 where there is none.
     """
+    import numpy as np
+
     n = len(group)
     order = np.lexsort((np.arange(n), position, group))
     g, p = group[order], position[order]
@@ -159,6 +164,8 @@ def _mates(group: np.ndarray, share: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
     :returns: two ``(n,)`` float64 arrays.
     """
+    import numpy as np
+
     n = len(group)
     size = np.bincount(group)
     alone = size[group] == 1
@@ -202,6 +209,8 @@ def held_terms(terms: Sequence[str], words: Sequence[frozenset[str]]) -> np.ndar
         candidate's title and text.
     :returns: ``(n, T)`` bool.
     """
+    import numpy as np
+
     out = np.zeros((len(words), len(terms)), dtype=bool)
     for i, held in enumerate(words):
         out[i] = [t in held for t in terms]
@@ -212,6 +221,8 @@ def _coverage(matches: np.ndarray | None, group: np.ndarray, prev: np.ndarray,
               nxt: np.ndarray, asks: np.ndarray | None) -> np.ndarray:
     """Return the ``win_cov``, ``prev_question`` and ``session_cov`` columns (see
     :func:`turn_features`), ``(n, 3)`` float64; zeros without ``matches`` or terms."""
+    import numpy as np
+
     n = len(group)
     out = np.zeros((n, 3))
     if matches is None or matches.shape[1] == 0 or n == 0:
@@ -270,6 +281,8 @@ def turn_features(
     :param asks: ``(n,)`` bool, whether each candidate asks something (holds "?").
     :returns: ``(n, len(FEATURES))`` float64.
     """
+    import numpy as np
+
     cols = turns if isinstance(turns, TurnColumns) else TurnColumns.of(turns)
     n = len(cols.group)
     out = np.zeros((n, len(FEATURES)))
@@ -311,6 +324,8 @@ def standardised(features: np.ndarray, binary: Sequence[bool]) -> np.ndarray:
     :param features: ``(n, F)`` float64. :param binary: ``F`` flags, True: kept as is.
     :returns: ``(n, F)`` float64, a new array.
     """
+    import numpy as np
+
     out = features.copy()
     scaled = ~np.asarray(binary, dtype=bool)
     if not len(out) or not scaled.any():

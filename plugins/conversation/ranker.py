@@ -19,9 +19,8 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from pydantic import BaseModel, Field
 
 from octomem.engine.arms import ArmContext, ArmSpec
@@ -42,6 +41,9 @@ from .features import (
     turn_features,
     turn_of,
 )
+
+if TYPE_CHECKING:  # numpy is imported where arrays are made: building the arm stays light
+    import numpy as np
 
 NAME = "conversation"
 #: The weights shipped with the package.
@@ -93,11 +95,12 @@ class ConversationOptions(BaseModel, extra="forbid"):
 class TurnModel:
     """Linear weights per speaker kind over standardised :data:`FEATURES` (+ bias last).
 
-    :param weights: kind -> ``(len(FEATURES) + 1,)`` float64.
+    :param weights: kind -> ``len(FEATURES) + 1`` floats (made numpy arrays by
+        :meth:`matrix`, so reading the file imports no numpy).
     :param binary: which features are 0/1 (kept as they are, not standardised).
     """
 
-    weights: dict[str, np.ndarray]
+    weights: dict[str, tuple[float, ...]]
     binary: tuple[bool, ...]
 
     @classmethod
@@ -115,13 +118,15 @@ class TurnModel:
             raise ArmConfigError(
                 f"arms.conversation.weights {path}: features {data.get('features')} are not "
                 f"{list(FEATURES)}")
-        weights = {k: np.asarray(data["weights"][k], dtype=np.float64) for k in KINDS}
+        weights = {k: tuple(float(w) for w in data["weights"][k]) for k in KINDS}
         return cls(weights, tuple(bool(b) for b in data["binary"]))
 
     def matrix(self) -> tuple[np.ndarray, np.ndarray]:
         """Return the weights as ``(len(FEATURES), len(KINDS))`` coefficients and a
         ``(len(KINDS),)`` bias (columns in :data:`~.features.KINDS` order)."""
-        stacked = np.stack([self.weights[k] for k in KINDS], axis=1)
+        import numpy as np
+
+        stacked = np.array([self.weights[k] for k in KINDS], dtype=np.float64).T
         return stacked[:-1], stacked[-1]
 
 
@@ -135,6 +140,7 @@ class ConversationReranker:
     name = NAME
 
     def __init__(self, options: ConversationOptions | None = None) -> None:
+
         self.options = options or ConversationOptions()
         self.model = TurnModel.load(self.options.weights or WEIGHTS_FILE)
         self._matrix: tuple[TurnModel, np.ndarray, np.ndarray] | None = None
@@ -168,6 +174,8 @@ class ConversationReranker:
 
         :returns: ``(len(texts),)`` float32 in [0, 1].
         """
+        import numpy as np
+
         words = folded_words(query)
         if not words:
             return np.zeros(len(texts), dtype=np.float32)
@@ -188,6 +196,8 @@ class ConversationReranker:
         :returns: ``(len(hits),)`` float64: a score for each turn (higher is better),
             NaN for every other hit (it keeps its fused place).
         """
+        import numpy as np
+
         scores = np.full(len(hits), np.nan)
         index, turns, kw, held, asks = [], [], [], [], []
         for i, hit in enumerate(hits):

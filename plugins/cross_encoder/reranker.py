@@ -15,9 +15,8 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
 from octomem.engine.arms import ArmContext, ArmSpec
@@ -30,6 +29,9 @@ from octomem.plugins.fastembed.loading import (
     load_from_hub,
     sort_by_length,
 )
+
+if TYPE_CHECKING:  # numpy is imported where arrays are made: registering the plugin stays light
+    import numpy as np
 
 DEFAULT_MODEL = "Xenova/ms-marco-MiniLM-L-6-v2"
 _REGISTER_LOCK = threading.Lock()
@@ -175,6 +177,8 @@ class CrossEncoderReranker:
             better (unbounded; not comparable across models).
         :raises RerankerUnavailableError: the model cannot be loaded.
         """
+        import numpy as np
+
         if not texts:
             return np.zeros(0, dtype=np.float32)
         self.load()

@@ -18,12 +18,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-import numpy as np
 from pydantic import BaseModel, Field
 
 from octomem.engine.arms import ArmContext, ArmSpec
 from octomem.engine.types import Collapsed, FusedHit
+
+if TYPE_CHECKING:  # numpy is imported where arrays are made: building the arm stays light
+    import numpy as np
 
 IDENTICAL_TEXT = "identical text"
 
@@ -44,6 +47,8 @@ def normalise_text(text: str) -> str:
 
 def _unit_rows(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(rows scaled to unit norm, mask of rows that are non-zero)``."""
+    import numpy as np
+
     rows = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(rows, axis=1)
     present = norms > 0
@@ -68,6 +73,8 @@ class CosineDedup:
         :param kept: positions in ``rows`` of the kept hits' vectors, best first.
         :param ids: their chunk ids, in the same order.
         """
+        import numpy as np
+
         if not len(kept):
             return None
         sims = rows[kept] @ rows[i]
@@ -87,6 +94,8 @@ class CosineDedup:
             reason, ``"identical text"`` or ``"cosine 0.973 >= 0.95"``.
         :raises ValueError: ``vectors`` does not have one row per hit.
         """
+        import numpy as np
+
         if vectors is not None and (vectors.ndim != 2 or len(vectors) != len(hits)):
             raise ValueError(
                 f"vectors: expected shape ({len(hits)}, dim), got {tuple(vectors.shape)}"

@@ -45,13 +45,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-import numpy as np
 from pydantic import BaseModel, Field
 
 from octomem.engine.arms import ArmContext, ArmSpec
 from octomem.engine.types import Collapsed, FusedHit
 from octomem.plugins.dedup.cosine import IDENTICAL_TEXT, normalise_text
+
+if TYPE_CHECKING:  # numpy is imported where arrays are made: registering the plugin stays light
+    import numpy as np
 
 NAME = "mmr"
 
@@ -77,6 +80,8 @@ def relevance(scores: Sequence[float]) -> np.ndarray:
     :returns: ``(n,)`` float64; position ``i`` gets the i-th largest score, scaled as
         ``(s - lo) / (s_max - lo)`` with ``lo = min(0, min score)``; 1.0 when all are equal.
     """
+    import numpy as np
+
     ordered = np.sort(np.asarray(scores, dtype=np.float64))[::-1]
     if ordered.size == 0:
         return ordered
@@ -94,6 +99,8 @@ def similarities(texts: Sequence[str], vectors: np.ndarray | None) -> np.ndarray
     :param vectors: ``(n, dim)`` rows or ``None``; zero rows mean "no vector".
     :returns: cosine where both hits have a vector, else 1.0 for identical text and 0.0.
     """
+    import numpy as np
+
     n = len(texts)
     codes = np.unique(np.asarray(texts, dtype=object), return_inverse=True)[1].reshape(n)
     sims = (codes[:, None] == codes[None, :]).astype(np.float64)
@@ -173,6 +180,8 @@ class MmrDedup:
 
         :returns: (chosen positions in order, dropped ``(position, MR, most similar chosen)``).
         """
+        import numpy as np
+
         lam = self.lam
         alive = np.zeros(len(rel), dtype=bool)
         alive[candidates] = True

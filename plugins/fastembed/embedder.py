@@ -18,9 +18,8 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
 from octomem.engine.arms import ArmContext, ArmSpec
@@ -37,6 +36,9 @@ from .loading import (
 from .minilm_tokenizer import tokenizer_dir
 from .requantize import onnxruntime_version, requantize
 from .wordpiece_count import WordPieceCounter, is_bert_wordpiece
+
+if TYPE_CHECKING:  # imported where vectors are made: building the embedder stays light
+    import numpy as np
 
 BUNDLED_MODEL = "bundled:all-MiniLM-L6-v2-int8"
 #: all-MiniLM-L6-v2 was trained at 256 tokens; minus [CLS] and [SEP].
@@ -228,6 +230,15 @@ class FastembedEmbedder:
         where = self.options.model_path if self._source.kind == "local" else self.options.model
         return f"fastembed embedder ({where})"
 
+    def unavailable(self) -> str | None:
+        """Why :meth:`load` would fail, found without loading the model (``octomem status``;
+        :func:`.availability.why_unavailable`), or ``None`` when it is loaded or should load."""
+        from .availability import why_unavailable
+
+        if self._error is not None:
+            return str(self._error)
+        return None if self._model is not None else why_unavailable(self)
+
     def load(self) -> None:
         """Load the ONNX model now (otherwise the first embed call does).
 
@@ -344,6 +355,8 @@ class FastembedEmbedder:
         :returns: ``(len(texts), dim)`` float32, rows of unit L2 norm, in input order.
         :raises EmbedderUnavailableError: the model cannot be loaded.
         """
+        import numpy as np
+
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         self.load()
@@ -372,10 +385,14 @@ class FastembedEmbedder:
         :returns: ``(dim,)`` float32 of unit L2 norm.
         :raises EmbedderUnavailableError: the model cannot be loaded.
         """
+        import numpy as np
+
         self.load()
         return self._checked(np.stack(list(self._model.query_embed(text))))[0]
 
     def _checked(self, rows: np.ndarray) -> np.ndarray:
+        import numpy as np
+
         if rows.ndim != 2 or rows.shape[1] != self.dim:
             raise EmbedderUnavailableError(
                 f"{self._describe()}: model gives vectors of shape {rows.shape[1:]}, "

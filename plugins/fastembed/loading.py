@@ -13,11 +13,12 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
-
-import numpy as np
+from typing import TYPE_CHECKING, TypeVar
 
 from octomem.engine.errors import EmbedderUnavailableError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 HUB_PROBE_TIMEOUT_S = 5.0
 _ONNX_CANDIDATES = ("model.onnx", "onnx/model.onnx", "model_optimized.onnx")
@@ -128,4 +129,6 @@ def custom_model_name(prefix: str, *key: object) -> str:
 
 def sort_by_length(texts: Sequence[str]) -> np.ndarray:
     """Return indices ordering ``texts`` by length, so batches pad to similar lengths."""
+    import numpy as np
+
     return np.argsort(np.fromiter((len(t) for t in texts), dtype=np.int64), kind="stable")

@@ -31,7 +31,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from functools import partial
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import apsw
 from pydantic import BaseModel, Field
@@ -39,11 +39,13 @@ from pydantic import BaseModel, Field
 from octomem.engine.arms import ArmContext, ArmSpec
 from octomem.engine.hookspecs import hookimpl
 from octomem.engine.types import Chunk, Filters, Hit, Run
-from octomem.plugins.fts5.postings import PostingIndex, cap_token, tokenizer
 from octomem.plugins.fts5.pruning import pruned_top
 from octomem.plugins.fts5.ranking import Fts5Ranker
 from octomem.plugins.sqlite import changelog as vector_log
 from octomem.plugins.sqlite.storage import SqliteStorage, require_sqlite
+
+if TYPE_CHECKING:  # numpy-backed: imported when first used, so `octomem status` stays light
+    from octomem.plugins.fts5.postings import PostingIndex
 
 NAME = "fts5"
 TABLE = "fts5_chunks"
@@ -196,11 +198,24 @@ class Fts5KeywordArm:
     def __init__(self, storage: Any, options: Fts5Options | None = None) -> None:
         self.storage: SqliteStorage = require_sqlite(storage, NAME)
         self.options = options or Fts5Options()
-        self.postings = PostingIndex(TABLE)
+        self._postings: PostingIndex | None = None
+        self._postings_lock = threading.Lock()
         if not _has_index(self.storage.connection()):
             with self.storage.transaction() as tx:
                 if not _has_index(tx):  # another process may have created it meanwhile
                     _create_index(tx)
+
+    @property
+    def postings(self) -> PostingIndex:
+        """The in-RAM copy of the postings (:mod:`.postings`), created on first use: its
+        module imports numpy, which building the arm (``octomem status``) does not need."""
+        if self._postings is None:
+            with self._postings_lock:
+                if self._postings is None:
+                    from octomem.plugins.fts5.postings import PostingIndex
+
+                    self._postings = PostingIndex(TABLE)
+        return self._postings
 
     def index(self, tx: apsw.Connection, chunks: Sequence[Chunk]) -> None:
         """Index stored chunks (title and text as one field) inside the storage transaction.
@@ -236,6 +251,8 @@ class Fts5KeywordArm:
     def _tokens(self, conn: apsw.Connection, terms: Sequence[str]) -> list[str] | None:
         """Return each term's FTS5 token, or ``None`` when one is not exactly one token
         (its phrase would need positions; FTS5 ranks that query)."""
+        from octomem.plugins.fts5.postings import cap_token, tokenizer
+
         tok = tokenizer(conn)
         tokens = []
         for term in terms:

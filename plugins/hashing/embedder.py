@@ -19,12 +19,15 @@ import hashlib
 import re
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import numpy as np
 from pydantic import BaseModel, Field
 
 from octomem.engine.arms import ArmContext, ArmSpec
 from octomem.engine.hookspecs import hookimpl
+
+if TYPE_CHECKING:  # numpy is imported where arrays are made: registering the plugin stays light
+    import numpy as np
 
 VERSION = "v1"
 WORD_WEIGHT = 1.0
@@ -85,6 +88,8 @@ class HashingEmbedder:
 
     def _vector(self, text: str, out: np.ndarray) -> None:
         """Write the unit-norm hashed vector of ``text`` into ``out`` (``(dim,)`` float32)."""
+        import numpy as np
+
         features = _features(text) or [(EMPTY_FEATURE, 1.0)]
         hashes = [_feature_hash(f) for f, _ in features]
         buckets = [h % self.dim for h in hashes]
@@ -102,6 +107,8 @@ class HashingEmbedder:
         :returns: ``(len(texts), dim)`` float32, rows of unit L2 norm. A text with no word
             (empty, only punctuation) gets the fixed one-hot vector of ``EMPTY_FEATURE``.
         """
+        import numpy as np
+
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, text in enumerate(texts):
             self._vector(text, out[i])

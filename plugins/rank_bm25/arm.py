@@ -28,15 +28,17 @@ import re
 import threading
 import unicodedata
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
 from pydantic import BaseModel, Field
 
 from octomem.engine.arms import ArmContext, ArmSpec
 from octomem.engine.errors import OctomemError
 from octomem.engine.hookspecs import hookimpl
 from octomem.engine.types import Chunk, Filters, Hit, Run
+
+if TYPE_CHECKING:  # numpy is imported where arrays are made: registering the plugin stays light
+    import numpy as np
 
 NAME = "rank-bm25"
 #: Lucene's English stop words (``EnglishAnalyzer.ENGLISH_STOP_WORDS_SET``), as ``fts5``.
@@ -127,6 +129,8 @@ class RankBm25KeywordArm:
     name = NAME
 
     def __init__(self, storage: Any, options: RankBm25Options | None = None) -> None:
+        import numpy as np
+
         self.storage = storage
         self.options = options or RankBm25Options()
         self._bm25_class = _bm25_class(self.options.idf)
@@ -153,6 +157,8 @@ class RankBm25KeywordArm:
 
     def _refresh(self) -> None:
         """Rebuild from storage when this arm indexed/removed chunks or the counts changed."""
+        import numpy as np
+
         counts = self.storage.counts()
         signature = (counts["documents"], counts["chunks"])
         if not self._dirty and signature == self._signature:
@@ -187,6 +193,8 @@ class RankBm25KeywordArm:
         of the default view) once per distinct filter, then is remembered until the next
         rebuild (:data:`_FILTER_CACHE` filters at most).
         """
+        import numpy as np
+
         key = filters.cache_key()
         if key not in self._allowed:
             if len(self._allowed) >= _FILTER_CACHE:
@@ -205,6 +213,8 @@ class RankBm25KeywordArm:
         A score is 0 exactly when no term occurs, unless a term's idf is 0 (a term in
         exactly half the chunks: ln(1) = 0); only then are chunks looked at one by one.
         """
+        import numpy as np
+
         mask = scores != 0
         idf = self._model.idf
         zero = [t for t in terms if t in idf and idf[t] == 0]
@@ -226,6 +236,8 @@ class RankBm25KeywordArm:
             (higher is better; negative where rank-bm25's idf floor is negative, which
             happens in corpora of a few chunks); only chunks containing a query term.
         """
+        import numpy as np
+
         terms = self.query_terms(text)
         if not terms or k < 1:
             return []

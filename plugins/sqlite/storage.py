@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -26,7 +25,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import apsw
-import sqlite_vec
 from pydantic import BaseModel, Field
 
 from octomem.engine.arms import ArmContext, ArmSpec
@@ -38,6 +36,7 @@ from octomem.engine.types import Chunk, Document, Filters
 
 from .bulk import SqliteBulkWrites
 from .calls import SqliteCallLog
+from .connection import open_connection
 from .filters import filter_sql, json_path
 from .history import SqliteHistory
 from .rows import (
@@ -74,49 +73,6 @@ class SqliteStorageOptions(BaseModel, extra="forbid"):
         default=5000, ge=0, le=600_000, description="how long to wait for a lock, in milliseconds",
         json_schema_extra={"group": "runtime"},
     )
-
-
-def open_connection(path: Path, busy_timeout_ms: int) -> apsw.Connection:
-    """Open ``path`` with sqlite-vec loaded, WAL journaling, foreign keys and a busy timeout.
-
-    :raises OctomemError: this SQLite cannot load extensions, or sqlite-vec is missing.
-    """
-    conn = apsw.Connection(str(path))
-    try:
-        conn.enable_load_extension(True)
-        conn.load_extension(sqlite_vec.loadable_path())
-        conn.enable_load_extension(False)
-    except (AttributeError, apsw.Error, OSError) as exc:
-        conn.close()
-        raise OctomemError(
-            f"cannot load the sqlite-vec extension into SQLite ({type(exc).__name__}: {exc}); "
-            "octomem needs an apsw build that allows loading extensions and the sqlite-vec "
-            "package: pip install --force-reinstall apsw sqlite-vec"
-        ) from exc
-    conn.set_busy_timeout(busy_timeout_ms)
-    _journal_wal(conn, busy_timeout_ms)
-    conn.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON")
-    return conn
-
-
-def _journal_wal(conn: apsw.Connection, busy_timeout_ms: int) -> None:
-    """Switch ``conn``'s file to WAL journaling, retrying while another connection does.
-
-    On a brand-new file several connections race to change the journal mode; SQLite then
-    answers "database is locked" at once, without calling the busy handler (it would be a
-    deadlock), so the busy timeout alone does not cover it.
-
-    :raises apsw.BusyError: the file stayed locked for ``busy_timeout_ms`` milliseconds.
-    """
-    deadline = time.monotonic() + busy_timeout_ms / 1000
-    while True:
-        try:
-            conn.execute("PRAGMA journal_mode=WAL").fetchall()
-            return
-        except apsw.BusyError:
-            if time.monotonic() >= deadline:
-                raise
-            time.sleep(0.005)
 
 
 def require_sqlite(storage: Any, arm: str) -> SqliteStorage:

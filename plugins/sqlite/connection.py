@@ -1,0 +1,70 @@
+"""Connections to the ``sqlite`` storage's file: sqlite-vec loaded, WAL, busy timeout."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import time
+from pathlib import Path
+
+import apsw
+
+from octomem.engine.errors import OctomemError
+
+
+def vec0_path() -> str:
+    """Return the path of sqlite-vec's loadable extension (without its file suffix, as
+    ``sqlite_vec.loadable_path()`` does), found without importing the ``sqlite_vec``
+    package: its ``__init__`` imports numpy, which opening a store (``octomem status``)
+    does not otherwise need.
+
+    :raises OSError: the ``sqlite-vec`` package is not installed.
+    """
+    spec = importlib.util.find_spec("sqlite_vec")
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    if not folders:
+        raise OSError("the sqlite-vec package is not installed")
+    return os.path.normpath(os.path.join(folders[0], "vec0"))
+
+
+def open_connection(path: Path, busy_timeout_ms: int) -> apsw.Connection:
+    """Open ``path`` with sqlite-vec loaded, WAL journaling, foreign keys and a busy timeout.
+
+    :raises OctomemError: this SQLite cannot load extensions, or sqlite-vec is missing.
+    """
+    conn = apsw.Connection(str(path))
+    try:
+        conn.enable_load_extension(True)
+        conn.load_extension(vec0_path())
+        conn.enable_load_extension(False)
+    except (AttributeError, apsw.Error, OSError) as exc:
+        conn.close()
+        raise OctomemError(
+            f"cannot load the sqlite-vec extension into SQLite ({type(exc).__name__}: {exc}); "
+            "octomem needs an apsw build that allows loading extensions and the sqlite-vec "
+            "package: pip install --force-reinstall apsw sqlite-vec"
+        ) from exc
+    conn.set_busy_timeout(busy_timeout_ms)
+    _journal_wal(conn, busy_timeout_ms)
+    conn.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON")
+    return conn
+
+
+def _journal_wal(conn: apsw.Connection, busy_timeout_ms: int) -> None:
+    """Switch ``conn``'s file to WAL journaling, retrying while another connection does.
+
+    On a brand-new file several connections race to change the journal mode; SQLite then
+    answers "database is locked" at once, without calling the busy handler (it would be a
+    deadlock), so the busy timeout alone does not cover it.
+
+    :raises apsw.BusyError: the file stayed locked for ``busy_timeout_ms`` milliseconds.
+    """
+    deadline = time.monotonic() + busy_timeout_ms / 1000
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL").fetchall()
+            return
+        except apsw.BusyError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.005)
