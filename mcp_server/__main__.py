@@ -42,8 +42,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="serve Prometheus metrics at http://HOST:PORT/metrics (loopback)")
     parser.add_argument("--log-format", default="text", choices=LOG_FORMATS,
                         help="stderr log lines: text or json (default text)")
-    parser.add_argument("--log-level", default="INFO", choices=LOG_LEVELS,
-                        type=str.upper, help="stderr log level (default INFO)")
+    parser.add_argument("--log-level", default=None, choices=LOG_LEVELS,
+                        type=str.upper, help="stderr log level (default INFO; WARNING when "
+                        "started at a terminal over stdio)")
     return parser
 
 

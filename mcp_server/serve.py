@@ -29,7 +29,7 @@ import anyio
 from octomem.engine.settings import load_settings
 
 from .http import Address, parse_address, require_loopback, resolve_token, serve_http
-from .logs import configure_logging
+from .logs import configure_logging, default_level
 from .metrics_http import MetricsServer
 from .observe import Observer
 from .process import exit_now, say_what_this_is
@@ -49,14 +49,15 @@ class ServeOptions:
     :param http: ``HOST:PORT`` to serve MCP over streamable HTTP; ``None``: stdio.
     :param metrics_addr: loopback ``HOST:PORT`` for ``GET /metrics``; ``None``: not served.
     :param log_format: ``text`` or ``json`` (stderr).
-    :param log_level: ``DEBUG``, ``INFO``, ``WARNING`` or ``ERROR``.
+    :param log_level: ``DEBUG``, ``INFO``, ``WARNING`` or ``ERROR``; ``None``:
+        :func:`~.logs.default_level` (``WARNING`` at a terminal over stdio, else ``INFO``).
     :param ui: serve the browser view beside MCP (``--ui-port``); ``None``: not served.
     """
 
     http: str | None = None
     metrics_addr: str | None = None
     log_format: str = "text"
-    log_level: str = "INFO"
+    log_level: str | None = None
     ui: UiOptions | None = None
 
 
@@ -80,7 +81,8 @@ def serve(config_file: Path | None, overrides: dict[str, Any] | None,
     :raises OctomemError: bad settings, a refused or malformed address, a bad log option.
     :raises OSError: an address cannot be bound.
     """
-    configure_logging(options.log_format, options.log_level)
+    configure_logging(options.log_format, options.log_level
+                      or default_level(options.http is not None, sys.stdin.isatty()))
     http, metrics_at = check_addresses(options)
     observer = new_observer()
     # stdio ends the process at once when stdin closes (exit_now): nothing to wait for.

@@ -8,6 +8,7 @@ import os
 import pty
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -69,3 +70,69 @@ def test_serve_at_a_terminal_says_it_speaks_mcp_and_ends_on_ctrl_d(tmp_path: Pat
     finally:
         proc.kill()
         os.close(leader)
+
+
+def _jsonrpc(leader: int, message: dict[str, object]) -> None:
+    os.write(leader, (json.dumps(message) + "\n").encode())
+
+
+@pytest.mark.parametrize("level", [None, "INFO"])
+def test_serve_at_a_terminal_shows_only_its_banner_unless_a_level_is_asked(
+        tmp_path: Path, level: str | None) -> None:
+    # stdin is a terminal (a person started it), stdout and stderr pipes so each can be
+    # read whole; the terminal does not echo, so the requests typed are not read back.
+    leader, follower = pty.openpty()
+    attrs = termios.tcgetattr(follower)
+    attrs[3] &= ~termios.ECHO
+    termios.tcsetattr(follower, termios.TCSANOW, attrs)
+    args = [OCTOMEM, "serve", *(["--log-level", level] if level else [])]
+    proc = subprocess.Popen(args, cwd=tmp_path, stdin=follower, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE,
+                            env={**_env(tmp_path), "OCTOMEM_PIPELINE__EMBEDDER": "hashing"})
+    os.close(follower)
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        _jsonrpc(leader, INITIALIZE)
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        _jsonrpc(leader, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        _jsonrpc(leader, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                          "params": {"name": "status", "arguments": {}}})
+        reply = json.loads(proc.stdout.readline())  # the memory is open: it was logged
+        assert reply["id"] == 2 and not reply["result"].get("isError"), reply
+        os.write(leader, b"\x04")
+        assert proc.wait(timeout=10) == 0
+        said = proc.stderr.read().decode().splitlines()
+    finally:
+        proc.kill()
+        os.close(leader)
+    assert "speaks MCP on stdio" in said[0]
+    if level is None:
+        assert said == said[:1], said  # the banner, nothing else
+    else:
+        assert any("INFO octomem.mcp_server.loader: memory opened" in s for s in said), said
+        assert any("INFO octomem.calls" in s and "status" in s for s in said), said
+
+
+def test_libraries_log_info_only_at_debug() -> None:
+    import logging
+
+    from octomem.mcp_server.logs import LIBRARY_LOGGERS, configure_logging, default_level
+
+    assert default_level(http=False, stdin_is_terminal=True) == "WARNING"
+    assert default_level(http=False, stdin_is_terminal=False) == "INFO"  # a client's pipe
+    assert default_level(http=True, stdin_is_terminal=True) == "INFO"
+    root = logging.getLogger()
+    saved = root.level, list(root.handlers)
+    try:
+        configure_logging("text", "INFO")
+        assert logging.getLogger("octomem.mcp_server.loader").isEnabledFor(logging.INFO)
+        assert not logging.getLogger("uvicorn.error").isEnabledFor(logging.INFO)
+        assert not logging.getLogger("mcp.server.lowlevel.server").isEnabledFor(logging.INFO)
+        assert logging.getLogger("uvicorn.error").isEnabledFor(logging.WARNING)
+        configure_logging("text", "DEBUG")
+        assert logging.getLogger("uvicorn.error").isEnabledFor(logging.DEBUG)
+    finally:
+        root.setLevel(saved[0])
+        root.handlers[:] = saved[1]
+        for name in LIBRARY_LOGGERS:
+            logging.getLogger(name).setLevel(logging.NOTSET)

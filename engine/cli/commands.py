@@ -317,7 +317,7 @@ def serve(
     http: Annotated[str | None, typer.Option("--http", metavar="HOST:PORT", help="Serve MCP over streamable HTTP at `http://HOST:PORT/mcp` (e.g. `127.0.0.1:8765`) instead of stdio; several clients at once. Any bind but loopback requires a bearer token (`OCTOMEM_HTTP_TOKEN`, else one is generated and printed).")] = None,
     metrics_addr: Annotated[str | None, typer.Option("--metrics-addr", metavar="HOST:PORT", help="Serve Prometheus metrics at `http://HOST:PORT/metrics` (loopback only, GET only; e.g. `127.0.0.1:9469`).")] = None,
     log_format: Annotated[str, typer.Option("--log-format", help="stderr log lines: `text`, or `json` (one object per line).")] = "text",
-    log_level: Annotated[str, typer.Option("--log-level", help="Lowest level logged: `DEBUG`, `INFO` (one line per tool call), `WARNING`, `ERROR`.")] = "INFO",
+    log_level: opt.LogLevelOpt = None,
     ui_port: opt.UiPortOpt = None, ui_host: opt.UiHostOpt = "127.0.0.1", ui_allow_writes: opt.UiWritesOpt = False, ui_allow_remote: opt.UiRemoteOpt = False,
 ) -> None:
     """Serve one project's memory over MCP: stdio (for Claude Code, Claude Desktop, Cursor,
@@ -327,7 +327,7 @@ def serve(
     ui = opt.ui_options(ui_host, ui_port, ui_allow_writes, ui_allow_remote)
     run.serve(state.config, state.overrides, project_root or state.project_root,
               global_root or state.global_root,
-              run.ServeOptions(http, metrics_addr, log_format, log_level.upper(), ui))
+              run.ServeOptions(http, metrics_addr, log_format, log_level and log_level.upper(), ui))
 
 
 @app.command("export", cls=Command)

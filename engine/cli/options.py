@@ -142,6 +142,12 @@ MachineOpt = Annotated[bool, typer.Option("--json", help=(
 JsonLinesOpt = Annotated[bool, typer.Option("--json", help=(
     "Print one JSON object per line."))]
 
+#: ``serve --log-level`` (``octomem.mcp_server.logs.default_level`` when not given).
+LogLevelOpt = Annotated[str | None, typer.Option("--log-level", help=(
+    "Lowest level logged on stderr: `DEBUG` (the libraries' lines too), `INFO` (one line "
+    "per tool call; the default), `WARNING`, `ERROR`. Started at a terminal over stdio the "
+    "default is `WARNING`: only the one-line banner shows until something goes wrong."))]
+
 # ``serve``'s options for the browser view beside it (``octomem ui`` is :mod:`.view`).
 UI_TOKEN_HELP = ("every request then needs the token (`OCTOMEM_UI_TOKEN`, else one is "
                  "generated and printed).")
