@@ -172,8 +172,9 @@ def run_bench(
     :param limit: evaluate only the first ``limit`` judged queries (smoke runs).
     :param query_filter: ``metadata.FIELD=v1,v2``: evaluate only those queries
         (:func:`~.subsets.filter_queries`).
-    :param abstention: also ask each query of another group's memory
-        (:func:`~.subsets.abstention`; needs ``group_by``).
+    :param abstention: also ask each query where nothing answers it: of another group's
+        memory with ``group_by``, else of the store without its relevant documents
+        (:func:`~.subsets.abstention`).
     :raises OctomemError: bad folder, split, combination or settings.
     """
     started = time.perf_counter()
@@ -192,10 +193,9 @@ def run_bench(
         if console is not None:
             console.print(f"--limit {limit}: {describe(dataset.extra['subset'])}",
                           highlight=False)
-    other = other_group_filters(dataset, group_by, whole) if abstention else None
+    other = other_group_filters(dataset, group_by, whole) if abstention and group_by else None
 
     def measure(pipeline: Any, run: dict[str, dict[str, float]]) -> dict[str, Any]:
-        assert other is not None
         return subsets.abstention(pipeline, dataset, filters, other, run)
     combos = resolve_combos(combo_specs, registry, settings_for({}))
     results: list[ComboResult] = []

@@ -40,7 +40,8 @@ def main(
     :param sources: folder holding ``scifact/`` and ``locomo/`` for ``realistic``.
     :param save_runs: write each row's TREC run file into this folder.
     :param query_filter: ``metadata.FIELD=v1,v2``: only those queries.
-    :param abstention: also ask each query of another group's memory (needs ``group_by``).
+    :param abstention: also ask each query where nothing answers it: of another group's
+        memory (with ``group_by``) or of the store without its relevant documents.
     :raises OctomemError: neither or both of ``dataset`` and ``synthetic``, ``--corpus``
         or ``--sources`` without ``--synthetic``, or any error of
         :func:`~octomem.benchmarks.command.run_bench`.

@@ -11,6 +11,7 @@ from .command import BenchResult, machine
 from .metrics import ALPHA, METRICS, STAT_TEST
 from .runner import OTHER, TOTAL, ComboResult
 from .smoke import describe
+from .subsets import ASKED_OF_REMOVED
 
 MIB = 1024 * 1024
 _LABELS = {"ndcg@10": "nDCG@10", "recall@10": "R@10", "recall@100": "R@100", "mrr@10": "MRR@10"}
@@ -208,12 +209,18 @@ def _abstention_table(data: dict[str, Any]) -> list[str]:
     rows = [r for r in data["rows"] if r.get("abstention")]
     if not rows:
         return []
+    removed = rows[0]["abstention"].get("asked_of") == ASKED_OF_REMOVED
+    col = "removed" if removed else "other"
+    where = ("of the store with the query's relevant documents hidden from every arm "
+             "(nothing stored answers it)" if removed else
+             "of another group's memory, where nothing answers it,")
     out = ["## Abstention", "",
-           "Each query asked through `recall` (top 10) of another group's memory, where "
-           "nothing answers it, and of its own. other empty: share of the first answers "
-           "with no hits; own kept: of the queries whose evidence was in the quality pass's "
-           "top 10, the share whose recall answer still holds it.", "",
-           "| row | other empty | own empty | own evidence@10 | own kept |",
+           f"Each query asked through `recall` (top 10) {where} and as it is normally "
+           f"asked (own). {col} empty: share of the first answers with no hits; own kept: "
+           "of the queries whose evidence was in the quality pass's top 10, the share "
+           "whose recall answer still holds it.", "",
+           f"| row | {col} empty | own empty "
+           "| own evidence@10 | own kept |",
            "|---|---|---|---|---|"]
     for r in rows:
         a = r["abstention"]

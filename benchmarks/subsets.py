@@ -6,14 +6,16 @@
   ``metadata.split=report``), so each half is its own report.
 - ``--save-runs DIR``: each row's run as a TREC run file ``DIR/<row>.trec``
   (``qid Q0 docid rank score row``, trec_eval's format), to compare or pair rows later.
-- ``--abstention`` (with ``--group-by``): every query is also asked, through ``recall``
-  as an agent asks it, of another group's memory (the next group value in sorted order:
-  LoCoMo another conversation, LongMemEval another question's haystack), where nothing
-  answers it. Reported per row: the share of those answers that are empty
-  (``other_empty``), and on the query's own group: the share answered with no hits
-  (``own_empty``), with evidence in the top 10 (``own_evidence_at_10``), and, of the
-  queries whose evidence was in the quality pass's top 10, the share whose recall answer
-  still holds it (``own_kept``).
+- ``--abstention``: every query is also asked, through ``recall`` as an agent asks it,
+  where nothing answers it: with ``--group-by``, of another group's memory (the next
+  group value in sorted order: LoCoMo another conversation, LongMemEval another
+  question's haystack); without, of the store with the query's relevant documents
+  hidden from every arm (:mod:`.masked`; SciFact: the claim's cited abstracts).
+  Reported per row: the share of those answers that are empty (``other_empty``), and
+  as the query is normally asked: the share answered with no hits (``own_empty``),
+  with evidence in the top 10 (``own_evidence_at_10``), and, of the queries whose
+  evidence was in the quality pass's top 10, the share whose recall answer still holds
+  it (``own_kept``). ``asked_of`` says which of the two ``other`` was.
 """
 
 from __future__ import annotations
@@ -30,9 +32,13 @@ from octomem.engine.pipeline import Pipeline
 from octomem.engine.types import Filters
 
 from .dataset import GROUP_BY_PREFIX, BeirDataset, parse_group_by
+from .masked import chunks_by_document, hidden_chunks
 
 #: Hits of an abstention-pass answer (what an agent asks for).
 ABSTENTION_TOP_K = 10
+#: ``asked_of`` of the two kinds of abstention pass.
+ASKED_OF_OTHER_GROUP = "another group's memory"
+ASKED_OF_REMOVED = "the store without the query's relevant documents"
 
 
 def parse_query_filter(spec: str) -> tuple[str, set[str]]:
@@ -117,14 +123,22 @@ def _ids(pipeline: Pipeline, text: str, filters: Filters) -> list[str]:
 
 
 def abstention(pipeline: Pipeline, dataset: BeirDataset, own: Mapping[str, Filters],
-               other: Mapping[str, Filters], run: Mapping[str, Mapping[str, float]]
+               other: Mapping[str, Filters] | None, run: Mapping[str, Mapping[str, float]]
                ) -> dict[str, Any]:
-    """Ask every query through ``recall`` of its own group and of another; see the
-    module docstring for what is reported."""
+    """Ask every query through ``recall`` as it is asked normally and where nothing
+    answers it: of another group (``other``, a filter per query) or, when ``other`` is
+    ``None``, of the store with the query's relevant documents hidden from the arms
+    (:func:`.masked.hidden_chunks`). See the module docstring for what is reported."""
+    chunks = chunks_by_document(pipeline) if other is None else {}
     empty_other = empty_own = evidence = before = kept = 0
     for qid, text in dataset.queries.items():
         relevant = {d for d, g in dataset.qrels[qid].items() if g > 0}
-        empty_other += not _ids(pipeline, text, other[qid])
+        if other is not None:
+            empty_other += not _ids(pipeline, text, other[qid])
+        else:
+            hidden = frozenset(c for d in relevant for c in chunks.get(d, ()))
+            with hidden_chunks(pipeline, hidden):
+                empty_other += not _ids(pipeline, text, own[qid])
         answer = _ids(pipeline, text, own[qid])
         empty_own += not answer
         evidence += bool(relevant & set(answer))
@@ -133,6 +147,8 @@ def abstention(pipeline: Pipeline, dataset: BeirDataset, own: Mapping[str, Filte
             before += 1
             kept += bool(relevant & set(answer))
     n = len(dataset.queries)
-    return {"queries": n, "top_k": ABSTENTION_TOP_K, "other_empty": empty_other / n,
+    return {"queries": n, "top_k": ABSTENTION_TOP_K,
+            "asked_of": ASKED_OF_OTHER_GROUP if other is not None else ASKED_OF_REMOVED,
+            "other_empty": empty_other / n,
             "own_empty": empty_own / n, "own_evidence_at_10": evidence / n,
             "own_evidence_before": before, "own_kept": kept / before if before else None}

@@ -11,8 +11,19 @@ from typer.testing import CliRunner
 
 from octomem.benchmarks.command import run_bench
 from octomem.benchmarks.dataset import load_dataset
-from octomem.benchmarks.subsets import filter_queries, other_group_filters, trec_lines
+from octomem.benchmarks.masked import chunks_by_document, hidden_chunks
+from octomem.benchmarks.report import to_json, to_markdown
+from octomem.benchmarks.subsets import (
+    ASKED_OF_REMOVED,
+    filter_queries,
+    other_group_filters,
+    trec_lines,
+)
 from octomem.engine.errors import OctomemError
+from octomem.engine.manager import load_registry
+from octomem.engine.pipeline import Pipeline
+from octomem.engine.settings import load_settings
+from octomem.engine.types import Document, Filters, Hit
 
 HASHING = {"pipeline": {"embedder": "hashing"}}
 
@@ -74,3 +85,63 @@ def test_cli_bench_saves_runs_and_reports_the_subset(beir: Path, tmp_path: Path)
     assert report["query_filter"] == "metadata.grp=g2" and report["dataset"]["queries"] == 2
     assert report["rows"][0]["abstention"]["queries"] == 2
     assert "## Abstention" in (out / "report.md").read_text()
+
+
+def _store(root: Path, skip: set[str]) -> Pipeline:
+    from bench_data import CORPUS
+
+    settings = load_settings(None, {"pipeline": {"embedder": "hashing"}},
+                             read_user_config=False)
+    pipeline = Pipeline(settings, load_registry(), root)
+    pipeline.add([Document(text, id=i, title=t) for i, t, text, _ in CORPUS if i not in skip])
+    return pipeline
+
+
+def _docs(pipeline: Pipeline, run: list[Hit]) -> list[tuple[str, int]]:
+    chunks = {c.id: c.document_id for c in pipeline.arms.storage.iter_chunks()}
+    return [(chunks[h.chunk_id], h.rank) for h in run]
+
+
+def test_hidden_documents_leave_the_runs_a_store_without_them_gives(tmp_path: Path) -> None:
+    full, without = _store(tmp_path / "full", set()), _store(tmp_path / "without", {"b1", "a2"})
+    hide = frozenset(c for d, ids in chunks_by_document(full).items() if d in {"b1", "a2"}
+                     for c in ids)
+    assert len(hide) == 2
+    vector = full.arms.embedder.embed_query("cat on a mat in the garden")
+    plain = full.arms.semantic.search(vector, Filters(), 3)
+    assert {d for d, _ in _docs(full, plain)} & {"b1", "a2"}  # they rank when present
+    with hidden_chunks(full, hide) as masked:
+        sem = masked.arms.semantic.search(vector, Filters(), 3)
+        kw = masked.arms.keyword.search("cat mat garden", Filters(), 3)
+        assert masked.arms.semantic.name == "sqlite-vec"  # the rest is the arm's own
+    expected = without.arms.semantic.search(vector, Filters(), 3)
+    assert _docs(full, sem) == _docs(without, expected)  # same documents, ranks 1..3
+    assert [h.score for h in sem] == pytest.approx([h.score for h in expected])
+    # BM25: the same documents; their order may differ by the corpus statistics (idf of
+    # "cat" with 4 of 6 documents holding it vs 2 of 4), which the mask leaves as they are
+    alone = without.arms.keyword.search("cat mat garden", Filters(), 3)
+    assert {d for d, _ in _docs(full, kw)} == {d for d, _ in _docs(without, alone)} == {"a1", "b3"}
+    assert [h.rank for h in kw] == [1, 2]
+    scores = {h.chunk_id: h.score for h in full.arms.keyword.search("cat mat garden",
+                                                                    Filters(), 10)}
+    assert [h.score for h in kw] == [scores[h.chunk_id] for h in kw]  # the arm's own scores
+    assert full.arms.semantic.search(vector, Filters(), 3) == plain  # arms put back
+    full.close()
+    without.close()
+
+
+def test_abstention_without_groups_hides_the_relevant_documents(beir: Path,
+                                                                tmp_path: Path) -> None:
+    result = run_bench(beir, ["fts5=fts5"], cache_dir=tmp_path / "c", overrides=HASHING,
+                       abstention=True)
+    measured = result.combos[0].extra["after"]
+    assert measured["asked_of"] == ASKED_OF_REMOVED and measured["queries"] == 4
+    # own: q1, q2, q3 find their evidence, q4 "zebra stripes" finds nothing. Hidden:
+    # q1 still finds b1 and a2 (cat, mat), q2 still a2/a3/b3's neighbours (garden, water),
+    # q3 "parrot words" nothing without b2, q4 nothing.
+    assert measured["other_empty"] == 0.5
+    assert measured["own_empty"] == 0.25 and measured["own_evidence_at_10"] == 0.75
+    assert measured["own_evidence_before"] == 3 and measured["own_kept"] == 1.0
+    report = to_markdown(json.loads(json.dumps(to_json(result))))  # as report.json holds it
+    assert "| row | removed empty | own empty | own evidence@10 | own kept |" in report
+    assert "| fts5 | 0.500 | 0.250 | 0.750 | 1.000 |" in report

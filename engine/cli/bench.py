@@ -32,7 +32,7 @@ def bench(
     sources: Annotated[Path | None, typer.Option("--sources", help="`--corpus realistic`: folder holding the BEIR folders scifact/ and locomo/ (default ../shared/data).")] = None,
     save_runs: Annotated[Path | None, typer.Option("--save-runs", help="Write each row's TREC run file (DIR/ROW.trec).")] = None,
     query_filter: Annotated[str | None, typer.Option("--query-filter", help="Only queries whose `metadata.FIELD` is one of the values: `metadata.conv_id=conv-44,conv-47`.")] = None,
-    abstention: Annotated[bool, typer.Option("--abstention", help="Also ask each query of another group's memory (needs --group-by): share answered with no hits.")] = False,
+    abstention: Annotated[bool, typer.Option("--abstention", help="Also ask each query where nothing answers it: of another group's memory (with --group-by), else of the store without its relevant documents; share answered with no hits.")] = False,
 ) -> None:
     """Measure arm combinations on a BEIR folder: quality (ranx) and cost, side by side.
 
