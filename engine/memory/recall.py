@@ -123,8 +123,17 @@ def _ms(start: float) -> float:
     return (time.perf_counter() - start) * 1e3
 
 
-def _embed(scoped: Sequence[tuple[str, Pipeline]], text: str, answer: RecallAnswer) -> Any:
-    """Embed the query once with the shared embedder; ``None`` when no scope can use it."""
+def _start_embedding(
+    scoped: Sequence[tuple[str, Pipeline]], text: str, answer: RecallAnswer,
+) -> tuple[Future[tuple[Any, float]], list[tuple[str, Any]]] | None:
+    """Start embedding the query once with the shared embedder (``None`` when no scope
+    can use it): on a worker thread when ``retrieval.parallel_arms`` and a keyword arm
+    will run meanwhile on this one (onnxruntime leaves the GIL while the keyword arm's
+    Python runs here), else right here.
+
+    :returns: the future of ``((vector or the embedder's error), milliseconds)`` and the
+        ``(scope, semantic arm)`` pairs that wait for it.
+    """
     usable: list[tuple[str, Any]] = []
     for scope, pipeline in scoped:
         semantic = pipeline.arms.semantic
@@ -137,27 +146,43 @@ def _embed(scoped: Sequence[tuple[str, Pipeline]], text: str, answer: RecallAnsw
     embedder = scoped[0][1].arms.embedder if scoped else None
     if not usable or embedder is None:
         return None
-    start = time.perf_counter()
+    keyword = any(p.arms.keyword is not None for _, p in scoped)
+    parallel = keyword and scoped[0][1].settings.retrieval.parallel_arms
+    return (start_timed if parallel else run_timed)(_embedded, embedder, text), usable
+
+
+def _embedded(embedder: Any, text: str) -> Any:
+    """Return ``embedder``'s vector of ``text``, or the :class:`EmbedderUnavailableError`
+    it raised (reported by :func:`_embedding`)."""
     try:
-        vector = embedder.embed_query(text)
+        return embedder.embed_query(text)
     except EmbedderUnavailableError as exc:
-        for scope, semantic in usable:
-            answer.arms_unavailable[f"{semantic.name} ({scope})"] = str(exc)
+        return exc
+
+
+def _embedding(started: tuple[Future[tuple[Any, float]], list[tuple[str, Any]]] | None,
+               answer: RecallAnswer) -> Any:
+    """Wait for :func:`_start_embedding`'s vector; ``None`` when there is none (the
+    embedder's error then names each semantic arm it left out)."""
+    if started is None:
         return None
-    answer.timings_ms["embed_query"] = _ms(start)
+    future, usable = started
+    vector, ms = future.result()
+    if isinstance(vector, EmbedderUnavailableError):
+        for scope, semantic in usable:
+            answer.arms_unavailable[f"{semantic.name} ({scope})"] = str(vector)
+        return None
+    answer.timings_ms["embed_query"] = ms
     return vector
 
 
-def _start_keywords(
+def _keywords(
     scoped: Sequence[tuple[str, Pipeline]], request: RecallRequest, k: int
 ) -> dict[str, Future[tuple[Run, float]]]:
-    """Start each scope's keyword search: on worker threads when ``retrieval.parallel_arms``
-    and a semantic half will run meanwhile, else right here."""
-    semantic = any(p.arms.semantic is not None and not p.semantic_error for _, p in scoped)
-    parallel = semantic and scoped[0][1].settings.retrieval.parallel_arms
-    start = start_timed if parallel else run_timed
+    """Run each scope's keyword search here (the query's embedding runs meanwhile on a
+    worker thread, :func:`_start_embedding`)."""
     return {
-        scope: start(pipeline.arms.keyword.search, request.text, request.filters, k)
+        scope: run_timed(pipeline.arms.keyword.search, request.text, request.filters, k)
         for scope, pipeline in scoped if pipeline.arms.keyword is not None
     }
 
@@ -316,8 +341,9 @@ def recall_scopes(
     retrieval = scoped[0][1].settings.retrieval
     first = scoped[0][1].arms
     k = max(retrieval.candidate_k, request.top_k)
-    keyword_runs = _start_keywords(scoped, request, k)
-    vector = _embed(scoped, request.text, answer)
+    embedding = _start_embedding(scoped, request.text, answer)
+    keyword_runs = _keywords(scoped, request, k)
+    vector = _embedding(embedding, answer)
     with ExitStack() as stack:
         txs = {}
         if request.count:
