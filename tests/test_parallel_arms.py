@@ -1,4 +1,6 @@
-"""``retrieval.parallel_arms``: the keyword arm runs on a worker thread, the answer is unchanged."""
+"""``retrieval.parallel_arms``: the keyword arm and the query's embedding run on two threads
+(a pipeline's search: the keyword arm on a worker; a recall: the embedding on a worker, the
+keyword arm on the calling thread); the answer is unchanged."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import pytest
 from octomem.engine.memory.facade import open_memory
 from octomem.engine.types import Query
 from octomem.plugins.fts5.arm import Fts5KeywordArm
+from octomem.plugins.hashing.embedder import HashingEmbedder
 
 FACTS = [
     "The invoice archive keeps PDFs for seven years",
@@ -34,9 +37,23 @@ def threads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
+@pytest.fixture
+def embedded_on(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Names of the threads queries were embedded on."""
+    seen: list[str] = []
+    embed = HashingEmbedder.embed_query
+
+    def recording(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(threading.current_thread().name)
+        return embed(self, *args, **kwargs)
+
+    monkeypatch.setattr(HashingEmbedder, "embed_query", recording)
+    return seen
+
+
 @pytest.mark.parametrize("entry", ["recall", "pipeline"])
 def test_parallel_and_sequential_arms_give_the_same_answer(
-    data_dir: Path, threads: list[str], entry: str
+    data_dir: Path, threads: list[str], embedded_on: list[str], entry: str
 ) -> None:
     answers = {}
     for parallel in (True, False):
@@ -60,4 +77,8 @@ def test_parallel_and_sequential_arms_give_the_same_answer(
     assert [c for c, _ in answers[True]] == [c for c, _ in answers[False]]
     assert [s for _, s in answers[True]] == pytest.approx([s for _, s in answers[False]])
     assert len(answers[True]) >= 2
-    assert threads[0].startswith("octomem-arm") and threads[1] == "MainThread"
+    if entry == "recall":  # the keyword arm here, the embedding on a worker meanwhile
+        assert threads == ["MainThread", "MainThread"]
+        assert embedded_on[0].startswith("octomem-arm") and embedded_on[1] == "MainThread"
+    else:
+        assert threads[0].startswith("octomem-arm") and threads[1] == "MainThread"
