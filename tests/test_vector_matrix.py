@@ -239,7 +239,7 @@ def test_the_default_scans_vec0_until_warmed_then_the_copy(tmp_path: Path) -> No
     table = arm.bound.table  # type: ignore[union-attr]
     before = arm.search(vectors[3], Filters(), 5)
     np.testing.assert_array_equal(arm.vectors([ids[3]])[0], vectors[3])
-    assert table not in arm._matrices  # a one-shot process never loads the copy
+    assert table not in arm._matrices or arm._matrices[table].seq < 0  # never loaded
     arm.warm()
     assert arm._matrices[table].count == 30
     after = arm.search(vectors[3], Filters(), 5)

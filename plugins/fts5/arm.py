@@ -214,7 +214,9 @@ class Fts5KeywordArm:
                 if self._postings is None:
                     from octomem.plugins.fts5.postings import PostingIndex
 
-                    self._postings = PostingIndex(TABLE)
+                    postings = PostingIndex(TABLE)
+                    postings.snapshot.db = self.storage.snapshot_db
+                    self._postings = postings
         return self._postings
 
     def index(self, tx: apsw.Connection, chunks: Sequence[Chunk]) -> None:
@@ -266,8 +268,9 @@ class Fts5KeywordArm:
     def _in_ram(self, terms: Sequence[str], filters: Filters, k: int) -> list[Any] | None:
         """Rank from the in-RAM postings when they apply, else return ``None``.
 
-        They apply when loaded (or ``in_ram`` is "always"), :attr:`PostingIndex.exact`,
-        and every term is one token. With the storage's filter index loaded, the
+        They apply when loaded (or ``in_ram`` is "always", or a process that did not
+        warm them restores them from a snapshot that matches the store),
+        :attr:`PostingIndex.exact`, and every term is one token. With the storage's filter index loaded, the
         filters become a mask and only postings of passing chunks are scored (exact);
         without it, their best ``2k`` rows are checked against the filters in SQL, and
         when fewer than ``k`` pass, FTS5 joined to ``chunks`` ranks instead
@@ -275,9 +278,13 @@ class Fts5KeywordArm:
         transaction.
         """
         mode = self.options.in_ram
-        if mode == "off" or (mode == "warm" and not self.postings.loaded):
+        if mode == "off":
             return None
         conn = self.storage.connection()
+        if mode == "warm" and not self.postings.loaded and not (
+                self.storage.snapshot_db is not None
+                and self.postings.sync(conn, restore_only=True)):
+            return None  # not warmed, and no snapshot to start from (a one-shot process)
         tokens = self._tokens(conn, terms)
         if tokens is None:
             return None
@@ -286,7 +293,8 @@ class Fts5KeywordArm:
             self.postings.sync(conn)
             if not self.postings.exact:
                 return None
-            if fields.loaded or mode == "always":  # the filters as a mask: rank under it
+            if (fields.loaded or mode == "always"  # the filters as a mask: rank under it
+                    or fields.sync(conn, restore_only=True)):
                 fields.sync(conn)
                 return self.postings.ranked(tokens, k, fields.mask(filters))
             first = partial(self.postings.ranked, tokens)

@@ -39,8 +39,9 @@ from dataclasses import dataclass, field
 import apsw
 import numpy as np
 
-from ..sqlite import changelog as vector_log
+from ..sqlite import snapshot_sync
 from ..sqlite.filter_index import allowed_at
+from .postings_snapshot import PostingSnapshots
 from .ranking import fts5_totals
 
 #: FTS5's ``bm25()`` constants (``fts5_aux.c``: k1 = 1.2, b = 0.75).
@@ -94,8 +95,9 @@ def tokenizer(conn: apsw.Connection) -> apsw.FTS5Tokenizer:
     return conn.fts5_tokenizer(TOKENIZER[0], TOKENIZER[1])
 
 
-class PostingIndex:
-    """The postings of one FTS5 table as numpy arrays, kept in step with the table.
+class PostingIndex(PostingSnapshots):
+    """The postings of one FTS5 table as numpy arrays, kept in step with the table
+    (starting from its snapshot beside the file when one matches).
 
     A *slot* is one indexed chunk; ``slot_ids[s]`` is its chunk id. Built slots are in
     ascending chunk id order (looked up by ``searchsorted``); slots added later are
@@ -110,6 +112,8 @@ class PostingIndex:
         self.table = table
         self.lock = threading.RLock()
         self.seq = -1  # -1: never loaded
+        #: where its snapshots live (``db`` set by the arm; ``None``: none are used)
+        self.snapshot = snapshot_sync.SnapshotState()
         self._clear()
 
     def _clear(self) -> None:
@@ -149,24 +153,30 @@ class PostingIndex:
 
     # -- keeping in step -------------------------------------------------------------
 
-    def sync(self, conn: apsw.Connection) -> None:
+    def sync(self, conn: apsw.Connection, restore_only: bool = False) -> bool:
         """Bring the copy up to date with the committed state of the table.
 
-        Reads the log and the changed chunks inside one read transaction of ``conn``.
+        Reads the log and the changed chunks inside one read transaction of ``conn``
+        (:func:`~octomem.plugins.sqlite.snapshot_sync.sync`: a copy never loaded starts
+        from a matching snapshot, :mod:`.postings_snapshot`).
+
+        :param restore_only: never load the table whole (stay unloaded without a snapshot).
+        :returns: True when the copy is loaded afterwards.
         """
         with self.lock, conn:
             seen = self.seq
-            self.seq = vector_log.follow(
-                conn, self.table, seen, lambda: self._load_all(conn),
-                lambda changed: self._apply(conn, changed))
+            if not snapshot_sync.sync(self, conn, self.table, lambda: self._load_all(conn),
+                                      lambda changed: self._apply(conn, changed), restore_only):
+                return False
             if self.seq == seen:
-                return
+                return True
             fts5 = fts5_totals(conn, self.table)
             self._exact = fts5 == (self.live_rows, self.total_tokens)
             if not self._exact:
                 log.warning("%s: FTS5 counts entries without a stored chunk (%s rows and "
                             "tokens against %s); ranking with FTS5 itself", self.table,
                             fts5, (self.live_rows, self.total_tokens))
+            return True
 
     def _load_all(self, conn: apsw.Connection) -> None:
         self._clear()

@@ -15,7 +15,12 @@
 - :mod:`.calls` — the opt-in log of MCP tool calls (setting ``call_log``);
 - :mod:`.changelog` — the change log that keeps in-RAM copies (postings, vectors,
   filter fields) in step; triggers on ``chunks`` (:data:`.schema.CHUNK_TRIGGERS`) log
-  its rows.
+  its rows;
+- :mod:`.connection` — connections to the file (sqlite-vec loaded, WAL, busy timeout);
+- :mod:`.snapshots` — snapshots of the in-RAM copies beside the file (``.npy``, memory
+  mapped), trusted only when they match the store's identity and change log;
+  :mod:`.snapshot_sync` starts a copy from one and writes them, :mod:`.filter_snapshot`
+  is the filter index's.
 """
 
 from __future__ import annotations

@@ -43,15 +43,17 @@ import numpy as np
 
 from octomem.engine.types import Filters
 
-from . import changelog
+from . import snapshot_sync
+from .filter_snapshot import FilterSnapshots
 
 #: The name under which the storage's triggers log changed ``chunks`` rows.
 LOG_NAME = "chunks"
 _COLUMNS = "id, kind, tags, created_at, metadata, valid_from, valid_to"
 
 
-class FilterIndex:
-    """The filterable fields of every chunk as numpy columns indexed by chunk id.
+class FilterIndex(FilterSnapshots):
+    """The filterable fields of every chunk as numpy columns indexed by chunk id
+    (starting from its snapshot beside the file when one matches: :mod:`.filter_snapshot`).
 
     Thread-safe: :meth:`sync` and :meth:`mask` hold one lock.
     """
@@ -62,6 +64,8 @@ class FilterIndex:
         #: called with the ids of changed chunk rows, or ``None`` on a reload (under
         #: :attr:`lock`; e.g. :meth:`.chunk_cache.ChunkCache.changed`)
         self.listeners: list[Callable[[list[int] | None], None]] = []
+        #: where its snapshots live (``db`` set by the storage; ``None``: none are used)
+        self.snapshot = snapshot_sync.SnapshotState()
         self._clear()
 
     def _clear(self) -> None:
@@ -87,12 +91,16 @@ class FilterIndex:
 
     # -- keeping in step -------------------------------------------------------------
 
-    def sync(self, conn: apsw.Connection) -> None:
-        """Bring the copy up to date with the committed ``chunks`` (one read transaction)."""
+    def sync(self, conn: apsw.Connection, restore_only: bool = False) -> bool:
+        """Bring the copy up to date with the committed ``chunks`` (one read transaction;
+        :func:`.snapshot_sync.sync`: a copy never loaded starts from a matching snapshot).
+
+        :param restore_only: never load the table whole (stay unloaded without a snapshot).
+        :returns: True when the copy is loaded afterwards.
+        """
         with self.lock, conn:
-            self.seq = changelog.follow(
-                conn, LOG_NAME, self.seq, lambda: self._load_all(conn),
-                lambda changed: self._apply(conn, changed))
+            return snapshot_sync.sync(self, conn, LOG_NAME, lambda: self._load_all(conn),
+                                      lambda changed: self._apply(conn, changed), restore_only)
 
     def _load_all(self, conn: apsw.Connection) -> None:
         """Read every chunk: numbers as rows, strings grouped (one Python object per

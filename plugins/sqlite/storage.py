@@ -51,6 +51,7 @@ from .rows import (
     inherit,
 )
 from .schema import SCHEMA_VERSION, migrate
+from .snapshots import ensure_identity
 
 if TYPE_CHECKING:
     from .chunk_cache import ChunkCache
@@ -72,6 +73,12 @@ class SqliteStorageOptions(BaseModel, extra="forbid"):
     busy_timeout_ms: int = Field(
         default=5000, ge=0, le=600_000, description="how long to wait for a lock, in milliseconds",
         json_schema_extra={"group": "runtime"},
+    )
+    snapshots: bool = Field(
+        default=True, json_schema_extra={"group": "runtime"},
+        description="keep snapshots of the in-RAM copies (vectors, postings, filter index) "
+        "beside the file, in <filename>.snapshots/: a process starts from them instead of "
+        "loading the tables (used only when they match the store and its change log)",
     )
 
 
@@ -113,15 +120,18 @@ class SqliteStorage(SqliteHistory, SqliteCallLog, SqliteBulkWrites):
 
     :param path: the database file; its directory is created if missing.
     :param busy_timeout_ms: how long a statement waits for a lock, in milliseconds.
+    :param snapshots: the in-RAM copies start from (and write) snapshots beside the file.
     :raises OctomemError: extensions cannot be loaded, or the file's schema is newer
         than this version of octomem.
     """
 
     name = NAME
 
-    def __init__(self, path: Path, busy_timeout_ms: int = 5000) -> None:
+    def __init__(self, path: Path, busy_timeout_ms: int = 5000, snapshots: bool = True) -> None:
         self.path = Path(path)
         self.busy_timeout_ms = busy_timeout_ms
+        #: the file whose snapshot folder the in-RAM copies use (:mod:`.snapshots`), or None
+        self.snapshot_db: Path | None = self.path if snapshots else None
         private_dir(self.path.parent)
         private_file(self.path)  # its -wal and -shm files take its mode
         self._local = threading.local()
@@ -142,6 +152,7 @@ class SqliteStorage(SqliteHistory, SqliteCallLog, SqliteBulkWrites):
             from .filter_index import FilterIndex
 
             self._fields = FilterIndex()
+            self._fields.snapshot.db = self.snapshot_db
             self._cache = ChunkCache()
             self._fields.listeners.append(self._cache.changed)
         return self._fields
@@ -203,6 +214,7 @@ class SqliteStorage(SqliteHistory, SqliteCallLog, SqliteBulkWrites):
         try:
             with self.transaction() as tx:
                 migrate(tx, self.path, lambda key, value: self.set_meta(tx, key, value))
+                ensure_identity(tx)  # what snapshots beside the file are checked against
         except (apsw.CorruptError, apsw.NotADBError) as exc:
             self.close()
             raise OctomemError(
@@ -384,7 +396,8 @@ class SqliteStorage(SqliteHistory, SqliteCallLog, SqliteBulkWrites):
 
 def build(options: SqliteStorageOptions, context: ArmContext) -> SqliteStorage:
     """Build the storage in ``<context.root>/<options.filename>``."""
-    return SqliteStorage(Path(context.root) / options.filename, options.busy_timeout_ms)
+    return SqliteStorage(Path(context.root) / options.filename, options.busy_timeout_ms,
+                         options.snapshots)
 
 
 @hookimpl

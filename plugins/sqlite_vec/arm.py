@@ -57,10 +57,9 @@ import json
 import time
 import weakref
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import apsw
-from pydantic import BaseModel, Field
 
 from octomem.engine.arms import ArmContext, ArmSpec
 from octomem.engine.errors import EmbedderMismatchError, InvalidQueryError, OctomemError
@@ -69,6 +68,7 @@ from octomem.engine.types import Filters, Hit, Run
 from octomem.plugins.sqlite.storage import SqliteStorage, require_sqlite
 
 from ..sqlite import changelog as vector_log
+from .options import SqliteVecOptions
 from .tables import (
     _SETS_SCHEMA,
     KNN_MAX_K,
@@ -92,35 +92,6 @@ if TYPE_CHECKING:  # numpy and the in-RAM copy are imported where vectors are ha
     from .matrix import VectorMatrix
 
 NAME = "sqlite-vec"
-class SqliteVecOptions(BaseModel, extra="forbid"):
-    """Options of the ``sqlite-vec`` semantic arm (settings table ``[arms.sqlite-vec]``)."""
-
-    scan: Literal["warm", "numpy", "vec0"] = Field(
-        default="warm",
-        description="how a search scans the vectors: 'numpy' (an exact scan of an in-RAM "
-        "copy kept in step with the table, loaded by the first search), 'vec0' "
-        "(sqlite-vec's KNN query, no RAM copy) or 'warm' (numpy once a long-running "
-        "process has loaded the copy, vec0 before); same hits",
-        json_schema_extra={"group": "runtime"},
-    )
-    approximate_above: int = Field(
-        default=200_000, ge=1,
-        description="numpy scan: a vector set with at least this many vectors is searched in "
-        "two steps, a projection to approximate_dims picks candidates, exact cosine ranks them",
-        json_schema_extra={"group": "retrieval"},
-    )
-    approximate_dims: int = Field(
-        default=96, ge=1, le=4096,
-        description="dimensions of the projection (top eigenvectors of the vectors' second "
-        "moment)", json_schema_extra={"group": "retrieval"},
-    )
-    approximate_candidates: int = Field(
-        default=1000, ge=1, le=100_000,
-        description="rows scored exactly after the projection (plus k)",
-        json_schema_extra={"group": "retrieval"},
-    )
-
-
 class SqliteVecSemanticArm:
     """Cosine KNN over per-embedder vec0 tables stored beside the chunks in ``sqlite``.
 
@@ -338,7 +309,15 @@ class SqliteVecSemanticArm:
         if scan != "warm":
             return scan == "numpy"
         matrix = self._matrices.get(bound.table)
-        return matrix is not None and matrix.seq >= 0
+        if matrix is not None and matrix.seq >= 0:
+            return True
+        if self.storage.snapshot_db is None:
+            return False
+        # not warmed (a one-shot process): the copies count as loaded when both restore
+        # from snapshots that match the store (a few ms), never by loading them whole
+        conn = self.storage.connection()
+        return (self._matrix_of(bound).sync(conn, restore_only=True)
+                and self.storage.fields.sync(conn, restore_only=True))
 
     def _matrix_of(self, bound: VectorSet) -> VectorMatrix:
         """Return the in-RAM copy of ``bound`` as it is (empty until its first sync)."""
@@ -350,6 +329,7 @@ class SqliteVecSemanticArm:
             reduce = (opts.approximate_above, opts.approximate_dims, opts.approximate_candidates)
             matrix = self._matrices.setdefault(
                 bound.table, VectorMatrix(bound.table, bound.dim, reduce))
+            matrix.snapshot.db = self.storage.snapshot_db
         return matrix
 
     def _matrix(self, bound: VectorSet) -> VectorMatrix:

@@ -39,8 +39,9 @@ import apsw
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from ..sqlite import changelog as vector_log
+from ..sqlite import snapshot_sync
 from . import vec0_reader
+from .matrix_snapshot import MatrixSnapshots
 
 #: A mask keeping fewer than ``count / GATHER_BELOW`` rows is scored by gathering those
 #: rows; a larger one by scoring every row and dropping the rest. Gathering 20k of 100k
@@ -76,8 +77,9 @@ class ScanResult:
     scores: np.ndarray
 
 
-class VectorMatrix:
-    """The vectors of one vec0 table as numpy arrays, kept in step with the table.
+class VectorMatrix(MatrixSnapshots):
+    """The vectors of one vec0 table as numpy arrays, kept in step with the table
+    (starting from its snapshot beside the file when one matches: :mod:`.matrix_snapshot`).
 
     Thread-safe: :meth:`sync` and the scans hold one lock (a scan of 100k rows takes
     a few ms, so concurrent searches simply queue).
@@ -96,6 +98,8 @@ class VectorMatrix:
         self.reduce = reduce
         self.lock = threading.RLock()
         self.seq = -1  # -1: never loaded
+        #: where its snapshots live (``db`` set by the arm; ``None``: none are used)
+        self.snapshot = snapshot_sync.SnapshotState()
         self._clear()
 
     def _clear(self) -> None:
@@ -113,16 +117,19 @@ class VectorMatrix:
 
     # -- keeping in step -------------------------------------------------------------
 
-    def sync(self, conn: apsw.Connection) -> None:
+    def sync(self, conn: apsw.Connection, restore_only: bool = False) -> bool:
         """Bring the copy up to date with the committed state of the table.
 
         Reads the log and the changed rows inside one read transaction of ``conn``, so
-        both come from the same snapshot.
+        both come from the same state (:func:`.snapshot_sync.sync`: a copy never loaded
+        starts from a matching snapshot).
+
+        :param restore_only: never load the table whole (stay unloaded without a snapshot).
+        :returns: True when the copy is loaded afterwards.
         """
         with self.lock, conn:
-            self.seq = vector_log.follow(
-                conn, self.table, self.seq, lambda: self._load_all(conn),
-                lambda changed: self._apply(conn, changed))
+            return snapshot_sync.sync(self, conn, self.table, lambda: self._load_all(conn),
+                                      lambda changed: self._apply(conn, changed), restore_only)
 
     def _load_all(self, conn: apsw.Connection) -> None:
         self._clear()

@@ -1,0 +1,174 @@
+"""Harness of the snapshot report (issue 15): a fresh CLI ``octomem search`` and a fresh
+process's warm-up at 100k chunks, with and without snapshots of the in-RAM copies.
+
+``prepare SRC PROJECT``: copies an octomem store (``SRC``, e.g. one built from the realistic
+scale-curve texts) to ``PROJECT/.octomem/octomem.sqlite3`` and labels its vector set as the
+configured embedder's (so the CLI's query vector is searched against it; the vectors' values
+only matter for quality, not for time).
+
+``cli PROJECT --rounds N``: per round, in turn, a fresh ``octomem search`` with snapshots
+switched off (``--set arms.sqlite.snapshots=false``: the copies are not in RAM, vec0 and FTS5
+answer) and one with the snapshots present (restored, then numpy scans). Each run wraps the
+embedder's ``load`` to time the model load apart; prints the median wall, model load and
+wall minus model load of each.
+
+``server PROJECT --rounds N``: per round, in turn, a fresh process that opens the memory and
+warms the local scope (what ``octomem serve`` does after start) with and without snapshots,
+then answers one recall: the warm-up seconds and the first recall's ms (the model loaded
+before, timed apart). The first run with snapshots on writes them if they are missing.
+
+Run from the repository root with the venv's python, e.g.
+``nice -n 5 python benchmarks/results/snapshots/harness.py cli /tmp/p100k --rounds 7``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+QUERIES = ("effects of vitamin D on bone density", "what did Caroline say about the adoption",
+           "gene expression in tumour cells", "where did Melanie go camping last summer",
+           "antibiotic resistance in hospitals", "which book did John recommend")
+
+CLI_PROBE = """
+import json, sys, time
+t0 = time.perf_counter()
+from octomem.plugins.fastembed import embedder as fe
+loads = []
+real = fe.FastembedEmbedder.load
+def timed(self):
+    start = time.perf_counter(); real(self); loads.append(time.perf_counter() - start)
+fe.FastembedEmbedder.load = timed
+sys.argv = ["octomem", *json.loads(sys.argv[1])]
+from octomem.engine.cli import main
+try:
+    main()
+except SystemExit:
+    pass
+print(json.dumps({"model_load": sum(loads), "inside": time.perf_counter() - t0}), file=sys.stderr)
+"""
+
+SERVER_PROBE = """
+import json, sys, time
+from pathlib import Path
+from octomem.engine.memory.facade import open_memory
+project, snapshots = Path(sys.argv[1]), sys.argv[2] == "on"
+memory = open_memory(overrides={"arms": {"sqlite": {"snapshots": snapshots}}}, project_root=project)
+pipeline = memory.scopes.get("local")
+start = time.perf_counter(); pipeline.arms.embedder.load(); model = time.perf_counter() - start
+start = time.perf_counter(); pipeline.warm(); warm = time.perf_counter() - start
+start = time.perf_counter(); answer = memory.recall(sys.argv[3]); first = time.perf_counter() - start
+start = time.perf_counter(); memory.recall(sys.argv[3] + " again"); second = time.perf_counter() - start
+state = pipeline.arms.semantic._matrices[pipeline.arms.semantic.bound.table].snapshot
+if state.saving is not None:
+    state.saving.join()
+for state in (pipeline.arms.keyword.postings.snapshot, pipeline.arms.storage.fields.snapshot):
+    if state.saving is not None:
+        state.saving.join()
+memory.close()
+print(json.dumps({"model_load": model, "warm": warm, "first_ms": first * 1e3,
+                  "second_ms": second * 1e3, "origin": state.origin, "hits": len(answer.hits)}),
+      file=sys.stderr)
+"""
+
+
+def prepare(src: Path, project: Path) -> None:
+    """Copy the store into ``project``'s local scope, its vector set labelled as the
+    configured embedder's."""
+    import apsw
+
+    from octomem.plugins.fastembed.embedder import FastembedEmbedder
+
+    scope = project / ".octomem"
+    scope.mkdir(parents=True, exist_ok=True)
+    target = scope / "octomem.sqlite3"
+    shutil.copyfile(src, target)
+    conn = apsw.Connection(str(target))
+    model = FastembedEmbedder().model_id
+    with conn:
+        conn.execute("UPDATE vector_sets SET model_id = ?", (model,))
+    conn.close()
+    print(f"{target}: vector set labelled {model}")
+
+
+def _run(code: str, args: list[str]) -> tuple[float, dict[str, float]]:
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          check=True, env={**os.environ, "COLUMNS": "100"})
+    wall = time.perf_counter() - start
+    return wall, json.loads(done.stderr.strip().splitlines()[-1])
+
+
+def cli(project: Path, rounds: int) -> None:
+    """Time fresh CLI searches with and without snapshots, interleaved."""
+    rows: dict[str, list[tuple[float, float]]] = {"without snapshots": [], "with snapshots": []}
+    load = [os.getloadavg()[0]]
+    for i in range(rounds):
+        query = QUERIES[i % len(QUERIES)]
+        for name, extra in (("without snapshots", ["--set", "arms.sqlite.snapshots=false"]),
+                            ("with snapshots", [])):
+            argv = [*extra, "search", query, "--project-root", str(project), "--scope", "local"]
+            wall, inner = _run(CLI_PROBE, [json.dumps(argv)])
+            rows[name].append((wall, inner["model_load"]))
+    load.append(os.getloadavg()[0])
+    print("| fresh `octomem search` at 100k | wall ms | model load ms | wall − model load ms |")
+    print("|---|---:|---:|---:|")
+    for name, runs in rows.items():
+        wall = statistics.median(w for w, _ in runs) * 1e3
+        model = statistics.median(m for _, m in runs) * 1e3
+        rest = statistics.median(w - m for w, m in runs) * 1e3
+        print(f"| {name} | {wall:.0f} | {model:.0f} | {rest:.0f} |")
+    print(f"\n{rounds} rounds, interleaved; load average (1 min) {load[0]:.2f} before, "
+          f"{load[1]:.2f} after")
+
+
+def server(project: Path, rounds: int) -> None:
+    """Time a fresh process's warm-up and first recall with and without snapshots."""
+    rows: dict[str, list[dict[str, float]]] = {"off": [], "on": []}
+    load = [os.getloadavg()[0]]
+    for i in range(rounds):
+        for name in ("off", "on"):
+            _, inner = _run(SERVER_PROBE, [str(project), name, QUERIES[i % len(QUERIES)]])
+            rows[name].append(inner)
+    load.append(os.getloadavg()[0])
+    print("| snapshots | model load s | warm-up s | first recall ms | second recall ms | "
+          "copies from |")
+    print("|---|---:|---:|---:|---:|---|")
+    for name, runs in rows.items():
+        med = {k: statistics.median(r[k] for r in runs)
+               for k in ("model_load", "warm", "first_ms", "second_ms")}
+        print(f"| {name} | {med['model_load']:.2f} | {med['warm']:.2f} | {med['first_ms']:.0f} "
+              f"| {med['second_ms']:.0f} | {runs[-1]['origin']} |")
+    print(f"\n{rounds} rounds, interleaved; load average (1 min) {load[0]:.2f} before, "
+          f"{load[1]:.2f} after")
+
+
+def main() -> None:
+    """Parse the command line and run one step."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="step", required=True)
+    p = sub.add_parser("prepare")
+    p.add_argument("src", type=Path)
+    p.add_argument("project", type=Path)
+    for step in ("cli", "server"):
+        s = sub.add_parser(step)
+        s.add_argument("project", type=Path)
+        s.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    if args.step == "prepare":
+        prepare(args.src, args.project)
+    elif args.step == "cli":
+        cli(args.project, args.rounds)
+    else:
+        server(args.project, args.rounds)
+
+
+if __name__ == "__main__":
+    main()

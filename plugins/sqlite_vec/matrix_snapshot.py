@@ -1,0 +1,111 @@
+"""The vector matrix's snapshot beside the SQLite file (:mod:`octomem.plugins.sqlite.snapshots`).
+
+A process that loads a vector set whole writes ``ids``, ``matrix`` and ``inv_norms`` (and,
+past the projection threshold, the projection's ``basis`` and the projected rows) as
+``.npy`` files in a background thread; the next process memory-maps them, follows the
+change log from their position, then checks the copy against the table: the row count,
+and a sample of :data:`SAMPLE` rows compared byte for byte. Anything that does not match
+sends it back to loading the table whole (and saving a new snapshot).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import apsw
+import numpy as np
+
+from ..sqlite import snapshots
+
+if TYPE_CHECKING:
+    from ..sqlite.snapshot_sync import SnapshotState
+    from .matrix import Projection
+
+#: Rows compared with the table after a snapshot was restored and brought up to date.
+SAMPLE = 32
+
+
+class MatrixSnapshots:
+    """The :class:`~octomem.plugins.sqlite.snapshot_sync.Snapshotted` side of
+    :class:`~.matrix.VectorMatrix` (a mixin: it reads and sets the matrix's fields)."""
+
+    table: str
+    dim: int
+    seq: int
+    count: int
+    ids: np.ndarray
+    matrix: np.ndarray
+    inv_norms: np.ndarray
+    reduced: np.ndarray
+    projection: Projection | None
+    snapshot: SnapshotState
+    _order: np.ndarray | None
+
+    def _clear(self) -> None: ...
+
+    def snapshot_name(self) -> str:
+        """The vec0 table's name (one vector set per table)."""
+        return self.table
+
+    def snapshot_about(self) -> dict[str, Any]:
+        """The table and the dimension."""
+        return {"kind": "vectors", "table": self.table, "dim": self.dim}
+
+    def snapshot_adopt(self, snap: snapshots.Snapshot) -> bool:
+        """Take ``ids`` (int64 ``(n,)``), ``matrix`` (float32 ``(n, dim)``, memory-mapped
+        copy-on-write) and ``inv_norms`` (float32 ``(n,)``), and the projection if saved."""
+        from .matrix import Projection
+
+        arrays = snap.arrays
+        n = len(arrays["ids"]) if "ids" in arrays else -1
+        shapes: dict[str, tuple[int | None, ...]] = {
+            "ids": (n,), "matrix": (n, self.dim), "inv_norms": (n,)}
+        dtypes = {"ids": "int64", "matrix": "float32", "inv_norms": "float32",
+                  "basis": "float32", "reduced": "float32"}
+        if "basis" in arrays:
+            dims = arrays["basis"].shape[-1]
+            shapes.update(basis=(self.dim, dims), reduced=(n, dims))
+        if n < 0 or not snapshots.check(arrays, shapes, dtypes):
+            return False
+        self._clear()
+        self.ids = np.array(arrays["ids"])
+        self.inv_norms = np.array(arrays["inv_norms"])
+        self.matrix = arrays["matrix"]
+        if "basis" in arrays:
+            self.projection = Projection(np.array(arrays["basis"]))
+            self.reduced = arrays["reduced"]
+        self.count, self._order = n, None
+        return True
+
+    def snapshot_agrees(self, conn: apsw.Connection) -> bool:
+        """True when the copy holds as many rows as the table and a sample of them equals
+        the table's, byte for byte."""
+        try:
+            count = conn.execute(f"SELECT count(*) FROM {self.table}_rowids").fetchone()[0]
+        except apsw.SQLError:  # not sqlite-vec's usual shadow table: count through vec0
+            count = conn.execute(f"SELECT count(*) FROM {self.table}").fetchone()[0]
+        if int(count) != self.count:
+            return False
+        if not self.count:
+            return True
+        pos = np.random.default_rng().choice(self.count, size=min(SAMPLE, self.count),
+                                             replace=False)
+        ids = self.ids[pos]
+        rows = conn.execute(f"SELECT chunk_id, embedding FROM {self.table} WHERE chunk_id IN "
+                            "(SELECT value FROM json_each(?))", (json.dumps(ids.tolist()),))
+        stored = {int(cid): bytes(blob) for cid, blob in rows}
+        return all(stored.get(int(i)) == np.ascontiguousarray(self.matrix[p]).tobytes()
+                   for i, p in zip(ids, pos, strict=True))
+
+    def snapshot_export(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Copies of the rows in use, the matrix in its scanning order (column-major
+        below the projection threshold, so the restored map is scanned as fast)."""
+        n = self.count
+        rows = self.matrix[:n]
+        arrays = {"ids": self.ids[:n].copy(), "inv_norms": self.inv_norms[:n].copy(),
+                  "matrix": np.array(rows, order="C" if rows.flags.c_contiguous else "F")}
+        if self.projection is not None:
+            arrays["basis"] = self.projection.basis.copy()
+            arrays["reduced"] = np.array(self.reduced[:n], order="F")
+        return arrays, {}
