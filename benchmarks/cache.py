@@ -46,8 +46,9 @@ IDS_FILE = "chunk_ids.npy"
 
 #: ``settings_for(overrides)`` returns the user's settings with nested overrides on top.
 SettingsFor = Callable[[dict[str, Any]], LoadedSettings]
-#: ``progress(label, total)`` returns ``advance(n)`` for one step of work.
-ProgressFor = Callable[[str, int], Callable[[int], None]]
+#: ``progress(label, total)`` returns ``advance(n)`` for one step of work; a ``total`` of
+#: ``None`` is a phase whose work is not counted (the first ``advance`` ends it).
+ProgressFor = Callable[[str, int | None], Callable[[int], None]]
 #: ``lookup(chunks)`` returns their ``(len(chunks), dim)`` float32 vectors, computed earlier.
 VectorsFor = Callable[[Sequence[Chunk]], np.ndarray]
 
@@ -57,7 +58,8 @@ def default_cache_dir() -> Path:
     return platformdirs.user_cache_path("octomem") / "bench"
 
 
-def _no_progress(label: str, total: int) -> Callable[[int], None]:
+def no_progress(label: str, total: int | None) -> Callable[[int], None]:
+    """A :data:`ProgressFor` that reports nothing."""
     return lambda n: None
 
 
@@ -139,7 +141,7 @@ class IndexCache:
         self.registry = registry
         self.settings_for = settings_for
         self.cache_dir = Path(cache_dir or default_cache_dir())
-        self.progress = progress or _no_progress
+        self.progress = progress or no_progress
         #: number of ``embed_documents`` calls made by this object (tests check reuse).
         self.embed_calls = 0
 

@@ -21,10 +21,10 @@ from octomem.engine.manager import ArmRegistry, load_registry
 from octomem.engine.settings import LoadedSettings, load_settings
 
 from . import baseline, subsets
-from .cache import IndexCache
+from .cache import IndexCache, ProgressFor
 from .combos import Combo, default_combos, parse_combo
 from .dataset import BeirDataset, load_dataset, query_filters
-from .metrics import Evaluation, best_of, evaluate_runs
+from .metrics import METRICS, Evaluation, best_of, evaluate_runs
 from .runner import ComboResult, run_combo
 from .smoke import describe, smoke_subset, with_subset
 from .subsets import filter_queries, other_group_filters
@@ -73,9 +73,11 @@ def bench_registry() -> ArmRegistry:
 
 
 @contextmanager
-def progress_bars(console: Console | None) -> Iterator[Callable[[str, int], Callable[[int], None]]]:
+def progress_bars(console: Console | None) -> Iterator[ProgressFor]:
     """Yield ``progress(label, total) -> advance(n)``: rich progress bars at a terminal,
-    progress lines otherwise (:class:`~octomem.engine.cli.progress.LineProgress`)."""
+    progress lines otherwise (:class:`~octomem.engine.cli.progress.LineProgress`). A
+    ``total`` of ``None`` is a phase whose work is not counted: the first ``advance``
+    ends it."""
     if console is None:
         yield lambda label, total: lambda n: None
         return
@@ -89,8 +91,10 @@ def progress_bars(console: Console | None) -> Iterator[Callable[[str, int], Call
                  if console.is_terminal else LineProgress(console))
     with bars as bar:
 
-        def progress(label: str, total: int) -> Callable[[int], None]:
+        def progress(label: str, total: int | None) -> Callable[[int], None]:
             task = bar.add_task(label, total=total)
+            if total is None:
+                return lambda n: bar.update(task, total=1, completed=1)
             return lambda n: bar.advance(task, n)
 
         yield progress
@@ -218,7 +222,6 @@ def run_bench(
                 "steps": {k: v for k, v in entry.steps.items() if k in used},
             }
         for combo in combos:
-            advance = progress(f"querying {combo.name}", len(dataset.queries))
             results.append(
                 run_combo(
                     combo,
@@ -228,17 +231,20 @@ def run_bench(
                     settings_for,
                     registry,
                     top_k,
-                    advance,
                     latency_top_k=LATENCY_TOP_K,
                     latency_queries=LATENCY_QUERIES,
                     after=measure if abstention else None,
+                    progress=progress,
                 )
             )
-    runs = {r.combo.name: r.run for r in results}
-    single = [r.combo.name for r in results if r.combo.single_arm]
-    first = evaluate_runs(dataset.qrels, runs, None)
-    best = best_of(first.scores, single)
-    evaluation = evaluate_runs(dataset.qrels, runs, best) if best else first
+        runs = {r.combo.name: r.run for r in results}
+        done = progress(f"evaluating {len(runs)} rows (ranx: {', '.join(METRICS)}; paired "
+                        f"t-tests)", None)
+        single = [r.combo.name for r in results if r.combo.single_arm]
+        first = evaluate_runs(dataset.qrels, runs, None)
+        best = best_of(first.scores, single)
+        evaluation = evaluate_runs(dataset.qrels, runs, best) if best else first
+        done(1)
     return BenchResult(
         dataset=dataset,
         group_by=group_by,

@@ -6,12 +6,13 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
+from octomem.engine.cli.layout import emit, wrapped
 from octomem.engine.errors import OctomemError
 
 from .command import run_bench
 from .report import write_report
+from .summary import cells, table_lines
 
 
 def main(
@@ -96,25 +97,13 @@ def main(
 
         written = write_runs(save_runs, {r.combo.name: r.run for r in result.combos})
         console.print(f"runs: {', '.join(str(p) for p in written)}")
-    paths = write_report(result, out or Path("octomem-bench") / result.dataset.name)
-    table = Table(title=f"{result.dataset.name} ({split}, {len(result.dataset.queries)} queries)")
-    for column in ("row", "nDCG@10", "R@100", "MRR@10", "p vs best single", "p50 ms", "p95 ms"):
-        table.add_column(column)
-    ev = result.evaluation
-    for r in result.combos:
-        name = r.combo.name
-        p = (ev.p_values.get(name) or {}).get("ndcg@10")
-        table.add_row(
-            name,
-            f"{ev.scores[name]['ndcg@10']:.4f}",
-            f"{ev.scores[name]['recall@100']:.4f}",
-            f"{ev.scores[name]['mrr@10']:.4f}",
-            "baseline" if name == ev.baseline else (f"{p:.2g}" if p is not None else "—"),
-            f"{r.percentile('total', 50):.2f}",
-            f"{r.percentile('total', 95):.2f}",
-        )
-    console.print(table)
-    console.print(
-        f"report: {paths['markdown']}  (JSON {paths['json'].name}, plots "
-        f"{paths['quality_plot'].name}, {paths['latency_plot'].name})"
-    )
+    folder = out or Path("octomem-bench") / result.dataset.name
+    emit(console, wrapped(f"writing the report and its plots to {folder} ...", console.width))
+    paths = write_report(result, folder)
+    title = (f"{result.dataset.name} ({split}, {len(result.dataset.queries)} queries; "
+             "p vs best: paired t-test of nDCG@10 against the best single arm)")
+    emit(console, [""] + wrapped(title, console.width), style="bold")
+    emit(console, table_lines("", cells(result), console.width)[1:])
+    emit(console, wrapped(f"report: {paths['markdown']} (JSON {paths['json'].name}, plots "
+                          f"{paths['quality_plot'].name}, {paths['latency_plot'].name})",
+                          console.width, "  ", first=""))

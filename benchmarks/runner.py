@@ -16,7 +16,7 @@ from octomem.engine.manager import ArmRegistry
 from octomem.engine.pipeline import Pipeline
 from octomem.engine.types import Answer, Filters, Query
 
-from .cache import CacheEntry, SettingsFor
+from .cache import CacheEntry, ProgressFor, SettingsFor, no_progress
 from .combos import Combo
 from .dataset import BeirDataset
 
@@ -172,6 +172,8 @@ def run_combo(
     latency_top_k: int | None = None,
     latency_queries: int = 300,
     after: Callable[[Pipeline, dict[str, dict[str, float]]], dict[str, Any]] | None = None,
+    progress: ProgressFor | None = None,
+    label: str | None = None,
 ) -> ComboResult:
     """Ask every query of ``dataset`` through ``combo``'s pipeline opened on ``entry``.
 
@@ -186,15 +188,25 @@ def run_combo(
         the quality pass's times are reported.
     :param after: run last on the open pipeline with the quality pass's run; what it
         returns is kept in ``extra["after"]`` (the abstention pass).
+    :param advance: counts the quality pass's queries; without it, ``progress`` reports
+        that pass too.
+    :param progress: reports the warm-up, the quality pass, the latency pass and
+        ``after``, so no phase is silent when output is piped.
+    :param label: names the row in those reports (default: the combination's name).
     """
+    progress = progress or no_progress
+    label = label or combo.name
     reset_peak_rss()
     pipeline = Pipeline(settings_for(combo.settings_overrides()), registry, entry.root)
     try:
         qids = list(dataset.queries)
+        warmed = progress(f"warming {label}", None)
         start = time.perf_counter()
         pipeline.warm()
         pipeline.search(Query(dataset.queries[qids[0]], top_k=top_k, filters=filters[qids[0]]))
         warmup_ms = (time.perf_counter() - start) * 1e3
+        warmed(1)
+        advance = advance or progress(f"querying {label}", len(qids))
         run: dict[str, dict[str, float]] = {}
         evals: dict[str, list[float]] = {}
         ran: list[str] = []
@@ -208,15 +220,21 @@ def run_combo(
             run[qid] = document_run(answer)
             ran += [a for a in answer.arms_ran if a not in ran]
             unavailable.update(answer.arms_unavailable)
-            if advance:
-                advance(1)
+            advance(1)
         timings = evals
         if latency_top_k is not None:
             timings = {}
-            for qid in spread(qids, latency_queries):
+            timed = spread(qids, latency_queries)
+            tick = progress(f"timing {label} (top {latency_top_k})", len(timed))
+            for qid in timed:
                 _ask(pipeline, dataset.queries[qid], latency_top_k, filters[qid], timings, arms)
+                tick(1)
         current = rss_bytes()
-        extra = {"after": after(pipeline, run)} if after is not None else {}
+        extra = {}
+        if after is not None:
+            asked = progress(f"abstention pass {label}", None)
+            extra = {"after": after(pipeline, run)}
+            asked(1)
     finally:
         pipeline.close()
     del pipeline

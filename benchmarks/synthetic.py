@@ -249,7 +249,7 @@ def _run_rows(
         label = f"{size:,} docs: {combo.name}"
         result = run_combo(
             combo, entry, dataset, filters, settings_for, registry, TOP_K,
-            progress(label, len(dataset.queries)),
+            progress=progress, label=label,
         )  # fmt: skip
         row = _summary(result, time.perf_counter() - start, result.rss_bytes - before)
         row.update(build_seconds=build, keyword=combo.keyword, semantic=combo.semantic)

@@ -163,3 +163,45 @@ def test_bench_writes_nothing_into_home_but_its_own_cache(beir: Path, tmp_path: 
     assert sorted(p.name for p in (home / ".cache").iterdir()) == ["octomem"]
     assert {p.name for p in (home / ".cache" / "octomem" / "bench").iterdir()} <= {
         "ir_datasets", "matplotlib"}
+
+
+LONG = "keyword-and-semantic-hybrid-with-the-conversation-reranker-on-top"
+
+
+def test_every_phase_says_so_when_piped_and_row_names_are_never_cut(
+        beir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["--set", "pipeline.embedder=hashing", "bench", str(beir),
+                                      "--combo", f"{LONG}=fts5+sqlite-vec", "--combo",
+                                      "fts5=fts5", "--cache-dir", str(tmp_path / "cache"),
+                                      "--out", str(out)], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    phases = ["embedding with hashing: 40/40 (100%)", f"warming {LONG} ...",
+              f"warming {LONG}: done", f"querying {LONG}: 8/8 (100%)",
+              f"timing {LONG} (top 10): 8/8 (100%)", "warming fts5: done",
+              "timing fts5 (top 10): 0/8 (0%)", "evaluating 2 rows (", "evaluating 2 rows (",
+              "writing the report and its plots to"]
+    at, start = [], 0
+    for phase in phases:  # each phase in the order it ran (evaluating: begun, then done)
+        found = [i for i in range(start, len(lines)) if lines[i].startswith(phase)]
+        assert found, (phase, result.output)
+        at.append(found[0])
+        start = found[0] + 1
+    assert lines[at[7]].endswith(") ...") and ": done, " in lines[at[8]], result.output
+    header = next(i for i, line in enumerate(lines) if line.startswith("row "))
+    table = lines[header:header + 6]
+    assert table[2] == LONG  # whole, on a line of its own (it is wider than its column)
+    assert table[3].split()[:3] == ["1.0000", "1.0000", "1.0000"]  # its numbers under it
+    assert table[4].split()[0] == "fts5" and table[4].split()[4] == "baseline"
+    assert all(len(line) <= 80 for line in table) and "…" not in result.output
+
+
+def test_a_row_name_wider_than_the_line_is_folded_whole() -> None:
+    from octomem.benchmarks.summary import table_lines
+
+    numbers = ["0.5000", "0.9000", "0.4000", "baseline", "1.00", "2.00"]
+    lines = table_lines("t", [(LONG, numbers), ("bm25", numbers)], 30)
+    folded = lines[3:3 + -(-len(LONG) // 30)]
+    assert "".join(folded) == LONG and all(len(x) <= 30 for x in folded)
+    assert lines[-1].startswith("bm25") and lines[-1].split()[1:] == numbers

@@ -3,8 +3,11 @@ logged (a bar redrawn in a file is one line written at the very end, so a long r
 nothing for minutes).
 
 :class:`LineProgress` has the part of Rich's :class:`~rich.progress.Progress` the commands
-use (``with``, ``add_task``, ``advance``) and prints ``label: done/total (pct), elapsed``
-at most every :data:`LINE_EVERY_S` seconds per task, and once when a task completes.
+use (``with``, ``add_task``, ``advance``, ``update``) and prints ``label: done/total (pct),
+elapsed`` at most every :data:`LINE_EVERY_S` seconds per task, and once when a task
+completes. A task without a total is a phase whose work is not counted (warming arms up,
+evaluating runs): ``label ...`` when it starts, ``label: done, elapsed`` when
+``update(task, completed=...)`` reaches its total.
 """
 
 from __future__ import annotations
@@ -41,9 +44,21 @@ class LineProgress:
         """Start a task; returns its id for :meth:`advance`."""
         now = time.monotonic()
         self._tasks.append({"label": description, "total": total, "done": 0.0,
-                            "start": now, "said": now})
+                            "start": now, "said": now, "phase": total is None})
         self._say(self._tasks[-1], force=True)
         return len(self._tasks) - 1
+
+    def update(self, task_id: int, total: float | None = None,
+               completed: float | None = None, **_: Any) -> None:
+        """Set task ``task_id``'s ``total`` and work ``completed`` (Rich's ``update``); a
+        line says so when that completes it."""
+        task = self._tasks[task_id]
+        if total is not None:
+            task["total"] = total
+        if completed is not None:
+            task["done"] = completed
+        if task["total"] is not None and task["done"] >= task["total"]:
+            self._say(task, force=True)
 
     def advance(self, task_id: int, advance: float = 1) -> None:
         """Count ``advance`` more units of work done on task ``task_id``."""
@@ -59,7 +74,10 @@ class LineProgress:
             return
         task["said"] = now
         done, total = task["done"], task["total"]
-        count = f"{done:,.0f}/{total:,.0f} ({done / total:.0%})" if total else f"{done:,.0f}"
         elapsed = time.strftime("%H:%M:%S", time.gmtime(now - task["start"]))
-        self.console.print(f"{task['label']}: {count}, {elapsed}", highlight=False,
-                           markup=False)
+        if task["phase"]:
+            line = f"{task['label']}: done, {elapsed}" if total else f"{task['label']} ..."
+        else:
+            count = f"{done:,.0f}/{total:,.0f} ({done / total:.0%})" if total else f"{done:,.0f}"
+            line = f"{task['label']}: {count}, {elapsed}"
+        self.console.print(line, highlight=False, markup=False, soft_wrap=True)  # never cut
