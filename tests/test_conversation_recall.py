@@ -28,7 +28,10 @@ TRAIN = [
 @pytest.fixture
 def memory(tmp_path: Path) -> Iterator[Memory]:
     (tmp_path / "project").mkdir()
-    opened = open_memory(overrides={"pipeline": {"embedder": "hashing"}},
+    # every hit stays (no cut of far weaker hits): these tests are about context and
+    # packing, with the hashing embedder's cosines
+    opened = open_memory(overrides={"pipeline": {"embedder": "hashing"},
+                                    "retrieval": {"relative_floor": 0}},
                          project_root=tmp_path / "project", global_root=tmp_path / "global")
     yield opened
     opened.close()

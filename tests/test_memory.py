@@ -10,7 +10,9 @@ import pytest
 from octomem.engine.errors import InvalidQueryError, NotFoundError
 from octomem.engine.memory.facade import Memory, open_memory
 
-HASHING = {"pipeline": {"embedder": "hashing"}}
+#: The hashing embedder, and every hit kept (no cut of far weaker hits): these tests compare
+#: scores and orders of whole answers.
+HASHING = {"pipeline": {"embedder": "hashing"}, "retrieval": {"relative_floor": 0}}
 
 
 @pytest.fixture
