@@ -347,6 +347,10 @@ class HitReranker(Reranker, Protocol):
     (metadata such as a conversation turn's session and position), every arm's
     contribution and their cosine to the query, e.g. the ``conversation`` reranker.
 
+    It may also define ``groups(hits) -> Sequence[Hashable]`` (one label per hit): then
+    the hits it scores are re-ordered only among the places hits of their own label held
+    (the ``conversation`` reranker: one conversation in one scope), so its scores need
+    not be comparable between labels (:mod:`octomem.engine.rerank`).
     """
 
     def wanted(self, hits: Sequence[FusedHit]) -> int:

@@ -5,6 +5,9 @@ their text. A :class:`~octomem.engine.arms.HitReranker` (e.g. ``conversation``) 
 sees each hit's chunk (its metadata), every arm's contribution and its cosine to the
 query, over its own ``depth``; it may leave hits where fusion put them (a NaN score):
 the hits it scores are re-ordered among the places they held, the others keep theirs.
+A reranker with a ``groups(hits)`` method re-orders each group (e.g. one conversation's
+turns) only among the places that group held: its scores need not be comparable across
+groups, and fusion alone decides between them.
 """
 
 from __future__ import annotations
@@ -76,9 +79,10 @@ def rerank(
         scores = np.full(len(hits), np.nan)
         scores[:head] = reranker.rerank(text, [passage(h) for h in hits[:head]])
     scored = np.flatnonzero(~np.isnan(scores))
-    best = scored[np.argsort(-scores[scored], kind="stable")]  # ties: fused order
     order = np.arange(len(hits))
-    order[scored] = best
+    for places in _groups(reranker, hits, scored):
+        order[places] = places[np.argsort(-scores[places], kind="stable")]  # ties: fused
+    best = order[np.isin(order, scored)]  # the scored hits, in their new order
     rank = np.zeros(len(hits), dtype=np.int64)
     rank[best] = np.arange(1, len(best) + 1)
     kept = order.tolist()[:keep]
@@ -117,6 +121,20 @@ def rerank_stage(
     if ran:
         answer.arms_ran.append(reranker.name)
     return hits, take(vectors, order), take(similarity, order)
+
+
+def _groups(reranker: Any, hits: Sequence[Any], scored: np.ndarray) -> list[np.ndarray]:
+    """Return the places (indices into ``hits``, ascending) of each group the reranker
+    re-orders apart: one group of every scored place without a ``groups`` method."""
+    import numpy as np
+
+    labels = reranker.groups(hits) if callable(getattr(reranker, "groups", None)) else None
+    if labels is None:
+        return [scored]
+    places: dict[Any, list[int]] = {}
+    for i in scored.tolist():
+        places.setdefault(labels[i], []).append(i)
+    return [np.asarray(p, dtype=np.int64) for p in places.values()]
 
 
 def head(depth: int, hits: list[H], *rows: Any) -> tuple[Any, ...]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -34,3 +35,44 @@ def test_paraphrases_are_found_and_near_copies_reported(tmp_path: Path) -> None:
         assert slow.hits[0].chunk.document_id == fact.document.id
     finally:
         memory.close()
+
+
+TRIP = [("Ana", "Which train should we take to Porto?"),
+        ("Ben", "The 9:09 Alfa Pendular from Santa Apolonia, it takes under three hours."),
+        ("Ana", "Yes, the 9:09. I'll book two seats in coach 4."),
+        ("Ben", "Where do we stay in Porto?"),
+        ("Ana", "A small guesthouse in Ribeira, by the river.")]
+#: A Claude Code session: its user and assistant turns have other speaker kinds, whose
+#: reranker weights were fitted on another chat style (LongMemEval's).
+SESSION = [("user", "Why does test_upload fail intermittently on CI?"),
+           ("assistant", "The test sleeps 0.1 s and races the upload worker."),
+           ("user", "Thanks, that fixed it.")]
+
+
+def test_turns_of_another_conversation_do_not_pass_the_match_both_arms_rank_first(
+    tmp_path: Path,
+) -> None:
+    def lines(turns: list[tuple[str, str]], key: str) -> str:
+        return "".join(json.dumps({key: who, "text": text, "session": "1",
+                                   "time": f"2024-05-01T10:0{i}:00Z"}) + "\n"
+                       for i, (who, text) in enumerate(turns))
+
+    (tmp_path / "trip.jsonl").write_text(lines(TRIP, "speaker"))
+    (tmp_path / "ci.jsonl").write_text(lines(SESSION, "role"))
+    memory = open_memory(overrides={"retrieval": {"relevance_floor": 0, "relative_floor": 0}},
+                         project_root=tmp_path / "project", global_root=tmp_path / "global")
+    try:
+        memory.ingest(str(tmp_path / "trip.jsonl"), scope="global")
+        memory.ingest(str(tmp_path / "ci.jsonl"), scope="global")
+        answer = memory.recall("train to Porto", top_k=10)
+    finally:
+        memory.close()
+    texts = [h.chunk.text for h in answer.hits]
+    first = answer.hits[0]
+    assert first.chunk.text == "Ana: Which train should we take to Porto?"
+    assert first.contributions["fts5"].rank == 1 and first.contributions["sqlite-vec"].rank == 1
+    assert "conversation" in answer.arms_ran
+    # the session's turns keep the places fusion gave them: after every trip turn
+    trip = [i for i, t in enumerate(texts) if t.startswith(("Ana:", "Ben:"))]
+    ci = [i for i, t in enumerate(texts) if not t.startswith(("Ana:", "Ben:"))]
+    assert ci and max(trip) < min(ci)

@@ -221,6 +221,18 @@ class ConversationReranker:
         scores[at] = (x @ coef + bias)[np.arange(len(at)), cols.kind]
         return scores
 
+    def groups(self, hits: Sequence[Any]) -> list[tuple[str | None, str | None]]:
+        """Return each hit's ``(scope, conversation)`` (``None`` for what is no turn): the
+        turns of one conversation are re-ordered among the places they held, so a turn no
+        arm ranked high cannot pass another conversation's turn that both arms ranked
+        first — the weights of different speaker kinds (a named person's, a Claude Code
+        user's) were fitted on different chat styles and are not comparable."""
+        out = []
+        for hit in hits:
+            turn = self.known(hit.chunk).turn
+            out.append((getattr(hit, "scope", None), None if turn is None else turn.conversation))
+        return out
+
     def _weights(self) -> tuple[np.ndarray, np.ndarray]:
         """Return :meth:`TurnModel.matrix` of ``self.model``, stacked once per model."""
         cached = self._matrix
