@@ -36,3 +36,13 @@ def test_every_setting_is_in_the_settings_reference_with_its_group() -> None:
     assert not missing, f"settings missing from docs/settings.md: {sorted(missing)}"
     wrong = {k: g for k, g in documented.items() if setting_group(k) != g}
     assert not wrong, f"docs/settings.md gives the wrong group for {wrong}"
+
+
+def test_the_readme_names_no_path_of_this_machine_in_its_commands() -> None:
+    readme = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```(?:sh)?\n(.*?)^```", readme, re.S | re.M)
+    assert blocks and not [b for b in blocks if "../shared" in b or "/work/" in b]
+    section = readme.split("### A BEIR dataset", 1)[1].split("\n### ", 1)[0]
+    for needed in ("corpus.jsonl", "queries.jsonl", "qrels/test.tsv", "SciFact",
+                   "snap-research/LoCoMo", "LongMemEval", "path/to/scifact"):
+        assert needed in section, needed
