@@ -3,22 +3,26 @@
 - fusing one scope's runs with chunk ids as they are equals fusing them renumbered (the
   general cross-scope path: RRF and weighted fusion over :meth:`ScopedRuns.merged`);
 - the ``conversation`` reranker's facts kept per chunk object are the facts of that
-  chunk, read again for a new object of the same id.
+  chunk, read again for a new object of the same id;
+- cosine dedup's prefilter (one product of all rows) decides as the per-hit products.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from octomem.engine.fusion import reciprocal_rank_fusion, weighted_score_fusion
 from octomem.engine.memory.scoped_fusion import ScopedRuns, competition_ranks, fuse_scopes
 from octomem.engine.settings import RetrievalSettings
-from octomem.engine.types import Chunk, Hit
+from octomem.engine.types import Chunk, FusedHit, Hit
 from octomem.plugins.conversation import ranker as conversation
 from octomem.plugins.conversation.ranker import ConversationReranker, known_of
+from octomem.plugins.dedup import cosine
+from octomem.plugins.dedup.cosine import CosineDedup, CosineDedupOptions
 
 _scores = st.lists(st.tuples(st.integers(1, 40), st.sampled_from([0.1, 0.5, 0.5, 0.9, 2.0])),
                    max_size=25, unique_by=lambda t: t[0])
@@ -89,3 +93,33 @@ def test_known_facts_stay_bounded(monkeypatch: object) -> None:
         reranker.known(chunk)
     assert len(reranker._known) == 3
     assert [c.id for c, _ in reranker._known.values()] == [2, 3, 4]
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31), n=st.integers(0, 40), copies=st.integers(0, 12))
+def test_cosine_dedup_prefilter_decides_as_the_per_hit_product(
+    seed: int, n: int, copies: int) -> None:
+    """Near-copies around the threshold (cosines 0.985-0.995): the one product of all rows
+    only skips pairs far below it, so kept hits and reasons equal deciding every pair."""
+    rng = np.random.default_rng(seed)
+    base = rng.normal(size=(max(n, 1), 32)).astype(np.float32)
+    rows = list(base[:n])
+    for _ in range(copies if n else 0):
+        src = rows[int(rng.integers(len(rows)))]
+        noise = rng.normal(size=32).astype(np.float32)
+        rows.append(src + noise * np.float32(rng.uniform(0.05, 0.2)) * np.linalg.norm(src) / 6)
+    vectors = np.array(rows, dtype=np.float32).reshape(len(rows), 32)
+    if len(vectors):
+        vectors[rng.random(len(vectors)) < 0.1] = 0.0  # some chunks without a vector
+    hits = [FusedHit(Chunk("d", i, f"text {i % 7 if rng.random() < 0.2 else i}", id=i + 1),
+                     1.0 / (i + 1), i + 1) for i in range(len(vectors))]
+    dedup = CosineDedup(CosineDedupOptions(threshold=0.99))
+    fast = dedup.dedup(hits, vectors)
+    slack = cosine.PREFILTER_SLACK
+    cosine.PREFILTER_SLACK = 2.0  # every pair decided by the per-hit product
+    try:
+        exact = dedup.dedup(hits, vectors)
+    finally:
+        cosine.PREFILTER_SLACK = slack
+    assert [(h.chunk.id, h.rank) for h in fast[0]] == [(h.chunk.id, h.rank) for h in exact[0]]
+    assert fast[1] == exact[1]

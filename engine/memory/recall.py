@@ -296,15 +296,22 @@ def _vectors(hits: list[ScopedHit], pipelines: dict[str, Pipeline]) -> np.ndarra
 
 def _dedup(dedup: Any, hits: list[ScopedHit], vectors: np.ndarray | None,
            answer: RecallAnswer) -> list[ScopedHit]:
-    """Run the dedup arm across scopes (chunks renumbered by position, then mapped back)."""
-    proxies = [FusedHit(replace(h.chunk, id=i), h.score, i + 1, h.contributions)
-               for i, h in enumerate(hits)]
+    """Run the dedup arm across scopes (chunks renumbered by position, then mapped back;
+    hits of one scope keep their chunks, whose ids are unique there)."""
+    if len({h.scope for h in hits}) == 1:
+        proxies = [FusedHit(h.chunk, h.score, i + 1, h.contributions)
+                   for i, h in enumerate(hits)]
+        at = {h.chunk.id: i for i, h in enumerate(hits)}
+    else:
+        proxies = [FusedHit(replace(h.chunk, id=i), h.score, i + 1, h.contributions)
+                   for i, h in enumerate(hits)]
+        at = {i: i for i in range(len(hits))}
     kept, collapsed = dedup.dedup(proxies, vectors)
     for c in collapsed:
-        went, into = hits[c.chunk_id], hits[c.kept_chunk_id]
+        went, into = hits[at[c.chunk_id]], hits[at[c.kept_chunk_id]]
         answer.collapsed.append(ScopedCollapsed(went.scope, went.chunk, into.scope, into.chunk,
                                                 c.reason))
-    return [hits[p.chunk.id] for p in kept]
+    return [hits[at[p.chunk.id]] for p in kept]
 
 
 def _per_document(hits: list[ScopedHit]) -> list[ScopedHit]:
