@@ -57,9 +57,9 @@ def reciprocal_rank_fusion(
     weights = weights or {}
     fused = _collect(runs)
     for entry in fused.values():
-        entry.score = sum(
+        entry.score = sum([
             weights.get(arm, 1.0) / (k + hit.rank) for arm, hit in entry.contributions.items()
-        )
+        ])
     return _ordered(fused)
 
 

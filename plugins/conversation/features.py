@@ -211,10 +211,8 @@ def held_terms(terms: Sequence[str], words: Sequence[frozenset[str]]) -> np.ndar
     """
     import numpy as np
 
-    out = np.zeros((len(words), len(terms)), dtype=bool)
-    for i, held in enumerate(words):
-        out[i] = [t in held for t in terms]
-    return out
+    rows = [[t in held for t in terms] for held in words]
+    return np.array(rows, dtype=bool).reshape(len(words), len(terms))
 
 
 def _coverage(matches: np.ndarray | None, group: np.ndarray, prev: np.ndarray,

@@ -356,8 +356,9 @@ class SqliteVecSemanticArm:
             fields.sync(conn)
             mask = allowed_at(fields.mask(filters), matrix.ids[:matrix.count])
             top = matrix.top_k(query, k, mask)
-        return [Hit(int(cid), float(score), rank, NAME)
-                for rank, (cid, score) in enumerate(zip(top.ids, top.scores, strict=True), 1)]
+        return [Hit(cid, score, rank, NAME)  # tolist: Python ints and floats, as int()/float()
+                for rank, (cid, score) in enumerate(
+                    zip(top.ids.tolist(), top.scores.tolist(), strict=True), 1)]
 
     def search(self, vector: np.ndarray, filters: Filters, k: int) -> Run:
         """Return the ``k`` chunks passing ``filters`` nearest to ``vector`` by cosine.
