@@ -12,6 +12,10 @@ answer) and one with the snapshots present (restored, then numpy scans). Each ru
 embedder's ``load`` to time the model load apart; prints the median wall, model load and
 wall minus model load of each.
 
+``arms PROJECT --rounds N``: per round, in turn, a fresh process with snapshots off and one
+with them on, each timing its first keyword and vector searches (no query embedding: a
+seeded random vector), a second of each, and each under a 10 % metadata filter.
+
 ``server PROJECT --rounds N``: per round, in turn, a fresh process that opens the memory and
 warms the local scope (what ``octomem serve`` does after start) with and without snapshots,
 then answers one recall: the warm-up seconds and the first recall's ms (the model loaded
@@ -53,6 +57,31 @@ try:
 except SystemExit:
     pass
 print(json.dumps({"model_load": sum(loads), "inside": time.perf_counter() - t0}), file=sys.stderr)
+"""
+
+ARMS_PROBE = """
+import json, sys, time
+from pathlib import Path
+import numpy as np
+from octomem.engine.memory.facade import open_memory
+from octomem.engine.types import Filters
+snap = sys.argv[2] == "on"
+memory = open_memory(overrides={"arms": {"sqlite": {"snapshots": snap}}}, project_root=Path(sys.argv[1]))
+pipeline = memory.scopes.get("local")
+query = np.random.default_rng(int(sys.argv[3])).standard_normal(384).astype(np.float32)
+query /= np.linalg.norm(query)
+tenth = Filters(metadata={"group": "g3"})
+steps = (("first keyword", lambda: pipeline.arms.keyword.search(sys.argv[4], Filters(), 40)),
+         ("first vector", lambda: pipeline.arms.semantic.search(query, Filters(), 40)),
+         ("second keyword", lambda: pipeline.arms.keyword.search("bone density", Filters(), 40)),
+         ("second vector", lambda: pipeline.arms.semantic.search(-query, Filters(), 40)),
+         ("keyword, 10 % filter", lambda: pipeline.arms.keyword.search(sys.argv[4], tenth, 40)),
+         ("vector, 10 % filter", lambda: pipeline.arms.semantic.search(query, tenth, 40)))
+out = {}
+for name, step in steps:
+    start = time.perf_counter(); step(); out[name] = (time.perf_counter() - start) * 1e3
+memory.close()
+print(json.dumps(out), file=sys.stderr)
 """
 
 SERVER_PROBE = """
@@ -111,9 +140,11 @@ def _run(code: str, args: list[str]) -> tuple[float, dict[str, float]]:
 def cli(project: Path, rounds: int) -> None:
     """Time fresh CLI searches with and without snapshots, interleaved."""
     rows: dict[str, list[tuple[float, float]]] = {"without snapshots": [], "with snapshots": []}
+    floor: list[float] = []
     load = [os.getloadavg()[0]]
     for i in range(rounds):
         query = QUERIES[i % len(QUERIES)]
+        floor.append(_run("import sys; print('{}', file=sys.stderr)", [])[0])
         for name, extra in (("without snapshots", ["--set", "arms.sqlite.snapshots=false"]),
                             ("with snapshots", [])):
             argv = ["--project-root", str(project), "--set", "retrieval.relevance_floor=0",
@@ -128,6 +159,27 @@ def cli(project: Path, rounds: int) -> None:
         model = statistics.median(m for _, m in runs) * 1e3
         rest = statistics.median(w - m for w, m in runs) * 1e3
         print(f"| {name} | {wall:.0f} | {model:.0f} | {rest:.0f} |")
+    print(f"| `python -c pass` (same run) | {statistics.median(floor) * 1e3:.0f} | | |")
+    print(f"\n{rounds} rounds, interleaved; load average (1 min) {load[0]:.2f} before, "
+          f"{load[1]:.2f} after")
+
+
+def arms(project: Path, rounds: int) -> None:
+    """Time a fresh process's first arm searches (no embedding) with and without snapshots."""
+    rows: dict[str, list[dict[str, float]]] = {"off": [], "on": []}
+    load = [os.getloadavg()[0]]
+    for i in range(rounds):
+        for name in ("off", "on"):
+            _, inner = _run(ARMS_PROBE, [str(project), name, str(i), QUERIES[i % len(QUERIES)]])
+            rows[name].append(inner)
+    load.append(os.getloadavg()[0])
+    steps = list(rows["off"][0])
+    print("| search of a fresh process at 100k (ms) | without snapshots | with snapshots |")
+    print("|---|---:|---:|")
+    for step in steps:
+        off = statistics.median(r[step] for r in rows["off"])
+        on = statistics.median(r[step] for r in rows["on"])
+        print(f"| {step} | {off:.1f} | {on:.1f} |")
     print(f"\n{rounds} rounds, interleaved; load average (1 min) {load[0]:.2f} before, "
           f"{load[1]:.2f} after")
 
@@ -160,7 +212,7 @@ def main() -> None:
     p = sub.add_parser("prepare")
     p.add_argument("src", type=Path)
     p.add_argument("project", type=Path)
-    for step in ("cli", "server"):
+    for step in ("cli", "arms", "server"):
         s = sub.add_parser(step)
         s.add_argument("project", type=Path)
         s.add_argument("--rounds", type=int, default=5)
@@ -169,6 +221,8 @@ def main() -> None:
         prepare(args.src, args.project)
     elif args.step == "cli":
         cli(args.project, args.rounds)
+    elif args.step == "arms":
+        arms(args.project, args.rounds)
     else:
         server(args.project, args.rounds)
 
