@@ -24,7 +24,7 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     [
         (("search", "foo", "bar"), "unexpected extra argument"),
         (("search",), "Missing argument 'QUERY'"),
-        (("search", "foo", "-k", "0"), "Invalid value for '--top-k'"),
+        (("search", "foo", "-k", "0"), "--top-k: must be at least 1, got 0"),
         (("nosuchcommand",), "No such command"),
     ],
 )

@@ -44,7 +44,8 @@ def test_search_options_name_their_values() -> None:
     assert re.search(r"--json\s+Print the answer as JSON", text)
     assert re.search(r"--explain\s+Add each arm's", text)
     assert re.search(r"--kind\s+KIND\s", text) and re.search(r"--since\s+DATE\s", text)
-    assert re.search(r"-k\s+N \[x>=1\]", text)  # the ceiling is limits.top_k
+    assert re.search(r"-k\s+N\s+Number of hits, at least 1", text)  # no [x>=1]
+    assert "x>=" not in text
 
 
 def test_each_scope_option_is_written_for_its_own_command() -> None:

@@ -48,7 +48,7 @@ def run(root: Path, *args: str, code: int = 0, columns: str = "80",
 @pytest.mark.parametrize(("args", "says"), [
     (("search", "x", "--bogus"), "No such option: --bogus"),
     (("search",), "Missing argument 'QUERY'"),
-    (("search", "x", "-k", "0"), "Invalid value for '--top-k'"),
+    (("search", "x", "-k", "0"), "--top-k: must be at least 1, got 0"),
     (("nosuchcommand",), "No such command 'nosuchcommand'"),
     (("--bogus", "status"), "No such option: --bogus"),
 ])

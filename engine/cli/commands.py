@@ -17,6 +17,7 @@ from ..errors import OctomemError
 from ..overrides import Overrides
 from . import options as opt
 from .options import Command, Group
+from .usage import bounded
 
 if TYPE_CHECKING:  # the engine is imported by the commands that use it: --help stays light
     from ..memory.facade import Memory
@@ -104,6 +105,7 @@ def _pipeline(scope: ScopeName = "global") -> Pipeline:
 
 @app.command(cls=Command)
 def ingest(
+    ctx: typer.Context,
     paths: Annotated[list[Path] | None, typer.Argument(help="Text/Markdown files, transcripts (.jsonl) or folders.")] = None,
     beir: Annotated[Path | None, typer.Option("--beir", help="A BEIR folder: loads its corpus.jsonl (rows naming a conversation and speaker are turns).")] = None,
     scope: opt.IngestScopeOpt = "local",
@@ -120,7 +122,7 @@ def ingest(
     `ingest.on_missing`: `forget`, or `keep`).
     """
     if not paths and beir is None:
-        raise OctomemError("give files or folders to ingest, or --beir DIR")
+        ctx.fail("give files or folders to ingest, or --beir DIR")
     from . import ingesting
 
     memory = _memory()
@@ -163,9 +165,9 @@ def add(
 def search(
     query: Annotated[str, typer.Argument(help="Any text; no query syntax to learn.")],
     top_k: Annotated[int | None, typer.Option(
-        "--top-k", "-k", min=1,
-        help="Number of hits (default: setting retrieval.top_k; at most limits.top_k)."
-    )] = None,
+        "--top-k", "-k", callback=bounded("--top-k", 1),
+        help="Number of hits, at least 1 (default: setting retrieval.top_k; at most "
+        "limits.top_k).")] = None,
     explain: opt.ExplainOpt = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the answer as JSON.")] = False,
     kind: Annotated[list[str] | None, typer.Option("--kind", help="Only these kinds; repeatable.")] = None,
@@ -377,7 +379,7 @@ def import_(
 
 @app.command("session-start", cls=Command)
 def session_start(
-    max_bytes: Annotated[int | None, typer.Option("--max-bytes", min=512, help="Budget in UTF-8 bytes (default: setting session_start.max_bytes, 8192).")] = None,
+    max_bytes: Annotated[int | None, typer.Option("--max-bytes", callback=bounded("--max-bytes", 512), help="Budget in UTF-8 bytes, at least 512 (default: setting session_start.max_bytes, 8192).")] = None,
 ) -> None:
     """Print what an agent should see at the start of a session (the MCP resource
     octomem://session-start): standing rules and preferences, the current handoff, the most

@@ -78,7 +78,7 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
     from ..memory.transcripts import read_transcript
     from . import memory as show
 
-    pipeline = memory.scopes.require(show.check_write_scope(scope), create=True)
+    chosen = show.check_write_scope(scope)
     passed_over: list[Path] = []
     files, found = find_sources(paths, fmt, passed_over) if paths else ([], [])  # bad paths first
     if passed_over:
@@ -86,6 +86,7 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
         err.print(Text(f"left alone: {plural(len(passed_over), 'file')} in the folders, neither "
                        f"text nor a transcript ({', '.join(kinds)})"), highlight=False)
     transcripts = [(f, read_transcript(f, how)) for f, how in found]  # bad lines too
+    pipeline = memory.scopes.require(chosen, create=True)  # nothing created before
     named = {p for p in paths or () if p.is_file()}
     tally = Tally(parts=(beir is not None) + bool(files) + sum(bool(t) for _, t in transcripts),
                   expected=len(files) + sum(len(t) for _, t in transcripts))

@@ -24,6 +24,7 @@ from rich.table import Table
 from ..errors import OctomemError
 from .commands import _memory, app, console
 from .options import Command, Group, JsonLinesOpt, LogScopeOpt
+from .usage import bounded
 
 if TYPE_CHECKING:  # the memory is imported by the command that reads it: --help stays light
     from ..types import CallRecord
@@ -41,7 +42,8 @@ app.add_typer(log_app, name="log")
 @log_app.command("tail", cls=Command)
 def tail(
     lines: Annotated[int, typer.Option(
-        "--lines", "-n", min=1, max=20_000, help="How many calls (the most recent).")] = 20,
+        "--lines", "-n", callback=bounded("--lines", 1, 20_000),
+        help="How many calls, the most recent (1 to 20,000).")] = 20,
     scope: LogScopeOpt = None,
     as_json: JsonLinesOpt = False,
 ) -> None:

@@ -19,6 +19,8 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
+from .usage import UsageError, with_context
+
 #: Exit status after Ctrl-C (128 + SIGINT, the shell's convention).
 INTERRUPTED = 130
 
@@ -83,6 +85,17 @@ class Command(TyperCommand):
         """Return the usage line after the command's name (``[OPTIONS] QUERY``)."""
         return usage_pieces(self.get_params(ctx), self.options_metavar)
 
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        """Parse ``args``; a usage error names this command (so it points to its
+        ``--help``).
+
+        :raises UsageError: a missing value, unknown option, bad value.
+        """
+        try:
+            return super().parse_args(ctx, args)
+        except UsageError as exc:
+            raise with_context(exc, ctx) from None
+
     def invoke(self, ctx: Any) -> Any:
         """Run the command; Ctrl-C is ``interrupted`` on stderr and exit status 130.
 
@@ -101,6 +114,16 @@ class Group(TyperGroup):
     def get_params(self, ctx: Any) -> list[Any]:
         """Return the group's parameters (``--help`` included), metavars set."""
         return natural_metavars(super().get_params(ctx))
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        """Parse the group's own options; a usage error names the group.
+
+        :raises UsageError: a missing value, unknown option.
+        """
+        try:
+            return super().parse_args(ctx, args)
+        except UsageError as exc:
+            raise with_context(exc, ctx) from None
 
 
 # ``--scope`` as each command uses it (its help written for that command).

@@ -73,7 +73,7 @@ def find_sources(
         nor a transcript, or ``fmt`` is unknown.
     """
     if fmt not in INGEST_FORMATS:
-        raise OctomemError(f"format: must be one of {', '.join(INGEST_FORMATS)}, got {fmt!r}")
+        raise OctomemError(f"--format: must be one of {', '.join(INGEST_FORMATS)}, got {fmt!r}")
     texts: list[Path] = []
     transcripts: list[tuple[Path, TranscriptFormat]] = []
     for path in paths:
@@ -90,6 +90,9 @@ def find_sources(
                     passed_over.append(file)
             elif suffix in TEXT_SUFFIXES and fmt in ("auto", "text"):
                 texts.append(file)
+            elif named and suffix in TEXT_SUFFIXES:  # --format chat or claude-code
+                raise OctomemError(f"{file}: --format {fmt} reads only {TRANSCRIPT_SUFFIX} "
+                                   "transcripts; leave out --format to ingest it as text")
             elif named:
                 wanted = ", ".join(sorted(TEXT_SUFFIXES | {TRANSCRIPT_SUFFIX}))
                 raise OctomemError(f"{file}: not a text file or transcript (reads {wanted})")

@@ -61,6 +61,17 @@ CLAUDE_COMMAND_PREFIXES = ("<command-name>", "<command-message>", "<local-comman
                            "[Request interrupted by user")
 
 
+#: Why a file given as one format (``--format``) is not: what that format expected, and
+#: what the file's first record looks like instead (:func:`sniff`).
+FORMAT_MISMATCH: dict[str, str] = {
+    "claude-code": ("not a Claude Code session (its first record has no 'sessionId' and no "
+                    "Claude Code 'type'); it reads as a chat transcript: leave out --format "
+                    "or give --format chat"),
+    "chat": ("not a chat transcript (lines with 'text' and 'speaker' or 'role'); it reads as "
+             "a Claude Code session: leave out --format or give --format claude-code"),
+}
+
+
 class TranscriptError(OctomemError):
     """A transcript line that cannot be read; the message names the file and line."""
 
@@ -244,9 +255,13 @@ def read_claude_code(path: Path) -> list[Document]:
 def read_transcript(path: Path, fmt: TranscriptFormat | None = None) -> list[Document]:
     """Read one transcript file as turns; ``fmt=None`` sniffs the format.
 
-    :raises TranscriptError: the file is neither format, or a malformed line.
+    :raises TranscriptError: the file is neither format, ``fmt`` is given and the file's
+        first record is of the other format, or a malformed line.
     """
-    chosen = fmt or sniff(path)
+    found = sniff(path)
+    if fmt is not None and found is not None and found != fmt:
+        raise TranscriptError(f"{path}: {FORMAT_MISMATCH[fmt]}")
+    chosen = fmt or found
     if chosen == "chat":
         return read_chat(path)
     if chosen == "claude-code":

@@ -1,0 +1,85 @@
+"""What the third fresh-user trial found in the CLI, run as a user runs it (the console
+entry point, a real SQLite store): ``--format`` errors that say what the format expected,
+usage errors worded alike with status 2, empty answers that say why, ``--max-tokens``
+cut lists that name hits as the hit lines do, ``config KEY``, ``--as-of`` marks, reindex
+after Ctrl-C, narrow terminals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_run import octomem
+
+CHAT = [{"speaker": "Ana", "text": "Which train should we take to Porto?", "session": "1",
+         "time": "2024-05-01T10:00:00Z"},
+        {"speaker": "Ben", "text": "The 9:09 Alfa Pendular from Santa Apolonia.",
+         "session": "1", "time": "2024-05-01T10:01:00Z"}]
+CLAUDE = [{"type": "user", "sessionId": "s1", "uuid": "u1", "timestamp": "2025-09-01T09:00:00Z",
+           "message": {"role": "user", "content": "Why does test_upload fail on CI?"}}]
+
+
+def write_jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+# --- finding 10: --format errors ------------------------------------------------------
+
+
+def test_format_chat_on_a_markdown_file_says_it_reads_only_jsonl(tmp_path: Path) -> None:
+    note = tmp_path / "deploy.md"
+    note.write_text("# Deploying\n\nRun make deploy.\n", encoding="utf-8")
+    ran = octomem(tmp_path, "ingest", "--format", "chat", str(note), ok=False)
+    assert ran.code == 1
+    assert ran.err == (f"error: {note}: --format chat reads only .jsonl transcripts; leave "
+                       "out --format to ingest it as text\n")
+    assert "(reads " not in ran.err  # not the list of suffixes that holds .md
+
+
+def test_format_claude_code_on_a_chat_transcript_says_what_it_expected(tmp_path: Path) -> None:
+    chat = write_jsonl(tmp_path / "trip.jsonl", CHAT)
+    ran = octomem(tmp_path, "ingest", "--format", "claude-code", str(chat), ok=False)
+    assert ran.code == 1
+    assert ran.err.startswith(f"error: {chat}: not a Claude Code session (its first record "
+                              "has no 'sessionId' and no Claude Code 'type'); it reads as a "
+                              "chat transcript: leave out --format or give --format chat")
+    assert "no turns" not in ran.err
+    assert "no hits" in octomem(tmp_path, "search", "train to Porto").out  # nothing stored
+
+
+def test_format_chat_on_a_claude_code_session_says_what_it_expected(tmp_path: Path) -> None:
+    session = write_jsonl(tmp_path / "s1.jsonl", CLAUDE)
+    ran = octomem(tmp_path, "ingest", "--format", "chat", str(session), ok=False)
+    assert "not a chat transcript" in ran.err and "--format claude-code" in ran.err
+    assert "unknown field" not in ran.err
+    ok = octomem(tmp_path, "ingest", "--format", "claude-code", str(session))
+    assert "added 1" in ok.out
+
+
+# --- finding 12: usage errors worded alike, status 2 ----------------------------------
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    (("ingest",), "error: give files or folders to ingest, or --beir DIR; see "
+                  "`octomem ingest --help`"),
+    (("add", "x", "--tag"), "error: Option '--tag' requires an argument; see "
+                            "`octomem add --help`"),
+    (("ingest", "--format", "slack", "."), "error: --format: must be one of auto, text, "
+                                           "chat, claude-code, got 'slack'"),
+    (("search", "x", "--top-k", "0"), "error: --top-k: must be at least 1, got 0; see "
+                                      "`octomem search --help`"),
+    (("session-start", "--max-bytes", "10"), "error: --max-bytes: must be at least 512, got "
+                                             "10; see `octomem session-start --help`"),
+    (("log", "tail", "-n", "30000"), "error: --lines: must be from 1 to 20,000, got 30,000; "
+                                     "see `octomem log tail --help`"),
+    (("--data-dir",), "error: Option '--data-dir' requires an argument; see "
+                      "`octomem --help`"),
+])
+def test_usage_errors_read_alike(tmp_path: Path, args: tuple[str, ...], line: str) -> None:
+    ran = octomem(tmp_path, *args, ok=False, hashing=False)
+    assert ran.err == line + "\n"
+    assert ran.out == ""
+    assert ran.code == (1 if "--format" in args else 2)  # a bad value the engine checks: 1
+    assert not (tmp_path / ".octomem").exists()  # nothing stored
