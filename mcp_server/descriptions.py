@@ -60,7 +60,8 @@ became true). Only current statements are returned: pass `as_of` (ISO date) to s
 current then, or `include_superseded: true` for history too. Newer statements win ties \
 (a small, bounded recency bonus). Repetitions are collapsed and listed in `collapsed`. \
 `per: "document"` returns each document's best passage once. `explain: true` adds each \
-arm's rank and score and what each hit's relevance came from. A conversation turn hit \
+arm's rank and score and what each hit's relevance came from (and, when nothing passed, \
+the best match left out: `best_rejected`). A conversation turn hit \
 carries `turn` (conversation, session, position, speaker, time); turns are ranked with \
 their neighbouring turns, session and speaker; `context: 1` adds the turn before and after \
 it, so you read the answer where it was said. `max_tokens` keeps the best hits that fit in \

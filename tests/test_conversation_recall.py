@@ -159,3 +159,44 @@ def test_neighbours_without_a_turn_index_come_from_a_scan(chat: Memory) -> None:
     scanned = [(t.chunk.document_id, t.offset) for t in neighbour_turns(Plain(), hit, 1)]
     indexed = [(t.chunk.document_id, t.offset) for t in neighbour_turns(storage, hit, 1)]
     assert scanned == indexed == [("porto:2", -1), ("porto:4", 1)]
+
+
+def test_only_hits_that_answer_count_as_recalled(memory: Memory) -> None:
+    """A hit below retrieval.relevance_floor (band low) rode along with a better one: it
+    is not counted, so session start's "recalled N×" means "answered N queries"."""
+    deploy = memory.remember("The deploy script lives in tools/ship.sh", kind="FACT")
+    coffee = memory.remember("Coffee beans are in the top cupboard", kind="FACT")
+    answer = memory.recall("deploy script")
+    bands = {h.chunk.document_id: h.relevance.band for h in answer.hits if h.relevance}
+    assert bands[deploy.document.id] == "high" and bands[coffee.document.id] == "low"
+    memory.recall("where is the deploy script")
+    assert memory.find(deploy.document.id)[0][1].recalls == 2
+    assert memory.find(coffee.document.id)[0][1].recalls == 0
+    text = render(memory, 8192)
+    assert "recalled 2×" in text and "recalled 1×" not in text
+
+
+def test_max_tokens_spends_the_budget_on_answers_before_low_hits(memory: Memory) -> None:
+    """A low hit ranked above answering ones never takes their room: answers are packed
+    first (rank order), low hits with what is left; the kept hits stay in rank order."""
+    from octomem.engine.memory.context import reading
+
+    memory.remember("Kestrel is the staging host.", kind="FACT")
+    for i in range(6):
+        memory.remember(f"The parser handles outage report number {i} in module m{i}.",
+                        kind="FACT")
+    query = "kestrel parser outage"
+    full = memory.recall(query, count=False)
+    bands = [h.relevance.band for h in full.hits]
+    low = bands.index("low")
+    assert bands.count("low") == 1 and "medium" in bands[low + 1:]  # a low hit above answers
+    follower = bands.index("medium", low + 1)
+    wanted = [h for h in full.hits[: follower + 1] if h.relevance.band != "low"]
+    budget = sum(estimate_tokens(reading(h.chunk)) for h in wanted)
+    packed = memory.recall(query, max_tokens=budget, count=False)
+    assert [h.chunk.document_id for h in packed.hits] == [h.chunk.document_id for h in wanted]
+    assert [h.rank for h in packed.hits] == list(range(1, len(wanted) + 1))
+    assert packed.budget is not None and packed.budget.used == budget
+    cut = [(c.chunk.document_id, c.rank) for c in packed.budget.cut]
+    assert cut[0] == (full.hits[low].chunk.document_id, low + 1)
+    assert [r for _, r in cut] == sorted(r for _, r in cut)

@@ -19,6 +19,7 @@ cut and dedup's ``collapsed`` lines break only between entries.
 from __future__ import annotations
 
 import textwrap
+from dataclasses import replace
 from typing import Any
 
 from rich.console import Console
@@ -169,6 +170,22 @@ def _marked(line: str, indent: int, mark: str) -> Text:
     return text
 
 
+def _rejected(console: Console, ans: RecallAnswer, explain: bool) -> None:
+    """Show an abstained answer's best match, which was not returned: with ``explain``
+    as a row of the explain table (its rank before abstaining, relevance, each arm's
+    rank and score), else a hint that ``--explain`` shows it."""
+    best = getattr(ans, "best_rejected", None)
+    if best is None:
+        return
+    if not explain:
+        console.print("--explain shows the best match and why it was left out",
+                      style="dim", highlight=False)
+        return
+    console.print("the best match, not returned:", style="dim", highlight=False)
+    for line in hit_lines(replace(ans, hits=[best]), True, console.width):
+        console.print(line, no_wrap=True, overflow="ignore", crop=False, highlight=False)
+
+
 def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool) -> None:
     """Print a recall answer: the query, one line per hit, then how it was made (scopes,
     arms, time; arms that could not run and why; what dedup collapsed)."""
@@ -177,6 +194,7 @@ def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool)
     elif getattr(ans, "abstained", None):
         console.print(Text(f"no hits for {query!r}: {ans.abstained}"), highlight=False,
                       soft_wrap=True)  # one line, folded by the terminal if at all
+        _rejected(console, ans, explain)
     else:
         console.print(Text(f"no hits for {query!r}"), highlight=False, soft_wrap=True)
     for line in hit_lines(ans, explain, console.width):

@@ -3,10 +3,13 @@
 ``recall(..., context=N)`` gives each conversation hit the ``N`` turns before and after
 it in its conversation, so the agent reads an answer where it was said (a reply that
 says "yes, the 9:09" needs the question before it). ``recall(..., max_tokens=N)`` keeps
-the best hits, in rank order, whose text fits in ``N`` tokens together (each hit's
-title and text, and its context turns), and lists the hits it cut. The first hit is
-always kept: when it alone is over the budget its text is shortened to fit, and the
-answer says so.
+the best hits whose text fits in ``N`` tokens together (each hit's title and text, and
+its context turns), and lists the hits it cut. The budget goes first to the hits that
+answer (relevance at or above ``retrieval.relevance_floor``), in rank order, then to
+the hits below the floor, in rank order, with what is left: a ``low`` hit never takes
+the room of one that answers. The kept hits stay in rank order. The first hit that
+answers is always kept: when it alone is over the budget its text is shortened to fit,
+and the answer says so.
 
 Tokens are estimated, not counted with a model's tokenizer: ``ceil(characters / 4)``
 (:data:`CHARS_PER_TOKEN`), the usual rule of thumb for English text under the BPE
@@ -23,7 +26,7 @@ from typing import Any
 from ..errors import InvalidQueryError
 from ..turns import CONVERSATION, POSITION
 from ..types import Chunk, Filters
-from .recall import RecallAnswer, ScopedHit
+from .recall import RecallAnswer, ScopedHit, is_answer
 from .scoped_fusion import Key
 
 #: Characters per token of the estimate (OpenAI's tokenizer guide: "one token generally
@@ -158,17 +161,19 @@ def truncate(text: str, tokens: int) -> str:
 
 def pack(hits: list[ScopedHit], context: dict[Key, list[ContextTurn]],
          max_tokens: int) -> tuple[list[ScopedHit], Budget]:
-    """Keep the hits, best first, that fit in ``max_tokens`` with their context.
+    """Keep the hits that fit in ``max_tokens`` with their context: those that answer
+    (:func:`~.recall.is_answer`) first, in rank order, then the others in rank order.
 
     A hit that does not fit with its context is tried without it; one that does not fit
-    at all is cut, and later (shorter) hits may still fit. The first hit is always kept,
-    shortened to the budget when it alone is over it (its context dropped).
+    at all is cut, and later (shorter) hits may still fit. The first hit packed is always
+    kept, shortened to the budget when it alone is over it (its context dropped).
 
-    :returns: the kept hits, re-ranked from 1, and what was used and cut.
+    :returns: the kept hits in rank order, re-ranked from 1, and what was used and cut
+        (in rank order).
     """
     budget = Budget(max_tokens)
     kept: list[ScopedHit] = []
-    for hit in hits:
+    for hit in [h for h in hits if is_answer(h)] + [h for h in hits if not is_answer(h)]:
         key = (hit.scope, hit.chunk.id)
         around = context.get(key, [])
         full, bare = estimate_tokens(reading(hit.chunk, around)), estimate_tokens(
@@ -190,6 +195,8 @@ def pack(hits: list[ScopedHit], context: dict[Key, list[ContextTurn]],
             budget.cut.append(Cut(hit.scope, hit.chunk, hit.rank, full))
             continue
         kept.append(hit)
+    kept.sort(key=lambda h: h.rank)  # the rank the answer gave, before packing
+    budget.cut.sort(key=lambda c: c.rank)
     for rank, hit in enumerate(kept, start=1):
         hit.rank = rank
     return kept, budget

@@ -36,7 +36,7 @@ from .forget import ForgetOutcome, forget
 from .health import model_error
 from .ingest import ingest_groups, merge_reports
 from .limits import check_length
-from .recall import Per, RecallRequest, recall_scopes
+from .recall import Per, RecallRequest, is_answer, recall_scopes
 from .recall_log import RecallLog
 from .scopes import SCOPES, ScopeName, ScopeSet, check_scope, memory_knobs, scope_roots
 from .showable import without_unshowable
@@ -312,8 +312,9 @@ class Memory:
         :param until: keep statements valid from before this time (a date: its end).
         :param as_of: answer with what was current then (a date: at its end); includes
             statements superseded since, never forgotten ones.
-        :param count: add one to ``recalls`` of every returned statement (written after
-            the answer, off its path: :mod:`.recall_log`).
+        :param count: add one to ``recalls`` of every returned statement that answers
+            (relevance at or above the floor; written after the answer, off its path:
+            :mod:`.recall_log`).
         :param context: turns on each side a conversation hit brings along, 0 to
             :data:`~.context.MAX_CONTEXT`.
         :param max_tokens: pack the best hits into this many estimated tokens and report
@@ -339,7 +340,7 @@ class Memory:
         if count:
             for name in answer.scopes:
                 self.recall_log.record(name, [h.chunk.document_id for h in answer.hits
-                                              if h.scope == name])
+                                              if h.scope == name and is_answer(h)])
         return answer
 
     def forget(self, text_or_id: str, scope: str | None = None, reason: str | None = None,

@@ -15,7 +15,8 @@ Order of work (each scope's filters applied inside each arm, before ranking):
 6. per document: keep each document's best chunk (optional); cut to ``top_k``; give
    each hit its relevance (:mod:`octomem.engine.relevance`) and return none, saying
    why, when the best is below ``retrieval.relevance_floor`` (abstention);
-7. count the recall on the returned documents; commit.
+7. count the recall on the returned documents that answer (relevance at or above the
+   floor, :func:`is_answer`); commit.
 """
 
 from __future__ import annotations
@@ -103,6 +104,9 @@ class RecallAnswer:
         reached ``retrieval.relevance_floor`` (:mod:`octomem.engine.relevance`).
     :param weak_left_out: hits left out because their relevance is below both the floor
         and ``retrieval.relative_floor`` times the best hit's.
+    :param best_rejected: when ``abstained``, the match with the best relevance, which
+        was not returned (its ``rank``: its place among the hits before abstaining), so
+        ``explain`` can show why.
     """
 
     hits: list[ScopedHit]
@@ -117,6 +121,14 @@ class RecallAnswer:
     warnings: list[str] = field(default_factory=list)
     abstained: str | None = None
     weak_left_out: int = 0
+    best_rejected: ScopedHit | None = None
+
+
+def is_answer(hit: ScopedHit) -> bool:
+    """Return whether ``hit`` counts as an answer: its relevance is unknown or at least
+    ``retrieval.relevance_floor`` (band ``medium`` or ``high``). Only such hits count as
+    recalled (``recalls``); a ``low`` hit only rode along with a better one."""
+    return hit.relevance is None or hit.relevance.band != "low"
 
 
 def _ms(start: float) -> float:
@@ -265,6 +277,10 @@ def _judged(hits: list[ScopedHit], text: str, cos: dict[Key, float],
     best = max((h.relevance.probability for h in hits if h.relevance), default=0.0)
     if hits and best < floor:
         answer.abstained = abstain_reason(best, floor)
+        at, top = max(enumerate(hits), key=lambda p: p[1].relevance.probability
+                      if p[1].relevance else -1.0)
+        top.rank = at + 1
+        answer.best_rejected = top
         return []
     weakest = min(floor, retrieval.relative_floor * best)
     kept = [h for h in hits if h.relevance is None or h.relevance.probability >= weakest]
@@ -389,7 +405,7 @@ def recall_scopes(
         for rank, hit in enumerate(hits, start=1):
             hit.rank = rank
         for scope, tx in txs.items():
-            ids = [h.chunk.document_id for h in hits if h.scope == scope]
+            ids = [h.chunk.document_id for h in hits if h.scope == scope and is_answer(h)]
             if ids:
                 pipelines[scope].arms.storage.record_recalls(tx, ids, time.time())
     kept = {(h.scope, h.chunk.id) for h in hits}

@@ -211,6 +211,10 @@ class MemoryRecallResult(BaseModel):
     weak_left_out: int = Field(
         0, description="hits left out as noise: relevance below retrieval.relevance_floor "
         "and below retrieval.relative_floor times the best hit's")
+    best_rejected: MemoryHit | None = Field(
+        None, description="when abstained (only with explain): the best match, not "
+        "returned because its relevance is below retrieval.relevance_floor; its rank is "
+        "its place before abstaining, its arms and relevance_from say why it scored low")
 
 
 def recall_result(query: str, answer: RecallAnswer, explain: bool = False) -> MemoryRecallResult:
@@ -236,6 +240,8 @@ def recall_result(query: str, answer: RecallAnswer, explain: bool = False) -> Me
         warnings=answer.warnings,
         abstained=answer.abstained,
         weak_left_out=answer.weak_left_out,
+        best_rejected=(memory_hit(answer.best_rejected, True)
+                       if explain and answer.best_rejected is not None else None),
     )
 
 
