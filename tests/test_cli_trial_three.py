@@ -83,3 +83,63 @@ def test_usage_errors_read_alike(tmp_path: Path, args: tuple[str, ...], line: st
     assert ran.out == ""
     assert ran.code == (1 if "--format" in args else 2)  # a bad value the engine checks: 1
     assert not (tmp_path / ".octomem").exists()  # nothing stored
+
+
+# --- finding 15: import of a transcript points to ingest ------------------------------
+
+
+def test_import_of_a_chat_transcript_suggests_ingest(tmp_path: Path) -> None:
+    chat = write_jsonl(tmp_path / "trip.jsonl", CHAT)
+    ran = octomem(tmp_path, "import", str(chat), ok=False)
+    assert ran.err == (f"error: {chat}:1: not an octomem JSONL export (format 1 or 2); it "
+                       "reads as a conversation transcript: to add it, use `octomem ingest`\n")
+    markdown = tmp_path / "mem.md"
+    markdown.write_text("# octomem export\n\n- a statement\n", encoding="utf-8")
+    ran = octomem(tmp_path, "import", str(markdown), ok=False)
+    assert ran.err.endswith("; the Markdown export cannot be imported\n")
+
+
+# --- finding 20: help written for its own context --------------------------------------
+
+
+def readme_quick_start() -> str:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    return " ".join(section.replace(".venv/bin/octomem", "octomem").split())
+
+
+def test_top_level_help_lists_remember_and_recall_and_the_readmes_quick_start() -> None:
+    text = octomem(Path.cwd(), "--help", hashing=False, COLUMNS="250").out
+    assert any(line.strip("│ ").startswith("remember ") for line in text.splitlines())
+    assert any(line.strip("│ ").startswith("recall ") for line in text.splitlines())
+    said = " ".join(text.split("Quick start", 1)[1].split("╭", 1)[0].split())
+    said = said.removeprefix("(from a clone, as in the README): ")
+    commands = [part.strip(" ,.") for part in said.split(", then ")]
+    assert len(commands) == 2 and all(c.startswith("octomem ") for c in commands), said
+    for command in commands:
+        assert command in readme_quick_start(), command
+
+
+def test_verify_help_says_where_repair_is_described(tmp_path: Path) -> None:
+    text = octomem(tmp_path, "verify", "--help", hashing=False, COLUMNS="200").out
+    assert "see below" not in text and "as the description above says" in text
+    octomem(tmp_path, "add", "a statement")
+    assert octomem(tmp_path, "verify", "--scope", "local").out == (
+        "verified the local scope: every row can be shown\n")
+
+
+# --- finding 24: ingest progress ends at N/N; nouns agree ------------------------------
+
+
+def test_ingest_progress_ends_at_n_of_n_with_a_skipped_file(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "deploy.md").write_text("# Deploying\n\nRun make deploy.\n", encoding="utf-8")
+    (notes / "empty.md").write_text("", encoding="utf-8")
+    ran = octomem(tmp_path, "ingest", str(notes))
+    progress = [line for line in ran.err.splitlines() if line.startswith("indexing")]
+    assert progress[-1].startswith("indexing 2 files: 2/2 (100%)"), ran.err
+    assert len([p for p in progress if "2/2" in p]) == 1
+    assert "skipped: " in ran.err and "empty.md: empty file" in ran.err
+    again = octomem(tmp_path, "ingest", str(notes))
+    assert "added 0, replaced 0, unchanged 1 document; 0 chunks indexed" in again.out

@@ -28,7 +28,9 @@ app = typer.Typer(
     cls=Group,
     name="octomem",
     help="Local-first retrieval for AI agents' memory: BM25 + embeddings, fused, over MCP.\n\n"
-    "Quick start: `octomem ingest docs/` then `octomem search \"how does fusion work\" --explain`.",
+    "Quick start (from a clone, as in the README): "
+    "`octomem --data-dir .octomem-demo ingest --scope global examples/kestrel`, then "
+    "`octomem --data-dir .octomem-demo search \"how big are the upload parts?\" --explain`.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode="markdown",
@@ -394,6 +396,6 @@ def session_start(
         memory.close()
 
 
-# The MCP tools' names, for people who know those: the same commands, not listed twice.
-app.command("remember", cls=Command, hidden=True, help="Same as `add` (the MCP tool's name).")(add)
-app.command("recall", cls=Command, hidden=True, help="Same as `search` (the MCP tool's name).")(search)
+# The MCP tools' names, for people who know those (the README uses them): the same commands.
+app.command("remember", cls=Command, help="Same as `add` (the MCP tool's name).")(add)
+app.command("recall", cls=Command, help="Same as `search` (the MCP tool's name).")(search)

@@ -133,6 +133,7 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
 
         report = pipeline.add(tally.watch(docs), stored, embed=False,
                               **({"per_transaction": total} if whole else {}))
+        bar.update(task, completed=total)  # every file looked at, skipped ones included
         tally.parts_stored += 1
         embedded = 0
         if report.chunk_ids and pipeline.arms.semantic and not pipeline.semantic_error:

@@ -51,13 +51,15 @@ class LineProgress:
     def update(self, task_id: int, total: float | None = None,
                completed: float | None = None, **_: Any) -> None:
         """Set task ``task_id``'s ``total`` and work ``completed`` (Rich's ``update``); a
-        line says so when that completes it."""
+        line says so when that completes it (once: not again for a task already done)."""
         task = self._tasks[task_id]
+        said_done = task["total"] is not None and task["done"] >= task["total"]
         if total is not None:
             task["total"] = total
         if completed is not None:
             task["done"] = completed
-        if task["total"] is not None and task["done"] >= task["total"]:
+        if task["total"] is not None and task["done"] >= task["total"] and not (
+                said_done and total is None):  # its last line was said already
             self._say(task, force=True)
 
     def advance(self, task_id: int, advance: float = 1) -> None:

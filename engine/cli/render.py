@@ -47,8 +47,8 @@ def ingest_report(console: Console, report: AddReport, embedded: int,
     """Print what an ingest did; ``part`` names which of several parts it was (e.g.
     ``9 files``, ``chat.jsonl (10 turns)``)."""
     console.print(
-        f"{part + ': ' if part else ''}added {len(report.added)}, replaced {len(report.replaced)}, unchanged "
-        f"{len(report.unchanged)} documents; "
+        f"{part + ': ' if part else ''}added {len(report.added)}, replaced "
+        f"{len(report.replaced)}, unchanged {plural(len(report.unchanged), 'document')}; "
         f"{plural(report.chunks, 'chunk')} indexed, {embedded} embedded", highlight=False,
         soft_wrap=True)
     problem = report.semantic_error or semantic_error

@@ -14,7 +14,8 @@ from .options import Command, VerifyScopeOpt
 
 @app.command(cls=Command)
 def verify(
-    fix: Annotated[bool, typer.Option("--repair", help="Fix what is found (see below).")] = False,
+    fix: Annotated[bool, typer.Option("--repair", help=(
+        "Fix what is found, as the description above says (each fixed row is listed)."))] = False,
     scope: VerifyScopeOpt = None,
 ) -> None:
     """Find stored rows that an answer cannot show (times outside the calendar, left by an
@@ -34,7 +35,8 @@ def verify(
     for problem in problems:
         console.print(("repaired " if fix else "") + escape(str(problem)), highlight=False)
     if not problems:
-        console.print(f"verified the {' and '.join(scopes)} scope(s): every row can be shown")
+        console.print(f"verified the {' and '.join(scopes)} "
+                      f"{'scope' if len(scopes) == 1 else 'scopes'}: every row can be shown")
     elif not fix:
         raise OctomemError(f"{len(problems)} document(s) hold values no answer can show; "
                            "`octomem verify --repair` fixes them")

@@ -38,6 +38,7 @@ from .facade import Memory
 from .markdown import render_markdown
 from .scopes import ScopeName, check_scope
 from .times import EARLIEST, LATEST, in_range, iso
+from .transcripts import CLAUDE_TYPES
 
 FORMAT = 2
 #: Export formats ``import`` reads: 1 wrote times as epoch seconds, 2 as ISO-8601.
@@ -180,13 +181,25 @@ def read_lines(lines: Iterable[str], source: str) -> Iterator[tuple[int, dict[st
             readable = isinstance(obj, dict) and obj.get("format") in READABLE_FORMATS
             if kind != "octomem-export" or not readable:
                 raise OctomemError(f"{source}:{number}: not an octomem JSONL export (format "
-                                   "1 or 2); the Markdown export cannot be imported")
+                                   f"1 or 2); {_not_export_hint(obj)}")
             seen_header = True
         elif kind not in ("document", "forgotten"):
             raise OctomemError(f"{source}:{number}: unknown record type {kind!r}")
         yield number, obj
     if not seen_header:
         raise OctomemError(f"{source}: empty; not an octomem JSONL export (format 1 or 2)")
+
+
+def _not_export_hint(first: Any) -> str:
+    """Say what a file that is not an export looks like from its first line (``first``,
+    its JSON value, ``None`` when it is not JSON) and which command reads it."""
+    if isinstance(first, dict) and ("sessionId" in first or first.get("type") in CLAUDE_TYPES
+                                    or ("text" in first and ("speaker" in first
+                                                             or "role" in first))):
+        return "it reads as a conversation transcript: to add it, use `octomem ingest`"
+    if first is None:
+        return "the Markdown export cannot be imported"
+    return "import reads only what `octomem export` writes"
 
 
 def _decoded(lines: Iterable[str], source: str) -> Iterator[str]:
