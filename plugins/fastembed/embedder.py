@@ -34,12 +34,13 @@ from .loading import (
     sort_by_length,
 )
 from .minilm_tokenizer import tokenizer_dir
-from .query import QueryEncoder, session_options
 from .requantize import onnxruntime_version, requantize
 from .wordpiece_count import WordPieceCounter, is_bert_wordpiece
 
 if TYPE_CHECKING:  # imported where vectors are made: building the embedder stays light
     import numpy as np
+
+    from .query import QueryEncoder
 
 BUNDLED_MODEL = "bundled:all-MiniLM-L6-v2-int8"
 #: all-MiniLM-L6-v2 was trained at 256 tokens; minus [CLS] and [SEP].
@@ -309,6 +310,8 @@ class FastembedEmbedder:
         the session is created again from the same file with the same settings."""
         import onnxruntime as ort
 
+        from .query import session_options  # imports numpy: not when the embedder is built
+
         inner = getattr(model, "model", None)
         session = getattr(inner, "model", None)
         path = getattr(session, "_model_path", None)
@@ -322,6 +325,8 @@ class FastembedEmbedder:
         """Return the bundled model's :class:`~.query.QueryEncoder` (``None`` for other
         models: their queries go through fastembed's ``query_embed``): on the documents'
         session, or its own when ``query_threads`` differs from ``threads``."""
+        from .query import QueryEncoder  # imports numpy: not when the embedder is built
+
         inner = getattr(model, "model", None)
         session = getattr(inner, "model", None)
         tokenizer = getattr(inner, "tokenizer", None)
