@@ -143,3 +143,29 @@ def test_ingest_progress_ends_at_n_of_n_with_a_skipped_file(tmp_path: Path) -> N
     assert "skipped: " in ran.err and "empty.md: empty file" in ran.err
     again = octomem(tmp_path, "ingest", str(notes))
     assert "added 0, replaced 0, unchanged 1 document; 0 chunks indexed" in again.out
+
+
+# --- finding 21: config KEY --------------------------------------------------------------
+
+
+def test_config_key_shows_one_setting_its_layer_and_meaning(tmp_path: Path) -> None:
+    ran = octomem(tmp_path, "--set", "retrieval.top_k=7", "config", "retrieval.top_k",
+                  hashing=False, COLUMNS="100")
+    lines = ran.out.splitlines()
+    assert lines[-2:] == ["retrieval.top_k = 7  retrieval · --set", "    hits in an answer"]
+    assert len(lines) == 4  # the two-line header says what the columns are
+    section = octomem(tmp_path, "config", "arms.fts5", "--json", hashing=False).json()
+    assert section["settings"] and all(k.startswith("arms.fts5.") for k in section["settings"])
+    assert section["settings"]["arms.fts5.stopwords"]["layer"] == "default"
+
+
+@pytest.mark.parametrize(("key", "line"), [
+    ("retrieval.topk", "error: unknown setting 'retrieval.topk'; did you mean "
+                       "'retrieval.top_k'?\n"),
+    ("retreival", "error: unknown setting 'retreival'; did you mean 'retrieval'?\n"),
+    ("zzzz", "error: unknown setting 'zzzz'; `octomem config` lists them all\n"),
+])
+def test_config_unknown_key_is_one_line_naming_the_closest(tmp_path: Path, key: str,
+                                                           line: str) -> None:
+    ran = octomem(tmp_path, "config", key, ok=False, hashing=False)
+    assert (ran.code, ran.out, ran.err) == (1, "", line)

@@ -291,14 +291,19 @@ def status(as_json: opt.MachineOpt = False) -> None:
 
 
 @app.command(cls=Command)
-def config(as_json: opt.MachineOpt = False) -> None:
-    """Print every effective setting (configured arms' options included), its cost group
-    (identity: needs re-indexing; runtime; retrieval: reorders answers), its layer and
-    what it means."""
+def config(
+    key: Annotated[str | None, typer.Argument(help=(
+        "One setting (`retrieval.top_k`) or a section (`retrieval`); default: all."))] = None,
+    as_json: opt.MachineOpt = False,
+) -> None:
+    """Print every effective setting (configured arms' options included), or the one
+    named, with its cost group (identity: needs re-indexing; runtime; retrieval: reorders
+    answers), the layer it came from and what it means."""
     from ..assembly import arm_options, check_arm_settings, check_compatible
     from ..manager import load_registry
     from ..settings import load_settings
     from . import render
+    from .config_key import chosen_rows
 
     loaded = load_settings(state.config, state.overrides, project_root=state.project_root)
     registry = load_registry()
@@ -306,12 +311,13 @@ def config(as_json: opt.MachineOpt = False) -> None:
     check_arm_settings(loaded, registry)
     options = {spec.name: arm_options(spec, loaded).model_dump(mode="json") for spec in specs.values()}
     by_name = {spec.name: spec for spec in specs.values()}
+    rows = chosen_rows(render.setting_rows(loaded, options), key)
     if as_json:
         from . import machine
 
-        machine.dump(machine.config_json(render.setting_rows(loaded, options), loaded, by_name))
+        machine.dump(machine.config_json(rows, loaded, by_name))
         return
-    render.settings(console, loaded, options, by_name)
+    render.settings(console, loaded, rows, by_name)
 
 
 @app.command(cls=Command)

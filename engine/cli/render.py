@@ -95,20 +95,20 @@ def setting_rows(loaded: LoadedSettings,
     return _flatten(dumped)
 
 
-def settings(console: Console, loaded: LoadedSettings, arm_options: dict[str, dict[str, Any]],
+def settings(console: Console, loaded: LoadedSettings, rows: list[tuple[str, Any]],
              arm_specs: dict[str, Any]) -> None:
     """Print every effective setting as ``key = value  group · layer`` (the value as TOML
     writes it: ``"sqlite"``, ``true``, ``(none)`` for not set; ``group · layer`` on the
     next line when the line would be wider than the console), its meaning indented on the
     next lines; it reads at any width and when piped, no line ending in spaces.
 
-    :param arm_options: effective options of each configured arm, by arm name.
+    :param rows: ``(dotted key, value)`` to print (:func:`setting_rows`, or some of them).
     :param arm_specs: arm name -> spec, to group ``arms.*`` keys by arm kind.
     """
     emit(console, wrapped("effective settings: key = value, its group (identity: needs "
                           "re-indexing; runtime; retrieval: reorders answers) · the layer "
                           "it came from", console.width), style="bold")
-    for key, value in setting_rows(loaded, arm_options):
+    for key, value in rows:
         field = setting_field(key, arm_specs)
         line = Text(f"{key} = ")
         line.append(toml_value(value), style="bold")
