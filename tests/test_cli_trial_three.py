@@ -169,3 +169,32 @@ def test_config_unknown_key_is_one_line_naming_the_closest(tmp_path: Path, key: 
                                                            line: str) -> None:
     ran = octomem(tmp_path, "config", key, ok=False, hashing=False)
     assert (ran.code, ran.out, ran.err) == (1, "", line)
+
+
+# --- findings 11, 16: an empty answer says why; status creates nothing -------------------
+
+
+def test_status_creates_neither_scope_and_an_empty_store_says_so(tmp_path: Path) -> None:
+    data = tmp_path / "fresh-global"
+    ran = octomem(tmp_path, "--data-dir", str(data), "status", COLUMNS="200")
+    assert f"global  {data}  (not created yet: the first add or ingest into it creates it)" \
+        in ran.out
+    assert not data.exists() and not (tmp_path / ".octomem").exists()
+    assert octomem(tmp_path, "--data-dir", str(data), "status", "--json").json()[
+        "scopes"]["global"]["exists"] is False
+    empty = octomem(tmp_path, "--data-dir", str(data), "search", "anything")
+    assert empty.out.splitlines()[0] == ("no hits for 'anything': nothing is stored in the "
+                                         "local and global scopes; ingest or add first")
+
+
+def test_a_kind_no_document_has_is_named_as_the_reason(tmp_path: Path) -> None:
+    octomem(tmp_path, "add", "Tests run with make check", "--kind", "FACT")
+    octomem(tmp_path, "add", "The user prefers tabs", "--kind", "PREFERENCE", "--scope",
+            "global")
+    ran = octomem(tmp_path, "search", "tests", "--kind", "BAR")
+    assert ran.code == 0
+    assert ran.out.splitlines()[0] == ("no hits for 'tests': no stored document has kind BAR "
+                                       "(stored kinds: FACT, PREFERENCE)")
+    assert "make check" in octomem(tmp_path, "search", "tests", "--kind", "FACT").out
+    only_local = octomem(tmp_path, "search", "tabs", "--scope", "global", "--kind", "FACT")
+    assert "no stored document has kind FACT (stored kinds: PREFERENCE)" in only_local.out

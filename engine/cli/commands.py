@@ -187,6 +187,7 @@ def search(
     recency bonus, deduplicated; each hit names its scope."""
     from ..memory.facade import check_kind
     from . import memory as show
+    from .empty import why_empty
 
     memory = _memory()
     try:
@@ -194,7 +195,8 @@ def search(
         answer = memory.recall(query, scope, top_k, kinds, tuple(tag or ()), since,
                                until, as_of, history, per,  # type: ignore[arg-type]
                                context=context, max_tokens=max_tokens)
-        show.show_recall(console, query, answer, explain, as_json)
+        why = None if answer.hits or as_json else why_empty(memory, scope, kinds)
+        show.show_recall(console, query, answer, explain, as_json, why)
         from .ingesting import say_unembedded_in
 
         say_unembedded_in(err, memory, scope)

@@ -186,9 +186,13 @@ def _rejected(console: Console, ans: RecallAnswer, explain: bool) -> None:
         console.print(line, no_wrap=True, overflow="ignore", crop=False, highlight=False)
 
 
-def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool) -> None:
+def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool,
+                 why: str | None = None) -> None:
     """Print a recall answer: the query, one line per hit, then how it was made (scopes,
-    arms, time; arms that could not run and why; what dedup collapsed)."""
+    arms, time; arms that could not run and why; what dedup collapsed).
+
+    :param why: why an answer with no hits found nothing, when it did not abstain.
+    """
     if ans.hits:
         console.print(Text(repr(query), style="bold"), highlight=False)
     elif getattr(ans, "abstained", None):
@@ -196,7 +200,8 @@ def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool)
                       soft_wrap=True)  # one line, folded by the terminal if at all
         _rejected(console, ans, explain)
     else:
-        console.print(Text(f"no hits for {query!r}"), highlight=False, soft_wrap=True)
+        console.print(Text(f"no hits for {query!r}" + (f": {why}" if why else "")),
+                      highlight=False, soft_wrap=True)
     for line in hit_lines(ans, explain, console.width):
         console.print(line, no_wrap=True, overflow="ignore", crop=False, highlight=False)
     made = f"scopes: {', '.join(ans.scopes) or 'none'} · arms: {', '.join(ans.arms_ran) or 'none'}"

@@ -47,12 +47,13 @@ def print_json(model: Any) -> None:
 
 
 def show_recall(console: Console, query: str, ans: RecallAnswer, explain: bool,
-                json_out: bool) -> None:
-    """Print a recall answer as JSON (``json_out``) or as a table."""
+                json_out: bool, why: str | None = None) -> None:
+    """Print a recall answer as JSON (``json_out``) or as a table; ``why``: why an empty
+    answer found nothing (:func:`.empty.why_empty`)."""
     if json_out:
         print_json(recall_result(query, ans, explain=True))
     else:
-        print_answer(console, query, ans, explain)
+        print_answer(console, query, ans, explain, why)
     for warning in ans.warnings:
         Console(stderr=True).print(f"[yellow]warning:[/yellow] {escape(warning)}")
 
@@ -125,7 +126,8 @@ def status_rows(scope: dict[str, Any]) -> list[tuple[str, str]]:
                  f"{scope['forgotten']} forgotten)")
     missing = scope.get("chunks_without_vector") or 0
     chunks = f"{scope.get('chunks', 0)}" + (f", {missing} without a vector" if missing
-                                            else ", every one with a vector")
+                                            else ", every one with a vector"
+                                            if scope.get("chunks") else "")
     arms = " · ".join(f"{kind} {arm}" for kind, arm in (scope.get("arms") or {}).items() if arm)
     semantic = ("available" if scope.get("semantic_available") else "unavailable: "
                 + (scope.get("semantic_error") or "no semantic arm is configured"))

@@ -400,16 +400,16 @@ class Memory:
         return sorted(found, key=lambda d: -d.created_at)
 
     def status(self, load_model: bool = False) -> dict[str, Any]:
-        """Return each scope's root and counts (``None`` for a scope that does not exist),
-        and ``permissions_warning`` when its folder or files are readable by others.
+        """Return each scope's root and counts (``exists`` false for a scope not created:
+        asking creates none), and ``permissions_warning`` when readable by others.
 
         :param load_model: load the embedding model, so ``semantic_available`` says whether
             it loads (not only whether one is configured).
         """
         scopes: dict[str, Any] = {}
         for scope in SCOPES:
-            pipeline = self.scopes.get(scope)
-            if pipeline is None:
+            pipeline = self.scopes.get(scope) if self.scopes.created(scope) else None
+            if pipeline is None:  # not created by asking: the first write creates it
                 scopes[scope] = {"root": str(self.roots.of(scope)), "exists": False}
                 continue
             info = {"exists": True, **pipeline.status()}

@@ -119,6 +119,11 @@ class ScopeSet:
         """Return True when ``scope`` is open or its directory exists (``global``: always)."""
         return scope == "global" or scope in self._open or self.roots.local.is_dir()
 
+    def created(self, scope: ScopeName) -> bool:
+        """Return True when ``scope`` is open or its directory exists (``global`` too: a
+        read that must not create it, e.g. ``status``, asks this first)."""
+        return scope in self._open or self.roots.of(scope).is_dir()
+
     def get(self, scope: ScopeName, create: bool = False) -> Pipeline | None:
         """Return the pipeline of ``scope``, opening it; ``None`` when ``local`` does not
         exist and ``create`` is false.
