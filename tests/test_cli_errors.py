@@ -68,9 +68,9 @@ def test_one_bad_file_is_skipped_not_fatal(tmp_path: Path) -> None:
     (notes / "binary.md").write_bytes(b"\xff\xfe\x00bad")
     result = run("--data-dir", str(tmp_path / "data"), "--set", "pipeline.embedder=hashing",
                  "ingest", "--scope", "global", str(notes), cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert "skipped:" in result.stderr and "empty file" in result.stderr and "not UTF-8" in result.stderr
-    assert "added 1" in result.stdout
+    assert result.returncode == 1, result.stderr  # a file was skipped for an error
+    assert "skipped:" in result.stderr and "empty file" in result.stderr
+    assert "not UTF-8" in result.stderr and "added 1" in result.stdout
 
 
 def test_a_mistyped_path_is_not_stored_as_a_memory(tmp_path: Path) -> None:

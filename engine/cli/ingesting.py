@@ -1,9 +1,14 @@
 """``octomem ingest`` run for a person: progress, what was stored, and what was not.
 
 - A file the user named on the command line that cannot be ingested (empty, not UTF-8,
-  too large, a transcript without turns) is an error naming the file and why, exit
-  status 1, after the other paths are stored; a file skipped inside a named folder
-  stays a note (``skipped: ...``) on stderr.
+  too large, a transcript without turns or with a malformed line) is an error naming the
+  file (and line) and why, exit status 1, after the other paths are stored; nothing of
+  that file is stored.
+- A file inside a named folder that cannot be ingested is skipped with a note on stderr
+  (``skipped: FILE:LINE: why``), every one of them, and the rest of the folder is
+  stored; when a file was skipped for an error (not UTF-8, too large, unreadable, a
+  malformed transcript), the command then ends with one error line and status 1. An
+  empty file is only noted.
 - Ctrl-C says what was stored (documents are written in transactions of
   :data:`~octomem.engine.pipeline.DOCS_PER_TRANSACTION`, so a batch is stored whole or
   not at all) and what was not, how to finish (ingest the same paths again: what is
@@ -43,11 +48,13 @@ class Tally:
     :param stored: how many of ``offered`` are committed (storage reports each batch
         after its transaction commits, in order).
     :param refused: ``(file, why)`` for each file named on the command line that was
-        not ingested.
+        not ingested (``why`` names the file, and the line of a transcript).
     :param expected: how many documents the named sources hold (at most: a file that
         turns out empty or unreadable is not stored).
     :param parts: how many sources (the BEIR corpus, the files, each transcript) are to
         be stored; ``parts_stored``: how many are stored whole.
+    :param skipped: ``(file, why)`` for each file inside a named folder skipped for an
+        error (noted as it was skipped; ``why`` names the file).
     """
 
     offered: list[str] = field(default_factory=list)
@@ -57,6 +64,7 @@ class Tally:
     parts: int = 0
     parts_stored: int = 0
     refused: list[tuple[Path, str]] = field(default_factory=list)
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
 
     def watch(self, docs: Iterable[Any]) -> Iterator[Any]:
         """Yield ``docs``, noting each one's label (uri, else id) as it is offered."""
@@ -85,10 +93,22 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
         kinds = sorted({f.suffix.lower() or "no suffix" for f in passed_over})
         err.print(Text(f"left alone: {plural(len(passed_over), 'file')} in the folders, neither "
                        f"text nor a transcript ({', '.join(kinds)})"), highlight=False)
-    transcripts = [(f, read_transcript(f, how)) for f, how in found]  # bad lines too
-    pipeline = memory.scopes.require(chosen, create=True)  # nothing created before
     named = {p for p in paths or () if p.is_file()}
-    tally = Tally(parts=(beir is not None) + bool(files) + sum(bool(t) for _, t in transcripts),
+    refused: list[tuple[Path, str]] = []
+    skipped: list[tuple[Path, str]] = []
+    transcripts = []
+    for path, how in found:  # read whole before anything is stored: a bad line stores none
+        try:
+            transcripts.append((path, read_transcript(path, how)))
+        except OctomemError as exc:
+            if path in named:
+                refused.append((path, str(exc)))
+            else:
+                skipped.append((path, str(exc)))
+                err.print(Text.assemble(("skipped: ", "yellow"), str(exc)), highlight=False)
+    pipeline = memory.scopes.require(chosen, create=True)  # nothing created before
+    tally = Tally(refused=refused, skipped=skipped,
+                  parts=(beir is not None) + bool(files) + sum(bool(t) for _, t in transcripts),
                   expected=len(files) + sum(len(t) for _, t in transcripts))
     try:
         if beir is not None:
@@ -96,14 +116,15 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
             tally.expected += total
             store(console, pipeline, beir_documents(beir), total, f"{beir.name} corpus", tally)
         if files:
-            docs = show.file_documents(err, files, memory.limits.file_bytes, named, tally.refused)
+            docs = show.file_documents(err, files, memory.limits.file_bytes, named, tally.refused,
+                                       tally.skipped)
             store(console, pipeline, docs, len(files), plural(len(files), "file"), tally)
         for path, turns in transcripts:
             if turns:
                 store(console, pipeline, turns, len(turns),
                       f"{path.name} ({plural(len(turns), 'turn')})", tally, whole=True)
             elif path in named:
-                tally.refused.append((path, "no turns in it"))
+                tally.refused.append((path, f"{path}: no turns in it"))
         for folder in (p for p in paths or () if p.is_dir()):  # files it no longer holds
             show.gone_files(console, reconcile(show.check_write_scope(scope), pipeline, folder,
                                                memory.on_missing, IngestReport()))
@@ -111,9 +132,24 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
         say_interrupted(err, tally, len(files) + len(transcripts), scope, pipeline)
         raise typer.Exit(INTERRUPTED) from None
     say_unembedded(err, [(scope, pipeline)])
+    fail(tally)
+
+
+def fail(tally: Tally) -> None:
+    """End an ingest that stored what it could with one error line when a named file was
+    not ingested (each named, with why) or a file inside a folder was skipped for an
+    error (counted: each was noted above as ``skipped:``).
+
+    :raises OctomemError: either happened.
+    """
+    parts = []
     if tally.refused:
-        why = "; ".join(f"{path}: {reason}" for path, reason in tally.refused)
-        raise OctomemError(f"not ingested: {why}")
+        parts.append("not ingested: " + "; ".join(why for _, why in tally.refused))
+    if tally.skipped:
+        parts.append(f"{plural(len(tally.skipped), 'file')} in the folders skipped for an "
+                     "error (each noted above as skipped:); the rest was stored")
+    if parts:
+        raise OctomemError("; ".join(parts))
 
 
 def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int, label: str,

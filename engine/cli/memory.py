@@ -177,22 +177,26 @@ def gone_files(console: Console, report: IngestReport) -> None:
 
 def file_documents(err: Console, files: list[Path], max_bytes: int,
                    named: Collection[Path] = (),
-                   refused: list[tuple[Path, str]] | None = None) -> Iterator[Document]:
+                   refused: list[tuple[Path, str]] | None = None,
+                   skipped: list[tuple[Path, str]] | None = None) -> Iterator[Document]:
     """Read files as documents, skipping empty, non-UTF-8 ones and those larger than
     ``max_bytes`` (setting ``limits.file_bytes``): a note on ``err`` for a file found in
-    a folder, an entry in ``refused`` for a file in ``named`` (named on the command line).
+    a folder (and, unless it is only empty, an entry in ``skipped``), an entry in
+    ``refused`` for a file in ``named`` (named on the command line).
     """
     for path in files:
         try:
             check_length(path.stat().st_size, max_bytes, str(path), "limits.file_bytes",
                          "bytes", "; split it")
             doc = file_document(path)
-            why = None if doc.text.strip() else f"{path}: empty file"
+            why, error = (None, False) if doc.text.strip() else (f"{path}: empty file", False)
         except (OctomemError, OSError) as exc:
-            why = str(exc)
+            why, error = str(exc), True
         if why is None:
             yield doc
         elif refused is not None and path in named:
-            refused.append((path, why.removeprefix(f"{path}: ")))
+            refused.append((path, why))
         else:
             err.print(Text.assemble(("skipped: ", "yellow"), why), highlight=False)
+            if error and skipped is not None:
+                skipped.append((path, why))

@@ -1,0 +1,84 @@
+"""A folder with a bad file in it: every other file is stored, every bad file is noted
+(``skipped: FILE:LINE: why``), and the command ends with one error line and status 1; a
+bad file named on its own still fails, naming its line, with nothing of it stored
+(fresh-user trial 3, finding 7)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from cli_run import octomem
+
+pytestmark = pytest.mark.slow
+
+GOOD_CHAT = [{"speaker": "Ana", "text": "Which train do we take to Porto?", "session": "1"},
+             {"speaker": "Ben", "text": "The 9:09 from Santa Apolonia.", "session": "1"}]
+
+
+def _jsonl(rows: list[dict]) -> str:
+    return "".join(json.dumps(r) + "\n" for r in rows)
+
+
+def _stored(project: Path) -> list[str]:
+    """Ids of the documents in the project's (local) SQLite file."""
+    with sqlite3.connect(project / ".octomem" / "octomem.sqlite3") as conn:
+        return sorted(r[0] for r in conn.execute("SELECT id FROM documents"))
+
+
+def _folder(root: Path) -> Path:
+    folder = root / "mixed"
+    folder.mkdir()
+    (folder / "wifi.md").write_text("# Wifi\nThe guest wifi password is on the fridge.\n")
+    (folder / "trip.jsonl").write_text(_jsonl(GOOD_CHAT))
+    (folder / "bad.jsonl").write_text(_jsonl([GOOD_CHAT[0], {"speaker": "Ben", "text": "x",
+                                                             "sesion": "1"}]))
+    (folder / "broken.jsonl").write_text(_jsonl(GOOD_CHAT) + '{"speaker": "Ana", "text": \n')
+    (folder / "latin.txt").write_bytes("café au lait".encode("utf-16"))
+    (folder / "empty.md").write_text("")
+    return folder
+
+
+def test_a_bad_file_in_a_folder_is_skipped_and_the_rest_stored(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    done = octomem(tmp_path, "ingest", str(folder), ok=False)
+    assert done.code == 1
+    skipped = sorted(line for line in done.err.splitlines() if line.startswith("skipped: "))
+    assert skipped == [
+        f"skipped: {folder / 'bad.jsonl'}:2: unknown field 'sesion'; a chat turn has "
+        "conversation, id, metadata, role, session, speaker, text, time, title",
+        f"skipped: {folder / 'broken.jsonl'}:3: not valid JSON: Expecting value",
+        f"skipped: {folder / 'empty.md'}: empty file",
+        f"skipped: {folder / 'latin.txt'}: not UTF-8 text (invalid start byte at byte 0)",
+    ]
+    assert done.err.splitlines()[-1] == (
+        "error: 3 files in the folders skipped for an error (each noted above as skipped:); "
+        "the rest was stored")
+    ids = _stored(tmp_path)
+    assert ids == sorted(["trip:0", "trip:1", *(i for i in ids if i.startswith("file:"))])
+    assert len([i for i in ids if i.startswith("file:")]) == 1  # wifi.md
+    hits = octomem(tmp_path, "search", "guest wifi password", "--json").json()["hits"]
+    assert hits[0]["text"].endswith("The guest wifi password is on the fridge.")
+    again = octomem(tmp_path, "ingest", str(folder), ok=False)  # the good ones: unchanged
+    assert again.code == 1 and "unchanged 1 documents" in again.out
+    assert _stored(tmp_path) == ids
+
+
+def test_a_bad_transcript_named_on_its_own_fails_and_stores_nothing_of_it(
+        tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    done = octomem(tmp_path, "ingest", str(folder / "bad.jsonl"), str(folder / "wifi.md"),
+                   str(folder / "latin.txt"), ok=False)
+    assert done.code == 1
+    assert done.err.splitlines()[-1] == (
+        f"error: not ingested: {folder / 'bad.jsonl'}:2: unknown field 'sesion'; a chat turn "
+        "has conversation, id, metadata, role, session, speaker, text, time, title; "
+        f"{folder / 'latin.txt'}: not UTF-8 text (invalid start byte at byte 0)")
+    ids = _stored(tmp_path)
+    assert len(ids) == 1 and ids[0].startswith("file:")  # wifi.md only: no turn of bad.jsonl
+    alone = octomem(tmp_path, "ingest", str(folder / "broken.jsonl"), ok=False)
+    assert alone.code == 1 and alone.err.strip() == (
+        f"error: not ingested: {folder / 'broken.jsonl'}:3: not valid JSON: Expecting value")
+    assert _stored(tmp_path) == ids
