@@ -143,8 +143,9 @@ def fail(tally: Tally) -> None:
     :raises OctomemError: either happened.
     """
     parts = []
-    if tally.refused:
-        parts.append("not ingested: " + "; ".join(why for _, why in tally.refused))
+    if tally.refused:  # "not ingested:" tells them apart from what was stored
+        parts.append(("not ingested: " if tally.offered or tally.skipped else "")
+                     + "; ".join(why for _, why in tally.refused))
     if tally.skipped:
         parts.append(f"{plural(len(tally.skipped), 'file')} in the folders skipped for an "
                      "error (each noted above as skipped:); the rest was stored")
