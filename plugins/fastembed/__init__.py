@@ -1,6 +1,7 @@
 """Embedder ``fastembed``: ONNX sentence embeddings (all-MiniLM-L6-v2 int8 by default), no torch.
 
 - :mod:`.embedder` — :class:`~.embedder.FastembedEmbedder` and its registration;
+- :mod:`.options` — its options (``[arms.fastembed]``) and the shipped model's constants;
 - :mod:`.availability` — whether the model would load, without loading it (``status``);
 - :mod:`.requantize` — the once-per-machine per-channel int8 re-quantization (~2x faster);
 - :mod:`.minilm_tokenizer` — the MiniLM tokenizer files, shipped as package data
