@@ -198,3 +198,41 @@ def test_a_kind_no_document_has_is_named_as_the_reason(tmp_path: Path) -> None:
     assert "make check" in octomem(tmp_path, "search", "tests", "--kind", "FACT").out
     only_local = octomem(tmp_path, "search", "tabs", "--scope", "global", "--kind", "FACT")
     assert "no stored document has kind FACT (stored kinds: PREFERENCE)" in only_local.out
+
+
+# --- finding 23: --as-of marks only what was superseded by then --------------------------
+
+
+def test_as_of_does_not_mark_the_statement_current_then_as_superseded(tmp_path: Path) -> None:
+    old = octomem(tmp_path, "add", "The database is PostgreSQL 13", "--kind", "FACT",
+                  "--event-time", "2023-01-01", "--json").json()["id"]
+    octomem(tmp_path, "add", "The database is PostgreSQL 16", "--kind", "FACT",
+            "--supersedes", old, "--event-time", "2024-01-01")
+    then = octomem(tmp_path, "search", "database version", "--as-of", "2023-06-30").out
+    assert "The database is PostgreSQL 13" in then and "(superseded)" not in then
+    assert "PostgreSQL 16" not in then
+    history = octomem(tmp_path, "search", "database version", "--include-superseded").out
+    assert "(superseded) The database is PostgreSQL 13" in history
+    assert "(superseded) The database is PostgreSQL 16" not in history
+
+
+# --- finding 26: a narrow terminal -------------------------------------------------------
+
+
+@pytest.mark.parametrize("columns", [30, 40])
+def test_explain_at_a_narrow_width_fits_and_ends_no_line_in_a_space(tmp_path: Path,
+                                                                    columns: int) -> None:
+    octomem(tmp_path, "add", "The database is PostgreSQL 16 on the staging host", "--kind",
+            "FACT")
+    octomem(tmp_path, "add", "The database backups run nightly", "--scope", "global")
+    out = octomem(tmp_path, "search", "database", "--explain", COLUMNS=str(columns)).out
+    lines = out.splitlines()
+    assert all(len(line) <= columns for line in lines), out
+    assert not [line for line in lines if line != line.rstrip()], out
+    header = lines[1]
+    assert header.startswith("#") and "rel" in header and "scope" in header
+    if columns == 30:  # fts5 fits beside the rank, relevance and scope; sqlite-vec does not
+        assert header.split() == ["#", "rel", "scope", "fts5"]
+        said = " ".join(line for line in lines[3:7] if not line[:1].isdigit())
+        assert said.startswith("no room for sqlite-vec") and "--json has every column" in said
+    assert any(line.startswith("scopes: local, global") for line in lines)

@@ -186,6 +186,7 @@ def search(
     """Recall: both scopes, keyword and semantic arms fused by reciprocal rank, a bounded
     recency bonus, deduplicated; each hit names its scope."""
     from ..memory.facade import check_kind
+    from ..memory.times import as_of_instant
     from . import memory as show
     from .empty import why_empty
 
@@ -196,7 +197,7 @@ def search(
                                until, as_of, history, per,  # type: ignore[arg-type]
                                context=context, max_tokens=max_tokens)
         why = None if answer.hits or as_json else why_empty(memory, scope, kinds)
-        show.show_recall(console, query, answer, explain, as_json, why)
+        show.show_recall(console, query, answer, explain, as_json, why, as_of_instant(as_of))
         from .ingesting import say_unembedded_in
 
         say_unembedded_in(err, memory, scope)

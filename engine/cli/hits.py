@@ -28,7 +28,8 @@ from rich.text import Text
 
 from ..memory.recall import RecallAnswer
 from ..turns import TURN_KIND
-from .layout import packed
+from .layout import emit, packed
+from .layout import wrapped as paragraph
 from .turn_context import ContextLines
 
 #: Fewest characters a hit keeps for its text however narrow the terminal; below that,
@@ -86,11 +87,21 @@ def _arm_cell(contribution: Any) -> str:
     return "–" if contribution is None else f"{contribution.rank} ({contribution.score:.2f})"
 
 
-def hit_lines(ans: RecallAnswer, explain: bool, width: int) -> list[Text]:
+def superseded(chunk: Any, as_of: float | None = None) -> bool:
+    """Return whether a hit is marked ``(superseded)``: replaced by now, or with
+    ``as_of`` (epoch seconds), replaced by then (one current then is not, though it was
+    replaced later)."""
+    valid_to = getattr(chunk, "valid_to", None)
+    return valid_to is not None and (as_of is None or valid_to <= as_of)
+
+
+def hit_lines(ans: RecallAnswer, explain: bool, width: int,
+              as_of: float | None = None) -> list[Text]:
     """Return the answer's hits as lines of at most ``width`` characters (with
     ``explain``, a header line and a rule first).
 
     :param width: the console's width in characters.
+    :param as_of: the instant the search asked about (``--as-of``), epoch seconds.
     """
     relevance = any(_relevance(h) is not None for h in ans.hits)
     headers = ["#", "rel" if relevance else "score", "scope"]
@@ -101,6 +112,7 @@ def hit_lines(ans: RecallAnswer, explain: bool, width: int) -> list[Text]:
         _explain_cells(ans, headers, right, rows)
     widths = [max([len(headers[i]) if explain else 0] + [len(r[i]) for r in rows])
               for i in range(len(headers))]
+    dropped = _fit_columns(headers, right, rows, widths, width) if explain else []
     fixed = sum(widths) + len(GAP) * len(widths)
     left = max(width - fixed, MIN_HIT_WIDTH)
 
@@ -113,6 +125,11 @@ def hit_lines(ans: RecallAnswer, explain: bool, width: int) -> list[Text]:
     if explain and ans.hits:
         lines.append(Text((columns(headers) + ("" if below else "hit")).rstrip(), style="bold"))
         lines.append(Text("─" * min(width, fixed + (0 if below else left)), style="dim"))
+        if dropped:
+            lines += [Text(line, style="dim") for line in paragraph(
+                f"no room for {', '.join(dropped)} at {width} columns; --json has every "
+                "column",
+                width)]
     context = getattr(ans, "context", {})
     grouped = any(context.get((h.scope, h.chunk.id)) for h in ans.hits)
     indent = SNIPPET_INDENT if below else fixed
@@ -121,7 +138,7 @@ def hit_lines(ans: RecallAnswer, explain: bool, width: int) -> list[Text]:
     for row, hit in zip(rows, ans.hits, strict=True):
         if grouped and hit is not ans.hits[0]:
             lines.append(Text(""))  # a hit and its turns stand apart from the next hit's
-        mark = "(superseded) " if hit.chunk.valid_to is not None else ""
+        mark = "(superseded) " if superseded(hit.chunk, as_of) else ""
         text = mark + hit_text(hit.chunk)
         if below:  # the row, then the text on lines of its own
             lines.append(Text(columns(row).rstrip()))
@@ -133,6 +150,32 @@ def hit_lines(ans: RecallAnswer, explain: bool, width: int) -> list[Text]:
             parts = [columns(row) + cut(text, room)]
         lines += [_marked(part, indent, mark) for part in parts]
         lines += turns.lines(hit, context.get((hit.scope, hit.chunk.id), []), indent, room)
+    return lines
+
+
+def _fit_columns(headers: list[str], right: list[bool], rows: list[list[str]],
+                 widths: list[int], width: int) -> list[str]:
+    """Leave out ``--explain``'s last columns, in place, while the row is wider than
+    ``width`` (the rank, relevance and scope stay); return the headers left out."""
+    dropped: list[str] = []
+    while len(headers) > 3 and sum(widths) + len(GAP) * (len(widths) - 1) > width:
+        dropped.insert(0, headers.pop())
+        right.pop()
+        widths.pop()
+        for row in rows:
+            row.pop()
+    return dropped
+
+
+def made_lines(made: str, width: int) -> list[str]:
+    """Return the ``scopes: … · arms: … · N ms`` line in lines of at most ``width``
+    columns, broken at its `` · `` first, never ending in a space."""
+    lines: list[str] = []
+    for part in made.split(" · "):
+        if lines and len(lines[-1]) + 3 + len(part) <= width:
+            lines[-1] += " · " + part
+        else:
+            lines += paragraph(part, width, "  ", first="  " if lines else "")
     return lines
 
 
@@ -187,11 +230,12 @@ def _rejected(console: Console, ans: RecallAnswer, explain: bool) -> None:
 
 
 def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool,
-                 why: str | None = None) -> None:
+                 why: str | None = None, as_of: float | None = None) -> None:
     """Print a recall answer: the query, one line per hit, then how it was made (scopes,
     arms, time; arms that could not run and why; what dedup collapsed).
 
     :param why: why an answer with no hits found nothing, when it did not abstain.
+    :param as_of: the instant asked about (``--as-of``), epoch seconds.
     """
     if ans.hits:
         console.print(Text(repr(query), style="bold"), highlight=False)
@@ -202,12 +246,12 @@ def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool,
     else:
         console.print(Text(f"no hits for {query!r}" + (f": {why}" if why else "")),
                       highlight=False, soft_wrap=True)
-    for line in hit_lines(ans, explain, console.width):
+    for line in hit_lines(ans, explain, console.width, as_of):
         console.print(line, no_wrap=True, overflow="ignore", crop=False, highlight=False)
     made = f"scopes: {', '.join(ans.scopes) or 'none'} · arms: {', '.join(ans.arms_ran) or 'none'}"
     if "total" in ans.timings_ms:
         made += f" · {ans.timings_ms['total']:.0f} ms"
-    console.print(made, style="dim", highlight=False)
+    emit(console, made_lines(made, console.width), style="dim")
     for arm, why in ans.arms_unavailable.items():
         console.print(f"[yellow]{escape(arm)} unavailable:[/yellow] {escape(why)}")
     for c in ans.collapsed:

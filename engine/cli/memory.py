@@ -47,13 +47,14 @@ def print_json(model: Any) -> None:
 
 
 def show_recall(console: Console, query: str, ans: RecallAnswer, explain: bool,
-                json_out: bool, why: str | None = None) -> None:
+                json_out: bool, why: str | None = None, as_of: float | None = None) -> None:
     """Print a recall answer as JSON (``json_out``) or as a table; ``why``: why an empty
-    answer found nothing (:func:`.empty.why_empty`)."""
+    answer found nothing (:func:`.empty.why_empty`); ``as_of``: the instant asked about
+    (epoch seconds; a hit current then is not marked superseded)."""
     if json_out:
         print_json(recall_result(query, ans, explain=True))
     else:
-        print_answer(console, query, ans, explain, why)
+        print_answer(console, query, ans, explain, why, as_of)
     for warning in ans.warnings:
         Console(stderr=True).print(f"[yellow]warning:[/yellow] {escape(warning)}")
 
