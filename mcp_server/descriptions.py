@@ -44,7 +44,8 @@ handoff of the scope, and the answer lists what it replaced.
 The answer has the stored item with its id and scope, `embedded: false` if it is found by \
 its words only for now, and `near_duplicates`: up to 3 existing statements that say nearly \
 the same. The write is never refused for them; if the new statement makes one obsolete, \
-`forget` it or, next time, use `supersedes`."""
+`forget` it or, next time, use `supersedes`. The exact text of a current statement of the \
+same scope and kind is not stored twice: `already_stored: true` and that statement's id."""
 
 RECALL = """\
 Search long-term memory: returns the stored statements and document passages that best \

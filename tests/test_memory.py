@@ -108,9 +108,10 @@ def test_near_duplicates_are_reported_never_refused(memory: Memory) -> None:
 
 
 def test_at_most_three_near_duplicates(memory: Memory) -> None:
-    for _ in range(5):
-        memory.remember("Deploys happen on Tuesdays")
-    assert len(memory.remember("Deploys happen on Tuesdays").near_duplicates) == 3
+    for kind in ("FACT", "RULE", "TODO", "DECISION", "ITEM"):  # identical text, other kinds
+        memory.remember("Deploys happen on Tuesdays", kind=kind)
+    assert len(memory.remember("Deploys happen on Tuesdays",
+                               kind="PREFERENCE").near_duplicates) == 3
 
 
 def test_handoff_replaces_the_previous_one_per_scope(memory: Memory) -> None:

@@ -64,6 +64,10 @@ def show_remembered(console: Console, out: Remembered, json_out: bool) -> None:
     if json_out:
         print_json(remember_result(out))
         return
+    if out.already_stored:
+        console.print(f"already stored: [bold]{out.document.id}[/bold] in the {out.scope} "
+                      "scope has this text; nothing new was stored")
+        return
     console.print(f"stored [bold]{out.document.id}[/bold] in the {out.scope} scope")
     if out.superseded is not None:
         old_text = escape(_snippet(out.superseded.text, 80))

@@ -31,6 +31,7 @@ from ..settings import LimitsSettings, LoadedSettings, load_settings
 from ..turns import TURN_KIND
 from ..types import DEFAULT_KIND, HANDOFF_KIND, Document, Filters
 from .context import ShapedAnswer, check_shape, shape
+from .duplicates import NearDuplicate, has_vectors, identical, near_duplicates
 from .folders import IngestReport, folder_named, reconcile
 from .forget import ForgetOutcome, forget
 from .health import model_error
@@ -51,8 +52,6 @@ __all__ = ["ForgetOutcome", "Memory", "NearDuplicate", "Remembered"]
 
 #: A kind is one word in capitals: a letter, then letters, digits or underscores (64 at most).
 KIND_PATTERN = r"^[A-Z][A-Z0-9_]{0,63}$"
-#: Most near duplicates a ``remember`` answer lists.
-MAX_NEAR_DUPLICATES = 3
 
 
 def check_kind(kind: str, argument: str = "kind") -> str:
@@ -68,25 +67,14 @@ def check_kind(kind: str, argument: str = "kind") -> str:
     return kind
 
 
-@dataclass(frozen=True, slots=True)
-class NearDuplicate:
-    """An existing current statement that says nearly what a new one says.
-
-    :param similarity: cosine similarity of the two texts' embeddings (1.0 for identical
-        text found without a model).
-    """
-
-    scope: ScopeName
-    document: Document
-    similarity: float
-
-
 @dataclass(slots=True)
 class Remembered:
     """What ``remember`` stored and what the agent should know about it.
 
     :param replaced: the previous handoffs this ``HANDOFF`` superseded.
     :param superseded: the statement ``supersedes`` named, now marked superseded.
+    :param already_stored: ``document`` is an identical current statement of the scope
+        stored before (:func:`.duplicates.identical`): nothing new was stored.
     """
 
     scope: ScopeName
@@ -96,6 +84,7 @@ class Remembered:
     near_duplicates: list[NearDuplicate] = field(default_factory=list)
     replaced: list[Document] = field(default_factory=list)
     superseded: Document | None = None
+    already_stored: bool = False
 
 
 class Memory:
@@ -158,30 +147,10 @@ class Memory:
 
     def near_duplicates(self, text: str, vector: np.ndarray | None,
                         exclude: Sequence[str] = ()) -> list[NearDuplicate]:
-        """Return up to :data:`MAX_NEAR_DUPLICATES` current statements (both scopes) whose
-        cosine to ``vector`` is >= ``duplicate_threshold``, most similar first; handoffs
-        and the ids in ``exclude`` are left out. Statements with identical text always
-        count (similarity 1.0), with or without a vector."""
-        found: dict[tuple[str, str], NearDuplicate] = {}
-        for scope, pipeline in self.scopes.existing():
-            storage, semantic = pipeline.arms.storage, pipeline.arms.semantic
-            pairs: list[tuple[str, float]] = [(d.id, 1.0) for d in storage.find_documents(text)]
-            if vector is not None and semantic is not None and not pipeline.semantic_error:
-                run = semantic.search(vector, Filters(), MAX_NEAR_DUPLICATES * 4)
-                close = [h for h in run if h.score >= self.knobs.duplicate_threshold]
-                chunks = {c.id: c for c in storage.get_chunks([h.chunk_id for h in close])}
-                pairs += [(chunks[h.chunk_id].document_id, h.score) for h in close
-                          if h.chunk_id in chunks]
-            for doc_id, similarity in pairs:
-                doc = storage.get_document(doc_id)
-                if doc is None or not doc.is_current or doc.kind == HANDOFF_KIND \
-                        or doc_id in exclude:
-                    continue
-                old = found.get((scope, doc_id))
-                if old is None or old.similarity < similarity:
-                    found[(scope, doc_id)] = NearDuplicate(scope, doc, min(similarity, 1.0))
-        ranked = sorted(found.values(), key=lambda n: (-n.similarity, -n.document.created_at))
-        return ranked[:MAX_NEAR_DUPLICATES]
+        """Return up to :data:`~.duplicates.MAX_NEAR_DUPLICATES` current statements of
+        both scopes saying nearly ``text`` (see :func:`.duplicates.near_duplicates`)."""
+        return near_duplicates(self.scopes.existing(), text, vector,
+                               self.knobs.duplicate_threshold, exclude)
 
     def _target(
         self, scope: str | None, supersedes: str | None, expect_version: str | None = None
@@ -228,7 +197,10 @@ class Memory:
         ``HANDOFF`` statements supersede the scope's previous handoff. ``supersedes``
         marks an older statement superseded (kept, linked both ways); the new statement
         goes to that statement's scope unless ``scope`` says otherwise (then: error).
-        The write is never refused for a near duplicate; those are reported.
+        A text identical to a current statement of the target scope (same kind and
+        event time) is not stored again: the answer is that statement, with
+        ``already_stored`` (unless ``supersedes`` is given). The write is never refused
+        for a near duplicate; those are reported.
 
         :param event_time: when what it says happened (ISO-8601 date or time).
         :param expect_version: the version of ``supersedes`` the caller read; checked
@@ -248,6 +220,8 @@ class Memory:
         document = Document(text=text, kind=kind, tags=tags,
                             event_time=parse_time(event_time, "event_time"), supersedes=supersedes)
         pipeline = self.scopes.require(target, create=True)
+        if old is None and (same := identical(pipeline.arms.storage, document)) is not None:
+            return Remembered(target, same, has_vectors(pipeline, same), already_stored=True)
         vector, semantic_error = self._embed(pipeline, embedding_text_of(document))
         near = [] if kind == HANDOFF_KIND else self.near_duplicates(
             text, vector, exclude=(supersedes,) if supersedes else ())
@@ -263,6 +237,9 @@ class Memory:
         needs_history = old is not None or document.kind == HANDOFF_KIND
         versioned = self._versioned(pipeline) if needs_history else storage
         with storage.transaction() as tx:
+            if old is None and (same := identical(storage, document)) is not None:
+                out.document, out.already_stored, out.near_duplicates = same, True, []
+                return AddReport()  # stored meanwhile by another writer
             if old is not None:
                 if expect_version is not None:
                     check_version(storage, old.id, expect_version)

@@ -78,6 +78,9 @@ class RememberResult(ScopedItem):
         default_factory=list, description="previous handoffs this HANDOFF superseded")
     superseded: ScopedItem | None = Field(
         None, description="the statement `supersedes` named, now superseded (kept as history)")
+    already_stored: bool = Field(
+        False, description="true: this exact statement (same text, kind and event time) was "
+        "already current in the scope, so nothing new was stored; id is the stored one")
 
 
 def remember_result(out: Remembered) -> RememberResult:
@@ -91,6 +94,7 @@ def remember_result(out: Remembered) -> RememberResult:
         near_duplicates=[near_duplicate_item(n) for n in out.near_duplicates],
         replaced=[scoped_item(out.scope, d) for d in out.replaced],
         superseded=scoped_item(out.scope, out.superseded) if out.superseded else None,
+        already_stored=out.already_stored,
     )
 
 

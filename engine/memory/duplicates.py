@@ -1,0 +1,94 @@
+"""What a new statement repeats: an identical current statement of its scope (not stored
+again), and near duplicates in either scope (reported, never refused).
+
+``remember`` of a text identical to a current statement of the same scope, kind and
+event time stores nothing: the answer is the existing statement, marked as already
+stored (as ``ingest`` says "unchanged"), so forgetting by the exact text stays
+unambiguous. Near duplicates — identical text in the other scope or of another kind, or
+a cosine at least ``dedup.duplicate_threshold`` — are stored and listed, for the caller
+to forget or supersede.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..types import HANDOFF_KIND, Document, Filters
+from .scopes import ScopeName
+
+if TYPE_CHECKING:
+    import numpy as np
+
+#: Most near duplicates a ``remember`` answer lists.
+MAX_NEAR_DUPLICATES = 3
+
+
+@dataclass(frozen=True, slots=True)
+class NearDuplicate:
+    """An existing current statement that says nearly what a new one says.
+
+    :param similarity: cosine similarity of the two texts' embeddings (1.0 for identical
+        text found without a model).
+    """
+
+    scope: ScopeName
+    document: Document
+    similarity: float
+
+
+def identical(storage: Any, document: Document) -> Document | None:
+    """Return the oldest current document of ``storage`` that ``document`` would repeat:
+    the same text, kind, title and event time (tags are not compared: a repeated
+    statement with other tags is still the same statement), or ``None``."""
+    for doc in storage.find_documents(document.text):
+        if doc.is_current and doc.kind == document.kind and doc.title == document.title \
+                and doc.event_time == document.event_time:
+            return doc
+    return None
+
+
+def near_duplicates(scoped: Iterable[tuple[ScopeName, Any]], text: str,
+                    vector: np.ndarray | None, threshold: float,
+                    exclude: Sequence[str] = ()) -> list[NearDuplicate]:
+    """Return up to :data:`MAX_NEAR_DUPLICATES` current statements of the ``(scope,
+    pipeline)`` pairs whose cosine to ``vector`` is >= ``threshold``, most similar first;
+    handoffs and the ids in ``exclude`` are left out. Statements with identical text
+    always count (similarity 1.0), with or without a vector.
+
+    :param vector: ``(dim,)`` float32, unit norm, or ``None`` (identical text only).
+    """
+    found: dict[tuple[str, str], NearDuplicate] = {}
+    for scope, pipeline in scoped:
+        storage, semantic = pipeline.arms.storage, pipeline.arms.semantic
+        pairs: list[tuple[str, float]] = [(d.id, 1.0) for d in storage.find_documents(text)]
+        if vector is not None and semantic is not None and not pipeline.semantic_error:
+            run = semantic.search(vector, Filters(), MAX_NEAR_DUPLICATES * 4)
+            close = [h for h in run if h.score >= threshold]
+            chunks = {c.id: c for c in storage.get_chunks([h.chunk_id for h in close])}
+            pairs += [(chunks[h.chunk_id].document_id, h.score) for h in close
+                      if h.chunk_id in chunks]
+        for doc_id, similarity in pairs:
+            doc = storage.get_document(doc_id)
+            if doc is None or not doc.is_current or doc.kind == HANDOFF_KIND \
+                    or doc_id in exclude:
+                continue
+            old = found.get((scope, doc_id))
+            if old is None or old.similarity < similarity:
+                found[(scope, doc_id)] = NearDuplicate(scope, doc, min(similarity, 1.0))
+    ranked = sorted(found.values(), key=lambda n: (-n.similarity, -n.document.created_at))
+    return ranked[:MAX_NEAR_DUPLICATES]
+
+
+def has_vectors(pipeline: Any, document: Document) -> bool:
+    """Return whether every current chunk of a stored ``document`` has a vector of the
+    pipeline's semantic arm (``False`` without one, or when it cannot run)."""
+    semantic, storage = pipeline.arms.semantic, pipeline.arms.storage
+    chunks = getattr(storage, "document_chunks", None)
+    if semantic is None or pipeline.semantic_error or not callable(chunks):
+        return False
+    ids = [c.id for c in chunks(document.id) if c.valid_to is None]
+    rows = semantic.vectors(ids) if ids else None
+    return rows is not None and rows.ndim == 2 and rows.shape[1] > 0 \
+        and bool(rows.any(axis=1).all())

@@ -1,0 +1,96 @@
+"""The exact text of a current statement is not stored twice in its scope: ``add`` and
+MCP ``remember`` answer with the stored statement (``already_stored``), so ``forget`` by
+the exact text works (fresh-user trial 3, finding 6). Near duplicates are still stored
+and listed; ``supersedes`` still writes."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from cli_run import octomem
+from mcp import Client
+
+from octomem.engine.memory.facade import Memory, open_memory
+from octomem.mcp_server.server import create_server
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> Iterator[Memory]:
+    (tmp_path / "project").mkdir()
+    opened = open_memory(overrides={"pipeline": {"embedder": "hashing"}},
+                         project_root=tmp_path / "project", global_root=tmp_path / "global")
+    yield opened
+    opened.close()
+
+
+def _rows(path: Path, text: str) -> list[tuple[str, str]]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT id, kind FROM documents WHERE text = ? ORDER BY id",
+                            (text,)).fetchall()
+
+
+def test_the_same_statement_is_stored_once_per_scope_and_kind(memory: Memory,
+                                                              tmp_path: Path) -> None:
+    text = "Tests run with make check"
+    first = memory.remember(text, kind="FACT", tags=["ci"])
+    again = memory.remember(text, kind="FACT", tags=["other"])
+    assert not first.already_stored and again.already_stored
+    assert again.document.id == first.document.id and again.embedded
+    assert again.document.tags == ("ci",) and again.near_duplicates == []
+    local = tmp_path / "project" / ".octomem" / "octomem.sqlite3"
+    assert _rows(local, text) == [(first.document.id, "FACT")]
+    rule = memory.remember(text, kind="RULE")  # another kind: stored, listed as near
+    glob = memory.remember(text, kind="FACT", scope="global")  # another scope: stored
+    dated = memory.remember(text, kind="FACT", event_time="2024-05-01")  # another event
+    assert not (rule.already_stored or glob.already_stored or dated.already_stored)
+    assert {n.document.id for n in rule.near_duplicates} == {first.document.id}
+    assert len(_rows(local, text)) == 3
+    assert memory.remember(text, kind="FACT", event_time="2024-05-01").document.id \
+        == dated.document.id
+
+
+def test_supersedes_with_the_same_text_still_writes(memory: Memory) -> None:
+    old = memory.remember("The database is PostgreSQL 13", kind="FACT",
+                          event_time="2023-01-01")
+    new = memory.remember("The database is PostgreSQL 16", kind="FACT",
+                          supersedes=old.document.id, event_time="2024-01-01")
+    assert not new.already_stored and new.superseded is not None
+    back = memory.remember("The database is PostgreSQL 13", kind="FACT",
+                           event_time="2023-01-01")  # the old one is history now
+    assert not back.already_stored and back.document.id != old.document.id
+
+
+def test_add_twice_then_forget_by_text(tmp_path: Path) -> None:
+    text = "Tests run with make check"
+    first = octomem(tmp_path, "add", text, "--kind", "FACT", "--json").json()
+    second = octomem(tmp_path, "add", text, "--kind", "FACT")
+    assert second.out.splitlines() == [
+        f"already stored: {first['id']} in the local scope has this text; nothing new was "
+        "stored"]
+    again = octomem(tmp_path, "add", text, "--kind", "FACT", "--json").json()
+    assert again["already_stored"] is True and again["id"] == first["id"]
+    gone = octomem(tmp_path, "forget", text)
+    assert gone.out.startswith(f"forgot {first['id']} from the local scope")
+    assert "no hits" in octomem(tmp_path, "search", "make check").out
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_mcp_remember_twice_answers_the_stored_statement(data_dir: Path) -> None:
+    server = create_server(overrides={"data_dir": str(data_dir),
+                                      "pipeline": {"embedder": "hashing"}})
+    async with Client(server) as client:
+        args = {"text": "Run the linter before every commit", "kind": "RULE"}
+        first = (await client.call_tool("remember", args)).structured_content
+        second = (await client.call_tool("remember", args)).structured_content
+        assert first["already_stored"] is False and second["already_stored"] is True
+        assert second["id"] == first["id"] and second["near_duplicates"] == []
+        gone = (await client.call_tool("forget", {"text_or_id": args["text"]}))
+        assert gone.structured_content["forgotten"]["id"] == first["id"]
