@@ -144,7 +144,7 @@ async def test_forget_by_exact_text(client: Client) -> None:
 async def test_ambiguous_forget_lists_both_and_removes_none(client: Client) -> None:
     text = "The office wifi password rotates every Monday"
     first = await ok(client, "remember", text=text)
-    second = await ok(client, "remember", text=text)
+    second = await ok(client, "remember", text=text, kind="RULE")  # one text, two statements
     listed = await ok(client, "forget", text_or_id=text)
     assert listed["forgotten"] is None and "none was removed" in listed["message"]
     assert {m["id"] for m in listed["matches"]} == {first["id"], second["id"]}
