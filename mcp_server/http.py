@@ -24,6 +24,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import secrets
+import socket
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -82,6 +83,34 @@ def require_loopback(address: Address, option: str) -> Address:
             "only (e.g. 127.0.0.1); reach it from elsewhere through a tunnel or a proxy you "
             "secure")
     return address
+
+
+def listen_error(address: Address, exc: OSError, option: str | None = None) -> AddressError:
+    """Return the one-line error for ``address`` that cannot be bound: ``cannot listen on
+    HOST:PORT: address already in use`` (``option`` first when given)."""
+    reason = (exc.strerror or str(exc)).lower()
+    host = f"[{address.host}]" if ":" in address.host else address.host
+    return AddressError(f"{option + ': ' if option else ''}cannot listen on "
+                        f"{host}:{address.port}: {reason}")
+
+
+def check_free(address: Address, option: str | None = None) -> None:
+    """Bind ``address`` once and let it go, so a port in use is one error line before the
+    server starts (and loads its model); the servers bind it again with
+    ``SO_REUSEADDR``, as this check does, so a port left in ``TIME_WAIT`` passes.
+    Port 0 (any free port) always passes.
+
+    :raises AddressError: it cannot be bound (:func:`listen_error`).
+    """
+    if address.port == 0:
+        return
+    host = "127.0.0.1" if address.host == "localhost" else address.host
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, address.port))
+        except OSError as exc:
+            raise listen_error(address, exc, option) from None
 
 
 def parse_address(text: str, option: str) -> Address:
@@ -167,7 +196,7 @@ async def serve_http(server: Any, address: Address, token: str | None) -> None:
     when ``token`` is set and :func:`host_checks` on a loopback bind. Prints the URL to
     stderr once listening.
 
-    :raises OSError: the address cannot be bound (in use, not this machine's).
+    :raises AddressError: the address cannot be bound (in use, not this machine's).
     """
     app: Any = server.streamable_http_app(host=address.host,
                                           transport_security=host_checks(address))
@@ -188,7 +217,11 @@ async def serve_http(server: Any, address: Address, token: str | None) -> None:
 
     async with anyio.create_task_group() as group:
         group.start_soon(announce)
-        await runner.serve()
+        try:
+            await runner.serve()
+        except SystemExit:  # uvicorn's way out when it cannot bind (it logged why)
+            pass
         group.cancel_scope.cancel()
     if not runner.started:
-        raise OSError(f"--http: could not listen on {address.url()} (see the log above)")
+        raise AddressError(f"cannot listen on {address.url()[len('http://'):]} (the port was "
+                           "taken after it was checked; see the log line above)")

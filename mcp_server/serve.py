@@ -3,8 +3,10 @@
 Both ``octomem serve`` and ``python -m octomem.mcp_server`` call :func:`serve`:
 
 1. configure the logs (stderr only; ``text`` or ``json``, :mod:`.logs`);
-2. check the addresses (``--http``, ``--metrics-addr``: loopback only) before anything
-   else starts, so a refused address is one line and exit status 2;
+2. check the addresses (``--http``, ``--metrics-addr``: loopback only) and that each can
+   be bound before anything else starts (the model is not loaded for nothing), so a
+   refused address or a port in use is one line (``cannot listen on HOST:PORT: address
+   already in use``) and exit status 1;
 3. build the server with an :class:`~.observe.Observer` (tool calls counted, one log
    line each, the opt-in call log) and start the metrics endpoint if asked
    (:mod:`.metrics_http`);
@@ -28,7 +30,15 @@ import anyio
 
 from octomem.engine.settings import load_settings
 
-from .http import Address, parse_address, require_loopback, resolve_token, serve_http
+from .http import (
+    Address,
+    check_free,
+    listen_error,
+    parse_address,
+    require_loopback,
+    resolve_token,
+    serve_http,
+)
 from .logs import configure_logging, default_level
 from .metrics_http import MetricsServer
 from .observe import Observer
@@ -84,6 +94,10 @@ def serve(config_file: Path | None, overrides: dict[str, Any] | None,
     configure_logging(options.log_format, options.log_level
                       or default_level(options.http is not None, sys.stdin.isatty()))
     http, metrics_at = check_addresses(options)
+    if http is not None:
+        check_free(http)
+    if metrics_at is not None:
+        check_free(metrics_at, "--metrics-addr")
     observer = new_observer()
     # stdio ends the process at once when stdin closes (exit_now): nothing to wait for.
     server = create_server(config_file, overrides, project_root, global_root, observer,
@@ -122,7 +136,10 @@ def _serve_stdio(server: Any) -> NoReturn:
 def _start_metrics(observer: Observer, address: Address | None) -> MetricsServer | None:
     if address is None:
         return None
-    metrics = MetricsServer(observer.registry, address)
+    try:
+        metrics = MetricsServer(observer.registry, address)
+    except OSError as exc:  # taken since check_free
+        raise listen_error(address, exc, "--metrics-addr") from None
     _say(f"metrics at {metrics.url}")
     return metrics
 
