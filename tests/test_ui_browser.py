@@ -67,7 +67,8 @@ def test_search_shows_the_explain_table(tmp_path: Path, browser: Any) -> None:
         follow(browser, by_id(browser, "search"))
         table = by_id(browser, "explain")
         heads = [th.text.split("\n")[0] for th in table.find_elements("css selector", "th")]
-        assert heads[:4] == ["#", "score", "fused", "recency"]
+        assert heads[:3] == ["#", "relevance", "scope"]  # as the CLI's --explain
+        assert heads[-3:] == ["fused", "recency", "hit"] and "score" not in heads
         assert "fts5" in heads and "sqlite-vec" in heads
         rows = by_css(browser, "#explain tbody tr")
         assert rows[0].get_attribute("data-id") == ids[0]
@@ -172,6 +173,18 @@ def test_a_conversation_reads_as_a_transcript_with_the_hit_marked(tmp_path: Path
         finally:
             agent.close()
         browser.get(f"{view.url}?q=train+Sintra&kinds=TURN")
+        heads = [th.text.split("\n")[0] for th in by_css(browser, "#explain th")]
+        assert "conversation" in heads  # the reranker that orders turns has its column
+        shown = [(r.get_attribute("data-id"), r.find_elements("css selector", "td")[0].text,
+                  r.find_elements("css selector", "td")[1].text)
+                 for r in by_css(browser, "#explain tbody tr")]
+        agent = view.agent()
+        try:  # rows in the answer's order (the reranker's), relevance as the answer has it
+            answer = agent.recall("train Sintra", kinds=["TURN"], count=False)
+        finally:
+            agent.close()
+        assert shown == [(h.chunk.document_id, str(h.rank), f"{h.relevance.probability:.2f}")
+                         for h in answer.hits]
         follow(browser, by_css(browser, "#explain tbody tr a.open")[0])
         assert by_css(browser, "#transcript .turn.marked")[0].text.endswith(TURNS[2][1])
         follow(browser, by_id(browser, "conversation-link"))
