@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
+from .turns import CONVERSATION, POSITION
 from .types import Hit, Run
 
 #: RRF constant from Cormack, Clarke & Buettcher, "Reciprocal Rank Fusion outperforms
@@ -85,3 +87,80 @@ def weighted_score_fusion(
             norm = 1.0 if hi == lo else (hit.score - lo) / (hi - lo)
             fused[hit.chunk_id].score += weights.get(hit.arm, 1.0) * norm
     return _ordered(fused)
+
+
+def arm_bounds(entries: Sequence[Any]) -> dict[str, tuple[float, float]]:
+    """Return each arm's lowest and highest raw score over ``entries``' contributions.
+
+    Given every fused entry, these are each arm's run's bounds (every hit of every run
+    is some entry's contribution): the min-max scale of :func:`weighted_score_fusion`.
+
+    :param entries: fused entries (anything with ``contributions: {arm: Hit}``).
+    """
+    bounds: dict[str, tuple[float, float]] = {}
+    for entry in entries:
+        for arm, hit in entry.contributions.items():
+            lo, hi = bounds.get(arm, (hit.score, hit.score))
+            bounds[arm] = (min(lo, hit.score), max(hi, hit.score))
+    return bounds
+
+
+def weighted_score(contributions: Mapping[str, Hit], bounds: Mapping[str, tuple[float, float]],
+                   weights: Mapping[str, float] | None = None) -> float:
+    """Return one entry's :func:`weighted_score_fusion` score from its arms' raw scores
+    and each arm's run bounds (:func:`arm_bounds`); an arm without bounds counts 0."""
+    weights = weights or {}
+    total = 0.0
+    for arm, hit in contributions.items():
+        if arm not in bounds:
+            continue
+        lo, hi = bounds[arm]
+        total += weights.get(arm, 1.0) * (1.0 if hi == lo else (hit.score - lo) / (hi - lo))
+    return total
+
+
+H = TypeVar("H")
+
+
+def reorder_places(hits: list[H], moves: Callable[[H], bool],
+                   key: Callable[[H], Any]) -> list[H]:
+    """Re-order the hits for which ``moves(hit)`` holds among the places they hold, by
+    ascending ``key`` (ties in their current order); every other hit stays put.
+
+    :returns: a new list of the same hits.
+    """
+    places = [i for i, h in enumerate(hits) if moves(h)]
+    ordered = sorted(places, key=lambda i: key(hits[i]))  # stable: ties keep their order
+    out = list(hits)
+    for place, i in zip(places, ordered, strict=True):
+        out[place] = hits[i]
+    return out
+
+
+def is_turn(chunk: Any) -> bool:
+    """Return True for a conversation turn's chunk (metadata naming its conversation and
+    position, as transcript ingest writes; what the ``conversation`` reranker re-scores)."""
+    metadata = chunk.metadata
+    return metadata.get(CONVERSATION) is not None and metadata.get(POSITION) is not None
+
+
+def order_documents(hits: list[H], entries: Sequence[Any], fusion: str, document_fusion: str,
+                    weights: Mapping[str, float] | None = None) -> list[H]:
+    """Re-order the hits that are not conversation turns among the places they hold by
+    weighted score fusion, when ``document_fusion`` is ``"weighted"`` and ``fusion`` is
+    not (``retrieval.document_fusion``); turns and the places they hold stay as fused.
+
+    :param hits: loaded hits, fused order (``.chunk``, ``.contributions``; a recall hit's
+        ``.recency`` bonus multiplies its score as it does the fused one).
+    :param entries: every fused entry (the arms' run bounds, :func:`arm_bounds`).
+    :returns: ``hits`` itself when nothing moves, else a new list.
+    """
+    if document_fusion != "weighted" or fusion == "weighted" or not hits:
+        return hits
+    bounds = arm_bounds(entries)
+
+    def key(hit: Any) -> tuple[float, int]:  # ties by chunk id, as in weighted fusion
+        score = weighted_score(hit.contributions, bounds, weights)
+        return -score * (1.0 + getattr(hit, "recency", 0.0)), hit.chunk.id
+
+    return reorder_places(hits, lambda h: not is_turn(h.chunk), key)

@@ -21,7 +21,7 @@ from .errors import (
     InvalidQueryError,
     NotFoundError,
 )
-from .fusion import Fused, reciprocal_rank_fusion, weighted_score_fusion
+from .fusion import Fused, order_documents, reciprocal_rank_fusion, weighted_score_fusion
 from .manager import ArmRegistry
 from .relevance import relevance_of
 from .rerank import more_wanted, rerank_depth, rerank_stage, similarities
@@ -372,6 +372,8 @@ class Pipeline:
         extra = more_wanted(reranker, hits, depth)
         if extra:
             hits += self._load(fused[depth:depth + extra], len(hits))
+        hits = order_documents(hits, fused, retrieval.fusion, retrieval.document_fusion,
+                               retrieval.weights)
         vectors = self._vectors(hits)
         similarity = similarities(vectors, query_vector)
         if reranker is not None and hits:

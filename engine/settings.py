@@ -66,6 +66,13 @@ class RetrievalSettings(BaseModel, extra="forbid"):
         "at most 4096, sqlite-vec's largest k)", ge=1, le=4096,
     )
     fusion: Literal["rrf", "weighted"] = _field("rrf", "retrieval", "how runs are combined")
+    document_fusion: Literal["rrf", "weighted"] = _field(
+        "weighted", "retrieval", "how runs are combined for hits that are not conversation "
+        "turns: `weighted` re-orders them among the places they hold by weighted score "
+        "fusion (turns keep `fusion`). Chosen on SciFact train qrels (809 claims, fts5 + "
+        "MiniLM): nDCG@10 0.7345 vs 0.7293 for RRF k=2; `weighted` for turns too cost "
+        "LongMemEval tune 0.033 (benchmarks/results/conversations/scifact-fusion.md)",
+    )
     rrf_k: int = _field(
         2, "retrieval", "RRF constant k in sum 1/(k + rank) (Cormack, Clarke & Buettcher, "
         "SIGIR 2009, used k=60). Default 2: chosen on SciFact train qrels (809 claims) with "

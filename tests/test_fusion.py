@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -54,3 +57,69 @@ def test_rrf_is_ordered_and_covers_every_chunk(id_lists: list[list[int]]) -> Non
     assert {f.chunk_id for f in fused} == {c for ids in id_lists for c in ids}
     scores = [f.score for f in fused]
     assert scores == sorted(scores, reverse=True)
+
+
+def _hits(fused: list[Any], turns: set[int]) -> list[Any]:
+    from types import SimpleNamespace
+
+    return [SimpleNamespace(chunk=SimpleNamespace(
+        id=f.chunk_id, metadata={"conversation": "c", "position": f.chunk_id}
+        if f.chunk_id in turns else {}), contributions=f.contributions) for f in fused]
+
+
+@given(st.lists(st.floats(0.0, 30.0), min_size=1, max_size=12, unique=True),
+       st.lists(st.floats(-1.0, 1.0), min_size=1, max_size=12, unique=True),
+       st.integers(0, 2))
+def test_documents_take_the_weighted_order_turns_keep_their_places(
+        bm25: list[float], cos: list[float], shift: int) -> None:
+    from octomem.engine.fusion import order_documents
+
+    kw = run("bm25", list(range(len(bm25))), sorted(bm25, reverse=True))
+    vec = run("vec", [i + shift for i in range(len(cos))], sorted(cos, reverse=True))
+    fused = reciprocal_rank_fusion([kw, vec], k=2)
+    assert order_documents([], fused, "rrf", "weighted") == []
+    expected = [f.chunk_id for f in weighted_score_fusion([kw, vec])]
+    # a store of documents only: exactly weighted score fusion's order
+    ordered = order_documents(_hits(fused, set()), fused, "rrf", "weighted")
+    assert [h.chunk.id for h in ordered] == expected
+    # turns stay where RRF put them; the documents fill the other places, weighted order
+    turns = {f.chunk_id for f in fused[::2]}
+    mixed = [h.chunk.id for h in order_documents(_hits(fused, turns), fused, "rrf", "weighted")]
+    assert [c for c, f in zip(mixed, fused, strict=True) if f.chunk_id in turns] == [
+        f.chunk_id for f in fused if f.chunk_id in turns]
+    assert [c for c in mixed if c not in turns] == [c for c in expected if c not in turns]
+    # off, or when fusion is weighted already: nothing moves
+    assert [h.chunk.id for h in order_documents(_hits(fused, set()), fused, "rrf", "rrf")] == [
+        f.chunk_id for f in fused]
+
+
+def test_document_fusion_in_a_real_pipeline(tmp_path: Path) -> None:
+    from octomem.engine.manager import load_registry
+    from octomem.engine.pipeline import Pipeline
+    from octomem.engine.settings import load_settings
+    from octomem.engine.types import Document, Query
+
+    docs = [Document("cats sit on warm mats all day", id="d1"),
+            Document("a cat and a dog", id="d2"),
+            Document("mats woven from grass", id="d3"),
+            Document("the weather today is warm", id="d4")]
+    orders = {}
+    for mode in ("rrf", "weighted"):
+        settings = load_settings(None, {"pipeline": {"embedder": "hashing"},
+                                        "retrieval": {"document_fusion": mode}},
+                                 read_user_config=False)
+        pipeline = Pipeline(settings, load_registry(), tmp_path / mode)
+        pipeline.add(docs)
+        answer = pipeline.search(Query("warm cat mats", top_k=4))
+        orders[mode] = [h.chunk.document_id for h in answer.hits]
+        assert [h.rank for h in answer.hits] == [1, 2, 3, 4]
+        pipeline.close()
+    settings = load_settings(None, {"pipeline": {"embedder": "hashing"},
+                                    "retrieval": {"fusion": "weighted"}}, read_user_config=False)
+    pipeline = Pipeline(settings, load_registry(), tmp_path / "all-weighted")
+    pipeline.add(docs)
+    weighted = [h.chunk.document_id
+                for h in pipeline.search(Query("warm cat mats", top_k=4)).hits]
+    pipeline.close()
+    assert orders["weighted"] == weighted  # documents: the same order as weighted fusion
+    assert sorted(orders["rrf"]) == sorted(weighted)

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..arms import VersionedStorage
 from ..concurrency import run_timed, start_timed
 from ..errors import EmbedderUnavailableError, InvalidQueryError
+from ..fusion import order_documents
 from ..pipeline import Pipeline, embedding_text
 from ..relevance import Relevance, abstain_reason, content_words, coverage, relevance_of
 from ..rerank import more_wanted, rerank_depth, rerank_stage, similarities
@@ -381,6 +382,8 @@ def recall_scopes(
         extra = more_wanted(first.reranker, hits, depth)
         if extra:  # the first ones are loaded: the stable sort keeps the order of all
             hits = _materialise(fused[depth:depth + extra], pipelines, knobs, now, hits)
+        hits = order_documents(hits, fused, retrieval.fusion, retrieval.document_fusion,
+                               retrieval.weights)
         vectors = _vectors(hits, pipelines)
         similarity = similarities(vectors, vector)
         if first.reranker is not None and hits:
