@@ -1,11 +1,14 @@
-"""A small shared thread pool so the keyword arm runs while the query is embedded and scanned.
+"""A small shared thread pool so the keyword arm and the query's embedding overlap.
 
-A hybrid search has two independent halves: the keyword arm (SQLite FTS5: C code that
-releases the GIL) and query embedding followed by the vector scan (onnxruntime and BLAS:
-also outside the GIL). Running the keyword half on a worker thread overlaps them on a
-multi-core machine; the answer is the same either way (setting
-``retrieval.parallel_arms``). Arms already have to be thread-safe: the MCP server calls
-them from worker threads, and the ``sqlite`` storage keeps one connection per thread.
+A hybrid search has two independent halves: the keyword arm (SQLite FTS5, or its in-RAM
+postings: C code and numpy with some Python) and query embedding followed by the vector
+scan (onnxruntime and BLAS: outside the GIL). Running one half on a worker thread
+overlaps them on a multi-core machine; the answer is the same either way (setting
+``retrieval.parallel_arms``). A pipeline's search puts the keyword arm on the worker; a
+recall puts the query's embedding there (:mod:`.memory.recall`), so the keyword arm's
+Python, holding the GIL, never delays the embedding's start. Arms already have to be
+thread-safe: the MCP server calls them from worker threads, and the ``sqlite`` storage
+keeps one connection per thread.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-#: Worker threads: one keyword search per scope can run at once (local and global).
+#: Worker threads: a recall's embedding, or one keyword search per scope (local and
+#: global), run at once.
 WORKERS = 2
 
 _lock = threading.Lock()

@@ -84,8 +84,10 @@ class RetrievalSettings(BaseModel, extra="forbid"):
         dict, "retrieval", "per-arm weight by arm name for either fusion (default 1.0 each)"
     )
     parallel_arms: bool = _field(
-        True, "runtime", "run the keyword arm on a worker thread while the query is embedded "
-        "and the semantic arm searches (same answer; overlaps them on 2+ cores)",
+        True, "runtime", "overlap the keyword arm with the query's embedding on two threads "
+        "(a pipeline's search: the keyword arm on a worker while the query is embedded and "
+        "the semantic arm searches; a recall: the query embedded on a worker while the "
+        "keyword arm searches on the calling thread); same answer, on 2+ cores",
     )
     rerank_top_n: int = _field(
         20, "retrieval", "fused hits the reranker re-scores", ge=1, le=1000
