@@ -16,9 +16,10 @@ recall runs its keyword arm on the other core meanwhile.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported where vectors are made: status and config stay light
+    import numpy as np
 
 
 def session_options(threads: int, spin: bool) -> Any:
@@ -65,6 +66,7 @@ class QueryEncoder:
 
         :returns: ``(1, dim)``, the model's float dtype, rows of unit L2 norm.
         """
+        import numpy as np
         from fastembed.common.utils import mean_pooling, normalize
 
         encoded = self.tokenizer.encode_batch([text])
