@@ -236,3 +236,27 @@ def test_explain_at_a_narrow_width_fits_and_ends_no_line_in_a_space(tmp_path: Pa
         said = " ".join(line for line in lines[3:7] if not line[:1].isdigit())
         assert said.startswith("no room for sqlite-vec") and "--json has every column" in said
     assert any(line.startswith("scopes: local, global") for line in lines)
+
+
+# --- finding 14: --max-tokens names what it cut as the hit lines do ---------------------
+
+
+def test_max_tokens_lists_each_cut_hit_with_rank_size_scope_and_snippet(tmp_path: Path) -> None:
+    for i, fruit in enumerate(["kiwi", "mango", "pear", "plum"]):
+        octomem(tmp_path, "add", f"Rehearsal {i}: the staging database was restored with "
+                f"{fruit} notes and a long paragraph of detail about the restore procedure.")
+    out = octomem(tmp_path, "--set", "retrieval.relevance_floor=0", "--set",
+                  "retrieval.relative_floor=0", "search", "staging database restored",
+                  "--max-tokens", "40", COLUMNS="80").out
+    lines = out.splitlines()
+    kept = [line for line in lines if line.startswith("1  ")]
+    assert len(kept) == 1 and "Rehearsal" in kept[0]  # the kept hit shows its text
+    lead = next(i for i, line in enumerate(lines) if line.startswith("about "))
+    assert "left out these (rank before the cut, tokens):" in " ".join(lines[lead:lead + 2])
+    cut_lines = [line for line in lines[lead:] if line.lstrip().startswith("#")]
+    assert len(cut_lines) == 3
+    for line in cut_lines:
+        rank, tokens, scope, text = line.split(maxsplit=3)
+        assert rank[1:].isdigit() and int(rank[1:]) >= 2 and tokens.isdigit()
+        assert scope == "local" and text.startswith("Rehearsal ")
+        assert len(line) <= 80 and "file:" not in line

@@ -12,8 +12,9 @@ of a hit than 80 columns do. A conversation hit asked with ``--context N`` has i
 neighbouring turns on dim lines under it (:mod:`.turn_context`: ``↑1`` the turn just
 before, ``↓1`` after; a turn shown elsewhere in the answer is ``see #N``), and a blank
 line parts it from the next hit. When stdout is not a terminal, Rich uses ``COLUMNS`` or
-80 columns, so piped output has the same shape; the ``--max-tokens`` list of what was
-cut and dedup's ``collapsed`` lines break only between entries.
+80 columns, so piped output has the same shape; dedup's ``collapsed`` lines break only
+between entries, and what ``--max-tokens`` left out is one line per hit, named as a hit
+line names it (rank before the cut, tokens, scope, snippet).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from rich.text import Text
 
 from ..memory.recall import RecallAnswer
 from ..turns import TURN_KIND
-from .layout import emit, packed
+from .layout import emit
 from .layout import wrapped as paragraph
 from .turn_context import ContextLines
 
@@ -269,9 +270,25 @@ def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool,
         console.print(f"{n} {'hit' if n == 1 else 'hits'} found by words only (no vector yet)")
     budget = getattr(ans, "budget", None)
     if budget is not None:
-        lead = f"about {budget.used} of {budget.max_tokens} tokens" + (
-            f"; shortened {budget.truncated}" if budget.truncated else "")
-        dropped = [f"#{c.rank} {c.chunk.document_id} ({c.tokens})" for c in budget.cut]
-        for line in packed(lead + ("; cut:" if dropped else ""), dropped, console.width):
-            console.print(Text(line), no_wrap=True, overflow="ignore", crop=False,
-                          highlight=False)
+        emit(console, budget_lines(budget, console.width))
+
+
+def budget_lines(budget: Any, width: int) -> list[str]:
+    """Return what ``--max-tokens`` kept and cut: the tokens used, then one line per hit
+    left out, named as a hit line names it (its rank before the cut, its size in tokens,
+    its scope and a snippet of its text), each at most ``width`` columns.
+
+    :param budget: the answer's :class:`~octomem.engine.memory.context.Budget`.
+    """
+    lead = f"about {budget.used} of {budget.max_tokens} tokens" + (
+        "; the first hit's text shortened to fit" if budget.truncated else "")
+    if not budget.cut:
+        return paragraph(lead, width, "  ", first="")
+    lines = paragraph(f"{lead}; left out {'this hit' if len(budget.cut) == 1 else 'these'} "
+                      "(rank before the cut, tokens):", width, "  ", first="")
+    ranks = max(len(f"#{c.rank}") for c in budget.cut)
+    sizes = max(len(f"{c.tokens}") for c in budget.cut)
+    for c in budget.cut:
+        row = f"  {f'#{c.rank}'.rjust(ranks)}{GAP}{str(c.tokens).rjust(sizes)}{GAP}{c.scope}{GAP}"
+        lines.append(row + cut(hit_text(c.chunk), max(width - len(row), MIN_HIT_WIDTH)))
+    return lines
