@@ -260,3 +260,40 @@ def test_max_tokens_lists_each_cut_hit_with_rank_size_scope_and_snippet(tmp_path
         assert rank[1:].isdigit() and int(rank[1:]) >= 2 and tokens.isdigit()
         assert scope == "local" and text.startswith("Rehearsal ")
         assert len(line) <= 80 and "file:" not in line
+
+
+# --- finding 18: reindex after Ctrl-C says what it did in every scope --------------------
+
+
+def test_interrupted_reindex_says_per_scope_what_it_embedded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from octomem.plugins.hashing.embedder import HashingEmbedder
+
+    keyword_only = ("--set", "pipeline.embedder=", "--set", "pipeline.semantic=")
+    for i in range(6):
+        octomem(tmp_path, *keyword_only, "add", f"local statement number {i}", hashing=False)
+        octomem(tmp_path, *keyword_only, "add", f"global statement number {i}", "--scope",
+                "global", hashing=False)
+    real, calls = HashingEmbedder.embed_documents, []
+
+    def ctrl_c_on_the_fourth_batch(self: HashingEmbedder, texts: list[str]) -> object:
+        calls.append(len(texts))
+        if len(calls) == 4:  # local's 3 batches done, global's first in progress
+            raise KeyboardInterrupt
+        return real(self, texts)
+
+    monkeypatch.setattr(HashingEmbedder, "embed_documents", ctrl_c_on_the_fourth_batch)
+    ran = octomem(tmp_path, "--set", "retrieval.embed_batch_size=2", "reindex", ok=False,
+                  COLUMNS="60")
+    assert ran.code == 130
+    assert ran.out.splitlines()[0].startswith("embedding for hashing-")
+    assert "local: embedded 6 chunks; 0 without a vector" in ran.out.splitlines()
+    assert ran.err.splitlines()[-4:] == [
+        "local: embedded 6 chunks before the interrupt; 0 without a vector",
+        "global: embedded 0 chunks before the interrupt; 6 without a vector",
+        "what was embedded is kept: run `octomem reindex` again to embed the rest",
+        "interrupted"]
+    monkeypatch.setattr(HashingEmbedder, "embed_documents", real)
+    again = octomem(tmp_path, "reindex", COLUMNS="60").out.splitlines()
+    assert "global: embedded 6 chunks; 0 without a vector" in again
+    assert all(len(line) <= 60 for line in again[1:])  # the model id has its own line

@@ -241,32 +241,16 @@ def reindex(
     if embedder is not None:
         state.overrides.put("pipeline.embedder", embedder, "--embedder")
     from ..memory.scopes import SCOPES, check_scope
+    from .reindexing import reindex as embed_scopes
 
     memory = _memory()
     try:
         wanted = (check_scope(scope),) if scope else SCOPES
-        for name, pipeline in memory.scopes.existing(wanted):  # type: ignore[arg-type]
-            _reindex_scope(name, pipeline)
+        embed_scopes(console, err, memory.scopes.existing(wanted))  # type: ignore[arg-type]
         if embedder is not None:
             console.print(f"recall uses these vectors while pipeline.embedder is {embedder!r}")
     finally:
         memory.close()
-
-
-def _reindex_scope(scope: str, pipeline: Pipeline) -> None:
-    from . import render
-
-    semantic, model = pipeline.arms.semantic, pipeline.arms.embedder
-    if semantic is None or model is None:
-        raise OctomemError("no semantic arm is configured (pipeline.semantic or "
-                           "pipeline.embedder is empty): there is nothing to embed")
-    if pipeline.semantic_error:
-        raise OctomemError(pipeline.semantic_error)
-    with render.progress(console) as bar:
-        task = bar.add_task(f"{scope}: embedding with {model.name}", total=semantic.missing_count())
-        done = pipeline.embed_pending(lambda n: bar.advance(task, n))
-    console.print(f"{scope}: embedded {done} chunks with [bold]{model.model_id}[/bold]; "
-                  f"{semantic.missing_count()} without a vector")
 
 
 @app.command(cls=Command)
