@@ -46,13 +46,14 @@ def reindex(console: Console, err: Console, scoped: list[tuple[str, Pipeline]]) 
                 emit(console, [f"embedding for {model.model_id}"])
                 said = True
             done[scope] = 0
-
-            def advance(n: int, scope: str = scope) -> None:
-                done[scope] += n
-
             with render.progress(console) as bar:
                 task = bar.add_task(f"{scope}: embedding", total=semantic.missing_count())
-                pipeline.embed_pending(lambda n: (advance(n), bar.advance(task, n)))
+
+                def advance(n: int, scope: str = scope, task: int = task) -> None:
+                    done[scope] += n
+                    bar.advance(task, n)  # noqa: B023 - used before the loop moves on
+
+                pipeline.embed_pending(advance)
             emit(console, [f"{scope}: embedded {plural(done[scope], 'chunk')}; "
                            f"{semantic.missing_count():,} without a vector"])
     except KeyboardInterrupt:
