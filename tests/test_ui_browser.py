@@ -85,6 +85,27 @@ def test_search_shows_the_explain_table(tmp_path: Path, browser: Any) -> None:
         assert view.loader.memory().find(ids[0])[0][1].recalls == 0
 
 
+def test_an_abstained_search_shows_the_best_match_it_left_out(tmp_path: Path,
+                                                              browser: Any) -> None:
+    with running_view(tmp_path) as view:
+        seeded(view)
+        query = "quarterly tax filing deadline of the Norwegian subsidiary"
+        browser.get(f"{view.url}?q={query.replace(' ', '+')}")
+        assert "retrieval.relevance_floor" in by_id(browser, "abstained").text
+        assert by_id(browser, "rejected").text.startswith("The best match, not returned")
+        rows = by_css(browser, "#explain tbody tr")
+        agent = view.agent()
+        try:
+            answer = agent.recall(query, count=False)
+        finally:
+            agent.close()
+        best = answer.best_rejected
+        assert answer.hits == [] and best is not None and len(rows) == 1
+        assert rows[0].get_attribute("data-id") == best.chunk.document_id
+        assert rows[0].find_elements("css selector", "td")[1].text == \
+            f"{best.relevance.probability:.2f}"
+
+
 def test_filters_narrow_the_answer(tmp_path: Path, browser: Any) -> None:
     with running_view(tmp_path) as view:
         ids = seeded(view)

@@ -111,10 +111,11 @@ def search(memory: Memory, form: SearchForm) -> SearchView:
         form.since or None, form.until or None, form.as_of or None, form.superseded, form.per,
         count=False)
     result = recall_result(form.q, answer, explain=True)
-    arms = list(dict.fromkeys(a for h in result.hits for a in (h.arms or {})))
+    shown = result.hits or ([result.best_rejected] if result.best_rejected else [])
+    arms = list(dict.fromkeys(a for h in shown for a in (h.arms or {})))
     arms = [a for a in result.arms_ran if a in arms] + [a for a in arms
                                                           if a not in result.arms_ran]
-    relevance = any(getattr(h, "relevance", None) is not None for h in result.hits)
+    relevance = any(getattr(h, "relevance", None) is not None for h in shown)
     return SearchView(form, result, arms, relevance)
 
 
