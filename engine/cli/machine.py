@@ -7,12 +7,13 @@ times are ISO-8601, unlike the human forms the tables print.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..manager import ArmRegistry
 from ..memory.times import iso_or_none
-from ..settings import LoadedSettings, setting_field, setting_group
-from .render import ARM_KIND_ORDER
+
+if TYPE_CHECKING:  # status --json stays as light as status: no pipeline, no numpy
+    from ..manager import ArmRegistry
+    from ..settings import LoadedSettings
 
 #: Every scope of ``status --json`` has these keys (a scope not created yet: zeros and
 #: ``null``), in this order.
@@ -45,10 +46,16 @@ def status_json(info: dict[str, Any]) -> dict[str, Any]:
         out["exists"] = bool(scope.get("exists"))
         out["semantic_available"] = bool(scope.get("semantic_available"))
         out["arms"] = dict(scope.get("arms") or {})
-        out["extra"] = {k: iso_or_none(v) if k.endswith(("_at", "_time")) and isinstance(v, int | float)
-                        else v for k, v in scope.items() if k not in SCOPE_KEYS}
+        out["extra"] = {k: _time_or_value(k, v) for k, v in scope.items() if k not in SCOPE_KEYS}
         scopes[name] = out
     return {"project_root": info["project_root"], "scopes": scopes}
+
+
+def _time_or_value(key: str, value: Any) -> Any:
+    """Return a time (a ``*_at`` or ``*_time`` number of epoch seconds) as ISO-8601."""
+    if key.endswith(("_at", "_time")) and isinstance(value, int | float):
+        return iso_or_none(value)
+    return value
 
 
 def config_json(rows: list[tuple[str, Any]], loaded: LoadedSettings,
@@ -60,6 +67,8 @@ def config_json(rows: list[tuple[str, Any]], loaded: LoadedSettings,
     :param rows: ``(dotted key, value)`` of every setting, as ``config`` prints them.
     :param arm_specs: arm name -> spec, to group ``arms.*`` keys by arm kind.
     """
+    from ..settings import setting_field, setting_group
+
     settings: dict[str, Any] = {}
     for key, value in rows:
         field = setting_field(key, arm_specs)
@@ -72,6 +81,8 @@ def config_json(rows: list[tuple[str, Any]], loaded: LoadedSettings,
 def plugins_json(registry: ArmRegistry) -> dict[str, Any]:
     """Return installed arms as ``{"arms": [{"kind", "name", "distribution", "version",
     "description"}]}``, by kind (the table's order), then name."""
+    from .render import ARM_KIND_ORDER
+
     arms = [{"kind": kind, "name": p.spec.name, "distribution": p.distribution,
              "version": p.version, "description": " ".join((p.spec.description or "").split())}
             for kind in ARM_KIND_ORDER for p in registry.provided(kind)]  # type: ignore[arg-type]
