@@ -42,7 +42,8 @@ def test_file_system_errors_are_one_line(tmp_path: Path) -> None:
     assert result.stderr.strip() == f"error: {tmp_path / 'missing.jsonl'}: No such file or directory"
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
-    result = run("--data-dir", str(blocker), "status", cwd=tmp_path)
+    result = run("--data-dir", str(blocker), "--set", "pipeline.embedder=hashing", "add",
+                 "--scope", "global", "x", cwd=tmp_path)  # status creates no scope now
     assert result.returncode == 1
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
 
