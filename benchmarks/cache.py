@@ -205,7 +205,8 @@ class IndexCache:
         subset = self.dataset.extra.get("subset")
         wanted = set(subset["ids"]) if subset is not None else None
         total = len(wanted) if wanted is not None else count_lines(self.dataset.corpus_path)
-        advance = self.progress(f"storing {self.dataset.name} ({chunker or 'word'} chunks)", total)
+        how = f"chunks sized for the {chunker} tokenizer" if chunker else "chunks of words"
+        advance = self.progress(f"storing {self.dataset.name} ({how})", total)
         pipeline = self._open(entry.root, embedder=chunker)
         documents = beir_documents(self.dataset.folder)
         if wanted is not None:

@@ -24,7 +24,7 @@ from . import baseline, subsets
 from .cache import IndexCache, ProgressFor
 from .combos import Combo, default_combos, parse_combo
 from .dataset import BeirDataset, load_dataset, query_filters
-from .metrics import METRICS, Evaluation, best_of, evaluate_runs
+from .metrics import METRICS, Evaluation, best_of, evaluate_runs, ranx_compiled
 from .runner import ComboResult, run_combo
 from .smoke import describe, smoke_subset, with_subset
 from .subsets import filter_queries, other_group_filters
@@ -238,8 +238,10 @@ def run_bench(
                 )
             )
         runs = {r.combo.name: r.run for r in results}
+        first_use = "" if ranx_compiled() else (
+            "; first use here: numba compiles ranx's code, minutes once, cached after")
         done = progress(f"evaluating {len(runs)} rows (ranx: {', '.join(METRICS)}; paired "
-                        f"t-tests)", None)
+                        f"t-tests{first_use})", None)
         single = [r.combo.name for r in results if r.combo.single_arm]
         first = evaluate_runs(dataset.qrels, runs, None)
         best = best_of(first.scores, single)

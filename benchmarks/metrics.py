@@ -9,10 +9,19 @@ it agrees with the randomization test on IR metrics.
 
 from __future__ import annotations
 
+import os
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
+import ranx
+from numba.core.errors import NumbaTypeSafetyWarning
 from ranx import Qrels, Run, compare
+
+# numba warns while compiling ranx's own code ("unsafe cast from uint64 to int64"): about
+# ranx's internals, nothing a bench user can act on, so it never reaches the console.
+warnings.filterwarnings("ignore", category=NumbaTypeSafetyWarning)
 
 METRICS = ("ndcg@10", "recall@10", "recall@100", "mrr@10")
 #: Significance test passed to ``ranx.compare``.
@@ -41,6 +50,31 @@ class Evaluation:
     scores: dict[str, dict[str, float]] = field(default_factory=dict)
     p_values: dict[str, dict[str, float]] = field(default_factory=dict)
     pairwise: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+
+
+#: ranx functions whose numba cache, once written, shows ranx was compiled here before
+#: (``@njit(cache=True)`` writes ``NAME-LINE.pyXY.nbi`` beside the module).
+COMPILED_MARKERS = (("data_structures", "common.create_and_sort-"),
+                    ("metrics", "ndcg._ndcg_parallel-"))
+
+
+def ranx_compiled(package: Path | None = None) -> bool:
+    """Return whether ranx's numba code looks compiled and cached on this machine: on
+    first use numba compiles it, which takes minutes on a loaded machine (4 min at load
+    6-7 on 2 cores, 12 min at load 11-13, for a 5-query smoke run of SciFact), once.
+
+    Looks in ranx's own ``__pycache__`` folders and, when set, ``NUMBA_CACHE_DIR``.
+
+    :param package: ranx's folder (default: the installed one).
+    """
+    package = package or Path(ranx.__file__).parent
+    elsewhere = os.environ.get("NUMBA_CACHE_DIR")
+    for sub, prefix in COMPILED_MARKERS:
+        here = any((package / sub / "__pycache__").glob(f"{prefix}*.nbi"))
+        there = bool(elsewhere) and any(Path(str(elsewhere)).rglob(f"{prefix}*.nbi"))
+        if not (here or there):
+            return False
+    return True
 
 
 def ranx_run(run: Mapping[str, Mapping[str, float]], queries: list[str], name: str) -> Run:

@@ -29,7 +29,7 @@ def bench(
     limit: Annotated[int | None, typer.Option("--limit", help="A smoke run: the first N judged queries, an index of their documents plus 1,000 drawn at random.")] = None,
     synthetic: Annotated[str | None, typer.Option("--synthetic", help="Scale curve instead of a dataset: sizes, e.g. `10k,100k,1M`.")] = None,
     corpus: Annotated[str, typer.Option("--corpus", help="Scale curve corpus: `random` (Zipf pseudo-words, Gaussian vectors) or `realistic` (SciFact sentences and LoCoMo turns with real pipeline.embedder vectors, perturbed copies above ~31k; writes scale-realistic.*).")] = "random",
-    sources: Annotated[Path | None, typer.Option("--sources", help="`--corpus realistic`: folder holding the BEIR folders scifact/ and locomo/ (default ../shared/data).")] = None,
+    sources: Annotated[Path | None, typer.Option("--sources", help="`--corpus realistic`: the folder holding the BEIR folders scifact/ and locomo/ (see docs/benchmarks.md).")] = None,
     save_runs: Annotated[Path | None, typer.Option("--save-runs", help="Write each row's TREC run file (DIR/ROW.trec).")] = None,
     query_filter: Annotated[str | None, typer.Option("--query-filter", help="Only queries whose `metadata.FIELD` is one of the values: `metadata.conv_id=conv-44,conv-47`.")] = None,
     abstention: Annotated[bool, typer.Option("--abstention", help="Also ask each query where nothing answers it: of another group's memory (with --group-by), else of the store without its relevant documents; share answered with no hits.")] = False,
