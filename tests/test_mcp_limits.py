@@ -83,8 +83,9 @@ def test_the_cli_reads_any_path_but_skips_a_file_past_the_size_limit(tmp_path: P
     outside.mkdir()
     (outside / "small.md").write_text("The lambda notes say the cache is cold on Mondays\n")
     (outside / "big.md").write_text("y " * 5_000)
-    ran = octomem(project, "ingest", str(outside), OCTOMEM_LIMITS__FILE_BYTES="5000")
+    ran = octomem(project, "ingest", str(outside), ok=False, OCTOMEM_LIMITS__FILE_BYTES="5000")
     assert "big.md" in ran.err and "limits.file_bytes" in ran.err
+    assert ran.code == 1 and "added 1" in ran.out  # the rest stored; the skip is an error
     hits = octomem(project, "search", "lambda cache cold", "--json").json()["hits"]
     assert hits and "Mondays" in hits[0]["text"]
     long_statement = octomem(project, "add", "z " * 15_000, ok=False)
