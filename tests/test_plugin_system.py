@@ -133,7 +133,8 @@ def test_switching_embedders_keeps_each_models_vectors_and_reindex_fills_the_gap
     out = runner.invoke(app, ["--data-dir", str(data_dir), "reindex", "--embedder", "letters"])
     assert out.exit_code == 0, out.output
     said = " ".join(out.output.split())
-    assert "global: embedded 1 chunks with letters-v1; 0 without a vector" in said
+    assert "embedding for letters-v1" in said
+    assert "global: embedded 1 chunk; 0 without a vector" in said
     p = _open(data_dir, "letters")
     answer = p.search(Query("hashing model"))
     assert answer.chunks_without_vector == 0 and "sqlite-vec" in answer.hits[0].contributions
@@ -146,7 +147,8 @@ def test_switching_embedders_keeps_each_models_vectors_and_reindex_fills_the_gap
     out = runner.invoke(app, ["--data-dir", str(data_dir), "--set", "pipeline.embedder=hashing",
                               "reindex"])
     said = " ".join(out.output.split())
-    assert "global: embedded 1 chunks with hashing-v1-dim384; 0 without" in said
+    assert "embedding for hashing-v1-dim384" in said
+    assert "global: embedded 1 chunk; 0 without a vector" in said
 
 
 def test_reindex_without_a_semantic_arm_says_there_is_nothing_to_embed(data_dir: Path) -> None:

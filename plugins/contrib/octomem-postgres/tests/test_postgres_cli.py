@@ -80,4 +80,4 @@ def test_reindex_fills_the_vectors_on_postgres(octomem: Any, tmp_path: Path) -> 
     notes.write_text("Kiwis are flightless birds from New Zealand.\n")
     octomem("--set", "pipeline.semantic=", "ingest", str(notes), "--scope", "global")
     out = octomem("reindex").output
-    assert "embedded 1 chunks" in out and "0 without a vector" in out
+    assert "embedded 1 chunk;" in out and "0 without a vector" in out
