@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from octomem.engine.manager import ArmRegistry, load_registry
+from octomem.engine.memory.facade import Memory, open_memory
 from octomem.engine.settings import LoadedSettings, load_settings
 
 
@@ -119,3 +120,15 @@ def build_arm(registry: ArmRegistry, tmp_path: Path) -> Iterator[Callable[..., o
     yield build
     for storage in storages:
         storage.close()  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> Iterator[Memory]:
+    """A memory with the hashing embedder (no model load): local scope in
+    ``tmp_path/project`` (created), global in ``tmp_path/global``. Test modules that need
+    other settings define their own ``memory``."""
+    (tmp_path / "project").mkdir()
+    opened = open_memory(overrides={"pipeline": {"embedder": "hashing"}},
+                         project_root=tmp_path / "project", global_root=tmp_path / "global")
+    yield opened
+    opened.close()

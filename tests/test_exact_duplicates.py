@@ -6,24 +6,14 @@ and listed; ``supersedes`` still writes."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from cli_run import octomem
 from mcp import Client
 
-from octomem.engine.memory.facade import Memory, open_memory
+from octomem.engine.memory.facade import Memory
 from octomem.mcp_server.server import create_server
-
-
-@pytest.fixture
-def memory(tmp_path: Path) -> Iterator[Memory]:
-    (tmp_path / "project").mkdir()
-    opened = open_memory(overrides={"pipeline": {"embedder": "hashing"}},
-                         project_root=tmp_path / "project", global_root=tmp_path / "global")
-    yield opened
-    opened.close()
 
 
 def _rows(path: Path, text: str) -> list[tuple[str, str]]:

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from octomem.engine.errors import OctomemError
-from octomem.engine.memory.facade import Memory, open_memory
+from octomem.engine.memory.facade import Memory
 from octomem.engine.memory.sources import beir_documents
 from octomem.engine.memory.transcripts import read_claude_code, sniff
 from octomem.engine.turns import TURN_KIND
@@ -30,15 +29,6 @@ TRIP = [
     {"conversation": "trip", "session": "2", "speaker": "Ana",
      "text": "Did you book the train to Porto?", "time": "2024-05-03T18:30:00Z"},
 ]
-
-
-@pytest.fixture
-def memory(tmp_path: Path) -> Iterator[Memory]:
-    (tmp_path / "project").mkdir()
-    opened = open_memory(overrides={"pipeline": {"embedder": "hashing"}},
-                         project_root=tmp_path / "project", global_root=tmp_path / "global")
-    yield opened
-    opened.close()
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
