@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 
 from cli_run import octomem
@@ -63,8 +64,11 @@ def test_status_json_holds_the_real_counts(tmp_path: Path) -> None:
     assert local["embedder_model"].startswith("hashing") and local["semantic_available"]
     assert Path(local["root"]) == (tmp_path / ".octomem").resolve()
     assert Path(status["project_root"]) == tmp_path.resolve()
+    added = datetime.fromisoformat(local["extra"]["last_added_at"])
+    assert abs((datetime.now(timezone.utc) - added).total_seconds()) < 600
     human = octomem(tmp_path, "status").out
     assert "2 (2 current, 0 superseded; 0 forgotten)" in human  # the same facts
+    assert f"last added {added:%Y-%m-%d %H:%M} UTC" in " ".join(human.split())
 
 
 def test_status_json_of_a_scope_not_created_has_every_key(tmp_path: Path) -> None:

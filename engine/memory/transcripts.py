@@ -89,7 +89,8 @@ def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 try:
                     row = json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise TranscriptError(f"{path}:{lineno}: not valid JSON: {exc.msg}") from None
+                    why = f"{exc.msg.removesuffix(' at')} at column {exc.pos + 1}"
+                    raise TranscriptError(f"{path}:{lineno}: not valid JSON: {why}") from None
                 if not isinstance(row, dict):
                     raise TranscriptError(f"{path}:{lineno}: expected a JSON object, got "
                                           f"{type(row).__name__}")
