@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from cli_run import octomem
@@ -65,7 +65,7 @@ def test_status_json_holds_the_real_counts(tmp_path: Path) -> None:
     assert Path(local["root"]) == (tmp_path / ".octomem").resolve()
     assert Path(status["project_root"]) == tmp_path.resolve()
     added = datetime.fromisoformat(local["extra"]["last_added_at"])
-    assert abs((datetime.now(timezone.utc) - added).total_seconds()) < 600
+    assert abs((datetime.now(UTC) - added).total_seconds()) < 600
     human = octomem(tmp_path, "status").out
     assert "2 (2 current, 0 superseded; 0 forgotten)" in human  # the same facts
     assert f"last added {added:%Y-%m-%d %H:%M} UTC" in " ".join(human.split())

@@ -80,5 +80,5 @@ def test_a_bad_transcript_named_on_its_own_fails_and_stores_nothing_of_it(
     assert len(ids) == 1 and ids[0].startswith("file:")  # wifi.md only: no turn of bad.jsonl
     alone = octomem(tmp_path, "ingest", str(folder / "broken.jsonl"), ok=False)
     assert alone.code == 1 and alone.err.strip() == (
-        f"error: {folder / 'broken.jsonl'}:3: not valid JSON: Expecting value at column 29")  # as before
+        f"error: {folder / 'broken.jsonl'}:3: not valid JSON: Expecting value at column 29")
     assert _stored(tmp_path) == ids
