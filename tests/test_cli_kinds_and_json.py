@@ -64,11 +64,11 @@ def test_status_json_holds_the_real_counts(tmp_path: Path) -> None:
     assert local["embedder_model"].startswith("hashing") and local["semantic_available"]
     assert Path(local["root"]) == (tmp_path / ".octomem").resolve()
     assert Path(status["project_root"]) == tmp_path.resolve()
-    added = datetime.fromisoformat(local["extra"]["last_added_at"])
+    added = datetime.fromisoformat(local["extra"]["newest_document_at"])
     assert abs((datetime.now(UTC) - added).total_seconds()) < 600
     human = octomem(tmp_path, "status").out
     assert "2 (2 current, 0 superseded; 0 forgotten)" in human  # the same facts
-    assert f"last added {added:%Y-%m-%d %H:%M} UTC" in " ".join(human.split())
+    assert f"newest document {added:%Y-%m-%d %H:%M} UTC" in " ".join(human.split())
 
 
 def test_status_json_of_a_scope_not_created_has_every_key(tmp_path: Path) -> None:

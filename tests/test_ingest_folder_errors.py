@@ -49,7 +49,7 @@ def test_a_bad_file_in_a_folder_is_skipped_and_the_rest_stored(tmp_path: Path) -
     assert skipped == [
         f"skipped: {folder / 'bad.jsonl'}:2: unknown field 'sesion'; a chat turn has "
         "conversation, id, metadata, role, session, speaker, text, time, title",
-        f"skipped: {folder / 'broken.jsonl'}:3: not valid JSON: Expecting value at column 29",
+        f"skipped: {folder / 'broken.jsonl'}:3: not valid JSON: Expecting value at column 28",
         f"skipped: {folder / 'empty.md'}: empty file",
         f"skipped: {folder / 'latin.txt'}: not UTF-8 text (invalid start byte at byte 0)",
     ]
@@ -80,5 +80,5 @@ def test_a_bad_transcript_named_on_its_own_fails_and_stores_nothing_of_it(
     assert len(ids) == 1 and ids[0].startswith("file:")  # wifi.md only: no turn of bad.jsonl
     alone = octomem(tmp_path, "ingest", str(folder / "broken.jsonl"), ok=False)
     assert alone.code == 1 and alone.err.strip() == (
-        f"error: {folder / 'broken.jsonl'}:3: not valid JSON: Expecting value at column 29")
+        f"error: {folder / 'broken.jsonl'}:3: not valid JSON: Expecting value at column 28")
     assert _stored(tmp_path) == ids

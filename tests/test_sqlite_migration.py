@@ -52,7 +52,7 @@ def test_version_1_file_is_migrated(tmp_path: Path) -> None:
             storage.supersede(tx, "old", "new", 200.0)
         assert [c.document_id for c in storage.iter_chunks(Filters())] == ["new"]
         assert storage.history_counts() == {"current": 1, "superseded": 1, "forgotten": 0,
-                                            "last_added_at": 200.0}
+                                            "newest_document_at": 200.0}
     finally:
         storage.close()
     reopened = SqliteStorage(path)  # a second open finds version 2 and changes nothing

@@ -146,7 +146,7 @@ def status_rows(scope: dict[str, Any]) -> list[tuple[str, str]]:
             text = ", ".join(f"{k} {v}" for k, v in value.items())
         elif key.endswith(("_at", "_time")) and isinstance(value, int | float):
             text = human_time(value)
-            key = key.removesuffix("_at")  # "last_added_at": "last added"
+            key = key.removesuffix("_at")  # "newest_document_at": "newest document"
         elif key.endswith("_bytes") and isinstance(value, int | float):
             text = human_size(value)
         else:

@@ -87,9 +87,9 @@ def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 if not line.strip():
                     continue
                 try:
-                    row = json.loads(line)
+                    row = json.loads(line.rstrip("\r\n"))  # columns count within the line
                 except json.JSONDecodeError as exc:
-                    why = f"{exc.msg.removesuffix(' at')} at column {exc.pos + 1}"
+                    why = f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
                     raise TranscriptError(f"{path}:{lineno}: not valid JSON: {why}") from None
                 if not isinstance(row, dict):
                     raise TranscriptError(f"{path}:{lineno}: expected a JSON object, got "

@@ -169,12 +169,13 @@ class SqlHistory:
 
     def history_counts(self) -> dict[str, Any]:
         """Return ``{"current": n, "superseded": n, "forgotten": n}`` documents and
-        ``"last_added_at"``: the newest document's ``created_at`` (epoch seconds, UTC), or
-        ``None`` when none is stored."""
+        ``"newest_document_at"``: the newest document's ``created_at`` (epoch seconds, UTC:
+        a file's modification time, a statement's or turn's time of storing), or ``None``
+        when none is stored."""
         row: Any = self._run(
             self.connection(),
             "SELECT count(*) FILTER (WHERE valid_to IS NULL), "
             "count(*) FILTER (WHERE valid_to IS NOT NULL), "
             "(SELECT count(*) FROM forgotten), max(created_at) FROM documents").fetchone()
         return {"current": int(row[0]), "superseded": int(row[1]), "forgotten": int(row[2]),
-                "last_added_at": None if row[3] is None else float(row[3])}
+                "newest_document_at": None if row[3] is None else float(row[3])}
