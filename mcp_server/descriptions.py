@@ -90,7 +90,9 @@ chat transcript in JSON Lines (one turn a line: text, speaker or role, session, 
 a Claude Code session file (~/.claude/projects/<project>/<session>.jsonl, or that folder), \
 stored as turns that know their conversation, position, speaker and time. Ingesting a \
 transcript again after it grew adds only its new turns; a malformed line is an error \
-naming the line, and nothing of the file is stored.
+naming the line, and nothing of the file is stored. In a folder, a file that cannot be \
+read (a malformed line, empty, not UTF-8, too large) is left out and listed under `skipped` with \
+why; the rest of the folder is stored.
 
 Long text is split into passages that recall returns individually (or, with \
 `per: "document"`, each document's best passage). Ingesting the same path, `uri` or `title` \

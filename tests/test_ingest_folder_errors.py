@@ -1,7 +1,8 @@
 """A folder with a bad file in it: every other file is stored, every bad file is noted
 (``skipped: FILE:LINE: why``), and the command ends with one error line and status 1; a
 bad file named on its own still fails, naming its line, with nothing of it stored
-(fresh-user trial 3, finding 7)."""
+(fresh-user trial 3, finding 7). The MCP ``ingest`` tool does the same: the bad files
+under ``skipped`` with why, the rest stored."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from cli_run import octomem
+from mcp_stdio import stdio_client
 
 pytestmark = pytest.mark.slow
 
@@ -82,3 +84,33 @@ def test_a_bad_transcript_named_on_its_own_fails_and_stores_nothing_of_it(
     assert alone.code == 1 and alone.err.strip() == (
         f"error: {folder / 'broken.jsonl'}:3: not valid JSON: Expecting value at column 28")
     assert _stored(tmp_path) == ids
+
+
+def test_mcp_ingest_of_a_folder_lists_the_bad_files_and_stores_the_rest(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    folder = _folder(project)
+    with stdio_client(tmp_path, project) as mcp:
+        done = mcp.ok("ingest", path_or_text="mixed")
+        assert sorted((Path(s["path"]).name, s["why"]) for s in done["skipped"]) == [
+            ("bad.jsonl", f"{folder / 'bad.jsonl'}:2: unknown field 'sesion'; a chat turn has "
+             "conversation, id, metadata, role, session, speaker, text, time, title"),
+            ("broken.jsonl",
+             f"{folder / 'broken.jsonl'}:3: not valid JSON: Expecting value at column 28"),
+            ("empty.md", f"{folder / 'empty.md'}: empty file"),
+            ("latin.txt", f"{folder / 'latin.txt'}: not UTF-8 text (invalid start byte at byte 0)"),
+        ]
+        assert sorted(i for i in done["added"] if not i.startswith("file:")) == ["trip:0",
+                                                                                "trip:1"]
+        assert len(done["added"]) == 3  # and wifi.md
+        hits = mcp.ok("recall", query="guest wifi password")["hits"]
+        assert hits[0]["text"].endswith("The guest wifi password is on the fridge.")
+        # a bad file named on its own is still an error naming its line
+        message = mcp.error("ingest", path_or_text="mixed/broken.jsonl")
+        assert "broken.jsonl:3: not valid JSON" in message
+        for name in ("wifi.md", "trip.jsonl"):
+            (folder / name).unlink()
+        message = mcp.error("ingest", path_or_text="mixed")  # nothing readable left
+        assert "no file in" in message and "bad.jsonl:2: unknown field 'sesion'" in message
+    assert sorted(i for i in _stored(project) if not i.startswith("file:")) == ["trip:0",
+                                                                                "trip:1"]

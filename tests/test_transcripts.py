@@ -108,7 +108,7 @@ def test_chat_defaults_role_and_conversation_from_the_file(tmp_path: Path) -> No
     ('{"text": "hi", "speaker": "Ana", "time": "yesterday"}', "not an ISO-8601 time"),
     ('{"text": "hi", "role": "bot"}', "role must be 'user' or 'assistant'"),
 ])
-def test_a_malformed_line_names_file_and_line_and_stores_nothing(
+def test_a_malformed_line_names_file_and_line_and_stores_nothing_of_it(
     memory: Memory, tmp_path: Path, line: str, message: str
 ) -> None:
     folder = tmp_path / "chats"
@@ -118,8 +118,13 @@ def test_a_malformed_line_names_file_and_line_and_stores_nothing(
     bad.write_text(json.dumps(TRIP[0]) + "\n\n" + line + "\n", encoding="utf-8")
     (folder / "notes.md").write_text("# Notes\nThe castle opens at nine.\n")
     with pytest.raises(OctomemError, match=rf"b-bad\.jsonl:3: .*{message}"):
-        memory.ingest(str(folder), fmt="chat")
+        memory.ingest(str(bad), fmt="chat")  # named on its own: an error
     assert memory.scopes.get("local") is None or not stored_turns(memory)
+    _, report = memory.ingest(str(folder), fmt="chat")  # in a folder: skipped, named
+    assert [(path.name, why.split(": ", 1)[0]) for path, why in report.skipped] == [
+        ("b-bad.jsonl", f"{bad}:3")]
+    assert message in report.skipped[0][1]
+    assert sorted(stored_turns(memory)) == ["trip:0", "trip:1", "trip:2"]  # a-good's only
 
 
 def test_folders_sniff_transcripts_and_leave_other_jsonl_alone(

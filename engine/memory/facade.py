@@ -343,16 +343,16 @@ class Memory:
         :param confine: read only paths inside the project root and the setting
             ``ingest.allowed_roots`` (the MCP tool; the CLI reads any path).
         :raises OctomemError: an unreadable path, a malformed transcript line or empty
-            text, named.
+            text, named (in a folder such a file is skipped: ``report.skipped``).
         """
         target = check_scope(scope) or "local"
         allowed = getattr(self.settings, "ingest", None)
         roots = [self.roots.project, *(allowed.allowed_roots if allowed else ())] \
             if confine else None
+        report = IngestReport()  # a folder's unreadable files: report.skipped
         groups = ingest_groups(path_or_text, self.roots.project, title, uri, tuple(tags), fmt,
-                               roots, self.limits.file_bytes)
+                               roots, self.limits.file_bytes, report.skipped)
         pipeline = self.scopes.require(target, create=True)
-        report = IngestReport()
         for group in groups:  # a transcript's turns: one transaction
             whole = len(group) if group[0].kind == TURN_KIND else DOCS_PER_TRANSACTION
             merge_reports(report, pipeline.add(group, per_transaction=whole))

@@ -42,10 +42,13 @@ class IngestReport(AddReport):
 
     :param missing: file documents under an ingested folder whose file no longer exists.
     :param forgotten: those of them forgotten (``ingest.on_missing = "forget"``).
+    :param skipped: ``(file, why)`` for each file inside the folder that could not be
+        read and was left out (nothing of it stored).
     """
 
     missing: list[GoneFile] = field(default_factory=list)
     forgotten: list[GoneFile] = field(default_factory=list)
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
 
 
 def _file_path(doc: Document) -> Path | None:

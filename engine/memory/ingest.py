@@ -19,12 +19,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from ..errors import InvalidQueryError
+from ..errors import InvalidQueryError, OctomemError
 from ..pipeline import AddReport
 from ..types import Document
 from .limits import check_length, confined
 from .sources import TEXT_SUFFIXES, IngestFormat, file_document, find_sources
-from .transcripts import read_transcript
+from .transcripts import TranscriptFormat, read_transcript
 
 #: Kind of ingested documents (statements use ITEM, FACT, ...).
 DOC_KIND = "DOC"
@@ -97,6 +97,7 @@ def ingest_groups(
     path_or_text: str, project_root: Path, title: str | None = None, uri: str | None = None,
     tags: tuple[str, ...] = (), fmt: IngestFormat = "auto",
     roots: Sequence[Path] | None = None, max_bytes: int | None = None,
+    skipped: list[tuple[Path, str]] | None = None,
 ) -> list[list[Document]]:
     """Return the documents ``ingest`` stores for ``path_or_text``: the text documents as
     one group, then each transcript's turns as a group of its own (stored in one
@@ -110,10 +111,15 @@ def ingest_groups(
     :param roots: the folders paths must lie in (links resolved); ``None``: any path
         (the CLI). A path outside is refused whether or not it exists.
     :param max_bytes: the largest file or text read (``limits.file_bytes``).
+    :param skipped: when given, a file inside a folder that cannot be read (too large,
+        empty, not UTF-8, a malformed transcript line) is appended as ``(file, why)`` and left
+        out, and the rest of the folder is returned; without it (or for a file named
+        itself) that is an error.
     :raises InvalidQueryError: ``path_or_text`` is empty, outside ``roots`` or too large,
         or a folder holds no text file or transcript.
     :raises OctomemError: a named file is not a UTF-8 text file or a transcript; a
-        transcript has a malformed line (naming the file and line).
+        transcript has a malformed line (naming the file and line); no file of a folder
+        could be read (the first reasons named).
     """
     if not isinstance(path_or_text, str) or not path_or_text.strip():
         raise InvalidQueryError("path_or_text: empty; give a file, a folder or a text")
@@ -138,14 +144,43 @@ def ingest_groups(
     if not files and not transcripts:
         raise InvalidQueryError(f"path_or_text: {path} holds no text file (.md, .txt, .rst) "
                                 "or transcript (.jsonl)")
-    _checked([*files, *(f for f, _ in transcripts)], roots, max_bytes)
-    turns = [[replace(d, tags=tags) if tags else d for d in read_transcript(f, how)]
+    _checked([*files, *(f for f, _ in transcripts)], roots, None)  # outside: always refused
+    bad: list[tuple[Path, str]] | None = [] if skipped is not None and path.is_dir() else None
+    documents = [replace(d, tags=tags) for f in files for d in _read(f, None, max_bytes, bad)]
+    turns = [[replace(d, tags=tags) if tags else d for d in _read(f, how, max_bytes, bad)]
              for f, how in transcripts]
-    documents = [replace(file_document(f), tags=tags) for f in files]
+    if bad and skipped is not None:
+        if not documents and not any(turns):
+            raise OctomemError(f"path_or_text: no file in {path} could be ingested: "
+                               + "; ".join(why for _, why in bad[:3]))
+        skipped.extend(bad)
     if len(documents) == 1 and (title or uri):
         documents[0] = replace(documents[0], title=title or documents[0].title,
                                uri=uri or documents[0].uri)
     return [group for group in (documents, *turns) if group]
+
+
+def _read(file: Path, how: TranscriptFormat | None, max_bytes: int | None,
+          skipped: list[tuple[Path, str]] | None) -> list[Document]:
+    """Return a text file's document (``how`` None) or a transcript's turns; a file that
+    cannot be read raises, or with ``skipped`` given is appended to it and gives none.
+
+    :raises OctomemError: too large, empty, not UTF-8, or a malformed transcript (no
+        ``skipped``).
+    """
+    try:
+        _checked([file], None, max_bytes)
+        if how is not None:
+            return read_transcript(file, how)
+        doc = file_document(file)
+        if not doc.text.strip():
+            raise OctomemError(f"{file}: empty file")
+        return [doc]
+    except OctomemError as exc:
+        if skipped is None:
+            raise
+        skipped.append((file, str(exc)))
+        return []
 
 
 def merge_reports(into: AddReport, other: AddReport) -> AddReport:

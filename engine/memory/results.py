@@ -256,6 +256,13 @@ class GoneFileItem(BaseModel):
     path: str = Field(description="where the file was")
 
 
+class SkippedFileItem(BaseModel):
+    """A file inside an ingested folder that could not be read; nothing of it is stored."""
+
+    path: str
+    why: str = Field(description="the error, naming the file (and line)")
+
+
 class IngestResult(BaseModel):
     """What an ingest did."""
 
@@ -273,6 +280,9 @@ class IngestResult(BaseModel):
     forgotten: list[GoneFileItem] = Field(
         default_factory=list, description="of those, the ones forgotten (setting "
         "ingest.on_missing, default forget; the forget log keeps the reason)")
+    skipped: list[SkippedFileItem] = Field(
+        default_factory=list, description="files inside the folder that could not be read "
+        "(a malformed transcript line, not UTF-8, too large): left out; the rest was stored")
 
 
 def ingest_result(scope: str, report: AddReport) -> IngestResult:
@@ -284,7 +294,9 @@ def ingest_result(scope: str, report: AddReport) -> IngestResult:
     return IngestResult(scope=scope, added=report.added, revised=report.replaced,
                         unchanged=report.unchanged, chunks=report.chunks,
                         embedded=report.embedded, semantic_error=report.semantic_error,
-                        missing=gone("missing"), forgotten=gone("forgotten"))
+                        missing=gone("missing"), forgotten=gone("forgotten"),
+                        skipped=[SkippedFileItem(path=str(path), why=why)
+                                 for path, why in getattr(report, "skipped", ())])
 
 
 class ChunkItem(BaseModel):
