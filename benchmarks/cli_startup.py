@@ -2,14 +2,16 @@
 bare interpreter's start.
 
 Each round runs, in a fresh process each and in turn (so the machine's load hits all alike):
-``python -c pass``; the floor ``--help`` cannot go below (typer and its rich help renderer
-imported); ``octomem --help``, ``octomem status --help``, ``octomem status`` and ``octomem
-config`` of this install (``status`` over the stores of the current directory and ``HOME``);
-and, with ``--before DIR``, the same commands of another checkout put first on
-``PYTHONPATH`` (a folder holding ``octomem/`` with its ``engine``, ``plugins``, ... linked
-to that checkout).
-Reports the median wall time of each and its ratio to ``python -c pass``, with the load
-average before and after. Run: ``python -m octomem.benchmarks.cli_startup --rounds 30``.
+``python -c pass``; two floors (importing the rich parts the help pages use; importing
+typer); ``octomem --help``, ``octomem status --help``, ``octomem search --help``,
+``octomem status`` and ``octomem config`` of this install (``status`` over the stores of
+the current directory and ``HOME``; ``--commands`` picks which); and, with ``--before
+DIR``, the same commands of another checkout put first on ``PYTHONPATH`` (a folder holding
+``octomem/`` with its ``engine``, ``plugins``, ... linked to that checkout).
+Bytecode is written (``PYTHONDONTWRITEBYTECODE`` removed) and one round is run first and
+not counted, so every variant starts from cached ``.pyc`` files as an installed package
+does. Reports the median wall time of each and its ratio to ``python -c pass``, with the
+load average before and after. Run: ``python -m octomem.benchmarks.cli_startup --rounds 30``.
 """
 
 from __future__ import annotations
@@ -23,38 +25,46 @@ import time
 from pathlib import Path
 
 HELP = "import sys; from octomem.engine.cli import main; sys.argv = ['octomem', *sys.argv[1:]]; main()"
-FLOOR = "import typer, typer.rich_utils"
-#: The octomem commands timed (each also from ``--before``'s checkout).
-COMMANDS = (("--help",), ("status", "--help"), ("status",), ("config",))
+#: What the help pages import from rich (:mod:`octomem.engine.cli.helpview`).
+RICH_FLOOR = "import rich.console, rich.table, rich.panel, rich.padding, rich.align"
+TYPER_FLOOR = "import typer"
+#: The octomem commands that can be timed (each also from ``--before``'s checkout).
+COMMANDS = {"help": ("--help",), "status-help": ("status", "--help"),
+            "search-help": ("search", "--help"), "status": ("status",), "config": ("config",)}
 
 
-def variants(before: Path | None) -> dict[str, tuple[list[str], dict[str, str]]]:
+def variants(before: Path | None, chosen: list[str]) -> dict[str, tuple[list[str], dict[str, str]]]:
     """Return ``name -> (argv, extra environment)`` for every measured command."""
     py, env = sys.executable, {}
     out = {"python -c pass": ([py, "-c", "pass"], env),
-           "typer + rich help (floor)": ([py, "-c", FLOOR], env)}
-    for args in COMMANDS:
-        out[f"octomem {' '.join(args)}"] = ([py, "-c", HELP, *args], env)
+           "rich (floor)": ([py, "-c", RICH_FLOOR], env),
+           "typer (floor)": ([py, "-c", TYPER_FLOOR], env)}
+    for key in chosen:
+        out[f"octomem {' '.join(COMMANDS[key])}"] = ([py, "-c", HELP, *COMMANDS[key]], env)
     if before is not None:
         old = {"PYTHONPATH": str(before)}
-        for args in COMMANDS:
-            out[f"before: octomem {' '.join(args)}"] = ([py, "-c", HELP, *args], old)
+        for key in chosen:
+            out[f"before: octomem {' '.join(COMMANDS[key])}"] = (
+                [py, "-c", HELP, *COMMANDS[key]], old)
     return out
 
 
-def measure(rounds: int, before: Path | None) -> dict[str, list[float]]:
-    """Run every variant ``rounds`` times, interleaved; return wall seconds per variant.
+def measure(rounds: int, before: Path | None, chosen: list[str]) -> dict[str, list[float]]:
+    """Run every variant ``rounds`` times, interleaved, after one uncounted round; return
+    wall seconds per variant.
 
     :raises subprocess.CalledProcessError: a variant exits with an error.
     """
-    runs = variants(before)
+    runs = variants(before, chosen)
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     times: dict[str, list[float]] = {name: [] for name in runs}
-    for _ in range(rounds):
+    for round_ in range(rounds + 1):
         for name, (argv, extra) in runs.items():
             start = time.perf_counter()
-            subprocess.run(argv, env={**os.environ, **extra, "COLUMNS": "100"}, check=True,
+            subprocess.run(argv, env={**base, **extra, "COLUMNS": "100"}, check=True,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            times[name].append(time.perf_counter() - start)
+            if round_:  # the first round writes the bytecode caches
+                times[name].append(time.perf_counter() - start)
     return times
 
 
@@ -77,9 +87,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--before", type=Path, help="PYTHONPATH entry of an older checkout")
+    parser.add_argument("--commands", default=",".join(COMMANDS),
+                        help=f"which to time, comma-separated, of {', '.join(COMMANDS)}")
     args = parser.parse_args()
+    chosen = [c for c in args.commands.split(",") if c]
+    unknown = sorted(set(chosen) - set(COMMANDS))
+    if unknown:
+        parser.error(f"--commands: unknown {', '.join(unknown)} (known: {', '.join(COMMANDS)})")
     first = os.getloadavg()[0]
-    times = measure(args.rounds, args.before)
+    times = measure(args.rounds, args.before, chosen)
     print(report(times, (first, os.getloadavg()[0])))
 
 

@@ -1,8 +1,9 @@
 """``octomem --help`` starts light: the modules a fresh process holds after printing help.
 
-Measured by import set, not wall time (the machine's load would make a time flaky): help
-loads typer and rich only; the engine (pydantic settings, the pipeline, the plugins) and the
-numeric libraries (numpy, onnxruntime, ranx) load when a command runs.
+Measured by import set, not wall time (the machine's load would make a time flaky):
+``octomem --help`` loads rich only (its page comes from the catalog), a command's help
+typer, rich and that command's module; the engine (pydantic settings, the pipeline, the
+plugins) and the numeric libraries (numpy, onnxruntime, ranx) load when a command runs.
 """
 
 from __future__ import annotations
@@ -13,14 +14,18 @@ import sys
 
 import pytest
 
-#: Modules ``--help`` must not import (each costs 50-500 ms of a fresh process's start).
-#: pydantic is not among them: typer 0.29 coerces a command's option values with pydantic
-#: once the group's callback runs (``octomem status --help``); bare ``octomem --help`` is
-#: checked for it apart.
+#: Modules ``--help`` must not import (each costs 50-500 ms of a fresh process's start):
+#: the engine, the numeric libraries, pydantic (typer 0.29 coerces values with it: not an
+#: unset one, :class:`octomem.engine.cli.options.DeferredCoercion`), and typer's help
+#: renderer with rich's Markdown parser (:mod:`octomem.engine.cli.helpview` draws help).
 HEAVY = ("numpy", "onnxruntime", "ranx", "fastembed", "sqlite_vec", "apsw",
-         "pydantic_settings", "pluggy", "prometheus_client", "urllib.request",
+         "pydantic", "pydantic_settings", "pluggy", "prometheus_client", "urllib.request",
+         "typer.rich_utils", "rich.markdown", "markdown_it", "pygments",
          "octomem.engine.settings", "octomem.engine.pipeline", "octomem.engine.memory",
          "octomem.plugins", "octomem.mcp_server", "octomem.benchmarks")
+#: The modules registering commands other than :mod:`octomem.engine.cli.commands`.
+COMMAND_MODULES = {"octomem.engine.cli.bench", "octomem.engine.cli.observe",
+                   "octomem.engine.cli.verify", "octomem.engine.cli.view"}
 
 PROBE = """
 import json, sys
@@ -46,17 +51,33 @@ def modules_after(*args: str) -> tuple[int, set[str]]:
     return report["code"], set(report["modules"])
 
 
-@pytest.mark.parametrize("args", [("--help",), ("status", "--help"), ("config", "--help"),
+def heavy(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules for name in HEAVY if m == name or m.startswith(name + "."))
+
+
+@pytest.mark.parametrize("args", [("status", "--help"), ("config", "--help"),
                                   ("search", "--help"), ("log", "tail", "--help")])
 def test_help_imports_neither_the_engine_nor_numeric_libraries(args: tuple[str, ...]) -> None:
+    """A command's help loads typer and that command's module only: no pydantic, no
+    Markdown parser, no other command's module."""
     code, modules = modules_after(*args)
     assert code == 0
-    loaded = sorted(m for m in modules for heavy in HEAVY if m == heavy or
-                    m.startswith(heavy + "."))
-    assert loaded == []
+    assert heavy(modules) == []
     assert {"typer", "rich", "octomem.engine.cli.commands"} <= modules  # the real help ran
-    if args == ("--help",):
-        assert "pydantic" not in modules
+    wanted = {"octomem.engine.cli.observe"} if args[0] == "log" else set()
+    assert modules & COMMAND_MODULES == wanted
+
+
+@pytest.mark.parametrize("args", [("--help",), ()])
+def test_top_level_help_needs_neither_typer_nor_a_command(args: tuple[str, ...]) -> None:
+    """``octomem --help`` (and bare ``octomem``, status 2 as click's) is drawn from the
+    catalog with rich alone: typer, click and every command module stay unimported."""
+    code, modules = modules_after(*args)
+    assert code == (0 if args else 2)
+    assert heavy(modules) == []
+    assert "rich" in modules and "octomem.engine.cli.catalog" in modules
+    assert not {m for m in modules if m.split(".")[0] in ("typer", "click")}
+    assert "octomem.engine.cli.commands" not in modules and not modules & COMMAND_MODULES
 
 
 def test_a_command_still_loads_what_it_needs() -> None:

@@ -1,10 +1,13 @@
-"""The ``octomem`` command line: commands (:mod:`.commands`), ``octomem bench``
-(:mod:`.bench`), memory commands' output (:mod:`.memory`), tables and listings
-(:mod:`.render`), ``octomem verify`` (:mod:`.verify`), the call log and metrics commands
-(:mod:`.observe`), and ``octomem ui`` (:mod:`.view`).
+"""The ``octomem`` command line: the group and most commands (:mod:`.commands`),
+``octomem bench`` (:mod:`.bench`), memory commands' output (:mod:`.memory`), tables and
+listings (:mod:`.render`), ``octomem verify`` (:mod:`.verify`), the call log and metrics
+commands (:mod:`.observe`), and ``octomem ui`` (:mod:`.view`).
 
-Each command imports the engine (pydantic, numpy, the plugins) when it runs, not when this
-package is imported: ``octomem --help`` loads typer and rich only.
+A fresh process loads only what its command needs: ``octomem --help`` draws its page from
+:mod:`.catalog` with rich alone (no typer, no command module); a command's module, and
+typer's reading of its signature, load when that command runs or its own ``--help`` is
+asked (:mod:`.lazy`); each command imports the engine (pydantic, numpy, the plugins) when
+it runs.
 
 The console script is :func:`main` (:mod:`.entry`: every error as one line);
 :data:`app` is the typer application (tests drive it with typer's ``CliRunner``).
@@ -12,11 +15,43 @@ The console script is :func:`main` (:mod:`.entry`: every error as one line);
 
 from __future__ import annotations
 
-from . import bench as _bench  # noqa: F401  (registers `octomem bench` on app, after the others)
-from . import observe as _observe  # noqa: F401  (registers `log tail` and `metrics` on app)
-from . import verify as _verify  # noqa: F401  (registers `octomem verify` on app)
-from . import view as _view  # noqa: F401  (registers `octomem ui` on app)
-from .commands import app
-from .entry import main
+import os
+import sys
+from typing import Any
+
+#: The environment variable with which a shell asks for completions (click's
+#: ``_{PROG}_COMPLETE``): such a call has no arguments, yet is no call for help.
+COMPLETE_VAR = "_OCTOMEM_COMPLETE"
+
+
+def main() -> None:
+    """Console entry point (``octomem``).
+
+    ``octomem --help`` (and ``octomem`` alone, a usage error with status 2 as click's) prints
+    the top-level page from :mod:`.catalog` without importing typer or any command; every
+    other command line runs the typer application (:func:`.entry.main`).
+    """
+    args = sys.argv[1:]
+    if args in ([], ["--help"]) and COMPLETE_VAR not in os.environ:
+        from .catalog import top_page
+        from .helpview import print_page
+
+        print_page(top_page())
+        if args:
+            print()  # click echoes the (empty) help text typer's renderer leaves behind
+        sys.exit(0 if args else 2)
+    from .entry import main as run
+
+    run()
+
+
+def __getattr__(name: str) -> Any:
+    """Return :data:`app` (typer and the group load on first use)."""
+    if name == "app":
+        from .commands import app
+
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["app", "main"]

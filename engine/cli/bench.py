@@ -13,11 +13,12 @@ from typing import Annotated
 import typer
 
 from ..errors import OctomemError
-from .commands import app, console, state
+from .commands import console, state
+from .lazy import registry
 from .options import Command
 
 
-@app.command(cls=Command)
+@registry.command(cls=Command)
 def bench(
     dataset: Annotated[Path | None, typer.Argument(help="A BEIR folder (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv).")] = None,
     combo: Annotated[list[str] | None, typer.Option("--combo", help="`NAME=arm+arm+...` (e.g. `hybrid=fts5+sqlite-vec`), or `defaults` for the default rows; repeatable. Default: the default rows (every keyword arm alone, the semantic arm alone, the hybrids).")] = None,

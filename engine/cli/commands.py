@@ -1,10 +1,10 @@
-"""The ``octomem`` command line: ingest, add, search, forget, reindex, plugins, status, config,
-serve, bench."""
+"""The ``octomem`` command line: the group and its global options (:data:`app`), and the
+commands ingest, add, search, forget, reindex, plugins, status, config, serve, export,
+import, session-start (registered on :data:`.lazy.registry`, built when first used)."""
 
 from __future__ import annotations
 
 import importlib
-import importlib.metadata as md
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -15,8 +15,10 @@ from rich.text import Text
 
 from ..errors import OctomemError
 from ..overrides import Overrides
+from . import catalog
 from . import options as opt
-from .options import Command, Group
+from .lazy import LazyGroup, registry
+from .options import Command
 from .usage import bounded
 
 if TYPE_CHECKING:  # the engine is imported by the commands that use it: --help stays light
@@ -25,12 +27,9 @@ if TYPE_CHECKING:  # the engine is imported by the commands that use it: --help 
     from ..pipeline import Pipeline
 
 app = typer.Typer(
-    cls=Group,
+    cls=LazyGroup,
     name="octomem",
-    help="Local-first retrieval for AI agents' memory: BM25 + embeddings, fused, over MCP.\n\n"
-    "Quick start (from a clone, as in the README): "
-    "`octomem --data-dir .octomem-demo ingest --scope global examples/kestrel`, then "
-    "`octomem --data-dir .octomem-demo search \"how big are the upload parts?\" --explain`.",
+    help=catalog.APP_HELP,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode="markdown",
@@ -38,10 +37,8 @@ app = typer.Typer(
 console = Console()
 err = Console(stderr=True, soft_wrap=True)
 
-ConfigOpt = Annotated[Path | None, typer.Option("--config", help="TOML settings file (a layer above the user config).")]
-SetOpt = Annotated[list[str] | None, typer.Option("--set", help="Override a setting: `key=value`, e.g. `retrieval.top_k=5`. Repeatable.")]
-
-
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help=catalog.option_help("--config"))]
+SetOpt = Annotated[list[str] | None, typer.Option("--set", help=catalog.option_help("--set"))]
 
 
 class _State:
@@ -57,7 +54,9 @@ state = _State()
 
 def _version(asked: bool) -> None:
     if asked:
-        print(f"octomem {md.version('octomem')}")
+        from importlib.metadata import version  # ~50 ms of imports: only when asked
+
+        print(f"octomem {version('octomem')}")
         raise typer.Exit()
 
 
@@ -65,11 +64,11 @@ def _version(asked: bool) -> None:
 def _main(
     config: ConfigOpt = None,
     set_: SetOpt = None,
-    data_dir: Annotated[Path | None, typer.Option("--data-dir", help="Where the data lives (setting `data_dir`; the global scope unless `global_root` is set).")] = None,
-    project_root: Annotated[Path | None, typer.Option("--project-root", help="The project whose `.octomem/` is the local scope (default: the current directory).")] = None,
-    global_root: Annotated[Path | None, typer.Option("--global-root", help="The global scope's directory (setting `global_root`; default `data_dir`).")] = None,
-    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
-    _: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print octomem's version and exit.")] = False,
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", help=catalog.option_help("--data-dir"))] = None,
+    project_root: Annotated[Path | None, typer.Option("--project-root", help=catalog.option_help("--project-root"))] = None,
+    global_root: Annotated[Path | None, typer.Option("--global-root", help=catalog.option_help("--global-root"))] = None,
+    debug: Annotated[bool, typer.Option("--debug", help=catalog.option_help("--debug"))] = False,
+    _: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help=catalog.option_help("--version"))] = False,
 ) -> None:
     """Read the global options every command shares."""
     state.config = config
@@ -105,7 +104,7 @@ def _pipeline(scope: ScopeName = "global") -> Pipeline:
     return Pipeline(loaded, load_registry(), root)
 
 
-@app.command(cls=Command)
+@registry.command(cls=Command)
 def ingest(
     ctx: typer.Context,
     paths: Annotated[list[Path] | None, typer.Argument(help="Text/Markdown files, transcripts (.jsonl) or folders.")] = None,
@@ -135,7 +134,7 @@ def ingest(
         memory.close()
 
 
-@app.command(cls=Command)
+@registry.command(cls=Command)
 def add(
     text: Annotated[str, typer.Argument(help="The statement to store; - reads it from stdin.")],
     kind: opt.KindOpt = "ITEM",
@@ -164,7 +163,7 @@ def add(
         memory.close()
 
 
-@app.command(cls=Command)
+@registry.command(cls=Command)
 def search(
     query: Annotated[str, typer.Argument(help="Any text; no query syntax to learn.")],
     top_k: Annotated[int | None, typer.Option(
@@ -206,7 +205,7 @@ def search(
         memory.close()
 
 
-@app.command(cls=Command)
+@registry.command(cls=Command)
 def forget(
     id_or_text: Annotated[str, typer.Argument(help="A document id, or a statement's exact text.")],
     scope: opt.ForgetScopeOpt = None,
@@ -226,7 +225,7 @@ def forget(
         memory.close()
 
 
-@app.command(cls=Command)
+@registry.command(cls=Command)
 def reindex(
     embedder: Annotated[str | None, typer.Option(
         "--embedder", help="Embedder to embed for (default: setting `pipeline.embedder`).")] = None,
@@ -254,7 +253,7 @@ def reindex(
         memory.close()
 
 
-@app.command(cls=Command)
+@registry.command(cls=Command)
 def plugins(as_json: opt.MachineOpt = False) -> None:
     """List installed arms by kind: name, providing distribution, version."""
     from ..manager import load_registry
@@ -264,7 +263,7 @@ def plugins(as_json: opt.MachineOpt = False) -> None:
     machine.dump(machine.plugins_json(registry)) if as_json else render.plugins(console, registry)
 
 
-@app.command(cls=Command)
+@registry.command(cls=Command)
 def status(as_json: opt.MachineOpt = False) -> None:
     """Show both scopes: where they live, counts, arms, the embedder model, semantic availability."""
     from . import machine
@@ -278,7 +277,7 @@ def status(as_json: opt.MachineOpt = False) -> None:
         memory.close()
 
 
-@app.command(cls=Command)
+@registry.command(cls=Command)
 def config(
     key: Annotated[str | None, typer.Argument(help=(
         "One setting (`retrieval.top_k`) or a section (`retrieval`); default: all."))] = None,
@@ -308,7 +307,7 @@ def config(
     render.settings(console, loaded, rows, by_name)
 
 
-@app.command(cls=Command)
+@registry.command(cls=Command)
 def serve(
     project_root: Annotated[Path | None, typer.Option("--project-root", help="The project this server serves; its `.octomem/` is the local scope (default: the current directory).")] = None,
     global_root: Annotated[Path | None, typer.Option("--global-root", help="The global scope's directory (setting `global_root`; default `data_dir`).")] = None,
@@ -328,7 +327,7 @@ def serve(
               run.ServeOptions(http, metrics_addr, log_format, log_level and log_level.upper(), ui))
 
 
-@app.command("export", cls=Command)
+@registry.command("export", cls=Command)
 def export_(
     path: Annotated[Path, typer.Argument(help="File to write (`-` for stdout).")],
     scope: opt.ExportScopeOpt = "local",
@@ -354,7 +353,7 @@ def export_(
         memory.close()
 
 
-@app.command("import", cls=Command)
+@registry.command("import", cls=Command)
 def import_(
     path: Annotated[Path, typer.Argument(help="A JSONL file written by `octomem export`.")],
     scope: Annotated[str | None, typer.Option("--scope", help="Scope to import into (default: the one the file was exported from).")] = None,
@@ -373,7 +372,7 @@ def import_(
         memory.close()
 
 
-@app.command("session-start", cls=Command)
+@registry.command("session-start", cls=Command)
 def session_start(
     max_bytes: Annotated[int | None, typer.Option("--max-bytes", callback=bounded("--max-bytes", 512), help="Budget in UTF-8 bytes, at least 512 (default: setting session_start.max_bytes, 8192).")] = None,
 ) -> None:
@@ -391,5 +390,5 @@ def session_start(
 
 
 # The MCP tools' names, for people who know those (the README uses them): the same commands.
-app.command("remember", cls=Command, help="Same as `add` (the MCP tool's name).")(add)
-app.command("recall", cls=Command, help="Same as `search` (the MCP tool's name).")(search)
+registry.command("remember", cls=Command, help="Same as `add` (the MCP tool's name).")(add)
+registry.command("recall", cls=Command, help="Same as `search` (the MCP tool's name).")(search)

@@ -22,7 +22,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..errors import OctomemError
-from .commands import _memory, app, console
+from .commands import _memory, console
+from .lazy import registry
 from .options import Command, Group, JsonLinesOpt, LogScopeOpt
 from .usage import bounded
 
@@ -36,7 +37,7 @@ SCRAPE_TIMEOUT_S = 10.0
 
 log_app = typer.Typer(help="The opt-in MCP call log (setting `call_log`, `OCTOMEM_CALL_LOG=1`).",
                       no_args_is_help=True, cls=Group)
-app.add_typer(log_app, name="log")
+registry.add_typer(log_app, name="log")
 
 
 @log_app.command("tail", cls=Command)
@@ -96,7 +97,7 @@ def _iso(at: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(at)) + f".{int(at % 1 * 1000):03d}Z"
 
 
-@app.command(cls=Command)
+@registry.command(cls=Command)
 def metrics(
     addr: Annotated[str, typer.Option(
         "--addr", metavar="HOST:PORT", help="The server's `--metrics-addr`.")

@@ -19,6 +19,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
+from . import helpview
 from .usage import UsageError, with_context
 
 #: Exit status after Ctrl-C (128 + SIGINT, the shell's convention).
@@ -55,6 +56,47 @@ def _no_type(ctx: Any = None) -> None:
     return None
 
 
+class DeferredCoercion:
+    """typer 0.29's coercion of one parameter's value, built on the first value given.
+
+    typer builds a pydantic ``TypeAdapter`` for every parameter it processes, even one
+    left unset (``None``), so naming any command imported pydantic (~0.1-0.3 s) to
+    coerce the group's unset ``--config``. An unset value is returned as typer's own
+    coercion returns it (``None``, or ``()`` for a repeatable option) and a given one is
+    handed to typer's coercion, built then (``typer._coercion.RuntimeParam.coerce``).
+    """
+
+    def __init__(self, param: Any) -> None:
+        self.param = param
+        self.built: Any = None
+
+    def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
+        """Coerce ``value`` as typer would: unset stays unset, anything else goes to
+        typer's coercion for the parameter's type.
+
+        :raises click.BadParameter: ``value`` does not fit the type.
+        """
+        if value is None:
+            return () if param.multiple or param.nargs == -1 else None
+        if self.built is None:
+            from typer._coercion import build_runtime_param
+
+            self.built = build_runtime_param(self.param.type_descriptor)
+        return self.built.coerce(value, param=param, ctx=ctx)
+
+
+def defer_coercion(params: list[Any]) -> list[Any]:
+    """Give each typer parameter of ``params`` a :class:`DeferredCoercion` (typer
+    versions without ``_runtime_param`` coerce through click and need none).
+
+    :returns: ``params``, changed in place.
+    """
+    for param in params:
+        if getattr(param, "_runtime_param", False) is None and hasattr(param, "type_descriptor"):
+            param._runtime_param = DeferredCoercion(param)
+    return params
+
+
 def usage_pieces(params: list[Any], options_metavar: str | None) -> list[str]:
     """Return the usage line's pieces after the command's name: ``[OPTIONS]``, then each
     argument as ``NAME`` (required), ``[NAME]`` (optional), ``...`` after one that takes
@@ -78,8 +120,9 @@ class Command(TyperCommand):
     silently)."""
 
     def get_params(self, ctx: Any) -> list[Any]:
-        """Return the command's parameters (``--help`` included), metavars set."""
-        return natural_metavars(super().get_params(ctx))
+        """Return the command's parameters (``--help`` included), metavars set, an unset
+        value left uncoerced."""
+        return defer_coercion(natural_metavars(super().get_params(ctx)))
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         """Return the usage line after the command's name (``[OPTIONS] QUERY``)."""
@@ -95,6 +138,10 @@ class Command(TyperCommand):
             return super().parse_args(ctx, args)
         except UsageError as exc:
             raise with_context(exc, ctx) from None
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        """Print the help page (:mod:`.helpview`: typer's layout, without its renderer)."""
+        helpview.print_page(helpview.page_of(self, ctx))
 
     def invoke(self, ctx: Any) -> Any:
         """Run the command; Ctrl-C is ``interrupted`` on stderr and exit status 130.
@@ -112,8 +159,9 @@ class Group(TyperGroup):
     """The ``octomem`` group: its own options read like its commands' do."""
 
     def get_params(self, ctx: Any) -> list[Any]:
-        """Return the group's parameters (``--help`` included), metavars set."""
-        return natural_metavars(super().get_params(ctx))
+        """Return the group's parameters (``--help`` included), metavars set, an unset
+        value left uncoerced."""
+        return defer_coercion(natural_metavars(super().get_params(ctx)))
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         """Parse the group's own options; a usage error names the group.
@@ -124,6 +172,16 @@ class Group(TyperGroup):
             return super().parse_args(ctx, args)
         except UsageError as exc:
             raise with_context(exc, ctx) from None
+
+    def command_rows(self, ctx: Any) -> list[tuple[str, str]]:
+        """Return ``(name, help)`` of each visible subcommand, in order."""
+        commands = (self.get_command(ctx, name) for name in self.list_commands(ctx))
+        return [(c.name or "", c.short_help or c.help or "") for c in commands
+                if c is not None and not c.hidden]
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        """Print the help page (:mod:`.helpview`: typer's layout, without its renderer)."""
+        helpview.print_page(helpview.page_of(self, ctx, {"Commands": self.command_rows(ctx)}))
 
 
 # ``--scope`` as each command uses it (its help written for that command).

@@ -8,11 +8,12 @@ import typer
 from rich.markup import escape
 
 from ..errors import OctomemError
-from .commands import _memory, app, console
+from .commands import _memory, console
+from .lazy import registry
 from .options import Command, VerifyScopeOpt
 
 
-@app.command(cls=Command)
+@registry.command(cls=Command)
 def verify(
     fix: Annotated[bool, typer.Option("--repair", help=(
         "Fix what is found, as the description above says (each fixed row is listed)."))] = False,

@@ -13,7 +13,8 @@ from typing import Annotated
 
 import typer
 
-from .commands import app, state
+from .commands import state
+from .lazy import registry
 from .options import UI_TOKEN_HELP, Command, ui_options
 
 #: The view's default port (``octomem.mcp_server.ui.options.DEFAULT_PORT``).
@@ -36,7 +37,7 @@ RemoteOpt = Annotated[bool, typer.Option(
     "--allow-remote", help=f"Allow a non-loopback `--host`; {UI_TOKEN_HELP}")]
 
 
-@app.command("ui", cls=Command)
+@registry.command("ui", cls=Command)
 def ui(
     project_root: ProjectOpt = None, global_root: GlobalOpt = None, port: PortOpt = DEFAULT_PORT,
     host: HostOpt = "127.0.0.1", allow_writes: WritesOpt = False, allow_remote: RemoteOpt = False,

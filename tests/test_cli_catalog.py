@@ -1,0 +1,131 @@
+"""The light table ``octomem --help`` is drawn from, and the help renderer, agree with the
+commands themselves and with typer's own renderer.
+
+:mod:`octomem.engine.cli.catalog` names every command and its summary without importing
+any; :mod:`octomem.engine.cli.helpview` draws help pages without typer's renderer. Each
+page is compared with typer's (``typer.rich_utils.rich_format_help``) over the fully
+loaded commands: the same characters at 80 and 100 columns, and, in colour, the same
+style on every visible character (a span may be split differently; that shows nothing).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import typer
+import typer.main
+from rich.console import Console
+from rich.text import Text
+from typer import rich_utils
+
+from octomem.engine.cli import app, catalog, helpview, lazy
+
+#: Every command module, imported so that the registry holds every command.
+MODULES = {entry.module for entry in catalog.COMMANDS}
+
+
+def registered() -> dict[str, Any]:
+    """Return every command and group on the registry by name, built by typer."""
+    group = typer.main.get_command(app)
+    ctx = group.context_class(group, info_name="octomem")
+    return {name: group.get_command(ctx, name) for name in group.list_commands(ctx)}
+
+
+def rendered(draw: Callable[[], None], monkeypatch: pytest.MonkeyPatch, width: int,
+             color: bool) -> str:
+    """Return what ``draw`` prints when both renderers print on one captured console."""
+    out = io.StringIO()
+
+    def console(stderr: bool = False) -> Console:
+        return Console(theme=helpview.Theme(helpview.THEME), highlighter=helpview.highlighter,
+                       file=out, width=width, force_terminal=color,
+                       color_system="standard" if color else None)
+
+    monkeypatch.setattr(rich_utils, "_get_rich_console", console)
+    monkeypatch.setattr(helpview, "make_console", console)
+    draw()
+    return out.getvalue()
+
+
+def styled(ansi: str) -> list[tuple[str, str]]:
+    """Return each character of an ANSI text with the style it shows (a space: only its
+    background, the one style a space shows)."""
+    text = Text.from_ansi(ansi)
+    console = Console()
+    out = []
+    for offset, char in enumerate(text.plain):
+        style = text.get_style_at_offset(console, offset)
+        out.append((char, str(style.bgcolor) if char.isspace() else str(style)))
+    return out
+
+
+def same_page(ours: Callable[[], None], theirs: Callable[[], None],
+              monkeypatch: pytest.MonkeyPatch) -> None:
+    for width in (80, 100):
+        assert rendered(ours, monkeypatch, width, False) == rendered(
+            theirs, monkeypatch, width, False)
+    assert styled(rendered(ours, monkeypatch, 100, True)) == styled(
+        rendered(theirs, monkeypatch, 100, True))
+
+
+def test_the_catalog_names_every_registered_command_with_its_own_summary() -> None:
+    commands = registered()
+    names = {info.name or typer.main.get_command_name(info.callback.__name__)  # type: ignore[union-attr]
+             for info in lazy.registry.registered_commands}
+    names |= {info.name for info in lazy.registry.registered_groups}
+    assert [e.name for e in catalog.COMMANDS] == list(commands)
+    assert set(commands) == names  # nothing registered that the catalog leaves out
+    for entry in catalog.COMMANDS:
+        command = commands[entry.name]
+        assert entry.summary == helpview.summary(command.short_help or command.help), entry.name
+    assert all(m.startswith("octomem.engine.cli.") and m.rsplit(".", 1)[1] in MODULES
+               for m in (c.callback.__module__ for c in commands.values() if c.callback))
+
+
+def test_the_top_level_page_is_typers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The catalog's page (no command loaded) = the lazy group's own = typer's over every
+    command loaded: names, summaries, the group's options and help."""
+    group = typer.main.get_command(app)
+    ctx = group.context_class(group, info_name="octomem")
+    ours = lambda: helpview.print_page(catalog.top_page())  # noqa: E731
+    same_page(ours, lambda: group.format_help(ctx, None), monkeypatch)
+    assert not group.commands  # drawn from the catalog: nothing was built
+    loaded = typer.main.get_command(app)
+    loaded_ctx = loaded.context_class(loaded, info_name="octomem")
+    same_page(ours, lambda: rich_utils.rich_format_help(obj=loaded, ctx=loaded_ctx,
+                                                        markup_mode="markdown"), monkeypatch)
+
+
+@pytest.mark.parametrize("path", [[entry.name] for entry in catalog.COMMANDS] + [["log", "tail"]])
+def test_each_command_page_is_typers(path: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    group = typer.main.get_command(app)
+    ctx = group.context_class(group, info_name="octomem")
+    command: Any = group
+    for name in path:
+        command = command.get_command(ctx, name)
+        ctx = command.context_class(command, info_name=name, parent=ctx)
+    same_page(lambda: command.format_help(ctx, None),
+              lambda: rich_utils.rich_format_help(obj=command, ctx=ctx, markup_mode="markdown"),
+              monkeypatch)
+
+
+def test_the_console_script_prints_the_same_page_without_typer() -> None:
+    """``octomem --help`` (the catalog's page, no typer) prints what the typer path prints
+    (``--debug --help`` goes through typer and the group)."""
+    def run(*args: str) -> str:
+        env = {**os.environ, "COLUMNS": "100"}
+        code = "from octomem.engine.cli import main; import sys; sys.argv[0] = 'octomem'; main()"
+        done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
+                              text=True, env=env, timeout=120, check=False)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    fast, full = run("--help"), run("--debug", "--help")
+    assert "ingest" in fast and "--show-completion" in fast
+    assert fast == full
