@@ -147,7 +147,8 @@ def build_arms(loaded: LoadedSettings, registry: ArmRegistry, root: Path) -> Arm
     private_dir(root)
     storage = _build(specs["storage"], loaded, ArmContext(root=root))
     context = ArmContext(root=root, storage=storage)
-    built = {kind: _build(spec, loaded, context) for kind, spec in specs.items() if kind != "storage"}
+    built = {kind: _build(spec, loaded, context) for kind, spec in specs.items()
+             if kind != "storage"}
     return Arms(
         storage=storage,
         keyword=built.get("keyword"),

@@ -23,7 +23,8 @@ def octomem_register_storages() -> list[ArmSpec]:
     The storage named by ``pipeline.storage`` is built first, with
     ``ArmContext(root=<scope directory>)``.
 
-    :returns: specs of kind ``"storage"`` whose factory builds a :class:`~octomem.engine.arms.Storage`.
+    :returns: specs of kind ``"storage"`` whose factory builds a
+        :class:`~octomem.engine.arms.Storage`.
     """
 
 

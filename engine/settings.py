@@ -1,4 +1,5 @@
-"""Settings: defaults < user config < project config < ``--config FILE`` < ``OCTOMEM_*`` < ``--set``.
+"""Settings: defaults < user config < project config < ``--config FILE`` < ``OCTOMEM_*``
+< ``--set``.
 
 Each later layer wins per key. Every effective value remembers the layer it came
 from (:attr:`LoadedSettings.provenance`), and an unknown key is an error naming the
@@ -352,14 +353,16 @@ def _check_keys(data: dict[str, Any], model: type[BaseModel], layer: str, prefix
             hint = f"; did you mean '{prefix}{close[0]}'?" if close else ""
             raise ArmConfigError(f"unknown setting {dotted!r} in {layer}{hint}")
         annotation = fields[key].annotation
-        if isinstance(value, dict) and isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        if (isinstance(value, dict) and isinstance(annotation, type)
+                and issubclass(annotation, BaseModel)):
             _check_keys(value, annotation, layer, f"{dotted}.")
 
 
 def _env_layer() -> dict[str, Any]:
     unknown = [
         k for k in os.environ
-        if k.startswith(ENV_PREFIX) and k[len(ENV_PREFIX):].split("__")[0].lower() not in Settings.model_fields
+        if k.startswith(ENV_PREFIX)
+        and k[len(ENV_PREFIX):].split("__")[0].lower() not in Settings.model_fields
     ]
     if unknown:
         raise ArmConfigError(
@@ -369,7 +372,8 @@ def _env_layer() -> dict[str, Any]:
     return EnvSettingsSource(Settings, case_sensitive=False)()
 
 
-def _merge(into: dict[str, Any], layer: dict[str, Any], name: str, prov: dict[str, str], prefix: str = "") -> None:
+def _merge(into: dict[str, Any], layer: dict[str, Any], name: str, prov: dict[str, str],
+           prefix: str = "") -> None:
     """Deep-merge ``layer`` into ``into``, recording ``name`` as the source of each leaf."""
     for key, value in layer.items():
         dotted = f"{prefix}{key}"

@@ -64,7 +64,9 @@ def hashing_settings(data_dir: Path) -> LoadedSettings:
 
 
 @pytest.fixture
-def install_test_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str, str], Path]]:
+def install_test_plugin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Callable[[str, str], Path]]:
     """Install a plugin as a real distribution with an ``octomem`` entry point.
 
     Call ``install_test_plugin(module_name, source)``: writes the module and a

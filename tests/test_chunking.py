@@ -32,7 +32,8 @@ def test_a_sentence_over_budget_is_cut_on_words() -> None:
 
 
 @settings(max_examples=60)
-@given(st.lists(st.text(alphabet="abc .\n", min_size=0, max_size=40), max_size=30), st.integers(1, 30))
+@given(st.lists(st.text(alphabet="abc .\n", min_size=0, max_size=40), max_size=30),
+       st.integers(1, 30))
 def test_no_chunk_exceeds_budget_and_no_word_is_lost(parts: list[str], budget: int) -> None:
     text = " ".join(parts)
     chunks = split_text(text, budget, words)

@@ -28,7 +28,8 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         (("nosuchcommand",), "No such command"),
     ],
 )
-def test_usage_errors_are_a_message_not_a_traceback(args: tuple[str, ...], says: str, tmp_path: Path) -> None:
+def test_usage_errors_are_a_message_not_a_traceback(args: tuple[str, ...], says: str,
+                                                     tmp_path: Path) -> None:
     result = run(*args, cwd=tmp_path)
     assert result.returncode == 2
     assert says in result.stderr
@@ -39,7 +40,8 @@ def test_usage_errors_are_a_message_not_a_traceback(args: tuple[str, ...], says:
 def test_file_system_errors_are_one_line(tmp_path: Path) -> None:
     result = run("import", str(tmp_path / "missing.jsonl"), cwd=tmp_path)
     assert result.returncode == 1
-    assert result.stderr.strip() == f"error: {tmp_path / 'missing.jsonl'}: No such file or directory"
+    missing = tmp_path / "missing.jsonl"
+    assert result.stderr.strip() == f"error: {missing}: No such file or directory"
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
     result = run("--data-dir", str(blocker), "--set", "pipeline.embedder=hashing", "add",

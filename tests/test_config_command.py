@@ -11,7 +11,8 @@ from octomem.engine.cli import app
 from octomem.engine.settings import project_config_path, setting_group, user_config_path
 
 
-def test_provenance_of_a_value_set_in_each_layer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_provenance_of_a_value_set_in_each_layer(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     user = user_config_path()
     user.parent.mkdir(parents=True)
     user.write_text("[retrieval]\ntop_k = 3\n")

@@ -47,7 +47,8 @@ def _dump(pipeline: Pipeline) -> dict[str, list[tuple[object, ...]]]:
         "documents": conn.execute("SELECT id, text, title, kind, tags, metadata, revision, "
                                   "content_hash FROM documents ORDER BY id").fetchall(),
         "chunks": conn.execute("SELECT id, document_id, ordinal, text, kind, tags, title, "
-                               "metadata, valid_to IS NULL, revision FROM chunks ORDER BY id").fetchall(),
+                               "metadata, valid_to IS NULL, revision FROM chunks "
+                               "ORDER BY id").fetchall(),
         "fts": conn.execute("SELECT rowid, body FROM fts5_chunks ORDER BY rowid").fetchall(),
     }
 

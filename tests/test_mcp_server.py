@@ -274,7 +274,9 @@ class WordEmbedder:
 
     def embed_documents(self, texts):
         self.load()
-        return np.stack([self._one(t) for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
+        if not texts:
+            return np.zeros((0, self.dim), np.float32)
+        return np.stack([self._one(t) for t in texts])
 
     def embed_query(self, text):
         self.load()
@@ -295,7 +297,8 @@ def test_embedders(install_test_plugin: Callable[[str, str], Path]) -> None:
 
 @pytest.mark.usefixtures("test_embedders")
 async def test_tools_list_answers_while_the_model_loads(data_dir: Path) -> None:
-    server = create_server(overrides=hashing_overrides(data_dir) | {"pipeline": {"embedder": "slow"}})
+    server = create_server(
+        overrides=hashing_overrides(data_dir) | {"pipeline": {"embedder": "slow"}})
     async with Client(server, read_timeout_seconds=60) as client:
         assert {t.name for t in (await client.list_tools()).tools} == TOOLS
         # answered before the 1.5 s load ended (the start-up timing is a benchmark:
@@ -309,7 +312,8 @@ async def test_tools_list_answers_while_the_model_loads(data_dir: Path) -> None:
 
 @pytest.mark.usefixtures("test_embedders")
 async def test_a_model_that_cannot_load_leaves_keyword_search(data_dir: Path) -> None:
-    server = create_server(overrides={"data_dir": str(data_dir), "pipeline": {"embedder": "broken"}})
+    server = create_server(
+        overrides={"data_dir": str(data_dir), "pipeline": {"embedder": "broken"}})
     async with Client(server, read_timeout_seconds=60) as client:
         stored = await ok(client, "remember", text="Invoices are archived after 90 days")
         assert not stored["embedded"] and "no weights file" in stored["semantic_error"]

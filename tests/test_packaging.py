@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
     subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(ROOT)],
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out),
+         str(ROOT)],
         check=True, capture_output=True,
     )
     return next(out.glob("octomem-*.whl"))
@@ -44,7 +45,8 @@ def test_wheel_has_only_the_octomem_namespace(wheel: Path) -> None:
 def test_installed_wheel_imports_from_outside_the_repository(wheel: Path, tmp_path: Path) -> None:
     target = tmp_path / "site"
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(wheel)],
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target),
+         str(wheel)],
         check=True, capture_output=True,
     )
     # -S skips site-packages' .pth files (so not the editable install); dependencies come

@@ -88,16 +88,19 @@ def test_every_kind_has_a_default_arm_from_the_octomem_distribution() -> None:
 
 
 def test_unknown_arm_lists_what_exists() -> None:
-    with pytest.raises(ArmNotFoundError, match=r"no embedder arm named 'nope'; installed embedder arms: .*fastembed.*hashing"):
+    with pytest.raises(ArmNotFoundError, match=r"no embedder arm named 'nope'; installed "
+                                               r"embedder arms: .*fastembed.*hashing"):
         load_registry().get("embedder", "nope")
 
 
-def test_test_plugin_shows_in_octomem_plugins_and_is_selectable(install: Install, data_dir: Path) -> None:
+def test_test_plugin_shows_in_octomem_plugins_and_is_selectable(install: Install,
+                                                                 data_dir: Path) -> None:
     install("octomem_letters", UPPER_EMBEDDER)
     out = CliRunner().invoke(app, ["plugins"], env={"COLUMNS": "200"}).output
     line = next(row for row in out.splitlines() if "letters" in row)
     assert "embedder" in line and "octomem-letters" in line and "0.0.1" in line
-    loaded = load_settings(overrides={"data_dir": str(data_dir), "pipeline": {"embedder": "letters"}})
+    loaded = load_settings(overrides={"data_dir": str(data_dir),
+                                      "pipeline": {"embedder": "letters"}})
     pipeline = Pipeline(loaded, load_registry())
     pipeline.add([Document("zebra zoo", id="z"), Document("apple banana", id="a")])
     answer = pipeline.search(Query("zzz", top_k=1))
@@ -160,7 +163,8 @@ def test_reindex_without_a_semantic_arm_says_there_is_nothing_to_embed(data_dir:
 
 def test_fts5_needs_sqlite_storage_and_says_so(install: Install) -> None:
     install("octomem_paper", STORAGE_ONLY)
-    with pytest.raises(IncompatibleArmsError, match=r"keyword arm 'fts5' needs storage 'sqlite', but pipeline.storage is 'paper'"):
+    with pytest.raises(IncompatibleArmsError, match=r"keyword arm 'fts5' needs storage "
+                                                    r"'sqlite', but pipeline.storage is 'paper'"):
         check_compatible(PipelineSettings(storage="paper", semantic=None), load_registry())
 
 
@@ -179,19 +183,23 @@ def test_duplicate_arm_names_name_both_providers(install: Install) -> None:
 
 def test_a_plugin_that_fails_to_import_is_named(install: Install) -> None:
     install("octomem_broken", "raise RuntimeError('boom at import')\n")
-    with pytest.raises(PluginLoadError, match=r"plugin 'octomem_broken' from distribution 'octomem-broken' failed to load: RuntimeError: boom at import") as info:
+    with pytest.raises(PluginLoadError, match=r"plugin 'octomem_broken' from distribution "
+                       r"'octomem-broken' failed to load: RuntimeError: boom at import") as info:
         load_registry()
     assert isinstance(info.value.__cause__, RuntimeError)
 
 
 def test_bad_arm_option_names_setting_and_closest_key(data_dir: Path) -> None:
-    loaded = load_settings(overrides={"data_dir": str(data_dir), "arms": {"cosine": {"treshold": 0.5}}})
-    with pytest.raises(ArmConfigError, match=r"unknown setting 'arms.cosine.treshold' in --set; did you mean 'arms.cosine.threshold'"):
+    loaded = load_settings(overrides={"data_dir": str(data_dir),
+                                      "arms": {"cosine": {"treshold": 0.5}}})
+    with pytest.raises(ArmConfigError, match=r"unknown setting 'arms.cosine.treshold' in "
+                                              r"--set; did you mean 'arms.cosine.threshold'"):
         Pipeline(loaded, load_registry())
 
 
 def test_cli_errors_are_one_line(data_dir: Path) -> None:
-    result = CliRunner().invoke(app, ["--data-dir", str(data_dir), "--set", "pipeline.keyword=bm99", "status"])
+    result = CliRunner().invoke(app, ["--data-dir", str(data_dir), "--set",
+                                      "pipeline.keyword=bm99", "status"])
     # CliRunner bypasses main(); check the exception is ours and its message is one line
     assert isinstance(result.exception, ArmNotFoundError)
     assert "\n" not in str(result.exception)

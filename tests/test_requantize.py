@@ -26,7 +26,8 @@ def test_requantized_model_is_cached_and_byte_identical(tmp_path: Path) -> None:
     first = requantize(source, sha, tmp_path / "a")
     second = requantize(source, sha, tmp_path / "b")
     assert first == requantized_path(sha, tmp_path / "a") and first.is_file()
-    assert hashlib.sha256(first.read_bytes()).digest() == hashlib.sha256(second.read_bytes()).digest()
+    digest = [hashlib.sha256(f.read_bytes()).digest() for f in (first, second)]
+    assert digest[0] == digest[1]
     mtime = first.stat().st_mtime_ns
     assert requantize(source, sha, tmp_path / "a") == first
     assert first.stat().st_mtime_ns == mtime  # cached, not rebuilt

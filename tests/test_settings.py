@@ -10,11 +10,13 @@ from octomem.engine.settings import load_settings, parse_overrides, user_config_
 
 def test_defaults() -> None:
     s = load_settings().settings
-    assert (s.pipeline.storage, s.pipeline.keyword, s.pipeline.embedder) == ("sqlite", "fts5", "fastembed")
+    assert (s.pipeline.storage, s.pipeline.keyword, s.pipeline.embedder) == (
+        "sqlite", "fts5", "fastembed")
     assert s.retrieval.rrf_k == 2 and s.retrieval.candidate_k == 100
 
 
-def test_layers_win_in_order_and_record_provenance(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_layers_win_in_order_and_record_provenance(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     user = user_config_path()
     user.parent.mkdir(parents=True)
     user.write_text("[retrieval]\ntop_k = 3\nrrf_k = 10\ncandidate_k = 50\n")
@@ -34,7 +36,8 @@ def test_layers_win_in_order_and_record_provenance(tmp_path: Path, monkeypatch: 
 def test_unknown_key_names_key_layer_and_closest(tmp_path: Path) -> None:
     cfg = tmp_path / "c.toml"
     cfg.write_text("[retrieval]\nrrfk = 20\n")
-    with pytest.raises(ArmConfigError, match=r"'retrieval.rrfk' in --config .*did you mean 'retrieval.rrf_k'"):
+    with pytest.raises(ArmConfigError,
+                       match=r"'retrieval.rrfk' in --config .*did you mean 'retrieval.rrf_k'"):
         load_settings(cfg)
 
 

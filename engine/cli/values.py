@@ -1,4 +1,5 @@
-"""Values as people read them: counts with their noun (``1 file``), sizes (``3.41 MB``, not ``3411968``), dates, and settings
+"""Values as people read them: counts with their noun (``1 file``), sizes (``3.41 MB``,
+not ``3411968``), dates, and settings
 written as a TOML file would hold them (``"sqlite"``, ``true``, not ``'sqlite'``, ``True``)."""
 
 from __future__ import annotations

@@ -213,7 +213,8 @@ def _decoded(lines: Iterable[str], source: str) -> Iterator[str]:
         except StopIteration:
             return
         except UnicodeDecodeError as exc:
-            raise OctomemError(f"{source}: not UTF-8 text near line {number} ({exc.reason})") from exc
+            raise OctomemError(
+                f"{source}: not UTF-8 text near line {number} ({exc.reason})") from exc
 
 
 #: Time fields of a document record: required (``created_at``) or nullable.
@@ -237,7 +238,8 @@ def _checked_times(obj: dict[str, Any], where: str) -> None:
         if not in_range(value):
             raise OctomemError(
                 f"{where}: {name}: {value!r} is not a time octomem keeps (epoch seconds from "
-                f"{EARLIEST:.0f} to {LATEST:.0f}, i.e. 0001-01-02T00:00Z up to 9999-12-31T00:00Z); nothing "
+                f"{EARLIEST:.0f} to {LATEST:.0f}, i.e. 0001-01-02T00:00Z up to "
+                "9999-12-31T00:00Z); nothing "
                 "was imported")
 
 
