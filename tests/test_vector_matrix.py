@@ -12,8 +12,10 @@ from hypothesis import strategies as st
 from octomem.engine.types import Chunk, Document, Filters
 from octomem.plugins.sqlite import changelog as vector_log
 from octomem.plugins.sqlite.storage import SqliteStorage
+from octomem.plugins.sqlite_vec import matrix as matrix_module
 from octomem.plugins.sqlite_vec.arm import SqliteVecOptions, SqliteVecSemanticArm
-from octomem.plugins.sqlite_vec.matrix import top_rows
+from octomem.plugins.sqlite_vec.matrix import GATHER_SHARE, VectorMatrix, top_rows
+from octomem.plugins.sqlite_vec.row_gather import gathered_scores, new_buffer
 
 DIM = 8
 KINDS = ("memory", "knowledge", "note")
@@ -264,5 +266,83 @@ def test_missing_count_follows_writes_of_this_and_other_connections(tmp_path: Pa
     with storage.transaction() as tx:  # this connection removes a vector
         arm.remove(tx, [ids[0]])
     assert arm.missing_count() == 2
+    other.close()
+    storage.close()
+
+
+def _loaded_matrix(n: int, dim: int, seed: int) -> tuple[VectorMatrix, np.ndarray]:
+    """A matrix holding ``n`` random ``dim``-d vectors for chunk ids 1..n (no store)."""
+    vectors = np.random.default_rng(seed).standard_normal((n, dim)).astype(np.float32)
+    matrix = VectorMatrix("t", dim)
+    matrix._append(np.arange(1, n + 1, dtype=np.int64), vectors)
+    return matrix, vectors
+
+
+@pytest.mark.parametrize("share", [0.002, 0.05, 0.15, 0.3, 1.0])
+def test_a_selective_mask_scores_its_rows_only_with_the_full_products_answers(
+    share: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Below GATHER_SHARE the kept rows are gathered from the row-major copy; the answers
+    (ids in order, cosines to float32 rounding) are the full product's and float64's."""
+    matrix, vectors = _loaded_matrix(3000, 384, seed=7)
+    rng = np.random.default_rng(8)
+    mask = rng.random(3000) < share
+    query = rng.standard_normal(384).astype(np.float32)
+    got = matrix.top_k(query, 50, mask)
+    assert (matrix.rowmajor is not None) == (mask.sum() < 3000 * GATHER_SHARE)
+    exact = vectors.astype(np.float64) @ query.astype(np.float64)
+    exact /= np.linalg.norm(vectors, axis=1) * np.linalg.norm(query)
+    kept = np.flatnonzero(mask)
+    want = kept[np.argsort(-exact[kept], kind="stable")][:50] + 1
+    assert got.ids.tolist() == want.tolist()
+    np.testing.assert_allclose(got.scores, exact[want - 1], atol=1e-6)
+    monkeypatch.setattr(matrix_module, "GATHER_SHARE", 0.0)  # the full product instead
+    full = matrix.top_k(query, 50, mask)
+    assert full.ids.tolist() == got.ids.tolist()
+    np.testing.assert_allclose(full.scores, got.scores, atol=1e-6)
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 8, 1023, 1024, 1025, 2051])
+def test_a_gathered_score_does_not_depend_on_the_rows_gathered_with_it(size: int) -> None:
+    rng = np.random.default_rng(size)
+    rows_major = rng.standard_normal((3000, 384)).astype(np.float32)
+    query = rng.standard_normal(384).astype(np.float32)
+    everything = gathered_scores(rows_major, np.arange(3000), query, new_buffer(384))
+    rows = np.sort(rng.choice(3000, size, replace=False))
+    got = gathered_scores(rows_major, rows, query, new_buffer(384))
+    np.testing.assert_array_equal(got, everything[rows])  # bit for bit
+    np.testing.assert_allclose(got, rows_major[rows].astype(np.float64) @ query, atol=1e-4)
+
+
+def test_the_row_major_copy_follows_writes_after_the_first_selective_search(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "s.sqlite3"
+    storage, ids, vectors = _store(path, 60)
+    arm, vec0 = _arms(storage)
+    selective = Filters(kinds=("memory",), tags=("even",))  # 9 of 60 rows: a gather
+    query = np.random.default_rng(5).standard_normal(DIM).astype(np.float32)
+    assert _ids(arm.search(query, selective, 20)) == _ids(vec0.search(query, selective, 20))
+    matrix = arm._matrices[arm.bound.table]  # type: ignore[union-attr]
+    assert matrix.rowmajor is not None and matrix.matrix.flags.f_contiguous
+    other = SqliteStorage(path)  # writes of another connection, past the copy's capacity
+    writer = SqliteVecSemanticArm(other, SqliteVecOptions(scan="vec0"))
+    with other.transaction() as tx:
+        writer.bind(tx, "model", DIM)
+        writer.remove(tx, [ids[0], ids[6]])
+        writer.add(tx, [ids[12]], -vectors[12][None, :])
+        new = []
+        for i in range(200):
+            doc = Document(text=f"new {i}", kind="memory", tags=["even"])
+            new += other.add_document(tx, doc, [Chunk(document_id=doc.id, ordinal=0, text="x")])
+        more = np.random.default_rng(6).standard_normal((200, DIM)).astype(np.float32)
+        writer.add(tx, [c.id for c in new], more)
+    for filters in (selective, Filters(kinds=("note",), tags=("even",)), Filters()):
+        got, want = arm.search(query, filters, 30), vec0.search(query, filters, 30)
+        assert _ids(got) == _ids(want)
+        np.testing.assert_allclose([h.score for h in got], [h.score for h in want], atol=1e-5)
+    n = matrix.count
+    assert n == 258 and matrix.rowmajor is not None
+    np.testing.assert_array_equal(matrix.rowmajor[:n], matrix.matrix[:n])
     other.close()
     storage.close()

@@ -6,6 +6,7 @@
 - :mod:`.matrix` — the in-RAM float32 copy scanned with numpy in long-running
   processes (and the projection prefilter above 200k vectors);
 - :mod:`.matrix_snapshot` — that copy's snapshot beside the file;
+- :mod:`.row_gather` — scoring only the rows a selective filter keeps;
 - :mod:`.vec0_reader` — bulk reads of vec0's shadow tables to load that copy.
 """
 

@@ -20,10 +20,18 @@ similarities (the same as vec0's ``1 - distance``, up to float32 rounding).
 While every search scans it, the matrix is column-major (Fortran order): BLAS then
 reads it with its ``gemv_n`` kernel, which measured 8-11 ms for 100k x 384 on 2 cores
 against 16 ms for the row-major ``gemv_t`` (``sum`` over the same bytes: 6 ms, the
-bandwidth floor). Past the projection threshold only the projected copy is scanned and
-the full vectors are gathered by row, so the matrix becomes row-major.
+bandwidth floor). A filter keeping fewer than :data:`GATHER_SHARE` of the rows is scored
+on those rows only, gathered from a row-major copy (:mod:`.row_gather`; made by the first
+such search, then kept in step). Past the projection threshold only the projected copy
+is scanned and the full vectors are gathered by row, so the matrix becomes row-major
+(and is its own row-major copy).
 
-Memory: ``count * (dim * 4 + 8 + 4)`` bytes, e.g. ~150 MiB at 100k x 384, plus
+Scores are the same cosines either way up to float32 rounding: a gathered row's score
+can differ from the full product's in its last bit (``gemv_t`` sums in another order
+than ``gemv_n``), and it is the same whatever the filter keeps.
+
+Memory: ``count * (dim * 4 + 8 + 4)`` bytes, e.g. ~150 MiB at 100k x 384, another
+``count * dim * 4`` once a selective filter made the row-major copy, plus
 ``count * dims * 4`` for the projected copy past the threshold (~370 MiB at 1M x 96).
 """
 
@@ -40,12 +48,20 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from ..sqlite import snapshot_sync
-from . import vec0_reader
+from . import row_gather, vec0_reader
 from .matrix_snapshot import MatrixSnapshots
 
-#: A mask keeping fewer than ``count / GATHER_BELOW`` rows is scored by gathering those
-#: rows; a larger one by scoring every row and dropping the rest. Gathering 20k of 100k
-#: column-major rows took ~50 ms against ~10 ms for the full product (2 cores).
+#: Below the projection threshold, a mask keeping fewer than this share of the rows is
+#: scored by gathering its rows from the row-major copy (:mod:`.row_gather`); a larger
+#: one by the full column-major product, dropping the rest. Chosen below where the two
+#: measured equal (``benchmarks/results/peers/gather.py``, one BLAS thread, 2 shared
+#: cores, load 3.9): at 100k x 384 the gather took 9.2 / 16.0 / 22.1 ms for 10 / 20 /
+#: 30 % of the rows against 19-24 ms for the product (crossing near 28 %); at 10k
+#: 0.31 / 0.57 / 0.82 ms against 0.62-0.77 ms (crossing near 25 %).
+GATHER_SHARE = 0.2
+#: Past the projection threshold, a mask keeping fewer than ``count / GATHER_BELOW`` rows
+#: is scored exactly by a gather; a larger one goes through the projection. Gathering
+#: 1/32 of 1M row-major rows costs about what the projected scan does (~20 ms, 2 cores).
 GATHER_BELOW = 32
 _BLAS = ThreadpoolController()
 
@@ -110,10 +126,15 @@ class VectorMatrix(MatrixSnapshots):
         self._order: np.ndarray | None = None  # argsort of ids, None when stale
         self.projection: Projection | None = None  # fitted once the set is large enough
         self.reduced = np.zeros((0, 0), dtype=np.float32, order="F")
+        #: a row-major copy of :attr:`matrix` while that is column-major, made by the
+        #: first selective search (:meth:`_rows_major`); ``None`` until then
+        self.rowmajor: np.ndarray | None = None
+        self._gather_buffer: np.ndarray | None = None
 
     def _columns(self) -> tuple[np.ndarray, ...]:
         """The per-row arrays, in step row for row."""
-        return (self.matrix, self.ids, self.inv_norms, self.reduced)
+        extra = () if self.rowmajor is None else (self.rowmajor,)
+        return (self.matrix, self.ids, self.inv_norms, self.reduced, *extra)
 
     # -- keeping in step -------------------------------------------------------------
 
@@ -149,6 +170,8 @@ class VectorMatrix(MatrixSnapshots):
             fresh = self.matrix.shape[0] == 0  # a set loaded past the threshold: row-major
             self.matrix = _grow(self.matrix, cap, "C" if large and fresh else None)
             self.ids, self.inv_norms = _grow(self.ids, cap), _grow(self.inv_norms, cap)
+            if self.rowmajor is not None:
+                self.rowmajor = _grow(self.rowmajor, cap, "C")
             if self.projection is not None:
                 self.reduced = _grow(self.reduced, cap)
 
@@ -161,6 +184,8 @@ class VectorMatrix(MatrixSnapshots):
         for i in range(0, m, _COPY_ROWS):  # row blocks: a whole-array transposing copy is 6x slower
             j = min(i + _COPY_ROWS, m)
             self.matrix[n + i:n + j] = vectors[i:j]
+        if self.rowmajor is not None:
+            self.rowmajor[n:n + m] = vectors
         self.inv_norms[n:n + m] = 1.0 / np.sqrt(np.einsum("ij,ij->i", vectors, vectors))
         self.ids[n:n + m] = ids
         if self.projection is not None:
@@ -196,6 +221,8 @@ class VectorMatrix(MatrixSnapshots):
     def _set_row(self, pos: int, vector: np.ndarray) -> None:
         """Replace row ``pos``'s vector."""
         self.matrix[pos] = vector
+        if self.rowmajor is not None:
+            self.rowmajor[pos] = vector
         self.inv_norms[pos] = 1.0 / np.sqrt(np.dot(vector, vector))
         if self.projection is not None:
             self.reduced[pos] = self.projection.apply(vector[None, :])[0]
@@ -224,7 +251,7 @@ class VectorMatrix(MatrixSnapshots):
             pos = self.positions(np.asarray(chunk_ids, dtype=np.int64).reshape(-1))
             out = np.zeros((len(pos), self.dim), dtype=np.float32)
             hit = pos >= 0
-            out[hit] = self.matrix[pos[hit]]
+            out[hit] = (self.matrix if self.rowmajor is None else self.rowmajor)[pos[hit]]
             return out
 
     def top_k(self, query: np.ndarray, k: int, mask: np.ndarray | None) -> ScanResult:
@@ -245,8 +272,11 @@ class VectorMatrix(MatrixSnapshots):
         n = self.count
         q = query / np.linalg.norm(query)
         rows = None if mask is None else np.flatnonzero(mask)
-        if rows is not None and len(rows) * GATHER_BELOW < n:  # selective: only those rows
-            scores = (self.matrix[rows] @ q) * self.inv_norms[rows]
+        if rows is not None and self._gathers(len(rows)):  # selective: only those rows
+            if self._gather_buffer is None:
+                self._gather_buffer = row_gather.new_buffer(self.dim)
+            scores = row_gather.gathered_scores(self._rows_major(), rows, q, self._gather_buffer)
+            scores *= self.inv_norms[rows]
         elif self._projected(k, n if rows is None else len(rows)):
             rows = self._candidates(q, k, mask)
             scores = (self.matrix[rows] @ q) * self.inv_norms[rows]
@@ -260,6 +290,21 @@ class VectorMatrix(MatrixSnapshots):
         order = np.lexsort((ids, -best))
         return ScanResult(ids[order], best[order].astype(np.float32))
 
+    def _gathers(self, allowed: int) -> bool:
+        """True when a mask keeping ``allowed`` rows is scored by a gather of those rows."""
+        if self.reduce is not None and self.count >= self.reduce[0]:
+            return allowed * GATHER_BELOW < self.count
+        return allowed < self.count * GATHER_SHARE
+
+    def _rows_major(self) -> np.ndarray:
+        """Return the vectors row-major: the matrix itself once it is, else its row-major
+        copy (made now on first use: ~0.1 s per 100k x 384, then kept in step)."""
+        if self.matrix.flags.c_contiguous:
+            return self.matrix
+        if self.rowmajor is None:
+            self.rowmajor = _grow(self.matrix, self.matrix.shape[0], order="C")
+        return self.rowmajor
+
     def _projected(self, k: int, allowed: int) -> bool:
         """True when this search goes through the projection (fitting it on first use)."""
         if self.reduce is None or self.count < self.reduce[0] or allowed <= self.reduce[2] + k:
@@ -268,7 +313,9 @@ class VectorMatrix(MatrixSnapshots):
             # the full vectors are now only gathered (candidates), never scanned: row-major
             # makes a gather of 1,000 rows 0.1 ms instead of 7.5 ms at 1M (2 cores)
             if not self.matrix.flags.c_contiguous:
-                self.matrix = _grow(self.matrix, self.matrix.shape[0], order="C")
+                self.matrix = (_grow(self.matrix, self.matrix.shape[0], order="C")
+                               if self.rowmajor is None else self.rowmajor)
+            self.rowmajor = None  # the matrix is row-major now
             self.projection = Projection.fit(self.matrix[:self.count], self.reduce[1])
             self.reduced = np.zeros((self.matrix.shape[0], self.reduce[1]), np.float32, order="F")
             for i in range(0, self.count, 65_536):

@@ -9,6 +9,8 @@ by joining two at random above the source size; random unit vectors (timing only
 - ``peers N [--lance]``: p50 ms of octomem's arms (fts5 in RAM, sqlite-vec numpy scan,
   RRF k=2 hybrid of the two top-100 lists) against faiss IndexFlatIP + bm25s and LanceDB,
   every query asked of every system in turn, without and with the filter.
+- ``pipeline N [--rounds R]``: end to end, the default pipeline's search with the query
+  embedding (see :func:`_pipeline`).
 - ``ingest octomem|lance N``: ingest excluding embedding, ``Pipeline.add(embed=False)`` then
   the vectors written through the semantic arm, against LanceDB's table + FTS + bitmap
   index (run with ``PYTHONPATH`` pointing at an older checkout for a before row).
@@ -240,11 +242,71 @@ def _ingest(argv):
     shutil.rmtree(root, ignore_errors=True)
 
 
+def _pipeline(argv):
+    """``pipeline N [--rounds R]``: end to end, what a user's search costs: the default
+    pipeline's ``Pipeline.search`` (query embedding by the configured MiniLM included; top
+    10) over the ``build N`` store, its vector set labelled as that model's (random vectors:
+    timing only), warmed; 100 SciFact claims without and with the 10 % filter, in turn,
+    R rounds; p50/p95 ms, each stage's p50, and recall@10 of the semantic arm against an
+    exact float64 scan of the stored vectors."""
+    import shutil, statistics
+    import apsw
+    from octomem.engine.memory.facade import open_memory
+    from octomem.engine.types import Filters, Query
+    from octomem.plugins.fastembed.embedder import FastembedEmbedder
+
+    n = int(argv[0])
+    rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 1
+    project = OUT / f"project{n}"
+    target = project / ".octomem" / "octomem.sqlite3"
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(OUT / f"n{n}.sqlite", target)
+        conn = apsw.Connection(str(target))
+        with conn:
+            conn.execute("UPDATE vector_sets SET model_id = ?", (FastembedEmbedder().model_id,))
+        conn.close()
+    memory = open_memory(project_root=project)
+    pipeline = memory.scopes.get("local")
+    t = time.perf_counter(); pipeline.arms.embedder.load(); pipeline.warm()
+    print("load + warm", round(time.perf_counter() - t, 2), "s")
+    qs = queries()[:100]
+    tenth = Filters(metadata={"group": "g3"})
+    vecs = np.load(OUT / f"n{n}.vectors.npy").astype(np.float64)
+    found = []
+    for text in qs:  # recall@10 of the semantic arm vs exact (random vectors: ids 1..n)
+        qv = pipeline.arms.embedder.embed_query(text)
+        exact = set((np.argsort(-(vecs @ qv.astype(np.float64)), kind="stable")[:10] + 1).tolist())
+        got = {h.chunk_id for h in pipeline.arms.semantic.search(qv, Filters(), 10)}
+        found.append(len(got & exact) / 10)
+    for f in (None, tenth):
+        pipeline.search(Query(qs[0], 10, f or Filters()))
+    times = {None: [], "10 %": []}
+    stages = {None: {}, "10 %": {}}
+    for _ in range(rounds):
+        for text in qs:
+            for name, f in ((None, Filters()), ("10 %", tenth)):
+                start = time.perf_counter()
+                answer = pipeline.search(Query(text, 10, f))
+                times[name].append((time.perf_counter() - start) * 1e3)
+                for stage, ms in answer.timings_ms.items():
+                    stages[name].setdefault(stage, []).append(ms)
+    print(f"n={n} rounds={rounds} load={os.getloadavg()} recall@10 vs exact={np.mean(found):.3f}")
+    for name in times:
+        ts = times[name]
+        per = "; ".join(f"{k} {statistics.median(v):.2f}" for k, v in stages[name].items())
+        print(f"{'no filter' if name is None else name:10} p50 {np.percentile(ts, 50):.2f} "
+              f"p95 {np.percentile(ts, 95):.2f} | {per}")
+    memory.close()
+
+
 if __name__ == "__main__":
     what, rest = _sys.argv[1], _sys.argv[2:]
     if what == "build":
         print(build(int(rest[0])))
     elif what == "peers":
         _peers(rest)
+    elif what == "pipeline":
+        _pipeline(rest)
     else:
         _ingest(rest)
