@@ -66,10 +66,15 @@ PIECES = [*"abcXYZ019 .,;:!?'\"-_()[]{}<>/\\@#$%^&*+=~`|\t\n\r", "[SEP]", "[MASK
           "\x01", "\x0b", "\u4e2d", "\u2028", "\u00bf", "\u00b7", "\u00a7", "\u0301", "\ufffd"]
 
 
+_SHARED = WordPieceCounter(_TOK)
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.lists(st.sampled_from(PIECES), max_size=60).map("".join), max_size=8))
 def test_counts_equal_the_tokenizer_on_generated_texts(texts: list[str]) -> None:
     assert WordPieceCounter(_TOK).count(texts) == exact(_TOK, texts)
+    # one counter across examples: segments cached by earlier texts are summed again
+    assert _SHARED.count(texts) == exact(_TOK, texts)
 
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason="needs the shared SciFact and LoCoMo copies")
@@ -87,10 +92,32 @@ def test_a_full_cache_starts_over_and_stays_exact(tokenizer: Tokenizer,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(wordpiece_count, "CACHE_WORDS", 5)
     counter = WordPieceCounter(tokenizer)
-    texts = ["one two three four", "five six seven eight nine", "one ten eleven"]
-    for text in texts:
+    texts = ["one two three four", "five six seven eight nine", "one ten eleven",
+             "five, ten; twelve", "one five thirteen fourteen fifteen sixteen"]
+    for text in texts:  # words and segments cached before a start-over are mixed with new ones
         assert counter.count([text]) == exact(tokenizer, [text])
-    assert len(counter._words) <= 5
+    assert len(counter._words) <= 5 + 6 and len(counter._segments) <= 5 + 6
+    assert counter.count(texts) == exact(tokenizer, texts)
+
+
+def test_long_segments_are_counted_not_cached(tokenizer: Tokenizer) -> None:
+    counter = WordPieceCounter(tokenizer)
+    url = "https://example.org/" + "path-segment/" * 10 + "?q=tokens&x=1"
+    texts = [f"see {url} now", f"{url}", "café " + "é" * 80, "short words only"]
+    assert len(url) > wordpiece_count.SEGMENT_CHARS
+    assert counter.count(texts) == exact(tokenizer, texts)
+    assert counter.count(texts) == exact(tokenizer, texts)
+    assert url not in counter._segments and "see" in counter._segments
+
+
+def test_added_tokens_with_spaces_or_letters_only_stay_exact(tokenizer: Tokenizer) -> None:
+    custom = Tokenizer.from_str(tokenizer.to_str())
+    custom.add_special_tokens(["foo bar", "zq"])  # one spans a space, one hides in words
+    counter = WordPieceCounter(custom)
+    assert counter._spaced_added and counter._alnum_added
+    texts = ["a foo bar b", "foo  bar", "xzqy and zq", "plain words", "foo barn"]
+    assert counter.count(texts) == exact(custom, texts)
+    assert counter.count(texts) == exact(custom, texts)
 
 
 def test_the_embedder_counts_with_it(tokenizer: Tokenizer) -> None:

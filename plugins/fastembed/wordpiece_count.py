@@ -1,25 +1,38 @@
-"""Count BERT WordPiece tokens of plain-ASCII texts word by word, each word's count cached.
+"""Count BERT WordPiece tokens exactly, each space-separated segment counted once and cached.
 
 The ingest path counts every document's tokens to split it at the model's budget; the
 ``tokenizers`` library took ~2 ms per 300-character text on the shared 2-core machine
-(``encode_batch``, load ~10), about 40 % of ingest excluding embedding. A BERT tokenizer
-(``BertNormalizer`` with lowercasing, ``BertPreTokenizer``, ``WordPiece``; Devlin et al.
-2019, the ``bert-base-uncased`` vocabulary all-MiniLM-L6-v2 uses) tokenizes each pre-token
-independently, and for printable ASCII its normalizer and pre-tokenizer reduce to:
+(``encode_batch``, load ~10; 5.6 s for the 10,000 texts of the ingest benchmark at load
+~5), about 40 % of ingest excluding embedding. A BERT tokenizer (``BertNormalizer`` with
+lowercasing, ``BertPreTokenizer``, ``WordPiece``; Devlin et al. 2019, the
+``bert-base-uncased`` vocabulary all-MiniLM-L6-v2 uses) has three properties that make a
+text's count the sum of the counts of its segments between ASCII spaces:
+
+- the normalizer works character by character (``clean_text`` drops controls and turns
+  whitespace into a space, CJK characters get spaces around them, accents are stripped
+  after NFD, and each character is lowercased on its own), except that NFD reorders
+  runs of combining marks, and a space (canonical combining class 0) ends such a run;
+- the pre-tokenizer splits on whitespace, so a space always separates, and nothing joins
+  across it;
+- added tokens (``[SEP]``, ``[MASK]``, ...) are matched first, and one without whitespace
+  in it lies inside a segment (a text holding an added token that has whitespace goes to
+  the tokenizer whole).
+
+So each distinct segment is counted once. A segment of plain characters (:func:`plain`)
+is counted here: for printable ASCII, BERT's normalizer and pre-tokenizer reduce to
 lowercase, split on whitespace, every punctuation character (ASCII 33-47, 58-64, 91-96,
-123-126: BERT's ``_is_punctuation``) a pre-token of its own, runs of letters and digits the
-others. A text's count is then the sum of its pre-tokens' counts: one per punctuation
-character, and each word's WordPiece count (greedy longest-match-first over the tokenizer's
-own vocabulary, ``##`` continuations, one ``[UNK]`` for a word that does not split or is
-longer than ``max_input_chars_per_word``: the algorithm of Wu et al. 2016 as BERT and the
-``tokenizers`` library implement it), computed once per distinct word and cached (the
-library's per-call overhead alone was ~65 µs a word). Beyond ASCII, a space separator
-(Unicode ``Zs``, whitespace to BERT) and a punctuation character (``P*``) that Unicode
-decomposition and lowercasing leave alone (curly quotes, dashes, ellipses: one token each,
-``[UNK]`` if not in the vocabulary) keep the text on this path. Exact, not an estimate
-(tests compare it with the tokenizer on SciFact, LoCoMo and generated strings); any other
-character (controls are dropped by BERT's ``clean_text``, accents stripped, CJK split) sends
-the text to the tokenizer whole.
+123-126: BERT's ``_is_punctuation``) a pre-token of its own, runs of letters and digits
+the others; its count is one per punctuation character plus each word's WordPiece count
+(greedy longest-match-first over the tokenizer's own vocabulary, ``##`` continuations,
+one ``[UNK]`` for a word that does not split or is longer than
+``max_input_chars_per_word``: the algorithm of Wu et al. 2016 as BERT and the
+``tokenizers`` library implement it), each word's computed once and cached. Beyond ASCII,
+a space separator (Unicode ``Zs``, whitespace to BERT) and a punctuation character
+(``P*``) that Unicode decomposition and lowercasing leave alone (curly quotes, dashes,
+ellipses: one token each, ``[UNK]`` if not in the vocabulary) keep a segment plain. Any
+other segment (accents, Greek letters, controls, CJK) is counted by the tokenizer, once
+per distinct segment, in one batch. Exact, not an estimate: tests compare every count
+with the tokenizer's on SciFact, LoCoMo and generated strings.
 """
 
 from __future__ import annotations
@@ -28,6 +41,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +51,12 @@ _ASCII = re.compile(r"[\x20-\x7e\t\n\r]*\Z")
 #: or one punctuation character (whitespace separates and is dropped).
 _PRE_TOKEN = re.compile(r"[a-z0-9]+|[^\sa-z0-9]")
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
-#: Distinct words kept before the cache starts over (~100 bytes each).
+#: Distinct words (and, apart, distinct segments) a cache holds before it starts over
+#: (~100 bytes each; it starts over at the next call, so it may pass this by one call's).
 CACHE_WORDS = 500_000
+#: Segments longer than this many characters are counted but not cached (a long run
+#: without spaces, such as a URL or an encoded blob, seldom repeats).
+SEGMENT_CHARS = 64
 
 
 def is_bert_wordpiece(tokenizer_json: Path) -> bool:
@@ -78,7 +96,7 @@ def plain(text: str) -> bool:
 
 
 class WordPieceCounter:
-    """Token counts of texts, plain-ASCII ones assembled from cached per-word counts.
+    """Token counts of texts, summed from cached counts of their space-separated segments.
 
     :param tokenizer: a ``tokenizers.Tokenizer`` for which :func:`is_bert_wordpiece`
         holds, with no truncation and no padding.
@@ -87,19 +105,31 @@ class WordPieceCounter:
     def __init__(self, tokenizer: Any) -> None:
         self._tokenizer = tokenizer
         self._words: dict[str, int] = {}
+        self._segments: dict[str, int] = {}
         spec = json.loads(tokenizer.to_str())
         model = spec["model"]
         #: Added tokens (``[SEP]``, ``[MASK]``, ...) match the raw text before anything
-        #: else, as one token: a text holding one goes to the tokenizer.
+        #: else, as one token: a segment holding one goes to the tokenizer.
         self._added = [str(a["content"]).lower() if a.get("normalized") else str(a["content"])
                        for a in spec.get("added_tokens") or ()]
         self._added_lower = any(a.get("normalized") for a in spec.get("added_tokens") or ())
+        #: The characters added tokens start with (a quick test before the full one).
+        self._added_first = "".join({c for a in self._added if a for c in (a[0], a[0].upper())})
+        #: An added token with whitespace in it could span two segments: a text holding
+        #: one is counted by the tokenizer whole.
+        self._spaced_added = any(not a.split() or a.split()[0] != a for a in self._added)
+        #: An added token of letters and digits only could hide inside a word.
+        self._alnum_added = any(a.isalnum() for a in self._added)
         self._vocab = frozenset(model["vocab"])
         self._prefix: str = model.get("continuing_subword_prefix") or "##"
         self._max_chars: int = int(model.get("max_input_chars_per_word") or 100)
+        #: No vocabulary entry is longer: a longer match is never tried.
+        self._longest = max((len(t) for t in self._vocab), default=1)
 
     def _holds_added(self, text: str) -> bool:
         """True when an added token's text occurs in ``text`` (e.g. a literal ``[SEP]``)."""
+        if not any(c in text for c in self._added_first):
+            return False
         lower = text.lower() if self._added_lower else text
         return any(a in text or a in lower for a in self._added)
 
@@ -113,7 +143,7 @@ class WordPieceCounter:
             return 1
         vocab, prefix, start, count = self._vocab, self._prefix, 0, 0
         while start < len(word):
-            end = len(word)
+            end = min(len(word), start + self._longest)
             while end > start and (word[start:end] if start == 0
                                    else prefix + word[start:end]) not in vocab:
                 end -= 1
@@ -125,39 +155,87 @@ class WordPieceCounter:
     def count(self, texts: Sequence[str]) -> list[int]:
         """Return each text's length in WordPiece tokens, special tokens excluded.
 
+        A text's count is the sum of its space-separated segments' counts (the module
+        docstring says why that is exact), each distinct segment counted once and cached.
+
         :returns: one count per text, in order; equal to ``len(tokenizer.encode(text,
             add_special_tokens=False).ids)``.
         """
-        out: list[int | None] = [None] * len(texts)
-        split: list[tuple[int, list[str]]] = []
-        other: list[int] = []
+        known = self._segments
+        if len(known) >= CACHE_WORDS:  # start over (a new object: other threads keep theirs)
+            known = self._segments = {}
+        get, spaced = known.__getitem__, self._spaced_added
+        out: list[int] = []
+        pending: list[tuple[int, list[str]]] = []
+        whole: list[int] = []
         for i, text in enumerate(texts):
-            if plain(text) and not self._holds_added(text):
-                split.append((i, _PRE_TOKEN.findall(text.lower())))
-            else:
-                other.append(i)
-        known = self._words
-        words = self._learn(known, {w for _, pieces in split for w in pieces if w not in known})
-        for i, pieces in split:
-            out[i] = sum(map(words.__getitem__, pieces))
-        if other:
-            encoded = self._tokenizer.encode_batch([texts[i] for i in other],
+            if spaced and self._holds_added(text):
+                whole.append(i)
+                out.append(0)
+                continue
+            segments = text.split(" ")
+            try:
+                out.append(sum(map(get, segments)))
+            except KeyError:  # a segment not seen yet: counted below
+                pending.append((i, segments))
+                out.append(0)
+        if pending:
+            self._count_pending(pending, known, out)
+        if whole:
+            encoded = self._tokenizer.encode_batch([texts[i] for i in whole],
                                                    add_special_tokens=False)
-            for i, encoding in zip(other, encoded, strict=True):
+            for i, encoding in zip(whole, encoded, strict=True):
                 out[i] = len(encoding.ids)
-        return [n for n in out if n is not None]
+        return out
 
-    def _learn(self, known: dict[str, int], new: set[str]) -> dict[str, int]:
-        """Add the WordPiece count of each word in ``new`` to ``known`` (a punctuation
-        character counts one).
+    def _count_pending(
+        self, pending: list[tuple[int, list[str]]], known: dict[str, int], out: list[int]
+    ) -> None:
+        """Count the new segments of the ``(index, segments)`` texts in ``pending`` into
+        ``known`` (those of at most :data:`SEGMENT_CHARS` characters; longer ones apart),
+        then set ``out[index]``."""
+        new = {s for s in set(chain.from_iterable(p[1] for p in pending)) if s not in known}
+        counts = self._count_segments(new)
+        long = {s: n for s, n in counts.items() if len(s) > SEGMENT_CHARS}
+        known.update(counts if not long else
+                     {s: n for s, n in counts.items() if len(s) <= SEGMENT_CHARS})
+        get = known.__getitem__
+        for i, segments in pending:
+            out[i] = sum(map(get, segments)) if not long else sum(
+                long[s] if s in long else known[s] for s in segments)
 
-        :returns: the cache holding them: ``known``, or a fresh one when ``known`` is full
-            (a new object, so a thread still reading the old one is not disturbed).
+    def _count_segments(self, segments: set[str]) -> dict[str, int]:
+        """Return each segment's count: a plain one from its words' WordPiece counts, the
+        rest by the tokenizer in one batch."""
+        counts: dict[str, int] = {}
+        split: list[tuple[str, list[str]]] = []
+        other: list[str] = []
+        for segment in segments:
+            if segment.isalnum() and segment.isascii() and not self._alnum_added:  # one word
+                split.append((segment, [segment.lower()]))
+            elif plain(segment) and not self._holds_added(segment):
+                split.append((segment, _PRE_TOKEN.findall(segment.lower())))
+            else:
+                other.append(segment)
+        words = self._learn({w for _, pieces in split for w in pieces})
+        for segment, pieces in split:
+            counts[segment] = sum(map(words.__getitem__, pieces))
+        if other:
+            encoded = self._tokenizer.encode_batch(other, add_special_tokens=False)
+            counts.update((s, len(e.ids)) for s, e in zip(other, encoded, strict=True))
+        return counts
+
+    def _learn(self, words: set[str]) -> dict[str, int]:
+        """Return the word cache with the WordPiece count of each of ``words`` in it (a
+        punctuation character counts one).
+
+        :returns: the cache: the current one, or a fresh one when it was full (a new object,
+            so a thread still reading the old one is not disturbed).
         """
-        if not new:
-            return known
-        if len(known) + len(new) > CACHE_WORDS:
+        known = self._words
+        if len(known) >= CACHE_WORDS:
             known = self._words = {}
-        for w in new:  # a punctuation character: one token
-            known[w] = self.pieces(w) if w[0] in _ALNUM else 1
+        for w in words:
+            if w not in known:
+                known[w] = self.pieces(w) if w[0] in _ALNUM else 1
         return known
