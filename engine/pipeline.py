@@ -32,9 +32,17 @@ from .writes import write_batch
 if TYPE_CHECKING:  # imported where used: the MCP server lists tools before numpy loads
     import numpy as np
 
-#: Documents written per storage transaction during ingest (short transactions keep
-#: concurrent writers from waiting long; measured to cost <5% of ingest time on SciFact).
-DOCS_PER_TRANSACTION = 64
+#: Most documents written per storage transaction during ingest. Each commit cost ~10 ms
+#: (WAL pages, FTS5 segment merges): at 64 the commits were 1.6 of 2.7 s of the SQL in
+#: the 10k ingest benchmark (``benchmarks/results/peers/harness.py ingest``, load ~4),
+#: 0.4 s at 1,000 and 0.2 s at 10,000 in one. 1,024 keeps a transaction well under a
+#: second, so a concurrent writer (a recall's counters) waits far less than the busy
+#: timeout.
+DOCS_PER_TRANSACTION = 1024
+#: Most characters of text (and titles) written per storage transaction during ingest, so
+#: that a batch of long documents does not hold the write lock (or RAM) for long; a
+#: document longer than this is written alone.
+TEXT_PER_TRANSACTION = 4_000_000
 
 Progress = Callable[[int], None]
 
@@ -68,6 +76,25 @@ class AddReport:
     seconds_embedding: float = 0.0
     semantic_error: str | None = None
     chunk_ids: list[int] = field(default_factory=list)
+
+
+def _transactions(documents: Iterable[Document], size: int | None) -> Iterator[list[Document]]:
+    """Yield ``documents`` in batches of ``size``; by default (``None``) of at most
+    :data:`DOCS_PER_TRANSACTION` documents and :data:`TEXT_PER_TRANSACTION` characters."""
+    if size is not None:
+        yield from _batches(documents, max(1, size))
+        return
+    batch: list[Document] = []
+    chars = 0
+    for doc in documents:
+        n = len(doc.text) + len(doc.title or "") if isinstance(doc.text, str) else 0
+        if batch and (len(batch) == DOCS_PER_TRANSACTION or chars + n > TEXT_PER_TRANSACTION):
+            yield batch
+            batch, chars = [], 0
+        batch.append(doc)
+        chars += n
+    if batch:
+        yield batch
 
 
 def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
@@ -197,12 +224,13 @@ class Pipeline:
 
     def add(
         self, documents: Iterable[Document], progress: Progress | None = None, *,
-        embed: bool = True, per_transaction: int = DOCS_PER_TRANSACTION,
+        embed: bool = True, per_transaction: int | None = None,
     ) -> AddReport:
         """Store, index and embed documents.
 
-        Rows and keyword index are written in one transaction per batch of
-        :data:`DOCS_PER_TRANSACTION` documents; embedding happens afterwards, outside
+        Rows and keyword index are written in one transaction per batch of at most
+        :data:`DOCS_PER_TRANSACTION` documents and :data:`TEXT_PER_TRANSACTION` characters
+        (or ``per_transaction`` documents); embedding happens afterwards, outside
         any write transaction, so a chunk is searchable by its words before its vector
         exists. A document whose id exists with the same title and text is left alone;
         with different content it is replaced (on a :class:`VersionedStorage`: stored as
@@ -211,13 +239,14 @@ class Pipeline:
         :param progress: called with the number of documents just written.
         :param embed: embed the chunks this call stored now (otherwise :meth:`embed_pending`
             later); older chunks without a vector are left to ``octomem reindex``.
-        :param per_transaction: documents written per transaction (a transcript is written
-            in one: all its turns or none).
+        :param per_transaction: documents written per transaction, whatever their length
+            (a transcript is written in one: all its turns or none); ``None``: the
+            default batches.
         :raises InvalidQueryError: a document has empty text.
         """
         report = AddReport()
         start = time.perf_counter()
-        for batch in _batches(documents, max(1, per_transaction)):
+        for batch in _transactions(documents, per_transaction):
             for doc in batch:
                 if not isinstance(doc.text, str) or not doc.text.strip():
                     raise InvalidQueryError(f"document {doc.id!r}: text is empty")

@@ -6,10 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from octomem.engine import pipeline as pipeline_module
 from octomem.engine.manager import load_registry
 from octomem.engine.pipeline import DOCS_PER_TRANSACTION, Pipeline
 from octomem.engine.settings import load_settings
-from octomem.engine.types import Document
+from octomem.engine.sql.rows import inherit
+from octomem.engine.types import Chunk, Document
 
 
 def test_one_count_call_per_batch_and_the_same_chunks(
@@ -27,13 +29,14 @@ def test_one_count_call_per_batch_and_the_same_chunks(
         return original(texts)
 
     monkeypatch.setattr(embedder, "count_tokens", spy)
-    short = [Document(f"note number {i}", id=f"s{i}") for i in range(DOCS_PER_TRANSACTION)]
+    monkeypatch.setattr(pipeline_module, "DOCS_PER_TRANSACTION", 64)
+    short = [Document(f"note number {i}", id=f"s{i}") for i in range(64)]
     long_text = " ".join(f"word{i}" for i in range(30))  # 30 words: split at 8 per chunk
     report = pipeline.add([*short, Document(long_text, id="long", title="A title")],
                           embed=False)
     # the probe, then one call per batch of whole texts (+ the long text's pieces)
-    assert calls[1] == DOCS_PER_TRANSACTION and calls[2] == 2
-    assert report.chunks == DOCS_PER_TRANSACTION + 5
+    assert calls[1] == 64 and calls[2] == 2
+    assert report.chunks == 64 + 5
     chunks = pipeline.arms.storage.document_chunks("long")
     assert [len(c.text.split()) for c in chunks] == [6, 6, 6, 6, 6]  # budget 8 - title's 2
     assert " ".join(c.text for c in chunks) == long_text
@@ -108,3 +111,46 @@ def test_a_bad_document_in_a_batch_stores_nothing_of_it(tmp_path: Path) -> None:
     assert conn.execute("SELECT count(*) FROM documents").fetchone() == (0,)
     assert conn.execute("SELECT count(*) FROM fts5_chunks").fetchone() == (0,)
     pipeline.close()
+
+
+def test_transactions_are_capped_by_documents_and_by_characters(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert DOCS_PER_TRANSACTION == 1024
+    monkeypatch.setattr(pipeline_module, "TEXT_PER_TRANSACTION", 100)
+    settings = load_settings(None, {"pipeline": {"embedder": "hashing"}})
+    pipeline = Pipeline(settings, load_registry(), tmp_path / "store")
+    sizes: list[int] = []
+    docs = [Document("x" * 40, id=f"a{i}") for i in range(5)] + [Document("y" * 300, id="big")]
+    docs += [Document("z" * 10, id=f"b{i}") for i in range(3)]
+    pipeline.add(docs, sizes.append, embed=False)
+    assert sizes == [2, 2, 1, 1, 3]  # 80 chars, 80, 40, one longer than the cap alone, 30
+    sizes.clear()
+    more = [Document(f"note {i}", id=f"c{i}") for i in range(7)]
+    pipeline.add(more, sizes.append, embed=False, per_transaction=3)  # a count, whatever the size
+    assert sizes == [3, 3, 1]
+    assert pipeline.arms.storage.counts()["documents"] == 16
+    pipeline.close()
+
+
+def test_inherit_sets_every_chunk_field_as_before() -> None:
+    from dataclasses import fields, replace
+
+    assert [f.name for f in fields(Chunk)] == [
+        "document_id", "ordinal", "text", "id", "kind", "tags", "created_at", "title", "uri",
+        "metadata", "valid_from", "valid_to", "revision"]  # a new field: inherit must set it
+    doc = Document("text", id="d", title="T", uri="u", kind="NOTE", tags=("a", "b"),
+                   created_at=5.0, event_time=3.0, metadata={"x": 1, "y": 0}, revision=3)
+    for chunk in (Chunk(document_id="?", ordinal=2, text="c", id=7, kind="K", tags=("z",),
+                        created_at=1.0, uri="cu", metadata={"y": 2}, valid_from=1.5,
+                        valid_to=2.5, revision=2),
+                  Chunk(document_id="?", ordinal=0, text="c", title="own")):
+        retired = 0 < chunk.revision < doc.revision
+        expected = replace(
+            chunk, document_id="d", kind="NOTE", tags=("a", "b"), created_at=5.0,
+            title=chunk.title or "T", uri=chunk.uri or "u",
+            metadata={"x": 1, "y": 0, **chunk.metadata},
+            valid_from=chunk.valid_from if retired else 3.0,
+            valid_to=chunk.valid_to if retired else None,
+            revision=chunk.revision if retired else 3)
+        assert inherit(chunk, doc) == expected

@@ -26,7 +26,7 @@ from ..errors import (
 )
 from ..files import exposed
 from ..manager import ArmRegistry, load_registry
-from ..pipeline import DOCS_PER_TRANSACTION, AddReport, Pipeline, embedding_text
+from ..pipeline import AddReport, Pipeline, embedding_text
 from ..settings import LimitsSettings, LoadedSettings, load_settings
 from ..turns import TURN_KIND
 from ..types import DEFAULT_KIND, HANDOFF_KIND, Document, Filters
@@ -354,7 +354,7 @@ class Memory:
                                roots, self.limits.file_bytes, report.skipped)
         pipeline = self.scopes.require(target, create=True)
         for group in groups:  # a transcript's turns: one transaction
-            whole = len(group) if group[0].kind == TURN_KIND else DOCS_PER_TRANSACTION
+            whole = len(group) if group[0].kind == TURN_KIND else None
             merge_reports(report, pipeline.add(group, per_transaction=whole))
         folder = folder_named(path_or_text, self.roots.project)
         if folder is not None:  # files it held before and no longer does

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from ..errors import OctomemError
@@ -34,6 +33,8 @@ def dumps(value: Any, what: str) -> str:
 
     :raises OctomemError: naming ``what`` when it is not JSON-serialisable.
     """
+    if not value and type(value) in (list, dict):  # most tags and metadata (as json writes)
+        return "[]" if type(value) is list else "{}"
     try:
         return json.dumps(value, ensure_ascii=False, sort_keys=True)
     except (TypeError, ValueError) as exc:
@@ -79,26 +80,33 @@ def inherit(chunk: Chunk, document: Document) -> Chunk:
     import restores it) keeps its own ``valid_from``/``valid_to``; every other chunk
     takes the document's validity and revision.
     """
-    metadata: dict[str, Any] = {**document.metadata, **chunk.metadata}
     retired = 0 < chunk.revision < document.revision
-    return replace(
-        chunk, document_id=document.id, kind=document.kind, tags=tuple(document.tags),
-        created_at=document.created_at, title=chunk.title or document.title,
-        uri=chunk.uri or document.uri, metadata=metadata,
+    # built whole rather than with dataclasses.replace (~3x slower; 10k chunks: 0.4 s):
+    # every field of Chunk is named here (a test checks that none is left out)
+    return Chunk(
+        document_id=document.id, ordinal=chunk.ordinal, text=chunk.text, id=chunk.id,
+        kind=document.kind, tags=tuple(document.tags), created_at=document.created_at,
+        title=chunk.title or document.title, uri=chunk.uri or document.uri,
+        metadata={**document.metadata, **chunk.metadata},
         valid_from=chunk.valid_from if retired else document.valid_from,
         valid_to=chunk.valid_to if retired else document.valid_to,
         revision=chunk.revision if retired else document.revision,
     )
 
 
-def chunk_params(chunk: Chunk) -> tuple[Any, ...]:
+def chunk_params(
+    chunk: Chunk, tags_json: str | None = None, metadata_json: str | None = None
+) -> tuple[Any, ...]:
     """Return the values of :data:`CHUNK_FIELDS`, in order.
 
+    :param tags_json: the JSON of ``chunk.tags`` when already made (e.g. its document's).
+    :param metadata_json: the JSON of ``chunk.metadata`` when already made.
     :raises OctomemError: metadata or tags that are not JSON-serialisable.
     """
     return (
-        chunk.document_id, chunk.ordinal, chunk.text, chunk.kind, dumps(list(chunk.tags), "tags"),
+        chunk.document_id, chunk.ordinal, chunk.text, chunk.kind,
+        dumps(list(chunk.tags), "tags") if tags_json is None else tags_json,
         float(chunk.created_at), chunk.title, chunk.uri,
-        dumps(dict(chunk.metadata), "chunk metadata"),
+        dumps(dict(chunk.metadata), "chunk metadata") if metadata_json is None else metadata_json,
         float(chunk.valid_from), chunk.valid_to, int(chunk.revision),
     )

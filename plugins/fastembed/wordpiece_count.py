@@ -113,8 +113,10 @@ class WordPieceCounter:
         self._added = [str(a["content"]).lower() if a.get("normalized") else str(a["content"])
                        for a in spec.get("added_tokens") or ()]
         self._added_lower = any(a.get("normalized") for a in spec.get("added_tokens") or ())
-        #: The characters added tokens start with (a quick test before the full one).
-        self._added_first = "".join({c for a in self._added if a for c in (a[0], a[0].upper())})
+        #: Finds a character an added token starts with (a quick test before the full one).
+        first = {c for a in self._added if a for c in (a[0], a[0].upper())}
+        self._added_first = re.compile(f"[{re.escape(''.join(sorted(first)))}]" if first
+                                       else r"(?!)")
         #: An added token with whitespace in it could span two segments: a text holding
         #: one is counted by the tokenizer whole.
         self._spaced_added = any(not a.split() or a.split()[0] != a for a in self._added)
@@ -128,7 +130,7 @@ class WordPieceCounter:
 
     def _holds_added(self, text: str) -> bool:
         """True when an added token's text occurs in ``text`` (e.g. a literal ``[SEP]``)."""
-        if not any(c in text for c in self._added_first):
+        if not self._added_first.search(text):
             return False
         lower = text.lower() if self._added_lower else text
         return any(a in text or a in lower for a in self._added)

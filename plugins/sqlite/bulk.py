@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import replace
+from typing import Any
 
 import apsw
 
@@ -40,16 +40,28 @@ def add_documents(
     :raises OctomemError: metadata or tags that are not JSON-serialisable (nothing of
         the transaction is kept when the caller lets it roll back).
     """
+    documents: list[tuple[Any, ...]] = []
+    chunks: list[Chunk] = []
+    rows: list[tuple[Any, ...]] = []
+    for document, own in pairs:
+        documents.append(params := document_params(document))
+        tags_json, metadata_json = params[5], params[8]  # a chunk inherits them
+        for chunk in own:
+            chunks.append(inherited := inherit(chunk, document))
+            same = not chunk.metadata or chunk.metadata is document.metadata
+            rows.append(chunk_params(inherited, tags_json, metadata_json if same else None))
     tx.executemany(f"INSERT INTO documents ({DOC_COLUMNS}, content_hash) "
-                   "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                   [document_params(d) for d, _ in pairs])
-    chunks = [inherit(c, d) for d, cs in pairs for c in cs]
+                   "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", documents)
     if not chunks:
         return [[] for _ in pairs]
     ids = [r[0] for r in tx.executemany(
         f"INSERT INTO chunks ({CHUNK_FIELDS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
-        [chunk_params(c) for c in chunks])]
-    stored = iter([replace(c, id=i) for c, i in zip(chunks, ids, strict=True)])
+        rows)]
+    for chunk, i in zip(chunks, ids, strict=True):
+        # the ids SQLite gave: set on these new, not yet shared values (a frozen dataclass
+        # is written this way by its own __init__), not copied by dataclasses.replace
+        object.__setattr__(chunk, "id", i)
+    stored = iter(chunks)
     return [[next(stored) for _ in cs] for _, cs in pairs]
 
 
