@@ -115,7 +115,9 @@ class Pipeline:
     :raises OctomemError: unknown arm names, impossible combinations, bad options.
     """
 
-    def __init__(self, loaded: LoadedSettings, registry: ArmRegistry, root: Path | None = None) -> None:
+    def __init__(
+        self, loaded: LoadedSettings, registry: ArmRegistry, root: Path | None = None
+    ) -> None:
         self.loaded = loaded
         self.settings = loaded.settings
         self.root = root or self.settings.data_dir
