@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,22 +27,12 @@ from .relevance import relevance_of
 from .rerank import more_wanted, rerank_depth, rerank_stage, similarities
 from .settings import LoadedSettings
 from .types import Answer, Chunk, Document, FusedHit, Query, Run
-from .writes import write_batch
+from .writes import DOCS_PER_TRANSACTION as DOCS_PER_TRANSACTION  # where callers import it
+from .writes import TEXT_PER_TRANSACTION as TEXT_PER_TRANSACTION
+from .writes import batches, transactions, write_batch
 
 if TYPE_CHECKING:  # imported where used: the MCP server lists tools before numpy loads
     import numpy as np
-
-#: Most documents written per storage transaction during ingest. Each commit cost ~10 ms
-#: (WAL pages, FTS5 segment merges): at 64 the commits were 1.6 of 2.7 s of the SQL in
-#: the 10k ingest benchmark (``benchmarks/results/peers/harness.py ingest``, load ~4),
-#: 0.4 s at 1,000 and 0.2 s at 10,000 in one. 1,024 keeps a transaction well under a
-#: second, so a concurrent writer (a recall's counters) waits far less than the busy
-#: timeout.
-DOCS_PER_TRANSACTION = 1024
-#: Most characters of text (and titles) written per storage transaction during ingest, so
-#: that a batch of long documents does not hold the write lock (or RAM) for long; a
-#: document longer than this is written alone.
-TEXT_PER_TRANSACTION = 4_000_000
 
 Progress = Callable[[int], None]
 
@@ -76,36 +66,6 @@ class AddReport:
     seconds_embedding: float = 0.0
     semantic_error: str | None = None
     chunk_ids: list[int] = field(default_factory=list)
-
-
-def _transactions(documents: Iterable[Document], size: int | None) -> Iterator[list[Document]]:
-    """Yield ``documents`` in batches of ``size``; by default (``None``) of at most
-    :data:`DOCS_PER_TRANSACTION` documents and :data:`TEXT_PER_TRANSACTION` characters."""
-    if size is not None:
-        yield from _batches(documents, max(1, size))
-        return
-    batch: list[Document] = []
-    chars = 0
-    for doc in documents:
-        n = len(doc.text) + len(doc.title or "") if isinstance(doc.text, str) else 0
-        if batch and (len(batch) == DOCS_PER_TRANSACTION or chars + n > TEXT_PER_TRANSACTION):
-            yield batch
-            batch, chars = [], 0
-        batch.append(doc)
-        chars += n
-    if batch:
-        yield batch
-
-
-def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
-    batch: list[Any] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
 
 
 class Pipeline:
@@ -231,7 +191,8 @@ class Pipeline:
         """Store, index and embed documents.
 
         Rows and keyword index are written in one transaction per batch of at most
-        :data:`DOCS_PER_TRANSACTION` documents and :data:`TEXT_PER_TRANSACTION` characters
+        :data:`~.writes.DOCS_PER_TRANSACTION` documents and
+        :data:`~.writes.TEXT_PER_TRANSACTION` characters
         (or ``per_transaction`` documents); embedding happens afterwards, outside
         any write transaction, so a chunk is searchable by its words before its vector
         exists. A document whose id exists with the same title and text is left alone;
@@ -248,7 +209,7 @@ class Pipeline:
         """
         report = AddReport()
         start = time.perf_counter()
-        for batch in _transactions(documents, per_transaction):
+        for batch in transactions(documents, per_transaction):
             for doc in batch:
                 if not isinstance(doc.text, str) or not doc.text.strip():
                     raise InvalidQueryError(f"document {doc.id!r}: text is empty")
@@ -286,7 +247,7 @@ class Pipeline:
             raise EmbedderMismatchError(self.semantic_error)
         done = 0
         pending = semantic.missing() if chunk_ids is None else list(chunk_ids)
-        for ids in _batches(pending, self.settings.retrieval.embed_batch_size):
+        for ids in batches(pending, self.settings.retrieval.embed_batch_size):
             chunks = self.arms.storage.get_chunks(ids)
             if not chunks:
                 continue

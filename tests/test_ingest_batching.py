@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from octomem.engine import pipeline as pipeline_module
+from octomem.engine import writes
 from octomem.engine.manager import load_registry
 from octomem.engine.pipeline import DOCS_PER_TRANSACTION, Pipeline
 from octomem.engine.settings import load_settings
@@ -29,7 +29,7 @@ def test_one_count_call_per_batch_and_the_same_chunks(
         return original(texts)
 
     monkeypatch.setattr(embedder, "count_tokens", spy)
-    monkeypatch.setattr(pipeline_module, "DOCS_PER_TRANSACTION", 64)
+    monkeypatch.setattr(writes, "DOCS_PER_TRANSACTION", 64)
     short = [Document(f"note number {i}", id=f"s{i}") for i in range(64)]
     long_text = " ".join(f"word{i}" for i in range(30))  # 30 words: split at 8 per chunk
     report = pipeline.add([*short, Document(long_text, id="long", title="A title")],
@@ -57,8 +57,6 @@ def _dump(pipeline: Pipeline) -> dict[str, list[tuple[object, ...]]]:
 
 
 def _ingest(root: Path, bulk: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[Pipeline, list]:
-    from octomem.engine import writes
-
     class NoBulk:  # no storage is an instance: every document goes one by one
         pass
 
@@ -117,7 +115,7 @@ def test_transactions_are_capped_by_documents_and_by_characters(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert DOCS_PER_TRANSACTION == 1024
-    monkeypatch.setattr(pipeline_module, "TEXT_PER_TRANSACTION", 100)
+    monkeypatch.setattr(writes, "TEXT_PER_TRANSACTION", 100)
     settings = load_settings(None, {"pipeline": {"embedder": "hashing"}})
     pipeline = Pipeline(settings, load_registry(), tmp_path / "store")
     sizes: list[int] = []
