@@ -157,6 +157,8 @@ def order_documents(hits: list[H], entries: Sequence[Any], fusion: str, document
     """
     if document_fusion != "weighted" or fusion == "weighted" or not hits:
         return hits
+    if all(is_turn(h.chunk) for h in hits):  # nothing moves (a conversation's store)
+        return hits
     bounds = arm_bounds(entries)
 
     def key(hit: Any) -> tuple[float, int]:  # ties by chunk id, as in weighted fusion

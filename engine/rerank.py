@@ -145,8 +145,11 @@ def _groups(reranker: Any, hits: Sequence[Any], scored: np.ndarray) -> list[np.n
     labels = reranker.groups(hits) if callable(getattr(reranker, "groups", None)) else None
     if labels is None:
         return [scored]
+    at = scored.tolist()
+    if at and all(labels[i] == labels[at[0]] for i in at):  # one group (one conversation)
+        return [scored]
     places: dict[Any, list[int]] = {}
-    for i in scored.tolist():
+    for i in at:
         places.setdefault(labels[i], []).append(i)
     return [np.asarray(p, dtype=np.int64) for p in places.values()]
 

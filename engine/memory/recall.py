@@ -37,7 +37,7 @@ from ..relevance import Relevance, abstain_reason, content_words, coverage, rele
 from ..rerank import more_wanted, rerank_depth, rerank_stage, similarities
 from ..types import Chunk, Filters, FusedHit, Hit, Run
 from .history_order import current_first
-from .recency import recency_bonus
+from .recency import bonus_of
 from .scoped_fusion import Key, Lexical, ScopedFused, ScopedRuns, fuse_scopes
 from .scopes import MemoryKnobs
 
@@ -247,21 +247,32 @@ def _materialise(
     :param before: hits of the fused entries just above ``fused``, already materialised
         (sorted anew with the new ones: the same order as materialising all at once).
     """
-    chunks: dict[Key, Chunk] = {}
-    for scope, pipeline in pipelines.items():
-        ids = [f.key[1] for f in fused if f.key[0] == scope]
-        chunks.update({(scope, c.id): c for c in pipeline.arms.storage.get_chunks(ids)})
+    if len(pipelines) == 1:  # one scope: the chunks by id, no key per hit
+        (scope, pipeline), = pipelines.items()
+        by_id = {c.id: c for c in pipeline.arms.storage.get_chunks([f.key[1] for f in fused])}
+        found = [(f, by_id.get(f.key[1])) for f in fused]
+    else:
+        chunks: dict[Key, Chunk] = {}
+        for scope, pipeline in pipelines.items():
+            ids = [f.key[1] for f in fused if f.key[0] == scope]
+            chunks.update({(scope, c.id): c for c in pipeline.arms.storage.get_chunks(ids)})
+        found = [(f, chunks.get(f.key)) for f in fused]
+    bonus_of_time = bonus_of(now, knobs.recency_weight, knobs.recency_half_life_days)
     hits = list(before or ())
-    for f in fused:
-        chunk = chunks.get(f.key)
+    for f, chunk in found:
         if chunk is None:  # deleted since the search (another process)
             continue
-        bonus = recency_bonus(chunk.valid_from, now, knobs.recency_weight,
-                              knobs.recency_half_life_days)
+        bonus = bonus_of_time(chunk.valid_from)
+        # the fused entry's contributions are its own (made by fusion, read only since)
         hits.append(ScopedHit(f.key[0], chunk, f.score * (1.0 + bonus), 0, f.score, bonus,
-                              dict(f.contributions)))
-    hits.sort(key=lambda h: (-h.score, -h.chunk.valid_from))  # exact ties: newer first
+                              f.contributions))
+    hits.sort(key=_by_score)
     return hits
+
+
+def _by_score(hit: ScopedHit) -> tuple[float, float]:
+    """Best final score first; exact ties: the newer statement first."""
+    return -hit.score, -hit.chunk.valid_from
 
 
 def _judged(hits: list[ScopedHit], text: str, cos: dict[Key, float],
@@ -391,11 +402,12 @@ def recall_scopes(
                 first.reranker, first.keyword, request.text, hits, vectors, similarity,
                 retrieval.rerank_top_n, answer, keep=depth)
         cos = {} if similarity is None else {
-            (h.scope, h.chunk.id): float(c) for h, c in zip(hits, similarity, strict=True)}
+            (h.scope, h.chunk.id): c for h, c in zip(hits, similarity.tolist(), strict=True)}
         if vectors is not None:
             answer.unembedded_hits = [
-                (h.scope, h.chunk.id) for h, v in zip(hits, vectors, strict=True)
-                if not v.any() and not pipelines[h.scope].semantic_error
+                (h.scope, h.chunk.id) for h, has in zip(hits, vectors.any(axis=1).tolist(),
+                                                        strict=True)
+                if not has and not pipelines[h.scope].semantic_error
             ]
         if first.dedup is not None and hits:
             hits = _dedup(first.dedup, hits, vectors, answer)

@@ -18,6 +18,7 @@ whose ``valid_from`` is now gets the full ``w``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 SECONDS_PER_DAY = 86_400.0
 #: Default weight (fraction of the fused score) and half-life (days); see the module text.
@@ -36,8 +37,26 @@ def recency_bonus(valid_from: float, now: float, weight: float, half_life_days: 
     :param half_life_days: days after which the bonus halves, > 0.
     :raises ValueError: ``half_life_days`` is not positive.
     """
+    return bonus_of(now, weight, half_life_days)(valid_from)
+
+
+def bonus_of(now: float, weight: float, half_life_days: float) -> Callable[[float], float]:
+    """Return ``valid_from -> recency_bonus(valid_from, now, weight, half_life_days)`` with
+    the checks done once and each distinct ``valid_from`` computed once (a recall asks for
+    ~200 candidates, and a conversation's turns share their session's time).
+
+    :raises ValueError: ``half_life_days`` is not positive.
+    """
     if half_life_days <= 0:
         raise ValueError(f"half_life_days must be > 0, got {half_life_days}")
     weight = min(max(weight, 0.0), MAX_WEIGHT)
-    age_days = max(now - valid_from, 0.0) / SECONDS_PER_DAY
-    return weight * math.pow(2.0, -age_days / half_life_days)
+    known: dict[float, float] = {}
+
+    def bonus(valid_from: float) -> float:
+        value = known.get(valid_from)
+        if value is None:
+            age_days = max(now - valid_from, 0.0) / SECONDS_PER_DAY
+            value = known[valid_from] = weight * math.pow(2.0, -age_days / half_life_days)
+        return value
+
+    return bonus

@@ -211,8 +211,8 @@ def held_terms(terms: Sequence[str], words: Sequence[frozenset[str]]) -> np.ndar
     """
     import numpy as np
 
-    rows = [[t in held for t in terms] for held in words]
-    return np.array(rows, dtype=bool).reshape(len(words), len(terms))
+    flat = [t in held for held in words for t in terms]  # row by row, one list
+    return np.array(flat, dtype=bool).reshape(len(words), len(terms))
 
 
 def _coverage(matches: np.ndarray | None, group: np.ndarray, prev: np.ndarray,

@@ -1,0 +1,117 @@
+"""More shortcuts of a recall give exactly what the longer paths give (issue 12, latency):
+
+- the recency bonus with its checks hoisted and each ``valid_from`` computed once equals
+  the formula;
+- documents ordered apart from turns: a list of turns only is returned as it is, and a
+  document among turns still moves as :func:`reorder_places` moves it;
+- a reranker's groups: one label for every hit is one group of all scored places, as
+  the general split gives;
+- the reranker's term matrix built as one flat list equals the row-by-row one.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from octomem.engine.fusion import arm_bounds, order_documents, reorder_places, weighted_score
+from octomem.engine.memory.recency import (
+    MAX_WEIGHT,
+    SECONDS_PER_DAY,
+    bonus_of,
+    recency_bonus,
+)
+from octomem.engine.rerank import _groups
+from octomem.engine.types import Chunk, FusedHit, Hit
+from octomem.plugins.conversation.features import held_terms
+
+NOW = 1_800_000_000.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(ages=st.lists(st.floats(-40 * SECONDS_PER_DAY, 400 * SECONDS_PER_DAY), min_size=1,
+                     max_size=12),
+       weight=st.floats(-0.5, 0.5), half_life=st.floats(0.01, 365.0))
+def test_the_bonus_of_each_time_is_the_formula(ages: list[float], weight: float,
+                                               half_life: float) -> None:
+    bonus = bonus_of(NOW, weight, half_life)
+    w = min(max(weight, 0.0), MAX_WEIGHT)
+    for age in ages + ages:  # asked twice: the second answer is the remembered one
+        valid_from = NOW - age
+        expected = w * math.pow(2.0, -(max(NOW - valid_from, 0.0) / SECONDS_PER_DAY) / half_life)
+        assert bonus(valid_from) == expected == recency_bonus(valid_from, NOW, weight, half_life)
+
+
+def test_a_half_life_not_positive_is_refused_before_any_time() -> None:
+    with pytest.raises(ValueError, match="half_life_days"):
+        bonus_of(NOW, 0.01, 0.0)
+
+
+def _hit(cid: int, turn: bool, kw: float, vec: float) -> FusedHit:
+    meta = {"conversation": "c", "position": cid} if turn else {}
+    chunk = Chunk(document_id=f"d{cid}", ordinal=0, text=f"t{cid}", id=cid, metadata=meta)
+    return FusedHit(chunk, 1.0 / cid, cid, {"kw": Hit(cid, kw, cid, "kw"),
+                                            "vec": Hit(cid, vec, cid, "vec")})
+
+
+def test_turns_only_are_returned_as_they_are() -> None:
+    hits = [_hit(i, True, 10.0 - i, 0.1 * i) for i in range(1, 8)]
+    assert order_documents(hits, hits, "rrf", "weighted") is hits
+
+
+def test_a_document_among_turns_still_moves_by_weighted_fusion() -> None:
+    hits = [_hit(1, False, 1.0, 0.1), _hit(2, True, 5.0, 0.5), _hit(3, False, 9.0, 0.9),
+            _hit(4, True, 3.0, 0.2)]
+    bounds = arm_bounds(hits)
+    expected = reorder_places(hits, lambda h: not h.chunk.metadata,
+                              lambda h: (-weighted_score(h.contributions, bounds), h.chunk.id))
+    got = order_documents(hits, hits, "rrf", "weighted")
+    assert [h.chunk.id for h in got] == [h.chunk.id for h in expected] == [3, 2, 1, 4]
+
+
+class _Labelled:
+    name = "labelled"
+
+    def __init__(self, labels: list[object]) -> None:
+        self.labels = labels
+
+    def groups(self, hits: list[object]) -> list[object]:
+        return self.labels
+
+
+def _split_by_hand(labels: list[object], scored: np.ndarray) -> list[list[int]]:
+    places: dict[object, list[int]] = {}
+    for i in scored.tolist():
+        places.setdefault(labels[i], []).append(i)
+    return list(places.values())
+
+
+@settings(max_examples=200, deadline=None)
+@given(labels=st.lists(st.sampled_from([("s", "a"), ("s", "b"), ("s", None)]), min_size=1,
+                       max_size=30),
+       data=st.data())
+def test_groups_split_as_by_hand(labels: list[object], data: st.DataObject) -> None:
+    if data.draw(st.booleans()):  # often: one conversation
+        labels = [labels[0]] * len(labels)
+    chosen = data.draw(st.lists(st.booleans(), min_size=len(labels), max_size=len(labels)))
+    scored = np.flatnonzero(np.array(chosen, dtype=bool))
+    got = [g.tolist() for g in _groups(_Labelled(labels), list(labels), scored)]
+    expected = _split_by_hand(labels, scored)
+    assert got == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(terms=st.lists(st.sampled_from(["heron", "river", "stone", "lamp"]), max_size=4,
+                      unique=True),
+       words=st.lists(st.frozensets(st.sampled_from(["heron", "river", "stone", "moss"])),
+                      max_size=12))
+def test_the_term_matrix_is_the_row_by_row_one(terms: list[str],
+                                               words: list[frozenset[str]]) -> None:
+    rows = np.array([[t in held for t in terms] for held in words],
+                    dtype=bool).reshape(len(words), len(terms))
+    got = held_terms(terms, words)
+    assert got.dtype == bool and got.shape == rows.shape and np.array_equal(got, rows)
