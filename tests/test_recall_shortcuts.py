@@ -115,3 +115,63 @@ def test_the_term_matrix_is_the_row_by_row_one(terms: list[str],
                     dtype=bool).reshape(len(words), len(terms))
     got = held_terms(terms, words)
     assert got.dtype == bool and got.shape == rows.shape and np.array_equal(got, rows)
+
+
+@pytest.mark.parametrize("order", ["F", "C"])
+def test_a_matrix_gives_each_chunks_stored_vector_in_either_layout(order: str) -> None:
+    from octomem.plugins.sqlite_vec.matrix import VectorMatrix
+
+    vectors = np.random.default_rng(3).standard_normal((40, 16)).astype(np.float32)
+    matrix = VectorMatrix("t", 16)
+    matrix._append(np.arange(1, 41, dtype=np.int64), vectors)
+    matrix.matrix = np.asarray(matrix.matrix, order=order)
+    asked = [7, 99, 1, 40, 7, 0]  # 99 and 0 have no vector: zero rows
+    got = matrix.vectors(asked)
+    want = np.stack([vectors[i - 1] if 1 <= i <= 40 else np.zeros(16, np.float32)
+                     for i in asked])
+    assert got.dtype == np.float32 and got.flags.c_contiguous and np.array_equal(got, want)
+
+
+def test_the_last_logged_change_is_read_in_one_statement(tmp_path: object) -> None:
+    import apsw
+
+    from octomem.plugins.sqlite import changelog
+
+    conn = apsw.Connection(str(tmp_path / "log.sqlite3"))  # type: ignore[operator]
+    assert changelog.last_seq(conn) == 0  # no log table yet
+    with conn:
+        changelog.record(conn, "vec", [5, 6, 7])
+    assert changelog.last_seq(conn) == 3
+    conn.execute(f"ALTER TABLE {changelog.TABLE} RENAME COLUMN seq TO s")
+    with pytest.raises(apsw.SQLError):  # a log that is there but unreadable is an error
+        changelog.last_seq(conn)
+
+
+_runs = st.lists(st.tuples(st.integers(1, 30), st.sampled_from([0.1, 0.5, 0.5, 0.9, 2.0])),
+                 max_size=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(vec=_runs, kw=_runs, k=st.integers(1, 25), data=st.data())
+def test_one_scopes_runs_merge_as_the_sorting_merge(vec: list[tuple[int, float]],
+                                                   kw: list[tuple[int, float]], k: int,
+                                                   data: st.DataObject) -> None:
+    """Runs sorted as the merge sorts are taken as they are; any other run (shuffled,
+    repeated ids) goes through the sort; either way the merged runs are the sort's."""
+    from octomem.engine.memory.scoped_fusion import ScopedRuns
+
+    def run(arm: str, scored: list[tuple[int, float]]) -> list[Hit]:
+        if data.draw(st.booleans()):
+            scored = sorted(scored, key=lambda t: (-t[1], t[0]))
+        return [Hit(cid, s, r, arm) for r, (cid, s) in enumerate(scored, start=1)]
+
+    class Sorting(ScopedRuns):
+        def _one_scope(self, k: int) -> None:
+            return None  # always the sorting merge
+
+    runs_of = [run("vec", vec), run("kw", kw)]
+    quick, slow = ScopedRuns(by_score=frozenset({"vec"})), Sorting(by_score=frozenset({"vec"}))
+    for r in runs_of:
+        quick.add("global", 1, r)
+        slow.add("global", 1, r)
+    assert quick.merged(k) == slow.merged(k)

@@ -66,19 +66,33 @@ class ScopedRuns:
 
     by_score: frozenset[str] = frozenset()
     lexical: Lexical | None = None
-    by_arm: dict[str, list[tuple[float, int, str, Hit]]] = field(default_factory=dict)
     keys: list[Key] = field(default_factory=list)
     _index: dict[Key, int] = field(default_factory=dict)
     _scopes: set[str] = field(default_factory=set)
+    _runs: list[tuple[str, int, Run]] = field(default_factory=list)
+    _by_arm: dict[str, list[tuple[float, int, str, Hit]]] | None = None
 
     def add(self, scope: str, scope_order: int, run: Run) -> None:
         """Add one scope's run of one arm (best first)."""
         if run:
             self._scopes.add(scope)
-        ranks = competition_ranks([-h.score for h in run])
-        for rank, hit in zip(ranks, run, strict=True):
-            key = -hit.score if hit.arm in self.by_score else float(rank)
-            self.by_arm.setdefault(hit.arm, []).append((key, scope_order, scope, hit))
+        self._runs.append((scope, scope_order, run))
+        self._by_arm = None
+
+    @property
+    def by_arm(self) -> dict[str, list[tuple[float, int, str, Hit]]]:
+        """Every arm's entries ``(key, scope order, scope, hit)`` of every scope: the key
+        is ``-score`` for an arm merged by score, else the hit's competition rank in its
+        own run."""
+        if self._by_arm is None:
+            by_arm: dict[str, list[tuple[float, int, str, Hit]]] = {}
+            for scope, scope_order, run in self._runs:
+                ranks = competition_ranks([-h.score for h in run])
+                for rank, hit in zip(ranks, run, strict=True):
+                    key = -hit.score if hit.arm in self.by_score else float(rank)
+                    by_arm.setdefault(hit.arm, []).append((key, scope_order, scope, hit))
+            self._by_arm = by_arm
+        return self._by_arm
 
     @property
     def single(self) -> str | None:
@@ -105,8 +119,12 @@ class ScopedRuns:
 
         Hits carry :meth:`uid` values as ``chunk_id`` and their own raw scores.
         """
-        runs: list[Run] = []
         single = self.single is not None
+        if single:
+            quick = self._one_scope(k)
+            if quick is not None:
+                return quick
+        runs: list[Run] = []
         for arm, ordered, ranks in self.ordered(k):
             if single:  # the arm's own hit when it already says the same
                 runs.append([hit if hit.rank == rank else Hit(hit.chunk_id, hit.score, rank, arm)
@@ -117,6 +135,40 @@ class ScopedRuns:
                 for rank, (_, _, scope, hit) in zip(ranks, ordered, strict=True)
             ])
         return runs
+
+    def _one_scope(self, k: int) -> list[Run] | None:
+        """Return :meth:`merged` of one scope whose runs are one per arm, each sorted as
+        the merge sorts (score descending, ties by ascending chunk id): each run's first
+        ``k`` hits with their competition ranks, without sorting anything; ``None`` when
+        a run is not so (the merge then sorts)."""
+        out: list[Run] = []
+        arms: set[str] = set()
+        for _, _, run in self._runs:
+            if not run:
+                continue
+            arm = run[0].arm
+            if arm in arms:
+                return None
+            arms.add(arm)
+            merged: Run = []
+            last_score, last_id, rank = run[0].score, run[0].chunk_id, 1
+            for position, hit in enumerate(run, start=1):
+                score, chunk_id = hit.score, hit.chunk_id
+                if hit.arm != arm:
+                    return None
+                if position > 1:
+                    if score == last_score:
+                        if chunk_id < last_id:
+                            return None
+                    elif score < last_score:
+                        rank = position
+                    else:  # rising, or NaN
+                        return None
+                last_score, last_id = score, chunk_id
+                if position <= k:
+                    merged.append(hit if hit.rank == rank else Hit(chunk_id, score, rank, arm))
+            out.append(merged)
+        return out
 
     def ordered(self, k: int) -> Iterator[tuple[str, list[tuple[float, int, str, Hit]],
                                                  list[int]]]:
@@ -188,8 +240,8 @@ def fuse_scopes(runs: ScopedRuns, k: int, retrieval: RetrievalSettings) -> list[
     else:
         fused = reciprocal_rank_fusion(merged, retrieval.rrf_k, retrieval.weights)
     single = runs.single
-    if single is not None:  # the fused runs already carry chunk ids
-        out = [ScopedFused((single, e.chunk_id), e.score, e.contributions) for e in fused]
+    if single is not None:  # the fused runs already carry chunk ids, sorted as _order sorts
+        return [ScopedFused((single, e.chunk_id), e.score, e.contributions) for e in fused]
     else:
         out = []
         for entry in fused:

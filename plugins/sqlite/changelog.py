@@ -76,9 +76,12 @@ def _prune(tx: apsw.Connection) -> None:
 
 def last_seq(conn: apsw.Connection) -> int:
     """Return the newest ``seq`` (0 when nothing was ever logged or the table is missing)."""
-    if not exists(conn):
+    try:  # one statement: every in-RAM copy asks on every search
+        row = conn.execute(f"SELECT max(seq) FROM {TABLE}").fetchone()
+    except apsw.SQLError:
+        if exists(conn):
+            raise
         return 0
-    row = conn.execute(f"SELECT max(seq) FROM {TABLE}").fetchone()
     return int(row[0] or 0)
 
 
