@@ -6,12 +6,15 @@
 - An octomem or file-system error is one line, exit status 1 (``--debug``: the traceback).
 - Ctrl-C ends with status 130 (128 + SIGINT, the shell's convention); a command that
   can say what it left done says so first (``ingest``).
+- The process ends without the interpreter's teardown (:func:`end_without_teardown`).
 
 Only typer and rich are imported here: the entry point stays light.
 """
 
 from __future__ import annotations
 
+import atexit
+import os
 import sys
 from typing import Any
 
@@ -57,9 +60,60 @@ def as_option(message: str) -> str:
     return f"{OPTION_OF_FIELD[field]}: {rest}" if sep and field in OPTION_OF_FIELD else message
 
 
+#: The status :func:`end_without_teardown` ends the process with: 1 until :func:`main`
+#: knows better (an exception escaping with ``--debug`` is a failure, as Python's own).
+exit_status = 1
+
+
+def end_without_teardown() -> None:
+    """Flush the output and the log handlers, then end the process with :data:`exit_status`,
+    skipping the interpreter's teardown.
+
+    Registered with :mod:`atexit` before the command runs, so it runs after the
+    interpreter has joined every non-daemon thread (a snapshot being written finishes)
+    and after every exit handler registered later. What it skips is the collection of
+    every object and module: after a search at 100k chunks (the model, the in-RAM
+    copies) that took 0.6-1.7 s of wall time at load 5-6 on 2 cores
+    (``benchmarks/results/startup/cli-search.md``), the same teardown the MCP server
+    skips (``octomem.mcp_server.process``). Nothing is lost: every write is its own
+    committed SQLite transaction, and the memory is closed by the command.
+    """
+    if "logging" in sys.modules:  # flush its handlers, as the interpreter's exit would
+        sys.modules["logging"].shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing left to say
+            pass
+    os._exit(exit_status)
+
+
 def main() -> None:
     """Console entry point (``octomem``): run the command; usage errors, octomem errors and
-    file-system errors as one line on stderr (``--debug`` shows the traceback)."""
+    file-system errors as one line on stderr (``--debug`` shows the traceback); end the
+    process without the interpreter's teardown."""
+    atexit.register(end_without_teardown)
+    try:
+        status = run()
+    except SystemExit as exc:  # a command's own exit (``sys.exit(message)`` prints it)
+        if exc.code is not None and not isinstance(exc.code, int):
+            print(exc.code, file=sys.stderr)
+        status = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+    finish(status)
+
+
+def finish(status: int) -> None:
+    """Exit with ``status`` (:func:`end_without_teardown` ends the process with it)."""
+    global exit_status
+    exit_status = status
+    sys.exit(status)
+
+
+def run() -> int:
+    """Run the command line; return the exit status (errors printed as one line).
+
+    :raises OctomemError: with ``--debug``, the error itself.
+    """
     from .commands import app, state
 
     err = Console(stderr=True, soft_wrap=True, highlight=False)
@@ -68,20 +122,20 @@ def main() -> None:
     except ClickException as exc:
         if type(exc).__name__ != "NoArgsIsHelpError":  # that one printed the help
             err.print(Text(usage_line(exc)))
-        sys.exit(getattr(exc, "exit_code", USAGE_STATUS))
+        return int(getattr(exc, "exit_code", USAGE_STATUS))
     except typer.Abort:  # EOF at a prompt
         err.print(Text("aborted"))
-        sys.exit(1)
+        return 1
     except (OctomemError, OSError) as exc:
         if state.debug:
             raise
         message = as_option(str(exc)) if isinstance(exc, OctomemError) else os_error(exc)
         err.print(Text.assemble(("error: ", "red"), message))
-        sys.exit(1)
+        return 1
     except KeyboardInterrupt:  # outside a command (commands end with status 130 themselves)
         err.print(Text("interrupted"))
-        sys.exit(130)
-    sys.exit(status if isinstance(status, int) else 0)
+        return 130
+    return status if isinstance(status, int) else 0
 
 
 def os_error(exc: OSError) -> str:

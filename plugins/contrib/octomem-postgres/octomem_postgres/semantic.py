@@ -38,7 +38,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-import psycopg
 from pydantic import BaseModel, Field
 
 from octomem.engine.arms import ArmContext
@@ -127,6 +126,8 @@ def ensure_extension(tx: Any, where: str) -> None:
     """
     row = tx.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
     if row is None:
+        import psycopg  # only here: importing this plugin does not load psycopg
+
         tx.execute("SELECT pg_advisory_xact_lock(%s)", (_EXTENSION_LOCK,))
         try:
             with tx.transaction():

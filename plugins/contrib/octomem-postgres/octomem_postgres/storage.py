@@ -23,10 +23,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import psycopg
-from psycopg import pq
 from pydantic import BaseModel, Field
 
 from octomem.engine.errors import IncompatibleArmsError, OctomemError
@@ -50,11 +48,18 @@ from .rows import (
 )
 from .schema import lock_key, migrate, schema_name
 
+#: ``psycopg.pq.TransactionStatus.IDLE``: no transaction open on the connection (libpq's
+#: ``PQTRANS_IDLE``).
+IDLE = 0
+
+if TYPE_CHECKING:  # psycopg (~0.1-0.4 s to import) loads when a connection is made: every
+    import psycopg  # octomem process loads this plugin, most never use PostgreSQL
+
 __all__ = ["NAME", "PostgresStorage", "PostgresStorageOptions", "filter_sql", "require_postgres"]
 
 NAME = "postgres"
 _ITER_BATCH = 500
-ConnectHook = Callable[[psycopg.Connection], None]
+ConnectHook = Callable[["psycopg.Connection"], None]
 
 
 class PostgresStorageOptions(BaseModel, extra="forbid"):
@@ -80,6 +85,8 @@ class PostgresStorageOptions(BaseModel, extra="forbid"):
 
 def display_uri(uri: str) -> str:
     """Return ``uri`` without its password, for messages."""
+    import psycopg
+
     try:
         params = psycopg.conninfo.conninfo_to_dict(uri)
     except psycopg.ProgrammingError:
@@ -130,6 +137,8 @@ class PostgresStorage(PostgresHistory):
     # ---- connections ----------------------------------------------------------------
 
     def _open(self) -> psycopg.Connection:
+        import psycopg
+
         options = self.options
         try:
             conn = psycopg.connect(options.uri, autocommit=True, application_name="octomem",
@@ -181,7 +190,7 @@ class PostgresStorage(PostgresHistory):
             ``lock_timeout_ms``.
         """
         conn = self.connection()
-        outer = conn.info.transaction_status == pq.TransactionStatus.IDLE
+        outer = conn.info.transaction_status == IDLE
         with conn.transaction():
             if outer:
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key,))

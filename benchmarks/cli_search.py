@@ -1,0 +1,166 @@
+"""How long a fresh ``octomem search`` takes over a large store, the model load apart
+(issue 15: a fresh CLI search at 100k chunks ≤ 0.5 s, model load reported apart).
+
+Each round runs, in a fresh process each and in turn (so the machine's load hits all
+alike): ``python -c pass``, then ``octomem search QUERY`` over ``PROJECT`` (its local
+scope; the global scope an empty folder) with the snapshots of the in-RAM copies used,
+and, with ``--no-snapshots``, the same with ``arms.sqlite.snapshots=false``; with
+``--before DIR``, the same search from another checkout put first on ``PYTHONPATH``.
+The measured process wraps the embedder's ``load`` (importing fastembed and onnxruntime,
+reading the model and tokenizer, building the session: the model load) and the command's
+steps, and reports when each began and ended. Bytecode is written and one round runs
+first uncounted, so every process starts from cached ``.pyc`` files.
+
+Reports medians of: the wall time; the model load; the wall time less the model load;
+and the steps of that rest: start (interpreter, imports, parsing the command line),
+open (settings, plugins, both scopes opened), recall less the model load (query embedding,
+both arms, fusion, ranking), and the end (printing, the note on unembedded chunks,
+closing, exit). Run:
+``nice -n 5 python -m octomem.benchmarks.cli_search PROJECT --rounds 7``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+QUERIES = ("effects of vitamin D on bone density", "what did Caroline say about the adoption",
+           "gene expression in tumour cells", "where did Melanie go camping last summer",
+           "antibiotic resistance in hospitals", "which book did John recommend")
+
+#: The measured process: the console entry point, with the model load and the command's
+#: steps timed (seconds since the process's first line).
+PROBE = """
+import json, sys, time
+t0 = time.perf_counter()
+marks, loads = {}, []
+from octomem.plugins.fastembed import embedder as fe
+real_load = fe.FastembedEmbedder.load
+def load(self):
+    start = time.perf_counter() - t0
+    real_load(self)
+    loads.append((start, time.perf_counter() - t0))
+fe.FastembedEmbedder.load = load
+from octomem.engine.cli import commands
+real_memory = commands._memory
+def memory():
+    marks["open"] = time.perf_counter() - t0
+    opened = real_memory()
+    marks["opened"] = time.perf_counter() - t0
+    real_recall = opened.recall
+    def recall(*args, **kwargs):
+        marks["recall"] = time.perf_counter() - t0
+        try:
+            return real_recall(*args, **kwargs)
+        finally:
+            marks["recalled"] = time.perf_counter() - t0
+    opened.recall = recall
+    return opened
+commands._memory = memory
+sys.argv = ["octomem", *json.loads(sys.argv[1])]
+from octomem.engine.cli import main
+try:
+    main()
+except SystemExit as exc:
+    marks["status"] = exc.code or 0
+marks["end"] = time.perf_counter() - t0
+print(json.dumps({"marks": marks, "loads": loads}), file=sys.stderr)
+"""
+#: Steps of the rest, each ``(name, its length from one round's marks and wall)``.
+STEPS = ("start", "open", "recall − model load", "end")
+
+
+def run_once(argv: list[str], extra: dict[str, str]) -> dict[str, float]:
+    """Run one fresh search; return its wall time, model load and steps in seconds.
+
+    :raises SystemExit: the search failed (its output is shown).
+    """
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(argv)], capture_output=True,
+                          text=True, env={**env, **extra, "COLUMNS": "100"}, check=False)
+    wall = time.perf_counter() - start
+    try:
+        report = json.loads(done.stderr.strip().splitlines()[-1])
+    except (IndexError, json.JSONDecodeError):
+        raise SystemExit(f"the search failed: {done.stdout}{done.stderr}") from None
+    marks = report["marks"]
+    if marks.get("status", 0) or "recalled" not in marks:
+        raise SystemExit(f"the search failed: {done.stdout}{done.stderr}")
+    model = sum(end - begin for begin, end in report["loads"])
+    return {"wall": wall, "model load": model, "wall − model load": wall - model,
+            "start": marks["open"], "open": marks["opened"] - marks["open"],
+            "recall − model load": marks["recalled"] - marks["recall"] - model,
+            "end": wall - marks["recalled"]}
+
+
+def measure(project: Path, global_root: Path, rounds: int, snapshots_off: bool,
+            before: Path | None) -> tuple[dict[str, list[dict[str, float]]], list[float]]:
+    """Run every variant ``rounds`` times, interleaved, after one uncounted round."""
+    variants: dict[str, tuple[list[str], dict[str, str]]] = {"with snapshots": ([], {})}
+    if snapshots_off:
+        variants["without snapshots"] = (["--set", "arms.sqlite.snapshots=false"], {})
+    if before is not None:
+        variants["before: with snapshots"] = ([], {"PYTHONPATH": str(before)})
+    rows: dict[str, list[dict[str, float]]] = {name: [] for name in variants}
+    floor: list[float] = []
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    for round_ in range(rounds + 1):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True, env=env)
+        if round_:
+            floor.append(time.perf_counter() - start)
+        for name, (extra_args, extra_env) in variants.items():
+            argv = ["--project-root", str(project), "--global-root", str(global_root),
+                    *extra_args, "search", QUERIES[round_ % len(QUERIES)]]
+            result = run_once(argv, extra_env)
+            if round_:  # the first round writes the bytecode caches
+                rows[name].append(result)
+    return rows, floor
+
+
+def report(rows: dict[str, list[dict[str, float]]], floor: list[float], rounds: int,
+           load: tuple[float, float]) -> str:
+    """Return the Markdown table of medians (ms) and ratios to ``python -c pass``."""
+    base = statistics.median(floor)
+    columns = ("wall", "model load", "wall − model load", *STEPS)
+    lines = ["| fresh `octomem search` | " + " | ".join(f"{c} ms" for c in columns)
+             + " | (wall − model load) ÷ `python -c pass` |",
+             "|---|" + "---:|" * (len(columns) + 1)]
+    for name, runs in rows.items():
+        med = {c: statistics.median(r[c] for r in runs) * 1e3 for c in columns}
+        lines.append(f"| {name} | " + " | ".join(f"{med[c]:.0f}" for c in columns)
+                     + f" | {med['wall − model load'] / (base * 1e3):.1f}× |")
+    lines.append(f"| `python -c pass` | {base * 1e3:.0f} |" + " |" * len(columns))
+    lines.append(f"\n{rounds} rounds, interleaved; load average (1 min) {load[0]:.2f} before, "
+                 f"{load[1]:.2f} after; {sys.version.split()[0]}")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    """Parse the command line, measure, print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("project", type=Path, help="the project whose .octomem/ is searched")
+    parser.add_argument("--global-root", type=Path, help="global scope (default: an empty "
+                        "folder beside PROJECT)")
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--no-snapshots", action="store_true",
+                        help="also time the search with arms.sqlite.snapshots=false")
+    parser.add_argument("--before", type=Path, help="PYTHONPATH entry of an older checkout")
+    args = parser.parse_args()
+    global_root = args.global_root or args.project.parent / f"{args.project.name}-global"
+    global_root.mkdir(parents=True, exist_ok=True)
+    first = os.getloadavg()[0]
+    rows, floor = measure(args.project, global_root, args.rounds, args.no_snapshots,
+                          args.before)
+    print(report(rows, floor, args.rounds, (first, os.getloadavg()[0])))
+
+
+if __name__ == "__main__":
+    main()

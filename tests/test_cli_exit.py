@@ -1,0 +1,53 @@
+"""The console script ends without the interpreter's teardown, losing nothing: a thread a
+command left working finishes first, every line reaches the pipe, the status is kept."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+PROBE = """
+import sys, threading, time
+from pathlib import Path
+from octomem.engine.cli import entry
+
+def run():
+    def write_late():
+        time.sleep(0.3)
+        Path(sys.argv[1]).write_text("written after the command returned")
+    threading.Thread(target=write_late).start()  # non-daemon, as a snapshot writer
+    for n in range(2000):
+        print(f"line {n}")
+    return int(sys.argv[2])
+
+entry.run = run
+sys.argv[0] = "octomem"
+entry.main()
+"""
+
+
+def probe(tmp_path: Path, status: int) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", PROBE, str(tmp_path / "late.txt"), str(status)],
+                          capture_output=True, text=True, timeout=60, check=False)
+
+
+def test_threads_finish_and_output_is_flushed_before_the_quick_exit(tmp_path: Path) -> None:
+    done = probe(tmp_path, 0)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "line 1999" and len(done.stdout.splitlines()) == 2000
+    assert (tmp_path / "late.txt").read_text() == "written after the command returned"
+
+
+def test_the_status_survives_the_quick_exit(tmp_path: Path) -> None:
+    assert probe(tmp_path, 3).returncode == 3
+
+
+def test_an_escaping_error_still_prints_its_traceback_and_fails(tmp_path: Path) -> None:
+    code = ("from octomem.engine.cli import entry\n"
+            "def run():\n    raise RuntimeError('a bug')\n"
+            "entry.run = run\nentry.main()\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 1
+    assert "RuntimeError: a bug" in done.stderr and "Traceback" in done.stderr
