@@ -13,6 +13,7 @@ reachable. The model loads lazily, on the first embed call or :meth:`FastembedEm
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections.abc import Sequence
@@ -274,15 +275,17 @@ class FastembedEmbedder:
 
             path = self._tokenizer_file()
             try:
-                tokenizer = Tokenizer.from_file(str(path))
+                text = path.read_text(encoding="utf-8")
+                tokenizer = Tokenizer.from_str(text)
             except Exception as exc:
                 raise EmbedderUnavailableError(
                     f"{self._describe()}: cannot read tokenizer {str(path)!r}: {exc}"
                 ) from exc
             tokenizer.no_truncation()
             tokenizer.no_padding()
+            spec = json.loads(text)  # parsed once, for both (was read and parsed twice more)
             self._tokenizer = tokenizer
-            self._counter = WordPieceCounter(tokenizer) if is_bert_wordpiece(path) else None
+            self._counter = WordPieceCounter(tokenizer, spec) if is_bert_wordpiece(spec) else None
         return self._tokenizer
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:

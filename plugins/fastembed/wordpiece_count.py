@@ -59,13 +59,15 @@ CACHE_WORDS = 500_000
 SEGMENT_CHARS = 64
 
 
-def is_bert_wordpiece(tokenizer_json: Path) -> bool:
+def is_bert_wordpiece(tokenizer_json: Path | dict[str, Any]) -> bool:
     """Return True when ``tokenizer.json`` describes an uncased BERT WordPiece tokenizer
     (the only kind :class:`WordPieceCounter` reproduces).
 
+    :param tokenizer_json: the file, or its parsed content.
     :raises OSError: the file cannot be read.
     """
-    spec = json.loads(tokenizer_json.read_text(encoding="utf-8"))
+    spec = tokenizer_json if isinstance(tokenizer_json, dict) else json.loads(
+        tokenizer_json.read_text(encoding="utf-8"))
     normalizer = spec.get("normalizer") or {}
     return (normalizer.get("type") == "BertNormalizer" and normalizer.get("lowercase") is True
             and normalizer.get("clean_text") is True
@@ -100,13 +102,14 @@ class WordPieceCounter:
 
     :param tokenizer: a ``tokenizers.Tokenizer`` for which :func:`is_bert_wordpiece`
         holds, with no truncation and no padding.
+    :param spec: its ``tokenizer.json`` content, parsed (default: read from ``tokenizer``).
     """
 
-    def __init__(self, tokenizer: Any) -> None:
+    def __init__(self, tokenizer: Any, spec: dict[str, Any] | None = None) -> None:
         self._tokenizer = tokenizer
         self._words: dict[str, int] = {}
         self._segments: dict[str, int] = {}
-        spec = json.loads(tokenizer.to_str())
+        spec = spec if spec is not None else json.loads(tokenizer.to_str())
         model = spec["model"]
         #: Added tokens (``[SEP]``, ``[MASK]``, ...) match the raw text before anything
         #: else, as one token: a segment holding one goes to the tokenizer.
@@ -207,37 +210,33 @@ class WordPieceCounter:
                 long[s] if s in long else known[s] for s in segments)
 
     def _count_segments(self, segments: set[str]) -> dict[str, int]:
-        """Return each segment's count: a plain one from its words' WordPiece counts, the
-        rest by the tokenizer in one batch."""
+        """Return each segment's count: a plain one from its words' WordPiece counts (a word
+        in the vocabulary is one token), the rest by the tokenizer in one batch."""
         counts: dict[str, int] = {}
-        split: list[tuple[str, list[str]]] = []
         other: list[str] = []
+        words = self._words
+        if len(words) >= CACHE_WORDS:  # start over (a new object: other threads keep theirs)
+            words = self._words = {}
+        vocab, pieces, one_word = self._vocab, self.pieces, not self._alnum_added
         for segment in segments:
-            if segment.isalnum() and segment.isascii() and not self._alnum_added:  # one word
-                split.append((segment, [segment.lower()]))
+            if one_word and segment.isalnum() and segment.isascii():  # the common case
+                word = segment.lower()
+                n = words.get(word)
+                if n is None:
+                    n = words[word] = 1 if word in vocab else pieces(word)
+                counts[segment] = n
             elif plain(segment) and not self._holds_added(segment):
-                split.append((segment, _PRE_TOKEN.findall(segment.lower())))
+                total = 0
+                for word in _PRE_TOKEN.findall(segment.lower()):
+                    n = words.get(word)
+                    if n is None:  # a punctuation character: one token
+                        n = words[word] = (1 if word in vocab else pieces(word)) \
+                            if word[0] in _ALNUM else 1
+                    total += n
+                counts[segment] = total
             else:
                 other.append(segment)
-        words = self._learn({w for _, pieces in split for w in pieces})
-        for segment, pieces in split:
-            counts[segment] = sum(map(words.__getitem__, pieces))
         if other:
             encoded = self._tokenizer.encode_batch(other, add_special_tokens=False)
             counts.update((s, len(e.ids)) for s, e in zip(other, encoded, strict=True))
         return counts
-
-    def _learn(self, words: set[str]) -> dict[str, int]:
-        """Return the word cache with the WordPiece count of each of ``words`` in it (a
-        punctuation character counts one).
-
-        :returns: the cache: the current one, or a fresh one when it was full (a new object,
-            so a thread still reading the old one is not disturbed).
-        """
-        known = self._words
-        if len(known) >= CACHE_WORDS:
-            known = self._words = {}
-        for w in words:
-            if w not in known:
-                known[w] = self.pieces(w) if w[0] in _ALNUM else 1
-        return known

@@ -14,6 +14,10 @@ by joining two at random above the source size; random unit vectors (timing only
 - ``ingest octomem|lance N``: ingest excluding embedding, ``Pipeline.add(embed=False)`` then
   the vectors written through the semantic arm, against LanceDB's table + FTS + bitmap
   index (run with ``PYTHONPATH`` pointing at an older checkout for a before row).
+- ``ingest-rounds N ROUNDS [--before DIR]``: the two above alternated in fresh processes,
+  ROUNDS times (LanceDB, then octomem from DIR on ``PYTHONPATH`` when given, then this
+  checkout's octomem), load average beside each; medians and ratios at the end. DIR holds
+  ``octomem/{engine,plugins,mcp_server,benchmarks}`` of the older checkout.
 
 Run from a checkout with ``pip install -e ".[peers]"``:
 ``RUST_LOG=error nice -n 5 python benchmarks/results/peers/harness.py peers 100000 --lance``.
@@ -300,9 +304,39 @@ def _pipeline(argv):
     memory.close()
 
 
+def _ingest_rounds(argv):
+    import os, re, statistics, subprocess
+    n, rounds = int(argv[0]), int(argv[1])
+    before = argv[argv.index("--before") + 1] if "--before" in argv else None
+    runs = [("lance", "lance", None)]
+    if before:
+        runs.append(("before", "octomem", before))
+    runs.append(("after", "octomem", None))
+    got = {name: [] for name, _, _ in runs}
+    for r in range(rounds):
+        for name, which, path in runs:
+            env = dict(os.environ, RUST_LOG="error")
+            if path:
+                env["PYTHONPATH"] = path
+            out = subprocess.run([sys.executable, __file__, "ingest", which, str(n)], env=env,
+                                 capture_output=True, text=True, check=True).stdout
+            total = float(re.search(r"total ([0-9.]+)", out).group(1))
+            rows = re.search(r"rows\+fts ([0-9.]+) vectors ([0-9.]+)", out)
+            load = os.getloadavg()[0]
+            got[name].append(total)
+            parts = f" (rows+fts {rows.group(1)}, vectors {rows.group(2)})" if rows else ""
+            print(f"round {r + 1} {name}: {total:.2f} s{parts} load {load:.1f}", flush=True)
+    med = {name: statistics.median(v) for name, v in got.items()}
+    for name in got:
+        print(f"median {name}: {med[name]:.2f} s, ratio to lance {med[name] / med['lance']:.2f}x; "
+              f"per-round ratios {[round(a / b, 2) for a, b in zip(got[name], got['lance'])]}")
+
+
 if __name__ == "__main__":
     what, rest = _sys.argv[1], _sys.argv[2:]
-    if what == "build":
+    if what == "ingest-rounds":
+        _ingest_rounds(rest)
+    elif what == "build":
         print(build(int(rest[0])))
     elif what == "peers":
         _peers(rest)
