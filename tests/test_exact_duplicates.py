@@ -14,11 +14,12 @@ from mcp import Client
 
 from octomem.engine.memory.facade import Memory
 from octomem.mcp_server.server import create_server
+from octomem.plugins.sqlite.rows import DOC_TEXT
 
 
 def _rows(path: Path, text: str) -> list[tuple[str, str]]:
-    with sqlite3.connect(path) as conn:
-        return conn.execute("SELECT id, kind FROM documents WHERE text = ? ORDER BY id",
+    with sqlite3.connect(path) as conn:  # a one-chunk statement's text is in its chunk
+        return conn.execute(f"SELECT id, kind FROM documents WHERE {DOC_TEXT} = ? ORDER BY id",
                             (text,)).fetchall()
 
 

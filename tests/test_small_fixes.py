@@ -47,7 +47,7 @@ def test_a_store_whose_schema_version_is_missing_or_wrong_still_opens_or_says_wh
         assert ran.json()["hits"]
         conn = apsw.Connection(str(store))
         assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'"
-                            ).fetchall() == [("2",)]
+                            ).fetchall() == [("3",)]
     else:
         assert ran.code == 1 and expect in ran.err and str(store) in ran.err
         assert "duplicate column" not in ran.err

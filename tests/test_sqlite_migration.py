@@ -5,8 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import apsw
+import pytest
 
+from octomem.engine.errors import OctomemError
+from octomem.engine.sql.rows import document_params
 from octomem.engine.types import Chunk, Document, Filters
+from octomem.plugins.sqlite import schema
 from octomem.plugins.sqlite.schema import SCHEMA_VERSION
 from octomem.plugins.sqlite.storage import SqliteStorage
 
@@ -55,8 +59,71 @@ def test_version_1_file_is_migrated(tmp_path: Path) -> None:
                                             "newest_document_at": 200.0}
     finally:
         storage.close()
-    reopened = SqliteStorage(path)  # a second open finds version 2 and changes nothing
+    reopened = SqliteStorage(path)  # a second open finds the version and changes nothing
     try:
         assert reopened.get_document("old").superseded_by == "new"  # type: ignore[union-attr]
     finally:
         reopened.close()
+
+
+def _raw_text(path: Path, document_id: str) -> str:
+    conn = apsw.Connection(str(path))
+    try:
+        return str(conn.execute("SELECT text FROM documents WHERE id = ?",
+                                (document_id,)).fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_version_2_file_opens_reads_the_same_and_new_text_is_stored_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "octomem.sqlite3"
+    with monkeypatch.context() as old:  # the file as a version-2 octomem wrote it
+        old.setattr(schema, "SCHEMA_VERSION", 2)
+        old.setattr("octomem.plugins.sqlite.storage.stored_params",
+                    lambda document, chunks: document_params(document))
+        storage = SqliteStorage(path)
+        with storage.transaction() as tx:
+            storage.add_document(tx, Document("old text", id="old"), [Chunk("old", 0, "old text")])
+        assert storage.get_meta("schema_version") == "2"
+        storage.close()
+    assert _raw_text(path, "old") == "old text"  # the text twice, as version 2 kept it
+    storage = SqliteStorage(path)
+    try:
+        assert storage.get_meta("schema_version") == "3" == str(SCHEMA_VERSION)
+        assert storage.get_document("old").text == "old text"  # type: ignore[union-attr]
+        assert [d.id for d in storage.find_documents("old text")] == ["old"]
+        with storage.transaction() as tx:
+            storage.add_document(tx, Document("new text", id="new"), [Chunk("new", 0, "new text")])
+            storage.add_document(tx, Document("two parts", id="two"),
+                                 [Chunk("two", 0, "two"), Chunk("two", 1, "parts")])
+            storage.add_documents(tx, [
+                (Document(" padded ", id="pad"), [Chunk("pad", 0, "padded")]),
+                (Document("bulk text", id="bulk"), [Chunk("bulk", 0, "bulk text")])])
+        assert [_raw_text(path, i) for i in ("old", "new", "two", "pad", "bulk")] == [
+            "old text", "", "two parts", " padded ", ""]  # once where the chunk holds it all
+        for doc_id, text in (("new", "new text"), ("two", "two parts"), ("pad", " padded "),
+                             ("bulk", "bulk text")):
+            assert storage.get_document(doc_id).text == text  # type: ignore[union-attr]
+            assert [d.id for d in storage.find_documents(text)] == [doc_id]
+        assert storage.find_documents("") == []  # '' is no document's text
+        with storage.transaction() as tx:  # a new revision: its own chunk holds its text
+            storage.revise_document(tx, Document("newer text", id="new", created_at=300.0),
+                                    [Chunk("new", 0, "newer text")])
+        assert _raw_text(path, "new") == ""
+        assert storage.get_document("new").text == "newer text"  # type: ignore[union-attr]
+        assert [c.text for c in storage.document_chunks("new")] == ["new text", "newer text"]
+        assert storage.find_documents("new text") == []
+        texts = {d.id: d.text for d in storage.iter_documents(include_superseded=True)}
+        assert texts == {"old": "old text", "new": "newer text", "two": "two parts",
+                         "pad": " padded ", "bulk": "bulk text"}
+    finally:
+        storage.close()
+    reopened = SqliteStorage(path)  # version 3 again: nothing rewritten
+    try:
+        assert reopened.get_meta("schema_version") == "3"
+    finally:
+        reopened.close()
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", 2)  # an older octomem refuses the file
+    with pytest.raises(OctomemError, match="schema version 3, newer than the 2"):
+        SqliteStorage(path)

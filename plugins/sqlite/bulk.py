@@ -15,10 +15,10 @@ from typing import Any
 
 import apsw
 
-from octomem.engine.sql.rows import chunk_params, document_params, inherit
+from octomem.engine.sql.rows import chunk_params, inherit
 from octomem.engine.types import Chunk, Document
 
-from .rows import CHUNK_FIELDS, DOC_COLUMNS
+from .rows import CHUNK_FIELDS, DOC_COLUMNS, stored_params
 
 
 def existing_ids(conn: apsw.Connection, ids: Sequence[str]) -> set[str]:
@@ -44,7 +44,7 @@ def add_documents(
     chunks: list[Chunk] = []
     rows: list[tuple[Any, ...]] = []
     for document, own in pairs:
-        documents.append(params := document_params(document))
+        documents.append(params := stored_params(document, own))
         tags_json, metadata_json = params[5], params[8]  # a chunk inherits them
         for chunk in own:
             chunks.append(inherited := inherit(chunk, document))

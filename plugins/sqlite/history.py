@@ -11,7 +11,7 @@ from __future__ import annotations
 from octomem.engine.sql import SqlHistory
 
 from .filters import SQLITE
-from .rows import CHUNK_COLUMNS, DOC_COLUMNS, chunk_of, document_of
+from .rows import CHUNK_COLUMNS, DOC_SELECT, chunk_of, document_of
 
 
 class SqliteHistory(SqlHistory):
@@ -19,6 +19,6 @@ class SqliteHistory(SqlHistory):
 
     dialect = SQLITE
     chunk_columns = CHUNK_COLUMNS
-    doc_columns = DOC_COLUMNS
+    doc_columns = DOC_SELECT
     chunk_of = staticmethod(chunk_of)
     document_of = staticmethod(document_of)

@@ -2,6 +2,12 @@
 
 The columns and codecs are the ones every storage of octomem's schema shares
 (:mod:`octomem.engine.sql.rows`); SQLite hands JSON columns back as text.
+
+One copy of the text (schema version 3): a document stored as one chunk whose text is the
+document's own keeps it in ``chunks`` only; its ``documents.text`` is ``''`` (never a
+document's text: empty text is refused), and :data:`DOC_SELECT` reads it back from that
+chunk (ordinal 0 of the document's current revision). Rows written before version 3 hold
+the text in both tables and read the same.
 """
 
 from __future__ import annotations
@@ -23,9 +29,36 @@ from octomem.engine.sql.rows import (
 from octomem.engine.types import Chunk, Document
 
 __all__ = [
-    "CHUNK_COLUMNS", "CHUNK_FIELDS", "DOC_COLUMNS", "chunk_of", "chunk_params", "content_hash",
-    "document_of", "document_params", "dumps", "inherit",
+    "CHUNK_COLUMNS", "CHUNK_FIELDS", "DOC_COLUMNS", "DOC_SELECT", "chunk_of", "chunk_params",
+    "content_hash", "document_of", "document_params", "dumps", "inherit", "stored_params",
 ]
+
+#: ``documents.text`` as read: the text of the document's one chunk when the row keeps
+#: none (``''``), else its own (``documents`` must not be aliased in the query).
+DOC_TEXT = (
+    "CASE WHEN documents.text = '' THEN (SELECT c.text FROM chunks AS c WHERE "
+    "c.document_id = documents.id AND c.ordinal = 0 AND c.revision = documents.revision "
+    "LIMIT 1) ELSE documents.text END"
+)
+#: :data:`DOC_COLUMNS` as a ``SELECT ... FROM documents`` list, ``text`` read by
+#: :data:`DOC_TEXT`; the same columns in the same order.
+DOC_SELECT = DOC_COLUMNS.replace("id, text,", f"id, {DOC_TEXT},", 1)
+
+
+def stored_params(document: Document, chunks: Sequence[Chunk]) -> tuple[Any, ...]:
+    """Return :func:`document_params` as the ``documents`` row stores them: the text left
+    out (``''``) when the document is stored as one chunk of its current revision holding
+    exactly its text (the chunk keeps it).
+
+    :raises OctomemError: metadata or tags that are not JSON-serialisable.
+    """
+    params = document_params(document)
+    if len(chunks) == 1:
+        chunk = chunks[0]
+        if chunk.text == document.text and chunk.ordinal == 0 and not (
+                0 < chunk.revision < document.revision):
+            return (params[0], "", *params[2:])
+    return params
 
 
 def document_of(row: Sequence[Any]) -> Document:

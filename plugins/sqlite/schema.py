@@ -6,6 +6,13 @@ Version 2 (memory semantics) adds the history of a statement — ``supersedes``,
 to ``chunks`` (copied from the document, so arms filter on them without a join); and
 the ``forgotten`` log, which keeps why and when a statement was forgotten but never
 its text.
+
+Version 3 (one copy of the text) changes no table: a document stored as one chunk holding
+exactly its text keeps that text in ``chunks`` only, and ``documents.text`` is ``''``
+(:mod:`.rows`: ``DOC_SELECT`` reads it back; 10k one-chunk documents: 3.0 of 28.9 MB). A
+version-2 file opens as it is (its rows keep the text twice and read the same; documents
+written from then on keep it once) and is marked version 3, so that an older octomem, which
+would read ``''``, refuses it instead.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ from octomem.engine.turns import CONVERSATION, POSITION, TURN_KIND
 
 from . import changelog
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 SCHEMA = """
 CREATE TABLE documents (
@@ -146,7 +153,7 @@ def migrate(tx: apsw.Connection, path: Path, set_meta: Callable[[str, str], None
         set_meta("schema_version", str(SCHEMA_VERSION))
         _log_chunks(tx)
         return
-    version = found
+    version = stated if found == 2 and stated == 3 else found  # 3 has 2's tables
     if stated != version:
         set_meta("schema_version", str(version))
     if version < 2:
@@ -159,7 +166,8 @@ def migrate(tx: apsw.Connection, path: Path, set_meta: Callable[[str, str], None
 
 
 def tables_version(tx: apsw.Connection, path: Path) -> int | None:
-    """Return the schema version the tables show (``None``: no ``documents`` table yet).
+    """Return the schema version the tables show (``None``: no ``documents`` table yet;
+    2 for version 3 too, whose tables are version 2's).
 
     :raises OctomemError: the tables are of no version octomem knows.
     """

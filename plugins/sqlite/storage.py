@@ -43,12 +43,13 @@ from .rows import (
     CHUNK_COLUMNS,
     CHUNK_FIELDS,
     DOC_COLUMNS,
+    DOC_SELECT,
     chunk_of,
     chunk_params,
     content_hash,
     document_of,
-    document_params,
     inherit,
+    stored_params,
 )
 from .schema import SCHEMA_VERSION, migrate
 from .snapshots import ensure_identity
@@ -252,7 +253,7 @@ class SqliteStorage(SqliteHistory, SqliteCallLog, SqliteBulkWrites):
             raise OctomemError(f"document {document.id!r} already exists; delete it first")
         tx.execute(
             f"INSERT INTO documents ({DOC_COLUMNS}, content_hash) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", document_params(document))
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", stored_params(document, chunks))
         return self._insert_chunks(tx, document, chunks)
 
     def revise_document(
@@ -281,7 +282,7 @@ class SqliteStorage(SqliteHistory, SqliteCallLog, SqliteBulkWrites):
         tx.execute("UPDATE chunks SET valid_to = max(?, valid_from) WHERE document_id = ? "
                    "AND valid_to IS NULL", (float(revised.valid_from), document.id))
         assignments = ", ".join(f"{c} = ?" for c in DOC_COLUMNS.split(", ")[1:])
-        params = document_params(revised)
+        params = stored_params(revised, chunks)
         tx.execute(f"UPDATE documents SET {assignments}, content_hash = ? WHERE id = ?",
                    (*params[1:], document.id))
         return self._insert_chunks(tx, revised, chunks), retired
@@ -299,16 +300,16 @@ class SqliteStorage(SqliteHistory, SqliteCallLog, SqliteBulkWrites):
 
     def get_document(self, document_id: str) -> Document | None:
         """Return the stored document with this id, or ``None``."""
-        row = _one(self.connection(), f"SELECT {DOC_COLUMNS} FROM documents WHERE id = ?",
+        row = _one(self.connection(), f"SELECT {DOC_SELECT} FROM documents WHERE id = ?",
                    (document_id,))
         return None if row is None else document_of(row)
 
     def find_documents(self, text: str) -> list[Document]:
         """Return the documents whose text is exactly ``text``, oldest ``created_at`` first."""
-        rows = self.connection().execute(
-            f"SELECT {DOC_COLUMNS} FROM documents WHERE content_hash = ? AND text = ? "
+        rows = self.connection().execute(  # a row keeping no text ('') has it in its chunk
+            f"SELECT {DOC_SELECT} FROM documents WHERE content_hash = ? AND text IN (?, '') "
             "ORDER BY created_at, rowid", (content_hash(text), text)).fetchall()
-        return [document_of(r) for r in rows]
+        return [d for d in map(document_of, rows) if d.text == text]
 
     def get_chunks(self, chunk_ids: Sequence[int]) -> list[Chunk]:
         """Return the chunks with these ids, in the given order; unknown ids are skipped.
