@@ -57,11 +57,16 @@ def reciprocal_rank_fusion(
     if k < 1:
         raise ValueError(f"rrf k must be >= 1, got {k}")
     weights = weights or {}
-    fused = _collect(runs)
-    for entry in fused.values():
-        entry.score = sum([
-            weights.get(arm, 1.0) / (k + hit.rank) for arm, hit in entry.contributions.items()
-        ])
+    fused: dict[int, Fused] = {}
+    for run in runs:  # each chunk's terms added in the order of its contributions, from 0
+        for hit in run:  # (as sum() over them would: 0.0 + the first term, ...)
+            share = weights.get(hit.arm, 1.0) / (k + hit.rank)
+            entry = fused.get(hit.chunk_id)
+            if entry is None:
+                fused[hit.chunk_id] = Fused(hit.chunk_id, 0.0 + share, {hit.arm: hit})
+            elif hit.arm not in entry.contributions:
+                entry.contributions[hit.arm] = hit
+                entry.score += share
     return _ordered(fused)
 
 

@@ -175,3 +175,30 @@ def test_one_scopes_runs_merge_as_the_sorting_merge(vec: list[tuple[int, float]]
         quick.add("global", 1, r)
         slow.add("global", 1, r)
     assert quick.merged(k) == slow.merged(k)
+
+
+@settings(max_examples=300, deadline=None)
+@given(runs=st.lists(st.lists(st.integers(1, 12), max_size=15), max_size=4),
+       weights=st.dictionaries(st.sampled_from(["a0", "a1", "a2"]),
+                               st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.5])),
+       k=st.integers(1, 70))
+def test_rrf_added_as_it_goes_equals_the_sum_over_contributions(
+        runs: list[list[int]], weights: dict[str, float], k: int) -> None:
+    """Scores bit for bit as ``sum(w / (k + rank))`` over each chunk's contributions (the
+    first hit of each arm, in the order the runs came): repeated ids within a run too."""
+    from octomem.engine.fusion import Fused, reciprocal_rank_fusion
+
+    given_runs = [[Hit(cid, 1.0, rank, f"a{i}") for rank, cid in enumerate(ids, start=1)]
+                  for i, ids in enumerate(runs)]
+    reference: dict[int, Fused] = {}
+    for run in given_runs:
+        for hit in run:
+            entry = reference.setdefault(hit.chunk_id, Fused(hit.chunk_id, 0.0, {}))
+            entry.contributions.setdefault(hit.arm, hit)
+    for entry in reference.values():
+        entry.score = sum([weights.get(arm, 1.0) / (k + h.rank)
+                           for arm, h in entry.contributions.items()])
+    want = sorted(reference.values(), key=lambda f: (-f.score, f.chunk_id))
+    got = reciprocal_rank_fusion(given_runs, k, weights)
+    assert [(f.chunk_id, repr(f.score), f.contributions) for f in got] == [
+        (f.chunk_id, repr(f.score), f.contributions) for f in want]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
@@ -46,8 +47,10 @@ class CosineDedupOptions(BaseModel, extra="forbid"):
     )
 
 
+@lru_cache(maxsize=8192)
 def normalise_text(text: str) -> str:
-    """Return ``text`` case-folded with runs of whitespace collapsed to one space, trimmed."""
+    """Return ``text`` case-folded with runs of whitespace collapsed to one space, trimmed
+    (cached: a store's chunks are deduplicated again on every recall they come back in)."""
     return " ".join(text.casefold().split())
 
 
