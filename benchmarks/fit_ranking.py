@@ -16,7 +16,8 @@ method (L2 1.0; logistic regression, Cox 1958):
   an empty answer (:func:`fit_relevance`).
 
 Writes ``features.npz`` beside ``--out``; ``--write`` puts the weights into the package
-(``plugins/conversation/weights.json``, ``engine/relevance.json``).
+(``plugins/conversation/weights.json``, ``engine/relevance.json``; the document weights
+there are ``benchmarks/fit_relevance.py``'s and are kept).
 """
 
 from __future__ import annotations
@@ -324,11 +325,11 @@ def main(argv: list[str] | None = None) -> None:
             "source": source, "features": list(FEATURES), "binary": list(BINARY),
             "weights": {k: weights[k] or [0.0] * (len(FEATURES) + 1) for k in KINDS},
         }, indent=1) + "\n", encoding="utf-8")
-        (here / "engine" / "relevance.json").write_text(json.dumps({
-            "source": source, "embedder": EMBEDDER,
-            "hybrid": relevance["hybrid"], "keyword": relevance["keyword"],
-            "floor": relevance["floor"],
-        }, indent=1) + "\n", encoding="utf-8")
+        path = here / "engine" / "relevance.json"
+        kept = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        kept.update({"source": source, "embedder": EMBEDDER, "hybrid": relevance["hybrid"],
+                     "keyword": relevance["keyword"], "floor": relevance["floor"]})
+        path.write_text(json.dumps(kept, indent=1) + "\n", encoding="utf-8")  # keeps "document"
 
 
 if __name__ == "__main__":

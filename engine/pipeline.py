@@ -23,7 +23,7 @@ from .errors import (
 )
 from .fusion import Fused, order_documents, reciprocal_rank_fusion, weighted_score_fusion
 from .manager import ArmRegistry
-from .relevance import relevance_of
+from .relevance import HitJudge
 from .rerank import more_wanted, rerank_depth, rerank_stage, similarities
 from .settings import LoadedSettings
 from .types import Answer, Chunk, Document, FusedHit, Query, Run
@@ -381,10 +381,10 @@ class Pipeline:
         if self.arms.dedup is not None and hits:
             hits, collapsed = self.arms.dedup.dedup(hits, vectors)
             answer.collapsed.extend(collapsed)
-        model_id = getattr(self.arms.embedder, "model_id", None)
-        hits = [replace(h, rank=i, relevance=relevance_of(
-            query.text, embedding_text(h.chunk), cos.get(h.chunk.id), retrieval.relevance_floor,
-            embedder=model_id)) for i, h in enumerate(hits[: query.top_k], start=1)]
+        judge = HitJudge(self.settings.retrieval, self.arms, runs)
+        hits = [replace(h, rank=i, relevance=judge(
+            query.text, h, embedding_text(h.chunk), cos.get(h.chunk.id)))
+                for i, h in enumerate(hits[: query.top_k], start=1)]
         kept = {h.chunk.id for h in hits}
         answer.unembedded_hits[:] = [i for i in answer.unembedded_hits if i in kept]
         answer.timings_ms["total"] = (time.perf_counter() - total) * 1e3

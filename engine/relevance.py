@@ -16,8 +16,20 @@ means something only for the embedder it was fitted with (``embedder``, a model 
 prefix: the shipped MiniLM); without a semantic arm, for a hit without a vector, or with
 another embedder, the keyword-only weights (coverage alone) apply.
 
-An answer whose best relevance is below ``retrieval.relevance_floor`` is empty, with a
-reason (abstention): nothing stored answers the query.
+A hit of an ingested document (kind :data:`DOCUMENT_KINDS`: files, BEIR corpora) has its
+own weights (``document`` in ``relevance.json``, fitted on SciFact train by
+``benchmarks/fit_relevance.py``): a claim's topical neighbours share its words and a
+cosine near the answer's, so two features say how far the hit stands above the query's
+runs over the store (:class:`RunStats`): ``cos_lift``, its cosine minus the mean cosine
+of the semantic arm's run (the query's ``candidate_k`` best cosines in the store), and
+``kw_z``, its keyword score z-scored within the keyword arm's run (0 when it is not in
+that run). ``p = σ(w · (cos, coverage, cos·coverage, cos_lift, kw_z) + bias)``;
+keyword-only ``σ(w · (coverage, kw_z) + bias)``. Turns and statements keep the weights
+above (fitted on chat turns).
+
+An answer is empty, with a reason (abstention: nothing stored answers the query), when
+no hit reaches its floor: ``retrieval.relevance_floor``, or
+``retrieval.document_relevance_floor`` for a document's hit.
 """
 
 from __future__ import annotations
@@ -25,10 +37,11 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 #: The weights shipped with the package.
 WEIGHTS_FILE = Path(__file__).with_name("relevance.json")
@@ -43,6 +56,9 @@ about from any some much many
 """.split())
 _WORD = re.compile(r"[^\W_]+")
 _SUFFIXES = ("ing", "ed", "es", "s", "ly")
+
+#: Kinds whose hits are scored with the document weights (``ingest``'s files and BEIR rows).
+DOCUMENT_KINDS = frozenset({"DOC"})
 
 Band = Literal["high", "medium", "low"]
 #: Lowest relevance of a ``high`` hit: more likely than not to answer the query (the
@@ -77,13 +93,64 @@ def coverage(query: frozenset[str], text: str) -> float:
 
 
 @dataclass(frozen=True, slots=True)
+class RunStats:
+    """What a query's runs over the store look like, for a document hit's relevance.
+
+    :param cos_mean: mean cosine of the semantic arm's run (``None``: no semantic run).
+    :param kw_mean: mean keyword score of the keyword arm's run (0 when empty).
+    :param kw_std: their standard deviation (0 when fewer than two).
+    """
+
+    cos_mean: float | None = None
+    kw_mean: float = 0.0
+    kw_std: float = 0.0
+
+    def kw_z(self, score: float | None) -> float:
+        """Return ``(score - kw_mean) / kw_std`` (``score`` ``None``: the hit is not in
+        the keyword run, scored 0); 0 when the run has no spread."""
+        if self.kw_std <= 0.0:
+            return 0.0
+        return ((score or 0.0) - self.kw_mean) / self.kw_std
+
+
+def run_stats(cosines: Sequence[float], keyword_scores: Sequence[float]) -> RunStats:
+    """Return the :class:`RunStats` of a semantic run's scores (cosines) and a keyword
+    run's scores (higher is better), each in any order."""
+    cos_mean = sum(cosines) / len(cosines) if cosines else None
+    n = len(keyword_scores)
+    mean = sum(keyword_scores) / n if n else 0.0
+    std = math.sqrt(sum((x - mean) ** 2 for x in keyword_scores) / n) if n > 1 else 0.0
+    return RunStats(cos_mean, mean, std)
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentWeights:
+    """Logistic weights of a document's hit: ``hybrid`` over (cos, coverage,
+    cos·coverage, cos_lift, kw_z, bias), ``keyword`` over (coverage, kw_z, bias)."""
+
+    hybrid: tuple[float, ...]
+    keyword: tuple[float, ...]
+
+    def z(self, cos: float | None, cov: float, cos_lift: float | None, kw_z: float) -> float:
+        """Return the logit (see the module docstring)."""
+        if cos is None or cos_lift is None:
+            w_cov, w_kw, bias = self.keyword
+            return w_cov * cov + w_kw * kw_z + bias
+        w_cos, w_cov, w_both, w_lift, w_kw, bias = self.hybrid
+        return (w_cos * cos + w_cov * cov + w_both * cos * cov + w_lift * cos_lift
+                + w_kw * kw_z + bias)
+
+
+@dataclass(frozen=True, slots=True)
 class RelevanceModel:
-    """Logistic weights ``(w_cos, w_cov, w_both, bias)`` with and without a cosine, and
-    the model id prefix of the embedder whose cosines they were fitted on."""
+    """Logistic weights ``(w_cos, w_cov, w_both, bias)`` with and without a cosine, the
+    model id prefix of the embedder whose cosines they were fitted on, and the weights of
+    documents' hits (``None``: documents are scored as turns)."""
 
     hybrid: tuple[float, float, float, float]
     keyword: tuple[float, float]
     embedder: str = ""
+    document: DocumentWeights | None = None
 
     def fits(self, model_id: str | None) -> bool:
         """Return whether cosines of the embedder ``model_id`` are the ones fitted on."""
@@ -91,13 +158,17 @@ class RelevanceModel:
 
     @classmethod
     def load(cls, path: Path = WEIGHTS_FILE) -> RelevanceModel:
-        """Read a weights file written by ``benchmarks/fit_relevance.py``.
+        """Read a weights file (``benchmarks/fit_ranking.py`` writes the turn weights,
+        ``benchmarks/fit_relevance.py`` the document weights).
 
         :raises OSError: unreadable. :raises KeyError: a weight set is missing.
         """
         data = json.loads(Path(path).read_text(encoding="utf-8"))
+        doc = data.get("document")
+        document = (DocumentWeights(tuple(doc["hybrid"]), tuple(doc["keyword"]))
+                    if doc else None)
         return cls(tuple(data["hybrid"]), tuple(data["keyword"]),  # type: ignore[arg-type]
-                   str(data.get("embedder", "")))
+                   str(data.get("embedder", "")), document)
 
     def probability(self, cos: float | None, cov: float) -> float:
         """Return the relevance in [0, 1] of a hit with cosine ``cos`` (``None`` or NaN
@@ -109,7 +180,11 @@ class RelevanceModel:
         else:
             w_cos, w_cov, w_both, bias = self.hybrid
             z = w_cos * cos + w_cov * cov + w_both * cos * cov + bias
-        return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
+        return _sigmoid(z)
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
 
 
 @lru_cache(maxsize=1)
@@ -132,32 +207,86 @@ class Relevance:
     :param probability: in [0, 1].
     :param cos: cosine to the query, ``None`` when unknown.
     :param coverage: share of the query's content words the hit holds.
+    :param cos_lift: a document's hit: its cosine minus the mean of the query's semantic
+        run (``None`` for other hits or without a cosine).
+    :param kw_z: a document's hit: its keyword score z-scored within the keyword run.
     """
 
     probability: float
     band: Band
     cos: float | None
     coverage: float
+    cos_lift: float | None = None
+    kw_z: float | None = None
 
 
 def relevance_of(query: str, text: str, cos: float | None, floor: float,
-                 model: RelevanceModel | None = None, embedder: str | None = None) -> Relevance:
+                 model: RelevanceModel | None = None, embedder: str | None = None,
+                 stats: RunStats | None = None, keyword_score: float | None = None
+                 ) -> Relevance:
     """Return the :class:`Relevance` of a hit whose title and text are ``text``.
 
     :param cos: the hit's cosine to the query; ``None`` or NaN when unknown.
-    :param floor: ``retrieval.relevance_floor`` (for the band).
+    :param floor: the floor of the hit's kind (for the band): ``retrieval.relevance_floor``
+        or, with ``stats``, ``retrieval.document_relevance_floor``.
     :param embedder: the model id of the embedder ``cos`` comes from; a cosine of an
         embedder the model was not fitted on is not used (:meth:`RelevanceModel.fits`).
+    :param stats: given for a document's hit (:data:`DOCUMENT_KINDS`): the query's runs,
+        so the document weights apply (when the model has them).
+    :param keyword_score: the hit's score in the keyword run (``None``: not in it).
     """
     model = model or shipped_model()
     cov = coverage(content_words(query), text)
     if cos is None or math.isnan(cos) or not model.fits(embedder):
         cos = None
-    p = model.probability(None if cos is None else float(cos), cov)
-    return Relevance(p, band(p, floor), None if cos is None else float(cos), cov)
+    cos = None if cos is None else float(cos)
+    if stats is not None and model.document is not None:
+        lift = None if cos is None or stats.cos_mean is None else cos - stats.cos_mean
+        kw_z = stats.kw_z(keyword_score)
+        p = _sigmoid(model.document.z(cos, cov, lift, kw_z))
+        return Relevance(p, band(p, floor), cos, cov, lift, kw_z)
+    p = model.probability(cos, cov)
+    return Relevance(p, band(p, floor), cos, cov)
 
 
-def abstain_reason(best: float, floor: float) -> str:
-    """Say why an answer is empty: its best hit's relevance is below the floor."""
+def abstain_reason(best: float, floor: float,
+                   setting: str = "retrieval.relevance_floor") -> str:
+    """Say why an answer is empty: its best hit's relevance is below the floor
+    ``setting`` (the floor of that hit's kind)."""
     return (f"nothing stored answers this (the best match's relevance {best:.3f} is below "
-            f"retrieval.relevance_floor {floor:g})")
+            f"{setting} {floor:g})")
+
+
+class HitJudge:
+    """The relevance of one store's hits for one query (:meth:`~octomem.engine.pipeline.
+    Pipeline.search`; recall across scopes has :mod:`octomem.engine.memory.judge`).
+
+    :param retrieval: the ``retrieval`` settings (the two floors).
+    :param arms: the store's arms (their names find each hit's keyword score).
+    :param runs: the query's runs (a document's hit is judged against them).
+    """
+
+    def __init__(self, retrieval: Any, arms: Any, runs: Sequence[Sequence[Any]]) -> None:
+        self.retrieval, self.arms, self._runs = retrieval, arms, runs
+        self._stats: RunStats | None = None
+
+    def stats(self) -> RunStats:
+        """Return the runs' :class:`RunStats` (computed once)."""
+        if self._stats is None:
+            names = (getattr(self.arms.semantic, "name", None),
+                     getattr(self.arms.keyword, "name", None))
+            scores = [[h.score for run in self._runs for h in run if h.arm == n] for n in names]
+            self._stats = run_stats(scores[0], scores[1])
+        return self._stats
+
+    def __call__(self, query: str, hit: Any, text: str, cos: float | None) -> Relevance:
+        """Return the relevance of ``hit`` (a fused hit: ``chunk``, ``contributions``)
+        whose title and text are ``text``; ``cos`` its cosine, ``None`` when unknown."""
+        doc = hit.chunk.kind in DOCUMENT_KINDS and shipped_model().document is not None
+        kw = hit.contributions.get(getattr(self.arms.keyword, "name", ""))
+        floor = (self.retrieval.document_relevance_floor if doc
+                 else self.retrieval.relevance_floor)
+        return relevance_of(query, text, cos, floor,
+                            embedder=getattr(self.arms.embedder, "model_id", None),
+                            stats=self.stats() if doc else None,
+                            keyword_score=None if kw is None else kw.score)

@@ -113,6 +113,16 @@ class RetrievalSettings(BaseModel, extra="forbid"):
         "conversation that get no hits (95%, 90%), benchmarks/fit_ranking.py",
         ge=0.0, le=1.0,
     )
+    document_relevance_floor: float = _field(
+        0.07, "retrieval", "the floor of a document's hit (kind DOC: ingested files, BEIR "
+        "corpora; scored with the document weights of engine/relevance.json): recall and "
+        "search return no hits when no hit reaches its own kind's floor; 0 never abstains "
+        "on documents. 0.07: chosen on SciFact train qrels (809 claims, fts5 + MiniLM) as "
+        "the highest floor at which 95% of the claims whose cited abstract made the top 10 "
+        "keep an answer (95.0%); asked with their cited abstracts hidden, 25.3% then get no "
+        "hits (16.8% with the turn weights and floor), benchmarks/fit_relevance.py",
+        ge=0.0, le=1.0,
+    )
     relative_floor: float = _field(
         0.04, "retrieval", "a hit below retrieval.relevance_floor is also left out of an "
         "answer when its relevance is below this fraction of the best hit's (the answer says "

@@ -33,10 +33,11 @@ from ..concurrency import run_timed, start_timed
 from ..errors import EmbedderUnavailableError, InvalidQueryError
 from ..fusion import order_documents
 from ..pipeline import Pipeline, embedding_text
-from ..relevance import Relevance, abstain_reason, content_words, coverage, relevance_of
+from ..relevance import Relevance, content_words, coverage
 from ..rerank import more_wanted, rerank_depth, rerank_stage, similarities
 from ..types import Chunk, Filters, FusedHit, Hit, Run
 from .history_order import current_first
+from .judge import judged, scope_stats
 from .recency import bonus_of
 from .scoped_fusion import Key, Lexical, ScopedFused, ScopedRuns, fuse_scopes
 from .scopes import MemoryKnobs
@@ -44,7 +45,6 @@ from .scopes import MemoryKnobs
 if TYPE_CHECKING:  # imported where used: the MCP server lists tools before numpy loads
     import numpy as np
 
-    from ..settings import RetrievalSettings
 
 Per = Literal["chunk", "document"]
 
@@ -275,31 +275,6 @@ def _by_score(hit: ScopedHit) -> tuple[float, float]:
     return -hit.score, -hit.chunk.valid_from
 
 
-def _judged(hits: list[ScopedHit], text: str, cos: dict[Key, float],
-            retrieval: RetrievalSettings, embedder: str | None,
-            answer: RecallAnswer) -> list[ScopedHit]:
-    """Give every hit its relevance; return none when the best is below
-    ``retrieval.relevance_floor``, else leave out the hits below both that floor and
-    ``retrieval.relative_floor`` times the best (counted in ``answer.weak_left_out``)."""
-    floor = retrieval.relevance_floor
-    for hit in hits:
-        hit.relevance = relevance_of(text, embedding_text(hit.chunk),
-                                     cos.get((hit.scope, hit.chunk.id)), floor,
-                                     embedder=embedder)
-    best = max((h.relevance.probability for h in hits if h.relevance), default=0.0)
-    if hits and best < floor:
-        answer.abstained = abstain_reason(best, floor)
-        at, top = max(enumerate(hits), key=lambda p: p[1].relevance.probability
-                      if p[1].relevance else -1.0)
-        top.rank = at + 1
-        answer.best_rejected = top
-        return []
-    weakest = min(floor, retrieval.relative_floor * best)
-    kept = [h for h in hits if h.relevance is None or h.relevance.probability >= weakest]
-    answer.weak_left_out = len(hits) - len(kept)
-    return kept
-
-
 def _vectors(hits: list[ScopedHit], pipelines: dict[str, Pipeline]) -> np.ndarray | None:
     """Return ``(len(hits), dim)`` rows (zero where a chunk has no vector), or ``None``."""
     parts: dict[str, tuple[list[int], np.ndarray]] = {}
@@ -413,8 +388,9 @@ def recall_scopes(
             hits = _dedup(first.dedup, hits, vectors, answer)
         if request.per == "document":
             hits = _per_document(hits)
-        hits = _judged(hits[: request.top_k], request.text, cos, retrieval,
-                       getattr(first.embedder, "model_id", None), answer)
+        hits = judged(hits[: request.top_k], request.text, cos, retrieval,
+                      getattr(first.embedder, "model_id", None), answer,
+                      scope_stats(runs, pipelines), pipelines)
         if request.filters.include_superseded and request.filters.as_of is None:
             hits = current_first(hits, {s: p.arms.storage for s, p in pipelines.items()})
         for rank, hit in enumerate(hits, start=1):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from ..pipeline import AddReport
+from ..relevance import Relevance
 from ..types import Chunk, Document
 from .facade import NearDuplicate, Remembered
 from .forget import ForgetOutcome
@@ -157,7 +158,9 @@ class MemoryHit(BaseModel):
         None, description="the turns around it in its conversation (recall's context), in order")
     relevance_from: dict[str, float | None] | None = Field(
         None, description="what the relevance was computed from: the hit's cosine to the "
-        "query and the share of the query's content words it holds (only with explain)")
+        "query and the share of the query's content words it holds; for a document's hit "
+        "also cos_lift (its cosine minus the mean cosine of the query's semantic run) and "
+        "kw_z (its keyword score z-scored within the keyword run) (only with explain)")
 
 
 def memory_hit(hit: ScopedHit, explain: bool) -> MemoryHit:
@@ -175,9 +178,18 @@ def memory_hit(hit: ScopedHit, explain: bool) -> MemoryHit:
         recency_bonus=round(hit.recency, 6) if explain else None, arms=arms,
         turn=turn_info(c),
         relevance=round(rel.probability, 4) if rel else None, band=rel.band if rel else None,
-        relevance_from=({"cos": None if rel.cos is None else round(rel.cos, 4),
-                         "coverage": round(rel.coverage, 4)} if explain and rel else None),
+        relevance_from=_relevance_from(rel) if explain and rel else None,
     )
+
+
+def _relevance_from(rel: Relevance) -> dict[str, float | None]:
+    """The inputs of ``rel`` (a document's hit adds ``cos_lift`` and ``kw_z``)."""
+    out = {"cos": None if rel.cos is None else round(rel.cos, 4),
+           "coverage": round(rel.coverage, 4)}
+    if rel.kw_z is not None:
+        out["cos_lift"] = None if rel.cos_lift is None else round(rel.cos_lift, 4)
+        out["kw_z"] = round(rel.kw_z, 4)
+    return out
 
 
 class MemoryCollapsed(BaseModel):
@@ -217,7 +229,8 @@ class MemoryRecallResult(BaseModel):
         "and below retrieval.relative_floor times the best hit's")
     best_rejected: MemoryHit | None = Field(
         None, description="when abstained (only with explain): the best match, not "
-        "returned because its relevance is below retrieval.relevance_floor; its rank is "
+        "returned because its relevance is below its floor (retrieval.relevance_floor, or "
+        "retrieval.document_relevance_floor for a document's hit); its rank is "
         "its place before abstaining, its arms and relevance_from say why it scored low")
 
 
