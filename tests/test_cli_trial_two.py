@@ -183,6 +183,10 @@ def test_help_metavars_are_one_style() -> None:
                                          m) for m in metavars), sorted(metavars)
 
 
+#: Never abstain, on statements nor on documents (the ingested note is a document).
+NO_FLOORS = ("--set", "retrieval.relevance_floor=0", "--set", "retrieval.document_relevance_floor=0")
+
+
 def test_include_superseded_puts_the_current_statement_first(tmp_path: Path) -> None:
     old = run(tmp_path, "add", "The production database runs PostgreSQL 14 on the db1 host.",
               "--json").stdout
@@ -195,7 +199,7 @@ def test_include_superseded_puts_the_current_statement_first(tmp_path: Path) -> 
     note.write_text("# Deploy\nDeploys go out on Thursday from the main branch.\n")
     run(tmp_path, "ingest", str(note))  # the Tuesday text is kept as revision 1
     query = "which PostgreSQL 14 database host and db1 Tuesday deploys"
-    plain = json.loads(run(tmp_path, "--set", "retrieval.relevance_floor=0", "search", query,
+    plain = json.loads(run(tmp_path, *NO_FLOORS, "search", query,
                            "-k", "10", "--include-superseded", "--json").stdout)
     texts = [h["text"] for h in plain["hits"]]
     pg16 = next(i for i, t in enumerate(texts) if "PostgreSQL 16" in t)
@@ -204,7 +208,7 @@ def test_include_superseded_puts_the_current_statement_first(tmp_path: Path) -> 
     tuesday = next(i for i, t in enumerate(texts) if "Tuesday" in t)
     assert pg14 == pg16 + 1 and tuesday == thursday + 1, texts
     assert not plain["hits"][pg14]["current"] and plain["hits"][pg16]["current"]
-    shown = run(tmp_path, "--set", "retrieval.relevance_floor=0", "search", query, "-k", "10",
+    shown = run(tmp_path, *NO_FLOORS, "search", query, "-k", "10",
                 "--include-superseded").stdout.splitlines()
     marked = [line for line in shown if "(superseded)" in line]
     assert len(marked) == 2 and all("PostgreSQL 14" in m or "Tuesday" in m for m in marked)

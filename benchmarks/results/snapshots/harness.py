@@ -148,7 +148,7 @@ def cli(project: Path, rounds: int) -> None:
         for name, extra in (("without snapshots", ["--set", "arms.sqlite.snapshots=false"]),
                             ("with snapshots", [])):
             argv = ["--project-root", str(project), "--set", "retrieval.relevance_floor=0",
-                    *extra, "search", query, "--scope", "local"]
+                    "--set", "retrieval.document_relevance_floor=0", *extra, "search", query, "--scope", "local"]
             wall, inner = _run(CLI_PROBE, [json.dumps(argv)])
             rows[name].append((wall, inner["model_load"]))
     load.append(os.getloadavg()[0])

@@ -181,7 +181,8 @@ def test_selected_with_set_for_ingest_search_status_and_reindex(tmp_path: Path) 
     assert out.exit_code == 0, out.output
     assert "2 chunks indexed, 2 embedded" in " ".join(out.output.split())
     # no shared word: relevance (fitted on MiniLM cosines) cannot vouch for it, so no floor
-    out = runner.invoke(app, [*data, *m2v, "--set", "retrieval.relevance_floor=0", "search",
+    out = runner.invoke(app, [*data, *m2v, "--set", "retrieval.relevance_floor=0", "--set",
+                              "retrieval.document_relevance_floor=0", "search",
                               "forgot my login secret", "--json"])
     answer = json.loads(out.stdout)
     assert answer["arms_ran"] == ["fts5", "sqlite-vec"] and answer["chunks_without_vector"] == 0
