@@ -215,7 +215,7 @@ def _ingest(argv):
     root = OUT / f"ingest-{which}{os.getpid()}"; shutil.rmtree(root, ignore_errors=True)
     if which == "lance":
         import lancedb, pyarrow as pa
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.process_time()
         db = lancedb.connect(str(root))
         data = pa.table({"id": np.arange(n), "text": texts, "group": [f"g{i % 10}" for i in range(n)],
                          "vector": pa.FixedSizeListArray.from_arrays(pa.array(vecs.ravel()), 384)})
@@ -223,7 +223,8 @@ def _ingest(argv):
         tbl.create_fts_index("text", use_tantivy=False)
         tbl.create_scalar_index("group", index_type="BITMAP")
         total = time.perf_counter() - t
-        print(f"lance total {total:.2f}")
+        print(f"lance total {total:.2f} cpu {time.process_time() - cpu:.2f} "
+              f"disk {sum(f.stat().st_size for f in root.rglob('*') if f.is_file())}")
     else:
         from octomem.engine.manager import load_registry
         from octomem.engine.pipeline import Pipeline
@@ -232,7 +233,7 @@ def _ingest(argv):
         import octomem.engine.pipeline as P
         docs = [Document(t, id=f"d{i}", metadata={"group": f"g{i % 10}"}) for i, t in enumerate(texts)]
         p = Pipeline(load_settings(None, {}), load_registry(), root)
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.process_time()
         rep = p.add(docs, embed=False)
         rows = time.perf_counter() - t
         sem, st = p.arms.semantic, p.arms.storage
@@ -242,7 +243,10 @@ def _ingest(argv):
             with st.transaction() as tx:
                 sem.add(tx, ids[s:s + 256], vecs[s:s + 256])
         vec = time.perf_counter() - t
-        print(f"{which} rows+fts {rows:.2f} vectors {vec:.2f} total {rows + vec:.2f} chunks {rep.chunks} src {P.__file__}")
+        cpu = time.process_time() - cpu
+        st.connection().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()  # for the size
+        print(f"{which} rows+fts {rows:.2f} vectors {vec:.2f} total {rows + vec:.2f} cpu {cpu:.2f} "
+              f"disk {st.size_bytes()} chunks {rep.chunks} src {P.__file__}")
     shutil.rmtree(root, ignore_errors=True)
 
 
@@ -313,6 +317,7 @@ def _ingest_rounds(argv):
         runs.append(("before", "octomem", before))
     runs.append(("after", "octomem", None))
     got = {name: [] for name, _, _ in runs}
+    cpus = {name: [] for name, _, _ in runs}
     for r in range(rounds):
         for name, which, path in runs:
             env = dict(os.environ, RUST_LOG="error")
@@ -321,15 +326,20 @@ def _ingest_rounds(argv):
             out = subprocess.run([sys.executable, __file__, "ingest", which, str(n)], env=env,
                                  capture_output=True, text=True, check=True).stdout
             total = float(re.search(r"total ([0-9.]+)", out).group(1))
+            cpu_s = float(re.search(r"cpu ([0-9.]+)", out).group(1))
+            disk = int(re.search(r"disk ([0-9]+)", out).group(1))
             rows = re.search(r"rows\+fts ([0-9.]+) vectors ([0-9.]+)", out)
             load = os.getloadavg()[0]
             got[name].append(total)
+            cpus[name].append(cpu_s)
             parts = f" (rows+fts {rows.group(1)}, vectors {rows.group(2)})" if rows else ""
-            print(f"round {r + 1} {name}: {total:.2f} s{parts} load {load:.1f}", flush=True)
+            print(f"round {r + 1} {name}: {total:.2f} s{parts} cpu {cpu_s:.2f} s "
+                  f"disk {disk / 1e6:.1f} MB load {load:.1f}", flush=True)
     med = {name: statistics.median(v) for name, v in got.items()}
     for name in got:
         print(f"median {name}: {med[name]:.2f} s, ratio to lance {med[name] / med['lance']:.2f}x; "
-              f"per-round ratios {[round(a / b, 2) for a, b in zip(got[name], got['lance'])]}")
+              f"per-round ratios {[round(a / b, 2) for a, b in zip(got[name], got['lance'])]}; "
+              f"median cpu {statistics.median(cpus[name]):.2f} s")
 
 
 if __name__ == "__main__":
