@@ -14,6 +14,12 @@ by joining two at random above the source size; random unit vectors (timing only
 - ``ingest octomem|lance N``: ingest excluding embedding, ``Pipeline.add(embed=False)`` then
   the vectors written through the semantic arm, against LanceDB's table + FTS + bitmap
   index (run with ``PYTHONPATH`` pointing at an older checkout for a before row).
+- ``ingest-digest N [--longmemeval]``: ingest N documents (as ``ingest``, or the first N
+  LongMemEval sessions, long enough to be split) and print sha256 digests of what
+  a reader gets back: every chunk (id, document, ordinal, text, kind, tags, metadata,
+  validity), every document as ``get_document`` reads it, the FTS5 top 10 (ids and
+  scores) of 300 SciFact queries, and the token count of every text; run it with and
+  without an older checkout on ``PYTHONPATH`` to check that both store and rank the same.
 - ``ingest-rounds N ROUNDS [--before DIR]``: the two above alternated in fresh processes,
   ROUNDS times (LanceDB, then octomem from DIR on ``PYTHONPATH`` when given, then this
   checkout's octomem), load average beside each; medians and ratios at the end. DIR holds
@@ -308,6 +314,36 @@ def _pipeline(argv):
     memory.close()
 
 
+def _ingest_digest(argv):
+    import hashlib, shutil, os
+    from octomem.engine.manager import load_registry
+    from octomem.engine.pipeline import Pipeline
+    from octomem.engine.settings import load_settings
+    from octomem.engine.types import Document, Filters
+    n = int(argv[0])
+    texts = texts_for(n)
+    if "--longmemeval" in argv:  # long sessions: documents split into several chunks
+        with open(DATA / "longmemeval/corpus.jsonl") as rows:
+            texts = [json.loads(next(rows))["text"] for _ in range(n)]
+    docs = [Document(t, id=f"d{i}", metadata={"group": f"g{i % 10}"}, created_at=1.7e9 + i)
+            for i, t in enumerate(texts)]
+    root = OUT / f"digest{os.getpid()}"; shutil.rmtree(root, ignore_errors=True)
+    p = Pipeline(load_settings(None, {}), load_registry(), root)
+    p.add(docs, embed=False)
+    st, kw = p.arms.storage, p.arms.keyword
+    def digest(rows):
+        return hashlib.sha256(repr(list(rows)).encode()).hexdigest()[:16]
+    chunks = digest((c.id, c.document_id, c.ordinal, c.text, c.kind, c.tags, sorted(c.metadata.items()),
+                     c.created_at, c.valid_from, c.valid_to, c.revision) for c in st.iter_chunks(None))
+    documents = digest((d.id, d.text, d.kind, d.tags, sorted(d.metadata.items()), d.revision)
+                       for d in (st.get_document(f"d{i}") for i in range(n)))
+    ranked = digest([(h.chunk_id, h.score) for h in kw.search(q, Filters(), 10)] for q in queries())
+    counts = digest(p.arms.embedder.count_tokens(texts))
+    print(f"chunks {chunks} documents {documents} fts5-top10 {ranked} token-counts {counts}")
+    p.close()
+    shutil.rmtree(root, ignore_errors=True)
+
+
 def _ingest_rounds(argv):
     import os, re, statistics, subprocess
     n, rounds = int(argv[0]), int(argv[1])
@@ -346,6 +382,8 @@ if __name__ == "__main__":
     what, rest = _sys.argv[1], _sys.argv[2:]
     if what == "ingest-rounds":
         _ingest_rounds(rest)
+    elif what == "ingest-digest":
+        _ingest_digest(rest)
     elif what == "build":
         print(build(int(rest[0])))
     elif what == "peers":
