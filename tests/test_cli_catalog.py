@@ -6,6 +6,9 @@ any; :mod:`octomem.engine.cli.helpview` draws help pages without typer's rendere
 page is compared with typer's (``typer.rich_utils.rich_format_help``) over the fully
 loaded commands: the same characters at 80 and 100 columns, and, in colour, the same
 style on every visible character (a span may be split differently; that shows nothing).
+The page ``octomem --help`` draws without rich (:mod:`octomem.engine.cli.fasthelp`) is
+compared with rich's the same way, at widths from 64 to 251 columns and in a real
+pseudo-terminal.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from rich.console import Console
 from rich.text import Text
 from typer import rich_utils
 
-from octomem.engine.cli import app, catalog, helpview, lazy
+from octomem.engine.cli import app, catalog, fasthelp, helpview, lazy
 
 #: Every command module, imported so that the registry holds every command.
 MODULES = {entry.module for entry in catalog.COMMANDS}
@@ -129,3 +132,103 @@ def test_the_console_script_prints_the_same_page_without_typer() -> None:
     fast, full = run("--help"), run("--debug", "--help")
     assert "ingest" in fast and "--show-completion" in fast
     assert fast == full
+
+
+#: Widths the rich-free page is compared at (its narrowest exact width is 64 columns).
+WIDTHS = (64, 67, 72, 80, 91, 100, 120, 157, 200, 251)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_rich_free_page_is_richs(width: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """:mod:`fasthelp` draws ``octomem --help`` as :mod:`helpview` (rich) does: the same
+    characters without colour, the same style on every visible character with it."""
+    page = catalog.top_page()
+    lines = fasthelp.lines_of(page, width)
+    assert all(len(line) == width for line in lines)
+    plain = "".join(fasthelp.ansi(line, False) + "\n" for line in lines)
+    assert plain == rendered(lambda: helpview.print_page(page), monkeypatch, width, False)
+    coloured = "".join(fasthelp.ansi(line, True) + "\n" for line in lines)
+    assert styled(coloured) == styled(
+        rendered(lambda: helpview.print_page(page), monkeypatch, width, True))
+
+
+def test_the_rich_free_page_declines_where_rich_would_shrink_names() -> None:
+    with pytest.raises(fasthelp.Unsupported):
+        fasthelp.lines_of(catalog.top_page(), 50)
+
+
+class Stdout(io.StringIO):
+    """A stdout that says whether it is a terminal, with an encoding."""
+
+    def __init__(self, tty: bool, encoding: str = "utf-8") -> None:
+        super().__init__()
+        self.tty, self._encoding = tty, encoding
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self._encoding
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+@pytest.mark.parametrize(("env", "tty", "encoding", "expected"), [
+    ({"COLUMNS": "123"}, False, "utf-8", (123, False)),
+    ({"COLUMNS": "91", "TERM": "xterm-256color"}, True, "UTF-8", (91, True)),
+    ({"COLUMNS": "91", "FORCE_COLOR": "1"}, False, "utf-8", None),
+    ({"COLUMNS": "91", "NO_COLOR": "1"}, True, "utf-8", None),
+    ({"COLUMNS": "91", "TERM": "dumb"}, True, "utf-8", None),
+    ({"COLUMNS": "91", "TERMINAL_WIDTH": "70"}, False, "utf-8", None),
+    ({"COLUMNS": "91"}, False, "ascii", None),
+])
+def test_the_rich_free_page_is_drawn_only_where_rich_would_draw_the_same(
+        env: dict[str, str], tty: bool, encoding: str, expected: tuple[int, bool] | None,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in (*fasthelp.RICH_VARIABLES, "NO_COLOR", "TERM", "COLUMNS"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    out = Stdout(tty, encoding)
+    monkeypatch.setattr(sys, "stdout", out)
+    if expected is None:
+        assert fasthelp.draw(catalog.top_page()) is False and out.getvalue() == ""
+        return
+    assert fasthelp.terminal() == expected
+    assert fasthelp.draw(catalog.top_page())
+    console = Console(file=io.StringIO(), width=expected[0], force_terminal=expected[1],
+                      color_system="standard" if expected[1] else None,
+                      theme=helpview.Theme(helpview.THEME), highlighter=helpview.highlighter)
+    helpview.print_page(catalog.top_page(), console)
+    assert styled(out.getvalue()) == styled(console.file.getvalue())  # type: ignore[attr-defined]
+
+
+def test_at_a_real_terminal_the_page_matches_richs_in_colour() -> None:
+    """``octomem --help`` in a pseudo-terminal (no rich) and ``octomem --debug --help``
+    (typer and rich): the same characters in the same styles."""
+    import pty
+
+    def run(*args: str) -> str:
+        leader, follower = pty.openpty()
+        env = {k: v for k, v in os.environ.items()
+               if k not in (*fasthelp.RICH_VARIABLES, "NO_COLOR")}
+        env.update(COLUMNS="97", TERM="xterm-256color")
+        code = "from octomem.engine.cli import main; import sys; sys.argv[0] = 'octomem'; main()"
+        done = subprocess.Popen([sys.executable, "-c", code, *args], stdout=follower,
+                                stderr=subprocess.DEVNULL, env=env)
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the follower closed: all was read
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.close(leader)
+        assert done.wait(timeout=60) == 0
+        return b"".join(chunks).decode().replace("\r\n", "\n")
+
+    fast, full = run("--help"), run("--debug", "--help")
+    assert "\x1b[" in fast and "ingest" in fast  # coloured, the real page
+    assert styled(fast) == styled(full)

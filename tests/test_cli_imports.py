@@ -1,14 +1,15 @@
 """``octomem --help`` starts light: the modules a fresh process holds after printing help.
 
 Measured by import set, not wall time (the machine's load would make a time flaky):
-``octomem --help`` loads rich only (its page comes from the catalog), a command's help
-typer, rich and that command's module; the engine (pydantic settings, the pipeline, the
+``octomem --help`` loads neither typer nor rich (its page comes from the catalog), a
+command's help typer, rich and that command's module; the engine (pydantic settings, the pipeline, the
 plugins) and the numeric libraries (numpy, onnxruntime, ranx) load when a command runs.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -41,11 +42,19 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stder
 """
 
 
+#: Variables that make rich (and so :mod:`octomem.engine.cli.fasthelp`) choose otherwise.
+RICH_VARIABLES = ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "PY_COLORS",
+                  "GITHUB_ACTIONS", "_TYPER_FORCE_DISABLE_TERMINAL", "TERMINAL_WIDTH",
+                  "NO_COLOR")
+
+
 def modules_after(*args: str) -> tuple[int, set[str]]:
-    """Run the console entry point with ``args`` in a fresh interpreter; return its exit
-    code and the names in its ``sys.modules`` afterwards."""
+    """Run the console entry point with ``args`` in a fresh interpreter (stdout a pipe, a
+    plain environment); return its exit code and the names in its ``sys.modules``
+    afterwards."""
+    env = {k: v for k, v in os.environ.items() if k not in RICH_VARIABLES}
     done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(list(args))],
-                          capture_output=True, text=True, timeout=120, check=False)
+                          capture_output=True, text=True, timeout=120, check=False, env=env)
     report = json.loads(done.stderr.strip().splitlines()[-1])
     assert "Usage" in done.stdout, done.stdout + done.stderr  # help was printed
     return report["code"], set(report["modules"])
@@ -71,12 +80,13 @@ def test_help_imports_neither_the_engine_nor_numeric_libraries(args: tuple[str, 
 @pytest.mark.parametrize("args", [("--help",), ()])
 def test_top_level_help_needs_neither_typer_nor_a_command(args: tuple[str, ...]) -> None:
     """``octomem --help`` (and bare ``octomem``, status 2 as click's) is drawn from the
-    catalog with rich alone: typer, click and every command module stay unimported."""
+    catalog without rich (:mod:`octomem.engine.cli.fasthelp`): typer, click, rich and every
+    command module stay unimported."""
     code, modules = modules_after(*args)
     assert code == (0 if args else 2)
     assert heavy(modules) == []
-    assert "rich" in modules and "octomem.engine.cli.catalog" in modules
-    assert not {m for m in modules if m.split(".")[0] in ("typer", "click")}
+    assert {"octomem.engine.cli.catalog", "octomem.engine.cli.fasthelp"} <= modules
+    assert not {m for m in modules if m.split(".")[0] in ("typer", "click", "rich")}
     assert "octomem.engine.cli.commands" not in modules and not modules & COMMAND_MODULES
 
 

@@ -4,10 +4,11 @@ listings (:mod:`.render`), ``octomem verify`` (:mod:`.verify`), the call log and
 commands (:mod:`.observe`), and ``octomem ui`` (:mod:`.view`).
 
 A fresh process loads only what its command needs: ``octomem --help`` draws its page from
-:mod:`.catalog` with rich alone (no typer, no command module); a command's module, and
-typer's reading of its signature, load when that command runs or its own ``--help`` is
-asked (:mod:`.lazy`); each command imports the engine (pydantic, numpy, the plugins) when
-it runs.
+:mod:`.catalog` without typer or any command module, and without rich where
+:mod:`.fasthelp` draws exactly what rich would (plain POSIX terminals and pipes); a
+command's module, and typer's reading of its signature, load when that command runs or its
+own ``--help`` is asked (:mod:`.lazy`); each command imports the engine (pydantic, numpy,
+the plugins) when it runs.
 
 The console script is :func:`main` (:mod:`.entry`: every error as one line);
 :data:`app` is the typer application (tests drive it with typer's ``CliRunner``).
@@ -28,15 +29,20 @@ def main() -> None:
     """Console entry point (``octomem``).
 
     ``octomem --help`` (and ``octomem`` alone, a usage error with status 2 as click's) prints
-    the top-level page from :mod:`.catalog` without importing typer or any command; every
-    other command line runs the typer application (:func:`.entry.main`).
+    the top-level page from :mod:`.catalog` without importing typer or any command (nor
+    rich, where :mod:`.fasthelp` can draw it); every other command line runs the typer
+    application (:func:`.entry.main`).
     """
     args = sys.argv[1:]
     if args in ([], ["--help"]) and COMPLETE_VAR not in os.environ:
         from .catalog import top_page
-        from .helpview import print_page
+        from .fasthelp import draw
 
-        print_page(top_page())
+        page = top_page()
+        if not draw(page):  # a terminal rich treats otherwise: rich draws it
+            from .helpview import print_page
+
+            print_page(page)
         if args:
             print()  # click echoes the (empty) help text typer's renderer leaves behind
         sys.exit(0 if args else 2)

@@ -9,14 +9,14 @@ typer (:func:`top_page`). ``tests/test_cli_catalog.py`` ties this table to the c
 themselves: the same names, in order, with the same summaries and the same options as
 their own help (a drift is a failing test, never a silent difference).
 
-Imports nothing but the standard library and :mod:`.helpview` (rich).
+Imports nothing but the standard library (:mod:`.helppage`).
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-from .helpview import HelpPage, ParamRow
+from .helppage import HelpPage, ParamRow
 
 
 class Entry(NamedTuple):

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import inspect
 import os
-import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from rich.align import Align
@@ -32,6 +30,10 @@ from rich.table import Table
 from rich.text import Text
 from rich.theme import Theme
 
+from .helppage import HelpPage, ParamRow, pieces, summary
+
+__all__ = ["HelpPage", "ParamRow", "page_of", "print_page", "summary"]
+
 #: typer's help styles (``typer.rich_utils``: option names, metavars, usage line, panels).
 THEME = {"option": "bold cyan", "switch": "bold green", "negative_option": "bold magenta",
          "negative_switch": "bold red", "types": "bold yellow", "types_sep": "dim",
@@ -40,8 +42,6 @@ THEME = {"option": "bold cyan", "switch": "bold green", "negative_option": "bold
 CODE_STYLE = "markdown.code"
 #: The remaining paragraphs of a command's help are dim (typer's ``STYLE_HELPTEXT``).
 DIM = "dim"
-#: A backtick code span (CommonMark: a run of backticks closed by a run of the same length).
-CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
 
 
 class OptionHighlighter(RegexHighlighter):
@@ -63,44 +63,6 @@ highlighter = OptionHighlighter()
 types_highlighter = TypesHighlighter()
 
 
-@dataclass(frozen=True)
-class ParamRow:
-    """One row of an Arguments or Options panel.
-
-    :param long: the long names, comma-joined (``--top-k``).
-    :param short: the short names (``-k``), or an argument's metavar (``QUERY``).
-    :param kind: what the value is called (``N``, ``FILE``); empty for a flag.
-    :param help: the help text (Markdown subset: paragraphs, `` `code` ``).
-    :param extras: dim notes after the help (``[default: local]``).
-    :param required: marked with ``*`` and ``[required]``.
-    """
-
-    long: str
-    short: str = ""
-    kind: str = ""
-    help: str = ""
-    extras: tuple[str, ...] = ()
-    required: bool = False
-
-
-@dataclass(frozen=True)
-class HelpPage:
-    """What a ``--help`` page shows, in order.
-
-    :param usage: the usage line (``Usage: octomem search [OPTIONS] QUERY``).
-    :param help: the command's help (first paragraph plain, the rest dim).
-    :param arguments: panel title -> its rows, in order (``Arguments`` first).
-    :param options: panel title -> its rows, in order (``Options`` first).
-    :param commands: panel title -> ``(name, help)`` per subcommand (a group).
-    """
-
-    usage: str
-    help: str = ""
-    arguments: dict[str, list[ParamRow]] = field(default_factory=dict)
-    options: dict[str, list[ParamRow]] = field(default_factory=dict)
-    commands: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
-
-
 class Block:
     """A help text drawn as rich draws a Markdown paragraph: wrapped to the width given,
     measured as taking all of it (as rich's ``Markdown``, so table columns size alike)."""
@@ -120,19 +82,11 @@ def markdown(text: str, style: str = "") -> Block:
     :param style: the base style of the whole text (``dim``).
     """
     out = Text(justify="left")  # the style on the words, not the padding (as Markdown)
-    paragraphs = [p.strip() for p in re.split(r"\n[ \t]*\n", inspect.cleandoc(text))]
-    for number, paragraph in enumerate(p for p in paragraphs if p):
-        if number:
-            out.append("\n\n")
-        flat = re.sub(r"[ \t]*\n[ \t]*", " ", paragraph)
-        end = 0
-        for span in CODE_SPAN.finditer(flat):
-            out.append(flat[end:span.start()], style=style)
-            start = len(out)
-            out.append(span.group(2).strip() or span.group(2), style=style)
+    for piece, code in pieces(text):
+        start = len(out)
+        out.append(piece, style=style)
+        if code:
             out.stylize(CODE_STYLE, start, len(out))
-            end = span.end()
-        out.append(flat[end:], style=style)
     return Block(out)
 
 
@@ -203,11 +157,6 @@ def _commands_table(commands: Iterable[tuple[str, str]], width: int) -> Table:
     for name, help_text in commands:
         table.add_row(Text(name), markdown(summary(help_text)))
     return table
-
-
-def summary(help_text: str) -> str:
-    """Return a help text's first paragraph on one line (what a command list shows)."""
-    return inspect.cleandoc(help_text).split("\n\n")[0].replace("\n", " ").strip()
 
 
 def page_of(command: Any, ctx: Any, commands: dict[str, list[tuple[str, str]]] | None = None
