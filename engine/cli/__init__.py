@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
 
 #: The environment variable with which a shell asks for completions (click's
 #: ``_{PROG}_COMPLETE``): such a call has no arguments, yet is no call for help.
@@ -51,7 +50,7 @@ def main() -> None:
     run()
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """Return :data:`app` (typer and the group load on first use)."""
     if name == "app":
         from .commands import app

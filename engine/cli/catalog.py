@@ -9,17 +9,15 @@ typer (:func:`top_page`). ``tests/test_cli_catalog.py`` ties this table to the c
 themselves: the same names, in order, with the same summaries and the same options as
 their own help (a drift is a failing test, never a silent difference).
 
-Imports nothing but the standard library (:mod:`.helppage`).
+Imports nothing but :mod:`.helppage` (and so :mod:`re`): not even :mod:`typing`.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from .helppage import HelpPage, ParamRow
 
 
-class Entry(NamedTuple):
+class Entry:
     """One command of ``octomem``.
 
     :param name: as typed (``session-start``).
@@ -27,9 +25,10 @@ class Entry(NamedTuple):
     :param summary: its help's first paragraph (Markdown; what the command list shows).
     """
 
-    name: str
-    module: str
-    summary: str
+    __slots__ = ("module", "name", "summary")
+
+    def __init__(self, name: str, module: str, summary: str) -> None:
+        self.name, self.module, self.summary = name, module, summary
 
 
 #: The group's help (``octomem --help``, above the panels).

@@ -19,34 +19,27 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import NamedTuple
 
 from .helppage import HelpPage, ParamRow, pieces
 
-
-class Style(NamedTuple):
-    """A character's look: the SGR attributes rich's styles here use."""
-
-    bold: bool = False
-    dim: bool = False
-    color: int = 0  # SGR foreground code (36 cyan, 33 yellow), 0 none
-    bgcolor: int = 0  # SGR background code (40 black), 0 none
-
-    def sgr(self) -> str:
-        """Return the SGR parameters, in rich's order (attributes, colour, background)."""
-        codes = [c for c, on in (("1", self.bold), ("2", self.dim)) if on]
-        codes += [str(c) for c in (self.color, self.bgcolor) if c]
-        return ";".join(codes)
-
-
-PLAIN = Style()
-DIM = Style(dim=True)
-OPTION = Style(bold=True, color=36)  # typer's "bold cyan" (option names, command names)
-TYPES = Style(bold=True, color=33)  # typer's "bold yellow" (metavars)
-USAGE = Style(bold=True, color=33)  # "Usage: " ("yellow" under the line's "bold")
-BOLD = Style(bold=True)
+#: A character's look, the SGR attributes rich's styles here use: ``(bold, dim,
+#: foreground code, background code)`` (36 cyan, 33 yellow, 40 black; 0 none).
+Style = tuple[bool, bool, int, int]
+PLAIN: Style = (False, False, 0, 0)
+DIM: Style = (False, True, 0, 0)
+OPTION: Style = (True, False, 36, 0)  # typer's "bold cyan" (option and command names)
+TYPES: Style = (True, False, 33, 0)  # typer's "bold yellow" (metavars)
+USAGE: Style = (True, False, 33, 0)  # "Usage: " ("yellow" under the line's "bold")
+BOLD: Style = (True, False, 0, 0)
 
 Cells = list[tuple[str, Style]]
+
+
+def sgr(style: Style) -> str:
+    """Return ``style``'s SGR parameters in rich's order (attributes, colour, background)."""
+    bold, dim, color, bgcolor = style
+    codes = [c for c, on in (("1", bold), ("2", dim)) if on]
+    return ";".join(codes + [str(c) for c in (color, bgcolor) if c])
 
 #: Environment variables under which rich decides differently (colour, terminal, width).
 RICH_VARIABLES = ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "PY_COLORS",
@@ -93,7 +86,7 @@ def terminal() -> tuple[int, bool]:
 def text(markdown: str, style: Style = PLAIN) -> Cells:
     """Return a help text's characters with their styles (code spans bold cyan on black,
     over ``style``)."""
-    code = style._replace(bold=True, color=36, bgcolor=40)
+    code: Style = (True, style[1], 36, 40)
     return [(char, code if is_code else style) for piece, is_code in pieces(markdown)
             for char in piece]
 
@@ -218,7 +211,7 @@ def ansi(line: Cells, colour: bool) -> str:
     for char, look in [*line, ("", PLAIN)]:
         if look != style or not char:
             if run:
-                codes = style.sgr()
+                codes = sgr(style)
                 out.append(f"\x1b[{codes}m{run}\x1b[0m" if codes else run)
             run, style = "", look
         run += char
@@ -230,7 +223,7 @@ def draw(page: HelpPage) -> bool:
     this module would not be exact (see the module's description)."""
     try:
         width, colour = terminal()
-        if not all(ord(c) < 128 for c in repr(page)):
+        if not all(text.isascii() for text in page.texts()):
             raise Unsupported("non-ASCII text")
         lines = lines_of(page, width)
     except Unsupported:
