@@ -92,20 +92,22 @@ def rerank(
         head = min(top_n, len(hits))
         scores = np.full(len(hits), np.nan)
         scores[:head] = reranker.rerank(text, [passage(h) for h in hits[:head]])
-    scored = np.flatnonzero(~np.isnan(scores))
+    is_scored = ~np.isnan(scores)
+    scored = np.flatnonzero(is_scored)
     order = np.arange(len(hits))
     for places in _groups(reranker, hits, scored):
         order[places] = places[np.argsort(-scores[places], kind="stable")]  # ties: fused
-    best = order[np.isin(order, scored)]  # the scored hits, in their new order
+    best = order[is_scored[order]]  # the scored hits, in their new order
     rank = np.zeros(len(hits), dtype=np.int64)
     rank[best] = np.arange(1, len(best) + 1)
     kept = order.tolist()[:keep]
+    ranks, values, name = rank.tolist(), scores.tolist(), reranker.name  # type: ignore[attr-defined]
     out = []
     for i in kept:
         hit = hits[i]
-        if rank[i]:
-            own = Hit(hit.chunk.id, float(scores[i]), int(rank[i]), reranker.name)  # type: ignore[attr-defined]
-            hit = replace(hit, contributions={**hit.contributions, reranker.name: own})  # type: ignore[attr-defined, type-var]
+        if ranks[i]:
+            own = Hit(hit.chunk.id, values[i], ranks[i], name)  # type: ignore[attr-defined]
+            hit = replace(hit, contributions={**hit.contributions, name: own})  # type: ignore[attr-defined, type-var]
         out.append(hit)
     return out, kept, bool(len(scored))
 

@@ -27,7 +27,7 @@ from octomem.engine.memory.recency import (
 )
 from octomem.engine.rerank import _groups
 from octomem.engine.types import Chunk, FusedHit, Hit
-from octomem.plugins.conversation.features import held_terms
+from octomem.plugins.conversation.features import Turn, held_terms
 
 NOW = 1_800_000_000.0
 
@@ -202,3 +202,30 @@ def test_rrf_added_as_it_goes_equals_the_sum_over_contributions(
     got = reciprocal_rank_fusion(given_runs, k, weights)
     assert [(f.chunk_id, repr(f.score), f.contributions) for f in got] == [
         (f.chunk_id, repr(f.score), f.contributions) for f in want]
+
+
+_turns = st.lists(st.builds(
+    Turn, st.sampled_from(["c1", "c2"]), st.sampled_from(["1", "2", "3"]), st.integers(0, 40),
+    st.sampled_from([None, "Ana", "ana", "Ben", ""]),
+    st.sampled_from([None, "user", "assistant"]), st.integers(0, 300)), max_size=25)
+
+
+@settings(max_examples=200, deadline=None)
+@given(turns=_turns)
+def test_turn_columns_from_kept_rows_are_the_columns_of_the_turns(turns: list[Turn]) -> None:
+    """The columns the reranker builds from each chunk's kept row are the ones built
+    from the turns (codes in order of first appearance, as before rows were kept)."""
+    from octomem.plugins.conversation.features import KINDS, TurnColumns, turn_row
+
+    groups: dict[tuple[str, str], int] = {}
+    speakers: dict[str, int] = {}
+    rows = [(groups.setdefault((t.conversation, t.session), len(groups)), t.position,
+             speakers.setdefault((t.speaker or "").casefold(), len(speakers)),
+             KINDS.index(t.role) if t.role in KINDS else 0, t.words) for t in turns]
+    table = np.array(rows, dtype=np.int64).reshape(len(rows), 5)
+    got = TurnColumns.of_rows([turn_row(t) for t in turns])
+    assert got.speakers == tuple(speakers)
+    for column, want in [(got.group, table[:, 0]), (got.position, table[:, 1]),
+                         (got.speaker, table[:, 2]), (got.kind, table[:, 3])]:
+        assert column.dtype == np.int64 and column.tolist() == want.tolist()
+    assert got.length.tolist() == np.log1p(table[:, 4].astype(np.float64)).tolist()

@@ -115,16 +115,37 @@ class TurnColumns:
     @classmethod
     def of(cls, turns: Sequence[Turn]) -> TurnColumns:
         """Return the columns of ``turns`` (codes in order of first appearance)."""
+        return cls.of_rows([turn_row(t) for t in turns])
+
+    @classmethod
+    def of_rows(cls, rows: Sequence[TurnRow]) -> TurnColumns:
+        """Return the columns of turns given as :func:`turn_row` tuples (a reranker keeps
+        each chunk's row, so a query only numbers the sessions and speakers it sees)."""
         import numpy as np
 
+        if not rows:
+            empty = np.zeros(0, dtype=np.int64)
+            return cls(empty, empty, empty, (), empty, np.zeros(0))
         groups: dict[tuple[str, str], int] = {}
         speakers: dict[str, int] = {}
-        rows = [(groups.setdefault((t.conversation, t.session), len(groups)), t.position,
-                 speakers.setdefault((t.speaker or "").casefold(), len(speakers)),
-                 KINDS.index(t.role) if t.role in KINDS else 0, t.words) for t in turns]
-        table = np.array(rows, dtype=np.int64).reshape(len(rows), 5)
-        return cls(table[:, 0], table[:, 1], table[:, 2], tuple(speakers), table[:, 3],
-                   np.log1p(table[:, 4].astype(np.float64)))
+        group_keys, positions, names, kinds, words = zip(*rows, strict=True)
+        table = np.array([[groups.setdefault(g, len(groups)) for g in group_keys], positions,
+                          [speakers.setdefault(n, len(speakers)) for n in names], kinds, words],
+                         dtype=np.int64)
+        return cls(table[0], table[1], table[2], tuple(speakers), table[3],
+                   np.log1p(table[4].astype(np.float64)))
+
+
+#: What :class:`TurnColumns` needs of one turn: ``((conversation, session), position,
+#: case-folded speaker or "", kind code, words)``.
+TurnRow = tuple[tuple[str, str], int, str, int, int]
+
+
+def turn_row(turn: Turn) -> TurnRow:
+    """Return ``turn``'s :data:`TurnRow` (its kind: the index of its role in :data:`KINDS`,
+    else ``peer``)."""
+    return ((turn.conversation, turn.session), turn.position, (turn.speaker or "").casefold(),
+            KINDS.index(turn.role) if turn.role in KINDS else 0, turn.words)
 
 
 def neighbours(group: np.ndarray, position: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -34,12 +34,14 @@ from .features import (
     KINDS,
     Turn,
     TurnColumns,
+    TurnRow,
     folded_words,
     held_terms,
     query_terms,
     standardised,
     turn_features,
     turn_of,
+    turn_row,
 )
 
 if TYPE_CHECKING:  # numpy is imported where arrays are made: building the arm stays light
@@ -67,14 +69,16 @@ class Known:
     turn: Turn | None
     words: frozenset[str]
     asks: bool
+    row: TurnRow | None = None
 
 
 def known_of(chunk: Chunk) -> Known:
-    """Return what ``chunk`` brings to the features (:class:`Known`)."""
+    """Return what ``chunk`` brings to the features (:class:`Known`; ``row``: the turn's
+    :func:`~.features.turn_row`)."""
     turn = turn_of(chunk.metadata, chunk.text)
     if turn is None:
         return Known(None, frozenset(), False)
-    return Known(turn, content_words(_passage(chunk)), "?" in chunk.text)
+    return Known(turn, content_words(_passage(chunk)), "?" in chunk.text, turn_row(turn))
 
 
 class ConversationOptions(BaseModel, extra="forbid"):
@@ -199,23 +203,21 @@ class ConversationReranker:
         import numpy as np
 
         scores = np.full(len(hits), np.nan)
-        index, turns, kw, held, asks = [], [], [], [], []
-        for i, hit in enumerate(hits):
-            facts = self.known(hit.chunk)
-            if facts.turn is not None:
-                index.append(i)
-                turns.append(facts.turn)
-                kw.append(_score(hit.contributions, keyword))
-                held.append(facts.words)
-                asks.append(facts.asks)
+        known = self.known
+        facts = [known(hit.chunk) for hit in hits]
+        index = [i for i, f in enumerate(facts) if f.turn is not None]
         if not index:
             return scores
+        if len(index) < len(facts):  # documents among the turns: the turns alone
+            facts = [facts[i] for i in index]
+            hits = [hits[i] for i in index]
         at = np.asarray(index, dtype=np.int64)
-        cols = TurnColumns.of(turns)
+        cols = TurnColumns.of_rows([f.row for f in facts])  # type: ignore[misc]
         cos = similarity[at] if similarity is not None else np.full(len(at), np.nan)
-        raw = turn_features(folded_words(query), cols, np.asarray(kw, dtype=np.float64), cos,
-                            held_terms(query_terms(query), held),
-                            np.array(asks, dtype=bool))
+        kw = np.array([_score(hit.contributions, keyword) for hit in hits], dtype=np.float64)
+        raw = turn_features(folded_words(query), cols, kw, cos,
+                            held_terms(query_terms(query), [f.words for f in facts]),
+                            np.array([f.asks for f in facts], dtype=bool))
         x = standardised(raw, self.model.binary)
         coef, bias = self._weights()
         scores[at] = (x @ coef + bias)[np.arange(len(at)), cols.kind]
