@@ -2,8 +2,9 @@
 
 Measured by import set, not wall time (the machine's load would make a time flaky):
 ``octomem --help`` loads neither typer nor rich (its page comes from the catalog), a
-command's help typer, rich and that command's module; the engine (pydantic settings, the pipeline, the
-plugins) and the numeric libraries (numpy, onnxruntime, ranx) load when a command runs.
+command's help typer, rich and that command's module; the engine (pydantic settings, the
+pipeline, the plugins) and the numeric libraries (numpy, onnxruntime, ranx) load when a
+command runs.
 """
 
 from __future__ import annotations
@@ -65,7 +66,8 @@ def heavy(modules: set[str]) -> list[str]:
 
 
 @pytest.mark.parametrize("args", [("status", "--help"), ("config", "--help"),
-                                  ("search", "--help"), ("log", "tail", "--help")])
+                                  ("search", "--help"), ("log", "tail", "--help"),
+                                  ("--project-root", ".", "search", "--help")])
 def test_help_imports_neither_the_engine_nor_numeric_libraries(args: tuple[str, ...]) -> None:
     """A command's help loads typer and that command's module only: no pydantic, no
     Markdown parser, no other command's module."""

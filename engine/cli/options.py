@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -62,9 +63,15 @@ class DeferredCoercion:
     typer builds a pydantic ``TypeAdapter`` for every parameter it processes, even one
     left unset (``None``), so naming any command imported pydantic (~0.1-0.3 s) to
     coerce the group's unset ``--config``. An unset value is returned as typer's own
-    coercion returns it (``None``, or ``()`` for a repeatable option) and a given one is
+    coercion returns it (``None``, or ``()`` for a repeatable option); a value that
+    already has the plain type the parameter declares (``str``, ``int``, ``float``, with
+    no parser, bounds or choices: a command line's text for a ``str``, a default) is
+    returned as it is, which is what typer's adapter returns for it; anything else is
     handed to typer's coercion, built then (``typer._coercion.RuntimeParam.coerce``).
     """
+
+    #: Types whose values typer's adapters return unchanged when already of that type.
+    PLAIN = (str, int, float)
 
     def __init__(self, param: Any) -> None:
         self.param = param
@@ -78,11 +85,40 @@ class DeferredCoercion:
         """
         if value is None:
             return () if param.multiple or param.nargs == -1 else None
+        if type(value) in self.PLAIN and self.plain_type() is type(value):
+            return value
+        if isinstance(value, str) and self.is_path():  # typer's path adapter, unwrapped
+            from typer._param_types import coerce_cli_path
+
+            info = self.param.type_descriptor.parameter_info
+            return coerce_cli_path(Path(value), info, param=param, ctx=ctx,  # pydantic's
+                                   path_type=info.path_type or Path)  # str -> Path, as is
         if self.built is None:
             from typer._coercion import build_runtime_param
 
             self.built = build_runtime_param(self.param.type_descriptor)
         return self.built.coerce(value, param=param, ctx=ctx)
+
+
+    def plain_type(self) -> type | None:
+        """Return the parameter's type when it is one of :attr:`PLAIN` with nothing that
+        changes a value of it (parser, bounds, choices, files), else ``None``."""
+        described = self.param.type_descriptor
+        info = described.parameter_info
+        if (described.annotation in self.PLAIN and info.parser is None and info.min is None
+                and info.max is None and described.file_annotation is None
+                and not described.is_choice):
+            return described.annotation  # type: ignore[no-any-return]
+        return None
+
+
+    def is_path(self) -> bool:
+        """Whether the parameter is a plain ``Path`` (typer's adapter for it only calls
+        ``coerce_cli_path``, which checks ``exists``, ``resolve_path`` and the rest, after
+        pydantic's ``Path(value)``)."""
+        described = self.param.type_descriptor
+        return (described.annotation is Path and described.parameter_info.parser is None
+                and described.file_annotation is None)
 
 
 def defer_coercion(params: list[Any]) -> list[Any]:
