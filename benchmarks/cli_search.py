@@ -2,8 +2,10 @@
 (issue 15: a fresh CLI search at 100k chunks ≤ 0.5 s, model load reported apart).
 
 Each round runs, in a fresh process each and in turn (so the machine's load hits all
-alike): ``python -c pass``, then ``octomem search QUERY`` over ``PROJECT`` (its local
-scope; the global scope an empty folder) with the snapshots of the in-RAM copies used,
+alike): ``python -c pass``, importing the libraries a search uses besides the model's
+(the floor of the rest: typer, rich, pydantic, pydantic-settings, pluggy, numpy, apsw),
+then ``octomem search QUERY`` over ``PROJECT`` (its local scope; the global scope an empty
+folder) with the snapshots of the in-RAM copies used,
 and, with ``--no-snapshots``, the same with ``arms.sqlite.snapshots=false``; with
 ``--before DIR``, the same search from another checkout put first on ``PYTHONPATH``.
 The measured process wraps the embedder's ``load`` (importing fastembed and onnxruntime,
@@ -12,7 +14,7 @@ steps, and reports when each began and ended. Bytecode is written and one round 
 first uncounted, so every process starts from cached ``.pyc`` files.
 
 Reports medians of: the wall time; the model load; the wall time less the model load;
-and the steps of that rest: start (interpreter, imports, parsing the command line),
+and the steps of that rest: start (interpreter start, imports, parsing the command line),
 open (settings, plugins, both scopes opened), recall less the model load (query embedding,
 both arms, fusion, ranking), and the end (printing, the note on unembedded chunks,
 closing, exit). Run:
@@ -38,28 +40,28 @@ QUERIES = ("effects of vitamin D on bone density", "what did Caroline say about 
 #: steps timed (seconds since the process's first line).
 PROBE = """
 import json, sys, time
-t0 = time.perf_counter()
+t0 = float(sys.argv[2])  # when the parent started this process (time.time())
 marks, loads = {}, []
 from octomem.plugins.fastembed import embedder as fe
 real_load = fe.FastembedEmbedder.load
 def load(self):
-    start = time.perf_counter() - t0
+    start = time.time() - t0
     real_load(self)
-    loads.append((start, time.perf_counter() - t0))
+    loads.append((start, time.time() - t0))
 fe.FastembedEmbedder.load = load
 from octomem.engine.cli import commands
 real_memory = commands._memory
 def memory():
-    marks["open"] = time.perf_counter() - t0
+    marks["open"] = time.time() - t0
     opened = real_memory()
-    marks["opened"] = time.perf_counter() - t0
+    marks["opened"] = time.time() - t0
     real_recall = opened.recall
     def recall(*args, **kwargs):
-        marks["recall"] = time.perf_counter() - t0
+        marks["recall"] = time.time() - t0
         try:
             return real_recall(*args, **kwargs)
         finally:
-            marks["recalled"] = time.perf_counter() - t0
+            marks["recalled"] = time.time() - t0
     opened.recall = recall
     return opened
 commands._memory = memory
@@ -69,11 +71,14 @@ try:
     main()
 except SystemExit as exc:
     marks["status"] = exc.code or 0
-marks["end"] = time.perf_counter() - t0
+marks["end"] = time.time() - t0
 print(json.dumps({"marks": marks, "loads": loads}), file=sys.stderr)
 """
 #: Steps of the rest, each ``(name, its length from one round's marks and wall)``.
 STEPS = ("start", "open", "recall − model load", "end")
+#: The libraries a search imports besides the model's (fastembed, onnxruntime, tokenizers):
+#: importing them alone is the floor of the rest.
+LIBRARIES = "import typer, rich.console, pydantic, pydantic_settings, pluggy, numpy, apsw"
 
 
 def run_once(argv: list[str], extra: dict[str, str]) -> dict[str, float]:
@@ -82,10 +87,11 @@ def run_once(argv: list[str], extra: dict[str, str]) -> dict[str, float]:
     :raises SystemExit: the search failed (its output is shown).
     """
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(argv)], capture_output=True,
-                          text=True, env={**env, **extra, "COLUMNS": "100"}, check=False)
-    wall = time.perf_counter() - start
+    start = time.time()
+    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(argv), repr(start)],
+                          capture_output=True, text=True, env={**env, **extra, "COLUMNS": "100"},
+                          check=False)
+    wall = time.time() - start
     try:
         report = json.loads(done.stderr.strip().splitlines()[-1])
     except (IndexError, json.JSONDecodeError):
@@ -108,20 +114,23 @@ def measure(project: Path, global_root: Path, rounds: int, snapshots_off: bool,
         variants["without snapshots"] = (["--set", "arms.sqlite.snapshots=false"], {})
     if before is not None:
         variants["before: with snapshots"] = ([], {"PYTHONPATH": str(before)})
-    rows: dict[str, list[dict[str, float]]] = {name: [] for name in variants}
+    rows: dict[str, list[dict[str, float]]] = {name: [] for name in variants}  # ms each
     floor: list[float] = []
+    libraries: list[float] = []
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     for round_ in range(rounds + 1):
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "pass"], check=True, env=env)
-        if round_:
-            floor.append(time.perf_counter() - start)
+        for code, times in (("pass", floor), (LIBRARIES, libraries)):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], check=True, env=env)
+            if round_:
+                times.append(time.perf_counter() - start)
         for name, (extra_args, extra_env) in variants.items():
             argv = ["--project-root", str(project), "--global-root", str(global_root),
                     *extra_args, "search", QUERIES[round_ % len(QUERIES)]]
             result = run_once(argv, extra_env)
             if round_:  # the first round writes the bytecode caches
                 rows[name].append(result)
+    rows["importing the libraries (floor)"] = [{"wall": t} for t in libraries]
     return rows, floor
 
 
@@ -134,6 +143,11 @@ def report(rows: dict[str, list[dict[str, float]]], floor: list[float], rounds: 
              + " | (wall − model load) ÷ `python -c pass` |",
              "|---|" + "---:|" * (len(columns) + 1)]
     for name, runs in rows.items():
+        if "model load" not in runs[0]:  # a floor: its wall only
+            wall = statistics.median(r["wall"] for r in runs)
+            lines.append(f"| {name} | {wall * 1e3:.0f} |" + " |" * (len(columns) - 1)
+                         + f" {wall / base:.1f}× |")
+            continue
         med = {c: statistics.median(r[c] for r in runs) * 1e3 for c in columns}
         lines.append(f"| {name} | " + " | ".join(f"{med[c]:.0f}" for c in columns)
                      + f" | {med['wall − model load'] / (base * 1e3):.1f}× |")
