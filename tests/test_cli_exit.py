@@ -10,20 +10,23 @@ from pathlib import Path
 PROBE = """
 import sys, threading, time
 from pathlib import Path
-from octomem.engine.cli import entry
+from octomem.engine.cli import entry, main
 
 def run():
     def write_late():
         time.sleep(0.3)
-        Path(sys.argv[1]).write_text("written after the command returned")
+        Path(late).write_text("written after the command returned")
     threading.Thread(target=write_late).start()  # non-daemon, as a snapshot writer
     for n in range(2000):
         print(f"line {n}")
-    return int(sys.argv[2])
+    return int(status)
 
 entry.run = run
-sys.argv[0] = "octomem"
-entry.main()
+late, status = sys.argv[1:3]
+import atexit
+atexit.register(lambda: Path(late + ".teardown").write_text("ran"))  # before main: skipped
+sys.argv = ["octomem", "status"]  # any command: the console script's path to entry.run
+main()
 """
 
 
@@ -37,6 +40,7 @@ def test_threads_finish_and_output_is_flushed_before_the_quick_exit(tmp_path: Pa
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "line 1999" and len(done.stdout.splitlines()) == 2000
     assert (tmp_path / "late.txt").read_text() == "written after the command returned"
+    assert not (tmp_path / "late.txt.teardown").exists()  # the process ended before it
 
 
 def test_the_status_survives_the_quick_exit(tmp_path: Path) -> None:
@@ -44,10 +48,25 @@ def test_the_status_survives_the_quick_exit(tmp_path: Path) -> None:
 
 
 def test_an_escaping_error_still_prints_its_traceback_and_fails(tmp_path: Path) -> None:
-    code = ("from octomem.engine.cli import entry\n"
+    code = ("import sys\nfrom octomem.engine.cli import entry, main\n"
             "def run():\n    raise RuntimeError('a bug')\n"
-            "entry.run = run\nentry.main()\n")
+            "entry.run = run\nsys.argv = ['octomem', 'status']\nmain()\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, check=False)
     assert done.returncode == 1
     assert "RuntimeError: a bug" in done.stderr and "Traceback" in done.stderr
+
+
+def test_a_program_calling_main_in_its_own_process_keeps_its_exit(tmp_path: Path) -> None:
+    """The quick exit is the console script's: run in-process (as this test does, inside
+    pytest), ``main`` registers nothing that would end the host process."""
+    import atexit
+
+    from cli_run import octomem
+
+    from octomem.engine.cli import entry
+
+    assert not entry.owns_the_process()
+    before = atexit._ncallbacks()
+    assert octomem(tmp_path, "status").code == 0
+    assert atexit._ncallbacks() == before

@@ -69,7 +69,8 @@ def end_without_teardown() -> None:
     """Flush the output and the log handlers, then end the process with :data:`exit_status`,
     skipping the interpreter's teardown.
 
-    Registered with :mod:`atexit` before the command runs, so it runs after the
+    Registered with :mod:`atexit` before the command runs (when the console script owns
+    the process: :func:`owns_the_process`), so it runs after the
     interpreter has joined every non-daemon thread (a snapshot being written finishes)
     and after every exit handler registered later. What it skips is the collection of
     every object and module: after a search at 100k chunks (the model, the in-RAM
@@ -88,11 +89,22 @@ def end_without_teardown() -> None:
     os._exit(exit_status)
 
 
+def owns_the_process() -> bool:
+    """Whether the ``octomem`` console script runs this process (or ``python -c`` code
+    that imported and called it): ``__main__``'s ``main`` is the console entry point. A
+    program calling :func:`main` inside its own process (a test harness) keeps its own
+    exit, status and teardown."""
+    from . import main as console_entry
+
+    return getattr(sys.modules.get("__main__"), "main", None) is console_entry
+
+
 def main() -> None:
     """Console entry point (``octomem``): run the command; usage errors, octomem errors and
     file-system errors as one line on stderr (``--debug`` shows the traceback); end the
     process without the interpreter's teardown."""
-    atexit.register(end_without_teardown)
+    if owns_the_process():
+        atexit.register(end_without_teardown)
     try:
         status = run()
     except SystemExit as exc:  # a command's own exit (``sys.exit(message)`` prints it)
