@@ -224,8 +224,8 @@ class FilterIndex(FilterSnapshots):
             if filters.as_of is not None:
                 out &= self.valid_from[:n] <= filters.as_of
                 out &= vto > filters.as_of
-            elif not filters.include_superseded:
-                out &= vto == np.inf
+            elif not filters.include_superseded and self.noncurrent:
+                out &= vto == np.inf  # (nothing superseded: every stored row passes)
             return out
 
     def _metadata(self, out: np.ndarray, key: str, value: str) -> None:

@@ -39,8 +39,8 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import apsw
@@ -63,11 +63,15 @@ GATHER_SHARE = 0.2
 #: is scored exactly by a gather; a larger one goes through the projection. Gathering
 #: 1/32 of 1M row-major rows costs about what the projected scan does (~20 ms, 2 cores).
 GATHER_BELOW = 32
-_BLAS = ThreadpoolController()
+#: threadpoolctl's handles on the BLAS libraries numpy loaded (read once: ~10 ms)
+_BLAS = ThreadpoolController().select(user_api="blas").lib_controllers
 
 
-def one_blas_thread() -> AbstractContextManager[object]:
-    """A context in which BLAS calls use one thread (threadpoolctl, ~0.01 ms to enter).
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """A context in which BLAS calls use one thread (~0.006 ms: the libraries' own
+    get/set calls through threadpoolctl's handles; ``ThreadpoolController.limit`` took
+    0.02-0.06 ms, a twentieth of a filtered search at 10k).
 
     A scan is a matrix-vector product, bound by memory bandwidth, which one core
     reaches (numpy's single-threaded ``sum`` reads 26 GB/s here). More threads only
@@ -76,7 +80,16 @@ def one_blas_thread() -> AbstractContextManager[object]:
     5.9 against 6.1 ms at 100k (2 cores); the keyword arm's worker thread needs the other
     core anyway (``retrieval.parallel_arms``).
     """
-    return _BLAS.limit(limits=1, user_api="blas")
+    before = [lib.get_num_threads() for lib in _BLAS]
+    for lib, threads in zip(_BLAS, before, strict=True):
+        if threads != 1:
+            lib.set_num_threads(1)
+    try:
+        yield
+    finally:
+        for lib, threads in zip(_BLAS, before, strict=True):
+            if threads != 1:
+                lib.set_num_threads(threads)
 
 
 #: Rows per block when copying row-major vectors into the column-major matrix (0.08 s

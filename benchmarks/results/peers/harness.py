@@ -6,9 +6,13 @@ by joining two at random above the source size; random unit vectors (timing only
 ``metadata.group`` = one of 10 (a 10 % filter keeps ``g3``).
 
 - ``build N``: the octomem store (storage and arm APIs directly) at ``OUT/nN.sqlite``.
-- ``peers N [--lance]``: p50 ms of octomem's arms (fts5 in RAM, sqlite-vec numpy scan,
-  RRF k=2 hybrid of the two top-100 lists) against faiss IndexFlatIP + bm25s and LanceDB,
-  every query asked of every system in turn, without and with the filter.
+- ``peers N [--lance] [--before]``: p50 ms of octomem's arms (fts5 in RAM, sqlite-vec numpy
+  scan, RRF k=2 hybrid of the two top-100 lists) against faiss IndexFlatIP + bm25s and
+  LanceDB, every query asked of every system in turn (the order rotated by one system per
+  query, so that no system always follows the same one), without and with the filter,
+  and the octomem hybrid's two arms as timed inside it;
+  ``--before`` adds octomem's vector and hybrid rows as scanned before the row gather
+  (``GATHER_SHARE = 0``: the full column-major product, the other rows dropped).
 - ``pipeline N [--rounds R]``: end to end, the default pipeline's search with the query
   embedding (see :func:`_pipeline`).
 - ``ingest octomem|lance N``: ingest excluding embedding, ``Pipeline.add(embed=False)`` then
@@ -158,7 +162,15 @@ def _peers(argv):
 
     def o_kw(i, f): return [h.chunk_id for h in fts.search(qs[i], F if f else Filters(), 100)]
     def o_vec(i, f): return [h.chunk_id for h in vec.search(qv[i], F if f else Filters(), 100)]
-    def o_hyb(i, f): return rrf(o_kw(i, f), o_vec(i, f))
+    parts = {}  # the octomem hybrid's own arms, timed inside it
+
+    def o_hyb(i, f):
+        t0 = time.perf_counter(); kw = o_kw(i, f); t1 = time.perf_counter(); ve = o_vec(i, f)
+        t2 = time.perf_counter(); fused = rrf(kw, ve)
+        for name, t in (("hybrid: keyword", t1 - t0), ("hybrid: vector", t2 - t1),
+                        ("hybrid: rrf", time.perf_counter() - t2)):
+            parts.setdefault((name, f), []).append(t * 1e3)
+        return fused
     def p_vec(i, f):
         D, I = index.search(qv[i:i+1], 100, params=params if f else None); return list(I[0])
     def p_kw(i, f):
@@ -168,6 +180,19 @@ def _peers(argv):
     def p_hyb(i, f): return rrf(p_kw(i, f), p_vec(i, f))
     systems = {"octomem-kw": o_kw, "octomem-vec": o_vec, "octomem-hyb": o_hyb,
                "bm25s": p_kw, "faiss": p_vec, "faiss+bm25s": p_hyb}
+    if "--before" in sys.argv:  # the scan before the row gather: the full product, drop
+        from octomem.plugins.sqlite_vec import matrix as M
+        share = M.GATHER_SHARE
+
+        def before(fn):
+            def run(i, f):
+                M.GATHER_SHARE = 0.0
+                try:
+                    return fn(i, f)
+                finally:
+                    M.GATHER_SHARE = share
+            return run
+        systems.update({"octomem-vec-before": before(o_vec), "octomem-hyb-before": before(o_hyb)})
     if lance:
         import lancedb, pyarrow as pa, shutil
         d = OUT / f"lance{n}"
@@ -199,15 +224,19 @@ def _peers(argv):
         for name, fn in systems.items():
             fn(0, f); fn(1, f)
         times = {name: [] for name in systems}
-        for i in range(len(qs)):
-            for name, fn in systems.items():
+        parts.clear()
+        order = list(systems.items())
+        for i in range(len(qs)):  # every system in turn, the order rotated per query
+            for name, fn in order[i % len(order):] + order[:i % len(order)]:
                 t = time.perf_counter(); fn(i, f); times[name].append((time.perf_counter() - t) * 1e3)
         for name, ts in times.items():
             res[(name, f)] = np.percentile(ts, 50)
+        for (name, _), ts in parts.items():
+            res[(name, f)] = np.percentile(ts, 50)
     print(f"n={n} load={os.getloadavg()}")
-    print(f"{'system':14} {'p50 unfilt':>10} {'p50 10%':>10}")
-    for name in systems:
-        print(f"{name:14} {res[(name, False)]:10.2f} {res[(name, True)]:10.2f}")
+    print(f"{'system':18} {'p50 unfilt':>10} {'p50 10%':>10}")
+    for name in [*systems, "hybrid: keyword", "hybrid: vector", "hybrid: rrf"]:
+        print(f"{name:18} {res[(name, False)]:10.2f} {res[(name, True)]:10.2f}")
 
 
 def _ingest(argv):
