@@ -10,7 +10,8 @@ by joining two at random above the source size; random unit vectors (timing only
   scan, RRF k=2 hybrid of the two top-100 lists) against faiss IndexFlatIP + bm25s and
   LanceDB, every query asked of every system in turn (the order rotated by one system per
   query, so that no system always follows the same one), without and with the filter,
-  and the octomem hybrid's two arms as timed inside it;
+  and the octomem hybrid's two arms as timed inside it; beside each p50 wall time, the p50
+  process CPU time per call (all threads: under load it separates work from waiting);
   ``--before`` adds octomem's vector and hybrid rows as scanned before the row gather
   (``GATHER_SHARE = 0``: the full column-major product, the other rows dropped).
 - ``pipeline N [--rounds R]``: end to end, the default pipeline's search with the query
@@ -162,14 +163,15 @@ def _peers(argv):
 
     def o_kw(i, f): return [h.chunk_id for h in fts.search(qs[i], F if f else Filters(), 100)]
     def o_vec(i, f): return [h.chunk_id for h in vec.search(qv[i], F if f else Filters(), 100)]
-    parts = {}  # the octomem hybrid's own arms, timed inside it
+    parts = {}  # each octomem hybrid's own arms, timed inside it
+    running = [""]  # the system being timed
 
     def o_hyb(i, f):
         t0 = time.perf_counter(); kw = o_kw(i, f); t1 = time.perf_counter(); ve = o_vec(i, f)
         t2 = time.perf_counter(); fused = rrf(kw, ve)
-        for name, t in (("hybrid: keyword", t1 - t0), ("hybrid: vector", t2 - t1),
-                        ("hybrid: rrf", time.perf_counter() - t2)):
-            parts.setdefault((name, f), []).append(t * 1e3)
+        for name, t in (("keyword", t1 - t0), ("vector", t2 - t1),
+                        ("rrf", time.perf_counter() - t2)):
+            parts.setdefault((f"{running[0]}: {name}", f), []).append(t * 1e3)
         return fused
     def p_vec(i, f):
         D, I = index.search(qv[i:i+1], 100, params=params if f else None); return list(I[0])
@@ -219,7 +221,7 @@ def _peers(argv):
         systems.update({"lance-vec": l_vec, "lance-kw": l_kw, "lance-hyb": l_hyb})
 
     import os
-    res = {}
+    res, cpu = {}, {}  # p50 wall ms; process CPU ms per call (every thread of the process)
     for f in (False, True):
         for name, fn in systems.items():
             fn(0, f); fn(1, f)
@@ -228,15 +230,23 @@ def _peers(argv):
         order = list(systems.items())
         for i in range(len(qs)):  # every system in turn, the order rotated per query
             for name, fn in order[i % len(order):] + order[:i % len(order)]:
-                t = time.perf_counter(); fn(i, f); times[name].append((time.perf_counter() - t) * 1e3)
+                running[0] = name
+                t, c = time.perf_counter(), time.process_time()
+                fn(i, f)
+                times[name].append((time.perf_counter() - t) * 1e3)
+                cpu.setdefault((name, f), []).append((time.process_time() - c) * 1e3)
         for name, ts in times.items():
             res[(name, f)] = np.percentile(ts, 50)
         for (name, _), ts in parts.items():
             res[(name, f)] = np.percentile(ts, 50)
     print(f"n={n} load={os.getloadavg()}")
-    print(f"{'system':18} {'p50 unfilt':>10} {'p50 10%':>10}")
-    for name in [*systems, "hybrid: keyword", "hybrid: vector", "hybrid: rrf"]:
-        print(f"{name:18} {res[(name, False)]:10.2f} {res[(name, True)]:10.2f}")
+    print(f"{'system':26} {'p50 unfilt':>10} {'p50 10%':>10} {'cpu unfilt':>10} {'cpu 10%':>10}")
+    for name in [*systems, *sorted({name for name, _ in parts})]:
+        line = f"{name:26} {res[(name, False)]:10.2f} {res[(name, True)]:10.2f}"
+        if (name, True) in cpu:
+            line += (f" {np.percentile(cpu[(name, False)], 50):10.2f}"
+                     f" {np.percentile(cpu[(name, True)], 50):10.2f}")
+        print(line)
 
 
 def _ingest(argv):
