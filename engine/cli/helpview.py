@@ -188,7 +188,8 @@ def _row(param: Any, ctx: Any, is_argument: bool) -> ParamRow:
         name += "..."
     long = [o for o in param.opts if "--" in o]
     short = [o if not is_argument else name for o in param.opts if "--" not in o]
-    kind = param.display_type_rich(ctx=ctx) or ""
+    display = getattr(param, "display_type_rich", None)  # typer 0.29's; else the metavar
+    kind = (display(ctx=ctx) if display else param.metavar) or ""
     extras = []
     default = getattr(param, "_extract_default_help_str", None)
     value = default(ctx=ctx) if default else None
