@@ -284,7 +284,7 @@ class VectorMatrix(MatrixSnapshots):
             scores only its rows (a gather, then a smaller product).
         :returns: at most ``k`` ids and cosine similarities, best first.
         """
-        with one_blas_thread():
+        with self.lock, one_blas_thread():  # the lock: one gather buffer per matrix
             return self._top_k(query, k, mask)
 
     def _top_k(self, query: np.ndarray, k: int, mask: np.ndarray | None) -> ScanResult:
