@@ -70,3 +70,18 @@ def test_a_program_calling_main_in_its_own_process_keeps_its_exit(tmp_path: Path
     before = atexit._ncallbacks()
     assert octomem(tmp_path, "status").code == 0
     assert atexit._ncallbacks() == before
+
+
+def test_help_into_a_closed_pipe_ends_quietly() -> None:
+    """``octomem --help | head -1``: the reader is gone; no traceback, status 1 (rich's)."""
+    import os
+
+    read, write = os.pipe()
+    os.close(read)  # nobody reads: the first write fails with EPIPE
+    code = ("from octomem.engine.cli import main; import sys; "
+            "sys.argv = ['octomem', '--help']; main()")
+    done = subprocess.run([sys.executable, "-c", code], stdout=write, stderr=subprocess.PIPE,
+                          text=True, timeout=60, check=False)
+    os.close(write)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr

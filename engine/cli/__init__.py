@@ -38,12 +38,16 @@ def main() -> None:
         from .fasthelp import draw
 
         page = top_page()
-        if not draw(page):  # a terminal rich treats otherwise: rich draws it
-            from .helpview import print_page
+        try:
+            if not draw(page):  # a terminal rich treats otherwise: rich draws it
+                from .helpview import print_page
 
-            print_page(page)
-        if args:
-            print()  # click echoes the (empty) help text typer's renderer leaves behind
+                print_page(page)
+            if args:
+                print(flush=True)  # click echoes the (empty) help text typer's renderer leaves
+        except BrokenPipeError:  # `octomem --help | head`: end quietly, status 1, as rich does
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(1)
         sys.exit(0 if args else 2)
     from .entry import main as run
 
