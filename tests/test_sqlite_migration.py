@@ -107,6 +107,11 @@ def test_version_2_file_opens_reads_the_same_and_new_text_is_stored_once(
             assert storage.get_document(doc_id).text == text  # type: ignore[union-attr]
             assert [d.id for d in storage.find_documents(text)] == [doc_id]
         assert storage.find_documents("") == []  # '' is no document's text
+        with storage.transaction() as tx:  # the storage API alone: empty, no chunk
+            storage.add_document(tx, Document("", id="empty"), [])
+        assert storage.get_document("empty").text == ""  # type: ignore[union-attr]
+        with storage.transaction() as tx:
+            storage.delete_document(tx, "empty")
         with storage.transaction() as tx:  # a new revision: its own chunk holds its text
             storage.revise_document(tx, Document("newer text", id="new", created_at=300.0),
                                     [Chunk("new", 0, "newer text")])

@@ -34,11 +34,12 @@ __all__ = [
 ]
 
 #: ``documents.text`` as read: the text of the document's one chunk when the row keeps
-#: none (``''``), else its own (``documents`` must not be aliased in the query).
+#: none (``''``; still ``''`` without a chunk), else its own (``documents`` must not be
+#: aliased in the query).
 DOC_TEXT = (
-    "CASE WHEN documents.text = '' THEN (SELECT c.text FROM chunks AS c WHERE "
+    "CASE WHEN documents.text = '' THEN coalesce((SELECT c.text FROM chunks AS c WHERE "
     "c.document_id = documents.id AND c.ordinal = 0 AND c.revision = documents.revision "
-    "LIMIT 1) ELSE documents.text END"
+    "LIMIT 1), '') ELSE documents.text END"
 )
 #: :data:`DOC_COLUMNS` as a ``SELECT ... FROM documents`` list, ``text`` read by
 #: :data:`DOC_TEXT`; the same columns in the same order.
