@@ -24,7 +24,8 @@ import sys
 import time
 from pathlib import Path
 
-HELP = "import sys; from octomem.engine.cli import main; sys.argv = ['octomem', *sys.argv[1:]]; main()"
+HELP = ("import sys; from octomem.engine.cli import main; "
+        "sys.argv = ['octomem', *sys.argv[1:]]; main()")
 #: What the help pages import from rich (:mod:`octomem.engine.cli.helpview`).
 RICH_FLOOR = "import rich.console, rich.table, rich.panel, rich.padding, rich.align"
 TYPER_FLOOR = "import typer"

@@ -184,7 +184,8 @@ def test_help_metavars_are_one_style() -> None:
 
 
 #: Never abstain, on statements nor on documents (the ingested note is a document).
-NO_FLOORS = ("--set", "retrieval.relevance_floor=0", "--set", "retrieval.document_relevance_floor=0")
+NO_FLOORS = ("--set", "retrieval.relevance_floor=0",
+             "--set", "retrieval.document_relevance_floor=0")
 
 
 def test_include_superseded_puts_the_current_statement_first(tmp_path: Path) -> None:

@@ -224,7 +224,8 @@ def test_a_truncated_or_corrupt_snapshot_is_a_warning_and_exact_answers(
             continue
         for array in where.glob("*.npy"):
             data = array.read_bytes()
-            array.write_bytes(data[:len(data) // 2] if damage == "truncate" else b"\x93NUMPY" + data[50:])
+            array.write_bytes(data[:len(data) // 2] if damage == "truncate"
+                              else b"\x93NUMPY" + data[50:])
     _rejected(saved, caplog, "unreadable")
 
 

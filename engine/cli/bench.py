@@ -20,24 +20,55 @@ from .options import Command
 
 @registry.command(cls=Command)
 def bench(
-    dataset: Annotated[Path | None, typer.Argument(help="A BEIR folder (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv).")] = None,
-    combo: Annotated[list[str] | None, typer.Option("--combo", help="`NAME=arm+arm+...` (e.g. `hybrid=fts5+sqlite-vec`), or `defaults` for the default rows; repeatable. Default: the default rows (every keyword arm alone, the semantic arm alone, the hybrids).")] = None,
+    dataset: Annotated[Path | None, typer.Argument(
+        help="A BEIR folder (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv).")] = None,
+    combo: Annotated[list[str] | None, typer.Option(
+        "--combo", help=(
+            "`NAME=arm+arm+...` (e.g. `hybrid=fts5+sqlite-vec`), or `defaults` for the default "
+            "rows; repeatable. Default: the default rows (every keyword arm alone, the semantic "
+            "arm alone, the hybrids)."))] = None,
     split: Annotated[str, typer.Option(help="Which qrels/SPLIT.tsv to evaluate on.")] = "test",
-    group_by: Annotated[str | None, typer.Option("--group-by", help="`metadata.FIELD`: a query only sees documents with its own value (LoCoMo: metadata.conv_id).")] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Report folder (default ./octomem-bench/DATASET).")] = None,
-    top_k: Annotated[int, typer.Option("--top-k", help="Hits per query (100: recall@100 needs it).")] = 100,
-    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="Where built indexes and vectors are kept for reuse.")] = None,
-    limit: Annotated[int | None, typer.Option("--limit", help="A smoke run: the first N judged queries, an index of their documents plus 1,000 drawn at random.")] = None,
-    synthetic: Annotated[str | None, typer.Option("--synthetic", help="Scale curve instead of a dataset: sizes, e.g. `10k,100k,1M`.")] = None,
-    corpus: Annotated[str, typer.Option("--corpus", help="Scale curve corpus: `random` (Zipf pseudo-words, Gaussian vectors) or `realistic` (SciFact sentences and LoCoMo turns with real pipeline.embedder vectors, perturbed copies above ~31k; writes scale-realistic.*).")] = "random",
-    sources: Annotated[Path | None, typer.Option("--sources", help="`--corpus realistic`: the folder holding the BEIR folders scifact/ and locomo/ (see docs/benchmarks.md).")] = None,
-    save_runs: Annotated[Path | None, typer.Option("--save-runs", help="Write each row's TREC run file (DIR/ROW.trec).")] = None,
-    query_filter: Annotated[str | None, typer.Option("--query-filter", help="Only queries whose `metadata.FIELD` is one of the values: `metadata.conv_id=conv-44,conv-47`.")] = None,
-    abstention: Annotated[bool, typer.Option("--abstention", help="Also ask each query where nothing answers it: of another group's memory (with --group-by), else of the store without its relevant documents; share answered with no hits.")] = False,
+    group_by: Annotated[str | None, typer.Option(
+        "--group-by", help=(
+            "`metadata.FIELD`: a query only sees documents with its own value (LoCoMo: "
+            "metadata.conv_id)."))] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", help="Report folder (default ./octomem-bench/DATASET).")] = None,
+    top_k: Annotated[int, typer.Option(
+        "--top-k", help="Hits per query (100: recall@100 needs it).")] = 100,
+    cache_dir: Annotated[Path | None, typer.Option(
+        "--cache-dir", help="Where built indexes and vectors are kept for reuse.")] = None,
+    limit: Annotated[int | None, typer.Option(
+        "--limit", help=(
+            "A smoke run: the first N judged queries, an index of their documents plus 1,000 drawn "
+            "at random."))] = None,
+    synthetic: Annotated[str | None, typer.Option(
+        "--synthetic", help="Scale curve instead of a dataset: sizes, e.g. `10k,100k,1M`.")] = None,
+    corpus: Annotated[str, typer.Option(
+        "--corpus", help=(
+            "Scale curve corpus: `random` (Zipf pseudo-words, Gaussian vectors) or `realistic` "
+            "(SciFact sentences and LoCoMo turns with real pipeline.embedder vectors, perturbed "
+            "copies above ~31k; writes scale-realistic.*)."))] = "random",
+    sources: Annotated[Path | None, typer.Option(
+        "--sources", help=(
+            "`--corpus realistic`: the folder holding the BEIR folders scifact/ and locomo/ (see "
+            "docs/benchmarks.md)."))] = None,
+    save_runs: Annotated[Path | None, typer.Option(
+        "--save-runs", help="Write each row's TREC run file (DIR/ROW.trec).")] = None,
+    query_filter: Annotated[str | None, typer.Option(
+        "--query-filter", help=(
+            "Only queries whose `metadata.FIELD` is one of the values: "
+            "`metadata.conv_id=conv-44,conv-47`."))] = None,
+    abstention: Annotated[bool, typer.Option(
+        "--abstention", help=(
+            "Also ask each query where nothing answers it: of another group's memory (with "
+            "--group-by), else of the store without its relevant documents; share answered with no "
+            "hits."))] = False,
 ) -> None:
     """Measure arm combinations on a BEIR folder: quality (ranx) and cost, side by side.
 
-    Writes report.md, report.json and PNG plots to --out. Needs `pip install 'octomem[bench]'` (from a clone: `pip install -e '.[bench]'`).
+    Writes report.md, report.json and PNG plots to --out. Needs
+    `pip install 'octomem[bench]'` (from a clone: `pip install -e '.[bench]'`).
     """
     try:
         entry = importlib.import_module("octomem.benchmarks.entry")

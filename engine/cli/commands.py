@@ -64,11 +64,16 @@ def _version(asked: bool) -> None:
 def _main(
     config: ConfigOpt = None,
     set_: SetOpt = None,
-    data_dir: Annotated[Path | None, typer.Option("--data-dir", help=catalog.option_help("--data-dir"))] = None,
-    project_root: Annotated[Path | None, typer.Option("--project-root", help=catalog.option_help("--project-root"))] = None,
-    global_root: Annotated[Path | None, typer.Option("--global-root", help=catalog.option_help("--global-root"))] = None,
+    data_dir: Annotated[Path | None, typer.Option(
+        "--data-dir", help=catalog.option_help("--data-dir"))] = None,
+    project_root: Annotated[Path | None, typer.Option(
+        "--project-root", help=catalog.option_help("--project-root"))] = None,
+    global_root: Annotated[Path | None, typer.Option(
+        "--global-root", help=catalog.option_help("--global-root"))] = None,
     debug: Annotated[bool, typer.Option("--debug", help=catalog.option_help("--debug"))] = False,
-    _: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help=catalog.option_help("--version"))] = False,
+    _: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True,
+        help=catalog.option_help("--version"))] = False,
 ) -> None:
     """Read the global options every command shares."""
     state.config = config
@@ -107,10 +112,18 @@ def _pipeline(scope: ScopeName = "global") -> Pipeline:
 @registry.command(cls=Command)
 def ingest(
     ctx: typer.Context,
-    paths: Annotated[list[Path] | None, typer.Argument(help="Text/Markdown files, transcripts (.jsonl) or folders.")] = None,
-    beir: Annotated[Path | None, typer.Option("--beir", help="A BEIR folder: loads its corpus.jsonl (rows naming a conversation and speaker are turns).")] = None,
+    paths: Annotated[list[Path] | None, typer.Argument(
+        help="Text/Markdown files, transcripts (.jsonl) or folders.")] = None,
+    beir: Annotated[Path | None, typer.Option(
+        "--beir", help=(
+            "A BEIR folder: loads its corpus.jsonl (rows naming a conversation and speaker are "
+            "turns)."))] = None,
     scope: opt.IngestScopeOpt = "local",
-    fmt: Annotated[str, typer.Option("--format", help="How .jsonl files are read: `auto` (sniffed; in folders only transcripts), `chat` (octomem's chat JSON Lines), `claude-code` (Claude Code sessions, e.g. ~/.claude/projects/PROJECT/), or `text` (text files only).")] = "auto",
+    fmt: Annotated[str, typer.Option(
+        "--format", help=(
+            "How .jsonl files are read: `auto` (sniffed; in folders only transcripts), `chat` "
+            "(octomem's chat JSON Lines), `claude-code` (Claude Code sessions, e.g. "
+            "~/.claude/projects/PROJECT/), or `text` (text files only)."))] = "auto",
 ) -> None:
     """Ingest files and folders (.md, .txt, .rst), chat transcripts and Claude Code sessions
     (.jsonl; see docs/conversations.md), or a BEIR corpus with `--beir DIR`, into a scope
@@ -140,8 +153,10 @@ def add(
     kind: opt.KindOpt = "ITEM",
     tag: Annotated[list[str] | None, typer.Option("--tag", help="A tag; repeatable.")] = None,
     scope: opt.AddScopeOpt = None,
-    event_time: Annotated[str | None, typer.Option("--event-time", help="When it happened (ISO date).")] = None,
-    supersedes: Annotated[str | None, typer.Option("--supersedes", help="Id of the statement this one replaces (kept as history).")] = None,
+    event_time: Annotated[str | None, typer.Option(
+        "--event-time", help="When it happened (ISO date).")] = None,
+    supersedes: Annotated[str | None, typer.Option(
+        "--supersedes", help="Id of the statement this one replaces (kept as history).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help=(
         "Print what was stored, replaced and found nearly the same as JSON."))] = False,
 ) -> None:
@@ -172,16 +187,27 @@ def search(
         "limits.top_k).")] = None,
     explain: opt.ExplainOpt = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the answer as JSON.")] = False,
-    kind: Annotated[list[str] | None, typer.Option("--kind", help="Only these kinds; repeatable.")] = None,
-    tag: Annotated[list[str] | None, typer.Option("--tag", help="Only hits with every tag; repeatable.")] = None,
+    kind: Annotated[list[str] | None, typer.Option(
+        "--kind", help="Only these kinds; repeatable.")] = None,
+    tag: Annotated[list[str] | None, typer.Option(
+        "--tag", help="Only hits with every tag; repeatable.")] = None,
     scope: opt.SearchScopeOpt = None,
-    since: Annotated[str | None, typer.Option("--since", help="Only statements true from this date on.")] = None,
-    until: Annotated[str | None, typer.Option("--until", help="Only statements true from before the end of this date.")] = None,
-    as_of: Annotated[str | None, typer.Option("--as-of", help="What was current then (ISO date).")] = None,
-    history: Annotated[bool, typer.Option("--include-superseded", help="Also superseded statements.")] = False,
-    per: Annotated[str, typer.Option("--per", help="`chunk` or `document` (best chunk per document).")] = "chunk",
-    context: Annotated[int, typer.Option("--context", help="Conversation turns shown before and after each turn hit (0-5).")] = 0,
-    max_tokens: Annotated[int | None, typer.Option("--max-tokens", help="Keep the best hits that fit in about N tokens (ceil(chars/4)); list what was cut.")] = None,
+    since: Annotated[str | None, typer.Option(
+        "--since", help="Only statements true from this date on.")] = None,
+    until: Annotated[str | None, typer.Option(
+        "--until", help="Only statements true from before the end of this date.")] = None,
+    as_of: Annotated[str | None, typer.Option(
+        "--as-of", help="What was current then (ISO date).")] = None,
+    history: Annotated[bool, typer.Option(
+        "--include-superseded", help="Also superseded statements.")] = False,
+    per: Annotated[str, typer.Option(
+        "--per", help="`chunk` or `document` (best chunk per document).")] = "chunk",
+    context: Annotated[int, typer.Option(
+        "--context", help="Conversation turns shown before and after each turn hit (0-5).")] = 0,
+    max_tokens: Annotated[int | None, typer.Option(
+        "--max-tokens", help=(
+            "Keep the best hits that fit in about N tokens (ceil(chars/4)); list what "
+            "was cut."))] = None,
 ) -> None:
     """Recall: both scopes, keyword and semantic arms fused by reciprocal rank, a bounded
     recency bonus, deduplicated; each hit names its scope."""
@@ -209,7 +235,8 @@ def search(
 def forget(
     id_or_text: Annotated[str, typer.Argument(help="A document id, or a statement's exact text.")],
     scope: opt.ForgetScopeOpt = None,
-    reason: Annotated[str | None, typer.Option("--reason", help="Why (kept in the forget log).")] = None,
+    reason: Annotated[str | None, typer.Option(
+        "--reason", help="Why (kept in the forget log).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help=(
         "Print what was forgotten (or the statements the text matches) as JSON."))] = False,
 ) -> None:
@@ -265,7 +292,8 @@ def plugins(as_json: opt.MachineOpt = False) -> None:
 
 @registry.command(cls=Command)
 def status(as_json: opt.MachineOpt = False) -> None:
-    """Show both scopes: where they live, counts, arms, the embedder model, semantic availability."""
+    """Show both scopes: where they live, counts, arms, the embedder model, semantic
+    availability."""
     from . import machine
     from . import memory as show
 
@@ -296,7 +324,8 @@ def config(
     registry = load_registry()
     specs = check_compatible(loaded.settings.pipeline, registry)
     check_arm_settings(loaded, registry)
-    options = {spec.name: arm_options(spec, loaded).model_dump(mode="json") for spec in specs.values()}
+    options = {spec.name: arm_options(spec, loaded).model_dump(mode="json")
+               for spec in specs.values()}
     by_name = {spec.name: spec for spec in specs.values()}
     rows = chosen_rows(render.setting_rows(loaded, options), key)
     if as_json:
@@ -309,13 +338,28 @@ def config(
 
 @registry.command(cls=Command)
 def serve(
-    project_root: Annotated[Path | None, typer.Option("--project-root", help="The project this server serves; its `.octomem/` is the local scope (default: the current directory).")] = None,
-    global_root: Annotated[Path | None, typer.Option("--global-root", help="The global scope's directory (setting `global_root`; default `data_dir`).")] = None,
-    http: Annotated[str | None, typer.Option("--http", metavar="HOST:PORT", help="Serve MCP over streamable HTTP at `http://HOST:PORT/mcp` (e.g. `127.0.0.1:8765`) instead of stdio; several clients at once. Any bind but loopback requires a bearer token (`OCTOMEM_HTTP_TOKEN`, else one is generated and printed).")] = None,
-    metrics_addr: Annotated[str | None, typer.Option("--metrics-addr", metavar="HOST:PORT", help="Serve Prometheus metrics at `http://HOST:PORT/metrics` (loopback only, GET only; e.g. `127.0.0.1:9469`).")] = None,
-    log_format: Annotated[str, typer.Option("--log-format", help="stderr log lines: `text`, or `json` (one object per line).")] = "text",
+    project_root: Annotated[Path | None, typer.Option(
+        "--project-root", help=(
+            "The project this server serves; its `.octomem/` is the local scope (default: the "
+            "current directory)."))] = None,
+    global_root: Annotated[Path | None, typer.Option(
+        "--global-root", help=(
+            "The global scope's directory (setting `global_root`; default `data_dir`)."))] = None,
+    http: Annotated[str | None, typer.Option(
+        "--http", metavar="HOST:PORT", help=(
+            "Serve MCP over streamable HTTP at `http://HOST:PORT/mcp` (e.g. `127.0.0.1:8765`) "
+            "instead of stdio; several clients at once. Any bind but loopback requires a bearer "
+            "token (`OCTOMEM_HTTP_TOKEN`, else one is generated and printed)."))] = None,
+    metrics_addr: Annotated[str | None, typer.Option(
+        "--metrics-addr", metavar="HOST:PORT", help=(
+            "Serve Prometheus metrics at `http://HOST:PORT/metrics` (loopback only, GET only; e.g. "
+            "`127.0.0.1:9469`)."))] = None,
+    log_format: Annotated[str, typer.Option(
+        "--log-format", help=(
+            "stderr log lines: `text`, or `json` (one object per line)."))] = "text",
     log_level: opt.LogLevelOpt = None,
-    ui_port: opt.UiPortOpt = None, ui_host: opt.UiHostOpt = "127.0.0.1", ui_allow_writes: opt.UiWritesOpt = False, ui_allow_remote: opt.UiRemoteOpt = False,
+    ui_port: opt.UiPortOpt = None, ui_host: opt.UiHostOpt = "127.0.0.1",
+    ui_allow_writes: opt.UiWritesOpt = False, ui_allow_remote: opt.UiRemoteOpt = False,
 ) -> None:
     """Serve one project's memory over MCP: stdio (for Claude Code, Claude Desktop, Cursor,
     ...) or streamable HTTP (`--http`); logs on stderr, metrics on request."""
@@ -331,7 +375,8 @@ def serve(
 def export_(
     path: Annotated[Path, typer.Argument(help="File to write (`-` for stdout).")],
     scope: opt.ExportScopeOpt = "local",
-    fmt: Annotated[str, typer.Option("--format", help="`jsonl` (lossless, for import) or `md` (for people).")] = "jsonl",
+    fmt: Annotated[str, typer.Option(
+        "--format", help="`jsonl` (lossless, for import) or `md` (for people).")] = "jsonl",
 ) -> None:
     """Export a scope: JSON Lines round-trips losslessly through `octomem import` (ids,
     kinds, tags, times, supersede links, recall counts); Markdown is for reading."""
@@ -356,7 +401,9 @@ def export_(
 @registry.command("import", cls=Command)
 def import_(
     path: Annotated[Path, typer.Argument(help="A JSONL file written by `octomem export`.")],
-    scope: Annotated[str | None, typer.Option("--scope", help="Scope to import into (default: the one the file was exported from).")] = None,
+    scope: Annotated[str | None, typer.Option(
+        "--scope", help=(
+            "Scope to import into (default: the one the file was exported from)."))] = None,
 ) -> None:
     """Import a JSONL export: documents keep their ids, history and recall counts;
     statements this scope has forgotten are skipped; vectors are computed again."""
@@ -374,7 +421,10 @@ def import_(
 
 @registry.command("session-start", cls=Command)
 def session_start(
-    max_bytes: Annotated[int | None, typer.Option("--max-bytes", callback=bounded("--max-bytes", 512), help="Budget in UTF-8 bytes, at least 512 (default: setting session_start.max_bytes, 8192).")] = None,
+    max_bytes: Annotated[int | None, typer.Option(
+        "--max-bytes", callback=bounded("--max-bytes", 512), help=(
+            "Budget in UTF-8 bytes, at least 512 (default: setting "
+            "session_start.max_bytes, 8192)."))] = None,
 ) -> None:
     """Print what an agent should see at the start of a session (the MCP resource
     octomem://session-start): standing rules and preferences, the current handoff, the most

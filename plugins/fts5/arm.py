@@ -270,8 +270,9 @@ class Fts5KeywordArm:
 
         They apply when loaded (or ``in_ram`` is "always", or a process that did not
         warm them restores them from a snapshot that matches the store),
-        :attr:`PostingIndex.exact`, and every term is one token. With the storage's filter index loaded, the
-        filters become a mask and only postings of passing chunks are scored (exact);
+        :attr:`PostingIndex.exact`, and every term is one token. With the storage's filter
+        index loaded, the filters become a mask and only postings of passing chunks are
+        scored (exact);
         without it, their best ``2k`` rows are checked against the filters in SQL, and
         when fewer than ``k`` pass, FTS5 joined to ``chunks`` ranks instead
         (:meth:`Fts5Ranker.top`). The copies' syncs and any filter reads share one read

@@ -66,7 +66,8 @@ import numpy as np
 from octomem.engine.memory.facade import open_memory
 from octomem.engine.types import Filters
 snap = sys.argv[2] == "on"
-memory = open_memory(overrides={"arms": {"sqlite": {"snapshots": snap}}}, project_root=Path(sys.argv[1]))
+memory = open_memory(overrides={"arms": {"sqlite": {"snapshots": snap}}},
+                     project_root=Path(sys.argv[1]))
 pipeline = memory.scopes.get("local")
 query = np.random.default_rng(int(sys.argv[3])).standard_normal(384).astype(np.float32)
 query /= np.linalg.norm(query)
@@ -93,8 +94,12 @@ memory = open_memory(overrides={"arms": {"sqlite": {"snapshots": snapshots}}}, p
 pipeline = memory.scopes.get("local")
 start = time.perf_counter(); pipeline.arms.embedder.load(); model = time.perf_counter() - start
 start = time.perf_counter(); pipeline.warm(); warm = time.perf_counter() - start
-start = time.perf_counter(); answer = memory.recall(sys.argv[3]); first = time.perf_counter() - start
-start = time.perf_counter(); memory.recall(sys.argv[3] + " again"); second = time.perf_counter() - start
+start = time.perf_counter()
+answer = memory.recall(sys.argv[3])
+first = time.perf_counter() - start
+start = time.perf_counter()
+memory.recall(sys.argv[3] + " again")
+second = time.perf_counter() - start
 state = pipeline.arms.semantic._matrices[pipeline.arms.semantic.bound.table].snapshot
 if state.saving is not None:
     state.saving.join()
@@ -148,7 +153,8 @@ def cli(project: Path, rounds: int) -> None:
         for name, extra in (("without snapshots", ["--set", "arms.sqlite.snapshots=false"]),
                             ("with snapshots", [])):
             argv = ["--project-root", str(project), "--set", "retrieval.relevance_floor=0",
-                    "--set", "retrieval.document_relevance_floor=0", *extra, "search", query, "--scope", "local"]
+                    "--set", "retrieval.document_relevance_floor=0", *extra, "search", query,
+                    "--scope", "local"]
             wall, inner = _run(CLI_PROBE, [json.dumps(argv)])
             rows[name].append((wall, inner["model_load"]))
     load.append(os.getloadavg()[0])
