@@ -44,13 +44,28 @@ def by_id(browser: Any, element_id: str) -> Any:
 
 def follow(browser: Any, element: Any) -> None:
     """Click a link or submit button and wait until the next page has replaced this one."""
-    from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
 
     element.click()
-    WebDriverWait(browser, 60).until(expected_conditions.staleness_of(element))
+    WebDriverWait(browser, 60).until(lambda _: replaced(element))
     WebDriverWait(browser, 60).until(
         lambda b: b.execute_script("return document.readyState") == "complete")
+
+
+def replaced(element: Any) -> bool:
+    """Return True once ``element``'s page is gone: selenium says it is stale, or Chromium,
+    caught mid-navigation, says its node belongs to no document (CI failure, stop 19)."""
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+
+    try:
+        element.is_enabled()
+    except StaleElementReferenceException:
+        return True
+    except WebDriverException as exc:
+        if "does not belong to the document" not in str(exc):
+            raise
+        return True
+    return False
 
 
 def by_css(browser: Any, selector: str) -> list[Any]:
