@@ -42,11 +42,13 @@ from octomem.plugins.conversation.features import (
     Turn,
     folded_words,
     query_terms,
+    recalls_assistant,
     standardised,
     term_matches,
     turn_features,
     turn_of,
 )
+from octomem.plugins.conversation.ranker import ADDRESSED_BONUS, addressed_bonus
 
 from .dataset import load_dataset, parse_group_by
 
@@ -72,6 +74,8 @@ class Asked:
     cos: np.ndarray        # (n,)
     cov: np.ndarray        # (n,)
     group: str = ""        # the group asked (LoCoMo: the conversation)
+    qid: str = ""          # the question's id
+    recalls: bool = False  # the question refers to the assistant's words
 
 
 def _turn(chunk, group: str, order: dict[int, int]) -> Turn | None:  # type: ignore[no-untyped-def]
@@ -86,7 +90,7 @@ def _turn(chunk, group: str, order: dict[int, int]) -> Turn | None:  # type: ign
 
 
 def ask(pipeline: Pipeline, text: str, field: str, group: str, judged: dict[str, int],
-        order: dict[int, int], own: bool, semantic: bool = True) -> Asked | None:
+        order: dict[int, int], own: bool, semantic: bool = True, qid: str = "") -> Asked | None:
     """Run both arms (the keyword arm alone without ``semantic``) for ``text`` inside
     ``group`` and return the candidates' features (cosines NaN without ``semantic``)."""
     arms = pipeline.arms
@@ -113,7 +117,8 @@ def ask(pipeline: Pipeline, text: str, field: str, group: str, judged: dict[str,
         standardised(raw, BINARY),
         np.array([1.0 if judged.get(c.document_id, 0) > 0 else 0.0 for c in chunks]),
         cos.astype(np.float64),
-        np.array([coverage(words, embedding_text(c)) for c in chunks]), group)
+        np.array([coverage(words, embedding_text(c)) for c in chunks]), group, qid,
+        recalls_assistant(text))
 
 
 def logistic(
@@ -155,14 +160,17 @@ def fit_reranker(asked: list[Asked]) -> dict[str, list[float]]:
     return out
 
 
-def ranked(a: Asked, weights: dict[str, list[float]]) -> np.ndarray:
-    """Candidate order under ``weights`` (best first)."""
+def ranked(a: Asked, weights: dict[str, list[float]],
+           addressed: float = ADDRESSED_BONUS) -> np.ndarray:
+    """Candidate order under ``weights`` (best first), with the reranker's bonus for an
+    assistant's turn when the question refers to its words (``arms.conversation.addressed``)."""
     score = np.zeros(len(a.y))
     for k, kind in enumerate(KINDS):
         sel = a.kinds == k
         if sel.any() and weights.get(kind):
             w = np.asarray(weights[kind])
             score[sel] = a.x[sel] @ w[:-1] + w[-1]
+    score += addressed_bonus(a.kinds, a.recalls, addressed)
     return np.argsort(-score, kind="stable")
 
 
@@ -192,13 +200,13 @@ def collect(root: Path, folder: Path, split: str, group_by: str, only: set[str],
         asked_groups = sorted({g for _, _, g, _ in groups(dataset, field)
                                if not only or g in only})
         out = []
-        for _qid, text, group, judged in groups(dataset, field):
+        for qid, text, group, judged in groups(dataset, field):
             if group not in asked_groups:
                 continue
             other = asked_groups[(asked_groups.index(group) + 1) % len(asked_groups)]
             for target, own in ((group, True), (other, False)):
                 a = ask(pipeline, text, field, target, judged if own else {}, order, own,
-                        semantic)
+                        semantic, qid)
                 if a is not None:
                     out.append(a)
         return out

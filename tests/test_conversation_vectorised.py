@@ -27,6 +27,7 @@ from octomem.plugins.conversation.features import (
     Turn,
     folded_words,
     query_terms,
+    recalls_assistant,
     term_matches,
     turn_features,
 )
@@ -122,9 +123,12 @@ def _ref_scores(reranker: ConversationReranker, query: str, hits: Any,
     x = _ref_standardised(_ref_features(folded_words(query), [t for _, t in found], kw, cos,
                                         query_terms(query), texts),
                           reranker.model.binary)
+    recalls = recalls_assistant(query)  # "what did you ...": the assistant's words
     for row, (i, turn) in zip(x, found, strict=True):
         w = reranker.model.weights[turn.role or "peer"]
         scores[i] = float(row @ w[:-1] + w[-1])
+        if recalls and turn.role == "assistant":
+            scores[i] += reranker.options.addressed
     return scores
 
 

@@ -39,6 +39,35 @@ _WORD = re.compile(r"[^\W_]+")
 #: LongMemEval's tune split they occur in all 5 single-session-assistant questions
 #: (the evidence is the assistant's turn) and in none of the 25 others.
 ADDRESSED_AS = frozenset({"you", "your", "yours"})
+#: Irregular English past forms that, after "you", say the assistant already did or
+#: said something ("you told me", "the script you wrote"); regular ones end in "-ed".
+IRREGULAR_PAST = frozenset({
+    "said", "told", "gave", "wrote", "made", "sent", "showed", "shown", "thought", "found",
+    "got", "chose", "drew", "built", "took", "meant", "brought", "taught", "spoke", "knew",
+    "came", "put", "set", "left", "did", "had", "went", "read", "ran", "saw", "won"})
+#: "you" and the two words after it ("you told me", "you also said"), or "did you".
+_RECALLS = re.compile(r"\b(?:you\s+(\w+)(?:\s+(\w+))?|did\s+you)\b", re.IGNORECASE)
+
+
+def _past(word: str | None) -> bool:
+    word = (word or "").casefold()
+    return word.endswith("ed") or word in IRREGULAR_PAST
+
+
+def recalls_assistant(query: str) -> bool:
+    """Return whether ``query`` refers to the assistant's own earlier words ("you
+    suggested ...", "what did you say ...", "the list you provided"): "you" followed,
+    directly or after one word ("you also said"), by a verb in the past (ending in "-ed"
+    or one of :data:`IRREGULAR_PAST`), or "did you". A request ("can you recommend ...")
+    does not.
+    """
+    for match in _RECALLS.finditer(query):
+        first, second = match.group(1), match.group(2)
+        if first is None or _past(first) or _past(second):
+            return True
+    return False
+
+
 #: Least IDF weight of a query term among the candidates (a term every candidate holds
 #: still counts a little): the 0.01 floor of the LoCoMo tune fits.
 IDF_MIN = 0.01

@@ -38,6 +38,7 @@ from .features import (
     folded_words,
     held_terms,
     query_terms,
+    recalls_assistant,
     standardised,
     turn_features,
     turn_of,
@@ -54,6 +55,20 @@ WEIGHTS_FILE = Path(__file__).with_name("weights.json")
 #: storage's chunk cache (``plugins/sqlite/chunk_cache.py``) holds as many and returns
 #: the same chunk objects for as long, so a conversation's turns are read once.
 KNOWN_CAPACITY = 8192
+#: Default of ``arms.conversation.addressed``: the score (a logit of the assistant
+#: weights) added to an assistant's turn when the question refers to the assistant's own
+#: earlier words (:func:`~.features.recalls_assistant`: "you suggested", "did you say").
+#: The fitted weights give an assistant's turn the question addresses only +1.28
+#: (``speaker``, from 4 positive assistant turns), too little to lift the reply over the
+#: short user turn that asked for it and repeats the question's words.
+#: Chosen on LongMemEval ``--split tune`` alone: its 5 single-session-assistant
+#: questions are the only ones the cue fires on, so the other 25 are unchanged; the first
+#: evidence's ranks over the candidates go from (2, 2, 1, 1, 8) at 0 to the best seen,
+#: (1, 1, 1, 1, 7), for every bonus from 4.0 to 6.0 (0.5 steps; above 6.0 a question
+#: whose evidence is the user's own long request falls: 6.5 -> rank 4, 10 -> 73); 5.0 is
+#: the middle of that range (benchmarks/results/conversations/fit.md, "Questions about
+#: the assistant's words").
+ADDRESSED_BONUS = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +107,12 @@ class ConversationOptions(BaseModel, extra="forbid"):
         default=None, json_schema_extra={"group": "retrieval"},
         description="a weights JSON file written by benchmarks/fit_conversation.py "
         "(default: the shipped one)",
+    )
+    addressed: float = Field(
+        default=ADDRESSED_BONUS, ge=0.0, le=100.0, json_schema_extra={"group": "retrieval"},
+        description="added to an assistant turn's score when the question refers to the "
+        "assistant's own earlier words ('what did you suggest?', 'the list you gave me'); "
+        "0 leaves the fitted weights alone",
     )
 
 
@@ -220,7 +241,10 @@ class ConversationReranker:
                             np.array([f.asks for f in facts], dtype=bool))
         x = standardised(raw, self.model.binary)
         coef, bias = self._weights()
-        scores[at] = (x @ coef + bias)[np.arange(len(at)), cols.kind]
+        turn_scores = (x @ coef + bias)[np.arange(len(at)), cols.kind]
+        if self.options.addressed and recalls_assistant(query):
+            turn_scores += addressed_bonus(cols.kind, True, self.options.addressed)
+        scores[at] = turn_scores
         return scores
 
     def groups(self, hits: Sequence[Any]) -> list[tuple[str | None, str | None]]:
@@ -241,6 +265,20 @@ class ConversationReranker:
         if cached is None or cached[0] is not self.model:
             cached = self._matrix = (self.model, *self.model.matrix())
         return cached[1], cached[2]
+
+
+def addressed_bonus(kind: np.ndarray, recalls: bool, bonus: float) -> np.ndarray:
+    """Return what ``arms.conversation.addressed`` adds to each candidate's score:
+    ``bonus`` for an assistant's turn when the question refers to the assistant's own
+    words (``recalls``: :func:`~.features.recalls_assistant`), else 0.
+
+    :param kind: ``(n,)`` int64 codes into :data:`~.features.KINDS`.
+    :returns: ``(n,)`` float64.
+    """
+    import numpy as np
+
+    assistant = np.asarray(kind) == KINDS.index("assistant")
+    return (bonus if recalls else 0.0) * assistant
 
 
 def _passage(chunk: Any) -> str:

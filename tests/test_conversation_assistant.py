@@ -1,0 +1,81 @@
+"""Questions about the assistant's own words: ``recalls_assistant`` and the
+``conversation`` reranker's ``addressed`` bonus (real SQLite store, real fts5 arm)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from octomem.engine.memory.facade import open_memory
+from octomem.engine.types import Document, Query
+from octomem.plugins.conversation.features import recalls_assistant
+
+FILLER = [
+    "I baked bread this morning and it came out great.",
+    "The weather has been rainy all week here.",
+    "My cousin started a new job at the hospital.",
+    "We watched a documentary about whales last night.",
+    "I am thinking of repainting the kitchen blue.",
+    "The dog chewed my running shoes again.",
+]
+#: (role, text): the user's short request repeats the question's words; the assistant's
+#: long reply holds the answer ("ten minutes").
+CHAT = [
+    ("user", "What are some natural remedies for puffy eyes in the morning?"),
+    ("assistant", "Here are a few things that often help: place chilled cucumber slices on "
+                  "your eyelids for ten minutes, press cool tea bags on them afterwards, "
+                  "sleep with your head slightly raised, drink more water during the day, "
+                  "and cut down on salty food in the evening."),
+    *[(("user", "assistant")[i % 2], t) for i, t in enumerate(FILLER)],
+]
+QUESTION = ("You suggested natural remedies for puffy eyes. How long did you say the "
+            "cucumber stays on?")
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("You suggested natural remedies for puffy eyes.", True),
+    ("what did you say about the cucumber?", True),
+    ("Remind me of the list you provided", True),
+    ("you just told me the ratio", True),
+    ("the script you wrote for the movie", True),
+    ("Can you recommend a good book for the train?", False),
+    ("Could you remind me what I said about my dog?", False),
+    ("How many youtube videos have I watched?", False),
+    ("What did Ana say about Lisbon?", False),
+])
+def test_a_question_recalls_the_assistant_when_you_is_followed_by_a_past_verb(
+    query: str, expected: bool,
+) -> None:
+    assert recalls_assistant(query) is expected
+
+
+def _top(data_dir: Path, addressed: float | None, query: str) -> list[str]:
+    arms: dict[str, object] = {} if addressed is None else {
+        "conversation": {"addressed": addressed}}
+    memory = open_memory(overrides={
+        "data_dir": str(data_dir), "arms": arms,
+        "pipeline": {"embedder": None, "semantic": None, "reranker": "conversation"}})
+    try:
+        pipeline = memory.scopes.require("global", create=True)
+        if not pipeline.search(Query("bread", top_k=1)).hits:
+            pipeline.add([
+                Document(text=f"{role}: {text}", id=f"chat-{i}", kind="TURN",
+                         metadata={"conversation": "chat", "session": "1", "position": i,
+                                   "speaker": role, "role": role})
+                for i, (role, text) in enumerate(CHAT)])
+        return [h.chunk.document_id for h in pipeline.search(Query(query, top_k=3)).hits]
+    finally:
+        memory.close()
+
+
+def test_the_assistants_reply_comes_first_when_the_question_recalls_its_words(
+    data_dir: Path,
+) -> None:
+    fitted_only = _top(data_dir, 0.0, QUESTION)
+    default = _top(data_dir, None, QUESTION)
+    assert fitted_only[0] == "chat-0"  # the user's request repeats the question's words
+    assert default[0] == "chat-1"      # the reply holding "ten minutes"
+    # a request to the assistant is no recall of its words: the bonus stays off
+    request = "Can you list natural remedies for puffy eyes with cucumber?"
+    assert _top(data_dir, None, request) == _top(data_dir, 0.0, request)
