@@ -140,6 +140,16 @@ def sync(copy: Snapshotted, conn: apsw.Connection, log_name: str,
     return True
 
 
+def current(copy: Snapshotted, last: int) -> bool:
+    """True when :func:`sync` of ``copy`` would do nothing now that the change log's newest
+    ``seq`` is ``last`` (:func:`.changelog.last_seq`): loaded, at ``last``, and no snapshot
+    due. Lets a search that reads ``last`` once skip both copies' syncs (and their read
+    transaction) while nothing was written."""
+    state = copy.snapshot
+    return copy.seq == last >= 0 and (
+        state.db is None or copy.seq - state.saved_seq < snapshots.RESAVE_AFTER)
+
+
 def save(copy: Snapshotted) -> threading.Thread | None:
     """Write ``copy``'s snapshot in the background (call holding the copy's lock) unless
     one is being written or the copy is not in a state it saves.

@@ -64,7 +64,7 @@ import apsw
 from octomem.engine.arms import ArmContext, ArmSpec
 from octomem.engine.errors import EmbedderMismatchError, InvalidQueryError, OctomemError
 from octomem.engine.hookspecs import hookimpl
-from octomem.engine.types import Filters, Hit, Run
+from octomem.engine.types import Filters, Hit, Run, run_of
 from octomem.plugins.sqlite.storage import SqliteStorage, require_sqlite
 
 from ..sqlite import changelog as vector_log
@@ -90,6 +90,7 @@ if TYPE_CHECKING:  # numpy and the in-RAM copy are imported where vectors are ha
     import numpy as np
 
     from .matrix import VectorMatrix
+    from .subsets import SubsetCache
 
 NAME = "sqlite-vec"
 class SqliteVecSemanticArm:
@@ -109,6 +110,7 @@ class SqliteVecSemanticArm:
         self.options = options or SqliteVecOptions()
         self.bound: VectorSet | None = None
         self._matrices: dict[str, VectorMatrix] = {}
+        self._subsets: dict[str, SubsetCache] = {}  # per vector set, under its matrix's lock
         #: per connection: ((data_version, total_changes, table), missing count)
         self._missing: weakref.WeakKeyDictionary[apsw.Connection, tuple[tuple[Any, ...], int]] = (
             weakref.WeakKeyDictionary())
@@ -342,23 +344,31 @@ class SqliteVecSemanticArm:
         """Search with an exact numpy scan of the in-RAM copy (``scan = "numpy"``).
 
         The filters are a mask from the storage's in-RAM filter index
-        (:mod:`octomem.plugins.sqlite.filter_index`), gathered by the matrix's chunk ids.
-        Both copies sync in one read transaction, so a hit is never a chunk deleted in
-        between.
+        (:mod:`octomem.plugins.sqlite.filter_index`), gathered by the matrix's chunk ids,
+        kept with its rows (and gathered vectors) while nothing changes (:mod:`.subsets`).
+        The change log's last position is read once; when either copy is behind, both
+        sync in one read transaction, so a hit is never a chunk deleted in between.
         """
-        from ..sqlite.filter_index import allowed_at
+        from ..sqlite import snapshot_sync
+        from .subsets import SubsetCache, subset_of
 
         conn = self.storage.connection()
         matrix = self._matrix_of(bound)
         fields = self.storage.fields
-        with matrix.lock, conn:
-            matrix.sync(conn)
-            fields.sync(conn)
-            mask = allowed_at(fields.mask(filters), matrix.ids[:matrix.count])
-            top = matrix.top_k(query, k, mask)
-        return [Hit(cid, score, rank, NAME)  # tolist: Python ints and floats, as int()/float()
-                for rank, (cid, score) in enumerate(
-                    zip(top.ids.tolist(), top.scores.tolist(), strict=True), 1)]
+        with matrix.lock:
+            last = vector_log.last_seq(conn)
+            if not (snapshot_sync.current(matrix, last) and snapshot_sync.current(fields, last)):
+                with conn:
+                    matrix.sync(conn)
+                    fields.sync(conn)
+            cache = self._subsets.get(bound.table)
+            if cache is None:
+                cache = self._subsets[bound.table] = SubsetCache(
+                    int(self.options.filter_cache_mb * 2**20))
+            subset = subset_of(cache, matrix, fields, filters)
+            top = matrix.top_k(query, k, subset.mask, subset.rows, subset.gathered)
+        # tolist: Python ints and floats, as int()/float()
+        return run_of(top.ids.tolist(), top.scores.tolist(), NAME)
 
     def search(self, vector: np.ndarray, filters: Filters, k: int) -> Run:
         """Return the ``k`` chunks passing ``filters`` nearest to ``vector`` by cosine.

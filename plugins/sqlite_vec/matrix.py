@@ -273,7 +273,8 @@ class VectorMatrix(MatrixSnapshots):
                 out[hit] = source[pos[hit]]
             return out
 
-    def top_k(self, query: np.ndarray, k: int, mask: np.ndarray | None) -> ScanResult:
+    def top_k(self, query: np.ndarray, k: int, mask: np.ndarray | None,
+              rows: np.ndarray | None = None, gathered: np.ndarray | None = None) -> ScanResult:
         """Cosine top ``k`` of ``query`` among the rows where ``mask`` is True.
 
         Exact, except on a set past the ``reduce`` threshold with a mask that is not
@@ -282,16 +283,24 @@ class VectorMatrix(MatrixSnapshots):
         :param query: float32 ``(dim,)``, non-zero.
         :param mask: bool ``(count,)`` or ``None`` for every row. A selective mask
             scores only its rows (a gather, then a smaller product).
+        :param rows: ``np.flatnonzero(mask)`` (int64) when the caller kept it.
+        :param gathered: :func:`.row_gather.gather` of those rows when the caller kept it
+            (:mod:`.subsets`): scored without gathering, the same scores.
         :returns: at most ``k`` ids and cosine similarities, best first.
         """
         with self.lock, one_blas_thread():  # the lock: one gather buffer per matrix
-            return self._top_k(query, k, mask)
+            return self._top_k(query, k, mask, rows, gathered)
 
-    def _top_k(self, query: np.ndarray, k: int, mask: np.ndarray | None) -> ScanResult:
+    def _top_k(self, query: np.ndarray, k: int, mask: np.ndarray | None,
+               rows: np.ndarray | None = None, gathered: np.ndarray | None = None) -> ScanResult:
         n = self.count
         q = query / np.linalg.norm(query)
-        rows = None if mask is None else np.flatnonzero(mask)
-        if rows is not None and self._gathers(len(rows)):  # selective: only those rows
+        if rows is None and mask is not None:
+            rows = np.flatnonzero(mask)
+        if rows is not None and gathered is not None:  # kept from an earlier search
+            scores = row_gather.scores_of(gathered, len(rows), q)
+            scores *= self.inv_norms[rows]
+        elif rows is not None and self._gathers(len(rows)):  # selective: only those rows
             if self._gather_buffer is None:
                 self._gather_buffer = row_gather.new_buffer(self.dim)
             scores = row_gather.gathered_scores(self._rows_major(), rows, q, self._gather_buffer)

@@ -18,6 +18,14 @@ class SqliteVecOptions(BaseModel, extra="forbid"):
         "process has loaded the copy, vec0 before); same hits",
         json_schema_extra={"group": "runtime"},
     )
+    filter_cache_mb: float = Field(
+        default=64.0, ge=0,
+        description="numpy scan: the most MB of vectors kept gathered for filters asked "
+        "again (the same filters while nothing was written: a conversation's questions, a "
+        "tag); such a search scores them without gathering, the same answers. 0: none kept "
+        "(a memory bound, not tuned: ~10 filters keeping 10 % of 100k 384-d vectors)",
+        json_schema_extra={"group": "runtime"},
+    )
     approximate_above: int = Field(
         default=200_000, ge=1,
         description="numpy scan: a vector set with at least this many vectors is searched in "

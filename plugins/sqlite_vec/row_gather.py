@@ -16,6 +16,11 @@ block is scored padded to a multiple of :data:`PAD_ROWS` rows: OpenBLAS's row-ma
 ``sgemv_t`` sums four rows at a time and the rows of a last partial group in another
 order, so without the padding the same vector could score a different last bit
 depending on its place in the block.
+
+A filter asked again (the same filters while neither copy changed: a conversation's
+questions, a tag) need not gather again: :func:`gather` keeps its rows as one padded
+array and :func:`scores_of` scores it block by block as :func:`gathered_scores` would,
+so the scores are the same bits (:mod:`.subsets` keeps those arrays).
 """
 
 from __future__ import annotations
@@ -59,3 +64,26 @@ def new_buffer(dim: int) -> np.ndarray:
     """Return a zeroed float32 ``(BLOCK_ROWS, dim)`` scratch buffer for :func:`gathered_scores`
     (zeroed: the padding rows of a first short block are then zeros, never garbage)."""
     return np.zeros((BLOCK_ROWS, dim), dtype=np.float32)
+
+
+def gather(rows_major: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Return ``rows_major[rows]`` as a new C-contiguous float32 array of
+    ``ceil(m / PAD_ROWS) * PAD_ROWS`` rows, the rows past ``m`` zero (for :func:`scores_of`).
+
+    :param rows_major: float32 ``(n, dim)``, C-contiguous. :param rows: int64 ``(m,)``.
+    """
+    m = len(rows)
+    out = np.zeros((-(-m // PAD_ROWS) * PAD_ROWS, rows_major.shape[1]), dtype=np.float32)
+    np.take(rows_major, rows, axis=0, out=out[:m], mode="clip")
+    return out
+
+
+def scores_of(gathered: np.ndarray, m: int, query: np.ndarray) -> np.ndarray:
+    """Return the first ``m`` rows of ``gathered`` (from :func:`gather`) times ``query``:
+    float32 ``(m,)``, bit for bit :func:`gathered_scores` of the same rows (the same
+    blocks of :data:`BLOCK_ROWS`, each padded to :data:`PAD_ROWS`)."""
+    out = np.empty(len(gathered), dtype=np.float32)
+    for start in range(0, m, BLOCK_ROWS):
+        end = start + (-(-min(BLOCK_ROWS, m - start) // PAD_ROWS) * PAD_ROWS)
+        np.matmul(gathered[start:end], query, out=out[start:end])
+    return out[:m]
