@@ -9,17 +9,16 @@ key, the layer and the closest known key.
 from __future__ import annotations
 
 import difflib
-import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, Field, SecretStr, ValidationError
-from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from .errors import ArmConfigError
+from .settings_env import env_layer
 
 ENV_PREFIX = "OCTOMEM_"
 
@@ -194,17 +193,19 @@ def _default_data_dir() -> Path:
     return platformdirs.user_data_path("octomem")
 
 
-class Settings(BaseSettings):
+class Settings(BaseModel):
     """Every octomem setting. Nested keys are dotted (``retrieval.rrf_k``) in ``--set`` and
     joined by ``__`` in environment variables (``OCTOMEM_RETRIEVAL__RRF_K=40``).
 
     ``arms.<name>`` holds the options of the arm of that name (validated by the arm's
-    own options model when the pipeline is assembled).
+    own options model when the pipeline is assembled). A plain model with pydantic-settings'
+    ``BaseSettings`` configuration: :func:`load_settings` reads every layer itself, and
+    pydantic-settings (with asyncio and dotenv, ~0.1 s of a fresh process) is imported only
+    to read ``OCTOMEM_*`` variables when there are any (:mod:`.settings_env`).
     """
 
-    model_config = SettingsConfigDict(
-        env_prefix=ENV_PREFIX, env_nested_delimiter="__", extra="forbid"
-    )
+    model_config = ConfigDict(extra="forbid", validate_default=True,
+                              arbitrary_types_allowed=True)
 
     data_dir: Path = _field(_default_data_dir, "runtime", "where data lives")
     global_root: Path | None = _field(
@@ -226,11 +227,6 @@ class Settings(BaseSettings):
     arms: dict[str, dict[str, Any]] = _field(
         dict, "identity", "options of each arm by arm name (validated by the arm)"
     )
-
-    @classmethod
-    def settings_customise_sources(cls, settings_cls, init_settings, *_: Any, **__: Any):  # type: ignore[no-untyped-def, override]
-        """Use only the values :func:`load_settings` merged; it reads every layer itself."""
-        return (init_settings,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -368,20 +364,6 @@ def _check_keys(data: dict[str, Any], model: type[BaseModel], layer: str, prefix
             _check_keys(value, annotation, layer, f"{dotted}.")
 
 
-def _env_layer() -> dict[str, Any]:
-    unknown = [
-        k for k in os.environ
-        if k.startswith(ENV_PREFIX)
-        and k[len(ENV_PREFIX):].split("__")[0].lower() not in Settings.model_fields
-    ]
-    if unknown:
-        raise ArmConfigError(
-            f"unknown environment variable {unknown[0]}; known prefixes: "
-            + ", ".join(ENV_PREFIX + f.upper() for f in Settings.model_fields)
-        )
-    return EnvSettingsSource(Settings, case_sensitive=False)()
-
-
 def _merge(into: dict[str, Any], layer: dict[str, Any], name: str, prov: dict[str, str],
            prefix: str = "") -> None:
     """Deep-merge ``layer`` into ``into``, recording ``name`` as the source of each leaf."""
@@ -426,7 +408,7 @@ def load_settings(
         layers.append((f"project config ({project})", _read_toml(project, "project config")))
     if config_file is not None:
         layers.append((f"--config ({config_file})", _read_toml(config_file, "--config")))
-    layers.append(("environment", _env_layer()))
+    layers.append(("environment", env_layer(Settings, ENV_PREFIX)))
     layers.append(("--set", overrides or {}))
     merged: dict[str, Any] = {}
     provenance: dict[str, str] = {}

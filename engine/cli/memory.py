@@ -5,27 +5,28 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
 from ..errors import OctomemError
-from ..memory.facade import Remembered
-from ..memory.folders import IngestReport
-from ..memory.forget import ForgetOutcome
 from ..memory.limits import check_length
-from ..memory.models import as_json
-from ..memory.recall import RecallAnswer
-from ..memory.results import forget_result, recall_result, remember_result
-from ..memory.scopes import ScopeName, check_scope
+from ..memory.scopes import check_scope
 from ..memory.sources import file_document
-from ..memory.transfer import ImportReport
-from ..types import Document
 from .hits import print_answer
 from .layout import aligned, emit, packed, wrapped
 from .values import human_size, human_time, plural
+
+if TYPE_CHECKING:  # the JSON results' pydantic models are built when JSON is printed
+    from ..memory.facade import Remembered
+    from ..memory.folders import IngestReport
+    from ..memory.forget import ForgetOutcome
+    from ..memory.recall import RecallAnswer
+    from ..memory.scopes import ScopeName
+    from ..memory.transfer import ImportReport
+    from ..types import Document
 
 
 def _snippet(text: str, width: int) -> str:
@@ -43,6 +44,8 @@ def check_write_scope(scope: str | None) -> ScopeName:
 
 def print_json(model: Any) -> None:
     """Print a result model as indented JSON on stdout (no Rich markup)."""
+    from ..memory.models import as_json
+
     print(json.dumps(as_json(model), indent=2, ensure_ascii=False))
 
 
@@ -52,6 +55,8 @@ def show_recall(console: Console, query: str, ans: RecallAnswer, explain: bool,
     answer found nothing (:func:`.empty.why_empty`); ``as_of``: the instant asked about
     (epoch seconds; a hit current then is not marked superseded)."""
     if json_out:
+        from ..memory.results import recall_result
+
         print_json(recall_result(query, ans, explain=True))
     else:
         print_answer(console, query, ans, explain, why, as_of)
@@ -62,6 +67,8 @@ def show_recall(console: Console, query: str, ans: RecallAnswer, explain: bool,
 def show_remembered(console: Console, out: Remembered, json_out: bool) -> None:
     """Print what ``remember`` stored, replaced and found near-identical."""
     if json_out:
+        from ..memory.results import remember_result
+
         print_json(remember_result(out))
         return
     if out.already_stored:
@@ -85,6 +92,8 @@ def show_remembered(console: Console, out: Remembered, json_out: bool) -> None:
 def show_forgotten(console: Console, out: ForgetOutcome, json_out: bool) -> bool:
     """Print what ``forget`` did; return False when the text was ambiguous (none removed)."""
     if json_out:
+        from ..memory.results import forget_result
+
         print_json(forget_result(out))
         return out.forgotten is not None
     if out.forgotten is None:

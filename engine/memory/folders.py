@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
-from urllib.request import url2pathname
 
 from ..arms import VersionedStorage
 from ..pipeline import AddReport, Pipeline
@@ -54,6 +53,8 @@ class IngestReport(AddReport):
 def _file_path(doc: Document) -> Path | None:
     if not doc.id.startswith("file:") or not doc.uri or not doc.uri.startswith("file:"):
         return None
+    from urllib.request import url2pathname  # with http.client and ssl: ~40 ms of a start
+
     return Path(url2pathname(urlparse(doc.uri).path))
 
 
