@@ -32,10 +32,12 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stder
 """
 
 #: Modules a plain (text) search must not import: pydantic-settings and what it brings
-#: (asyncio, dotenv), the JSON result models, urllib.request (http.client, ssl).
+#: (asyncio, dotenv), the JSON result models, urllib.request (http.client, ssl), the help
+#: pages' renderer (rich's tables, columns and panels).
 NOT_ON_THE_SEARCH_PATH = ("pydantic_settings", "asyncio", "dotenv", "urllib.request",
                           "http.client", "ssl", "octomem.engine.memory.results",
-                          "octomem.engine.memory.turn_results")
+                          "octomem.engine.memory.turn_results", "octomem.engine.cli.helpview",
+                          "rich.table", "rich.columns", "rich.panel")
 
 KEYWORD_ONLY = ("--set", "pipeline.embedder=", "--set", "pipeline.semantic=")
 

@@ -20,7 +20,6 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from . import helpview
 from .usage import UsageError, with_context
 
 #: Exit status after Ctrl-C (128 + SIGINT, the shell's convention).
@@ -177,6 +176,8 @@ class Command(TyperCommand):
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
         """Print the help page (:mod:`.helpview`: typer's layout, without its renderer)."""
+        from . import helpview  # rich's tables and panels: loaded for help pages only
+
         helpview.print_page(helpview.page_of(self, ctx))
 
     def invoke(self, ctx: Any) -> Any:
@@ -217,6 +218,8 @@ class Group(TyperGroup):
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
         """Print the help page (:mod:`.helpview`: typer's layout, without its renderer)."""
+        from . import helpview  # rich's tables and panels: loaded for help pages only
+
         helpview.print_page(helpview.page_of(self, ctx, {"Commands": self.command_rows(ctx)}))
 
 
