@@ -10,12 +10,12 @@ Information Retrieval Models", NeurIPS 2021 Datasets and Benchmarks): ``corpus.j
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from octomem.engine.digests import file_sha256
 from octomem.engine.errors import OctomemError
 from octomem.engine.memory.sources import beir_corpus_path
 from octomem.engine.types import Filters
@@ -44,15 +44,6 @@ class BeirDataset:
     corpus_sha256: str
     corpus_path: Path
     extra: dict[str, Any] = field(default_factory=dict)
-
-
-def file_sha256(path: Path) -> str:
-    """Return the hex sha256 of a file's bytes, read in 1 MiB blocks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def read_qrels(path: Path) -> dict[str, dict[str, int]]:

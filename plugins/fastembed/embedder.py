@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from octomem.engine.arms import ArmContext, ArmSpec
+from octomem.engine.digests import file_sha256
 from octomem.engine.errors import EmbedderUnavailableError
 from octomem.engine.hookspecs import hookimpl
 
 from .loading import (
     custom_model_name,
-    file_sha256,
     find_onnx_file,
     load_from_hub,
     sort_by_length,

@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 HUB_PROBE_TIMEOUT_S = 5.0
 _ONNX_CANDIDATES = ("model.onnx", "onnx/model.onnx", "model_optimized.onnx")
 _TRUTHY = {"1", "TRUE", "YES", "ON"}
-_HASHES: dict[tuple[str, int, int], str] = {}
 T = TypeVar("T")
 
 
@@ -107,19 +106,6 @@ def find_onnx_file(folder: Path, model_file: str | None) -> Path:
             "set model_file"
         )
     return found[0].resolve()
-
-
-def file_sha256(path: Path) -> str:
-    """Return the hex sha256 of a file, cached by (path, size, mtime)."""
-    stat = path.stat()
-    key = (str(path), stat.st_size, stat.st_mtime_ns)
-    if key not in _HASHES:
-        digest = hashlib.sha256()
-        with path.open("rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-        _HASHES[key] = digest.hexdigest()
-    return _HASHES[key]
 
 
 def custom_model_name(prefix: str, *key: object) -> str:

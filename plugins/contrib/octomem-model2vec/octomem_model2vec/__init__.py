@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from octomem.engine.arms import ArmContext, ArmSpec
+from octomem.engine.digests import file_sha256
 from octomem.engine.errors import EmbedderUnavailableError
 from octomem.engine.hookspecs import hookimpl
 
@@ -59,7 +60,6 @@ _EMBEDDINGS = (("model.safetensors", "embeddings"),
                ("0_StaticEmbedding/model.safetensors", "embedding.weight"))
 #: The largest safetensors header the format allows (100 MB).
 _MAX_HEADER = 100_000_000
-_HASHES: dict[tuple[str, int, int], str] = {}
 
 
 class Model2VecOptions(BaseModel, extra="forbid"):
@@ -130,25 +130,12 @@ def embedding_dim(folder: Path) -> int:
     )
 
 
-def _file_sha256(path: Path) -> str:
-    """Return the hex sha256 of a file, cached by (path, size, mtime)."""
-    stat = path.stat()
-    key = (str(path), stat.st_size, stat.st_mtime_ns)
-    if key not in _HASHES:
-        digest = hashlib.sha256()
-        with path.open("rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-        _HASHES[key] = digest.hexdigest()
-    return _HASHES[key]
-
-
 def folder_digest(folder: Path) -> str:
     """Return a sha256 over the model's files (:data:`IDENTITY_FILES`), or ``"missing"``."""
     files = [(name, folder / name) for name in IDENTITY_FILES]
     if not any(f.is_file() for _, f in files):
         return "missing"
-    lines = [f"{name}:{_file_sha256(f) if f.is_file() else '-'}" for name, f in files]
+    lines = [f"{name}:{file_sha256(f) if f.is_file() else '-'}" for name, f in files]
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
