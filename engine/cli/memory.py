@@ -12,9 +12,8 @@ from rich.markup import escape
 from rich.text import Text
 
 from ..errors import OctomemError
-from ..memory.limits import check_length
 from ..memory.scopes import check_scope
-from ..memory.sources import file_document
+from ..memory.sources import EmptyFileError, read_text_file
 from .hits import print_answer
 from .layout import aligned, emit, packed, wrapped
 from .values import human_size, human_time, plural
@@ -201,15 +200,13 @@ def file_documents(err: Console, files: list[Path], max_bytes: int,
     """
     for path in files:
         try:
-            check_length(path.stat().st_size, max_bytes, str(path), "limits.file_bytes",
-                         "bytes", "; split it")
-            doc = file_document(path)
-            why, error = (None, False) if doc.text.strip() else (f"{path}: empty file", False)
-        except (OctomemError, OSError) as exc:
-            why, error = str(exc), True
-        if why is None:
+            doc = read_text_file(path, max_bytes)
+        except OctomemError as exc:
+            why, error = str(exc), not isinstance(exc, EmptyFileError)
+        else:
             yield doc
-        elif refused is not None and path in named:
+            continue
+        if refused is not None and path in named:
             refused.append((path, why))
         else:
             err.print(Text.assemble(("skipped: ", "yellow"), why), highlight=False)

@@ -23,7 +23,7 @@ from ..errors import InvalidQueryError, OctomemError
 from ..pipeline import AddReport
 from ..types import Document
 from .limits import check_length, confined
-from .sources import TEXT_SUFFIXES, IngestFormat, file_document, find_sources
+from .sources import TEXT_SUFFIXES, IngestFormat, find_sources, read_text_file
 from .transcripts import TranscriptFormat, read_transcript
 
 #: Kind of ingested documents (statements use ITEM, FACT, ...).
@@ -169,13 +169,10 @@ def _read(file: Path, how: TranscriptFormat | None, max_bytes: int | None,
         ``skipped``).
     """
     try:
+        if how is None:
+            return [read_text_file(file, max_bytes, f"path_or_text ({file})")]
         _checked([file], None, max_bytes)
-        if how is not None:
-            return read_transcript(file, how)
-        doc = file_document(file)
-        if not doc.text.strip():
-            raise OctomemError(f"{file}: empty file")
-        return [doc]
+        return read_transcript(file, how)
     except OctomemError as exc:
         if skipped is None:
             raise

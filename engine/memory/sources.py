@@ -14,6 +14,7 @@ from typing import Literal
 from ..errors import OctomemError
 from ..turns import TURN_KIND, beir_turn, epoch
 from ..types import Document
+from .limits import check_length
 from .times import in_range
 from .transcripts import TranscriptFormat, sniff
 
@@ -142,6 +143,33 @@ def file_document(path: Path) -> Document:
         text=text, id=doc_id, title=_title(path, text), uri=resolved.as_uri(), kind="DOC",
         created_at=_recorded_at(resolved.stat().st_mtime),
     )
+
+
+class EmptyFileError(OctomemError):
+    """A text file holding only whitespace: nothing to store (in a folder, only noted)."""
+
+
+def read_text_file(path: Path, max_bytes: int | None, argument: str | None = None) -> Document:
+    """Read one text file as a document (:func:`file_document`) once its size is checked.
+
+    :param max_bytes: the largest file read, in bytes (setting ``limits.file_bytes``);
+        ``None``: any size.
+    :param argument: what a too-large file is called in the error (default: its path).
+    :raises InvalidQueryError: the file is larger than ``max_bytes``.
+    :raises EmptyFileError: it holds only whitespace.
+    :raises OctomemError: it is not UTF-8 text, or cannot be read (naming the file and
+        the system's reason).
+    """
+    try:
+        if max_bytes is not None:
+            check_length(path.stat().st_size, max_bytes, argument or str(path),
+                         "limits.file_bytes", "bytes", "; split it")
+        doc = file_document(path)
+    except OSError as exc:
+        raise OctomemError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
+    if not doc.text.strip():
+        raise EmptyFileError(f"{path}: empty file")
+    return doc
 
 
 def _jsonl(path: Path) -> Iterator[dict]:
