@@ -8,9 +8,11 @@ of 10k, ~9 ms at 10 % of 100k). The same filters are asked again and again: ever
 question of one conversation (``--group-by``), one tag, one kind. This keeps, per
 filters, the mask, its rows and, for a selective filter, the gathered vectors, for as
 long as both copies stay at the change-log position they were made at (any write moves
-it: then everything is dropped). A search of a kept filter scores the kept vectors
-directly; the scores are the same bits (:func:`.row_gather.scores_of`), so the answers
-are those of a search that computes everything again.
+it: then everything is dropped). The vectors are gathered when a filter is asked a
+second time, so a filter asked once (``as_of`` now, say) costs no copy. A search of a
+kept filter scores the kept vectors directly; the scores are the same bits
+(:func:`.row_gather.scores_of`), so the answers are those of a search that computes
+everything again.
 
 Memory: the gathered vectors of the kept filters are at most
 ``SqliteVecOptions.filter_cache_mb`` in total (least recently used dropped first), and at
@@ -53,6 +55,7 @@ class Subset:
     mask: np.ndarray | None
     rows: np.ndarray | None
     gathered: np.ndarray | None = None
+    tried: bool = False  # gathering was considered (on the second search of the filter)
 
     @property
     def nbytes(self) -> int:
@@ -85,7 +88,8 @@ class SubsetCache:
 
     def get(self, key: Hashable, state: Any, make: Callable[[], Subset],
             gather: Callable[[np.ndarray], np.ndarray | None], row_bytes: int) -> Subset:
-        """Return the subset of ``key`` in ``state``, making and keeping it when absent.
+        """Return the subset of ``key`` in ``state``, making and keeping it when absent
+        (its mask and rows), and gathering its rows when it is asked for a second time.
 
         :param state: anything equal while the copies are unchanged (e.g. both change-log
             positions and the row count); another state drops every kept subset.
@@ -98,15 +102,17 @@ class SubsetCache:
             self.entries.clear()
             self.state, self.held = state, 0
         subset = self.entries.get(key)
-        if subset is not None:
+        if subset is None:  # first sight: the mask and rows only (a filter asked once,
+            # e.g. as_of now, would pay a copy it never uses)
+            subset = self.entries[key] = make()
+        else:
             self.entries.move_to_end(key)
-            return subset
-        subset = make()
-        rows = subset.rows
-        if rows is not None and (len(rows) + 4) * row_bytes <= self.budget:
-            subset.gathered = gather(rows)
-        self.entries[key] = subset
-        self.held += subset.nbytes
+            rows = subset.rows
+            if (not subset.tried and rows is not None
+                    and (len(rows) + 4) * row_bytes <= self.budget):
+                subset.tried = True  # asked again: gather its rows once, if the scan would
+                subset.gathered = gather(rows)
+                self.held += subset.nbytes
         while self.entries and (self.held > self.budget or len(self.entries) > ENTRIES):
             _, old = self.entries.popitem(last=False)
             self.held -= old.nbytes

@@ -12,6 +12,11 @@ by joining two at random above the source size; random unit vectors (timing only
   query, so that no system always follows the same one), without and with the filter,
   and the octomem hybrid's two arms as timed inside it; beside each p50 wall time, the p50
   process CPU time per call (all threads: under load it separates work from waiting);
+  ``octomem-vec-newfilter`` asks every filtered query with a filter never asked before
+  (``created_after`` that every row passes, so the same rows): the first search of a
+  filter, which computes its mask and gathers its rows (nothing kept yet, see
+  ``plugins/sqlite_vec/subsets.py``); faiss's ``IDSelectorBitmap`` is built once, outside
+  the timed calls;
   ``--before`` adds octomem's vector and hybrid rows as scanned before the row gather
   (``GATHER_SHARE = 0``: the full column-major product, the other rows dropped).
 - ``pipeline N [--rounds R]``: end to end, the default pipeline's search with the query
@@ -163,6 +168,10 @@ def _peers(argv):
 
     def o_kw(i, f): return [h.chunk_id for h in fts.search(qs[i], F if f else Filters(), 100)]
     def o_vec(i, f): return [h.chunk_id for h in vec.search(qv[i], F if f else Filters(), 100)]
+    fresh = iter(range(10**9))  # a filter never asked before: the same rows, another key
+    def o_vec_new(i, f):
+        g = Filters(metadata={"group": "g3"}, created_after=1.0 + next(fresh)) if f else Filters()
+        return [h.chunk_id for h in vec.search(qv[i], g, 100)]
     parts = {}  # each octomem hybrid's own arms, timed inside it
     running = [""]  # the system being timed
 
@@ -180,7 +189,8 @@ def _peers(argv):
         res, sc = bm.retrieve(qt, k=100, weight_mask=wmask if f else None, show_progress=False, n_threads=1)
         return list(res[0])
     def p_hyb(i, f): return rrf(p_kw(i, f), p_vec(i, f))
-    systems = {"octomem-kw": o_kw, "octomem-vec": o_vec, "octomem-hyb": o_hyb,
+    systems = {"octomem-kw": o_kw, "octomem-vec": o_vec, "octomem-vec-newfilter": o_vec_new,
+               "octomem-hyb": o_hyb,
                "bm25s": p_kw, "faiss": p_vec, "faiss+bm25s": p_hyb}
     if "--before" in sys.argv:  # the scan before the row gather: the full product, drop
         from octomem.plugins.sqlite_vec import matrix as M
