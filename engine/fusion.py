@@ -102,12 +102,19 @@ def arm_bounds(entries: Sequence[Any]) -> dict[str, tuple[float, float]]:
 
     :param entries: fused entries (anything with ``contributions: {arm: Hit}``).
     """
-    bounds: dict[str, tuple[float, float]] = {}
-    for entry in entries:
+    lows: dict[str, float] = {}
+    highs: dict[str, float] = {}
+    for entry in entries:  # min()/max() of each arm's scores, without a tuple per hit
         for arm, hit in entry.contributions.items():
-            lo, hi = bounds.get(arm, (hit.score, hit.score))
-            bounds[arm] = (min(lo, hit.score), max(hi, hit.score))
-    return bounds
+            score = hit.score
+            low = lows.get(arm)
+            if low is None:
+                lows[arm] = highs[arm] = score
+            elif score < low:
+                lows[arm] = score
+            elif score > highs[arm]:
+                highs[arm] = score
+    return {arm: (low, highs[arm]) for arm, low in lows.items()}
 
 
 def weighted_score(contributions: Mapping[str, Hit], bounds: Mapping[str, tuple[float, float]],

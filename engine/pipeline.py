@@ -375,8 +375,9 @@ class Pipeline:
         cos = {} if similarity is None else {
             h.chunk.id: float(c) for h, c in zip(hits, similarity, strict=True)}
         if vectors is not None:
+            embedded = vectors.any(axis=1).tolist()  # one call, not one per hit
             answer.unembedded_hits.extend(
-                h.chunk.id for h, v in zip(hits, vectors, strict=True) if not v.any()
+                h.chunk.id for h, v in zip(hits, embedded, strict=True) if not v
             )
         if self.arms.dedup is not None and hits:
             hits, collapsed = self.arms.dedup.dedup(hits, vectors)

@@ -123,3 +123,24 @@ def test_document_fusion_in_a_real_pipeline(tmp_path: Path) -> None:
     pipeline.close()
     assert orders["weighted"] == weighted  # documents: the same order as weighted fusion
     assert sorted(orders["rrf"]) == sorted(weighted)
+
+
+@given(st.lists(st.lists(st.tuples(st.sampled_from(["fts5", "sqlite-vec", "x"]),
+                                   st.sampled_from([0.0, -0.0, 1.5, -2.0, 3.25, 1e-9])),
+                         max_size=3), max_size=30))
+def test_arm_bounds_are_the_min_and_max_of_each_arms_scores(entries: list[Any]) -> None:
+    """:func:`arm_bounds` (one comparison per hit) equals the tuple-per-hit min()/max()
+    fold it replaced, arm order and the sign of zeros included."""
+    from types import SimpleNamespace
+
+    from octomem.engine.fusion import arm_bounds
+
+    fused = [SimpleNamespace(contributions={arm: Hit(i, score, 1, arm) for arm, score in hits})
+             for i, hits in enumerate(entries)]
+    want: dict[str, tuple[float, float]] = {}
+    for entry in fused:
+        for arm, hit in entry.contributions.items():
+            lo, hi = want.get(arm, (hit.score, hit.score))
+            want[arm] = (min(lo, hit.score), max(hi, hit.score))
+    got = arm_bounds(fused)
+    assert list(got) == list(want) and repr(got) == repr(want)

@@ -137,6 +137,7 @@ class VectorMatrix(MatrixSnapshots):
         self.matrix = np.zeros((0, self.dim), dtype=np.float32, order="F")
         self.inv_norms = np.zeros(0, dtype=np.float32)
         self._order: np.ndarray | None = None  # argsort of ids, None when stale
+        self._sorted_ids = np.zeros(0, dtype=np.int64)  # ids[_order], set with it
         self.projection: Projection | None = None  # fitted once the set is large enough
         self.reduced = np.zeros((0, 0), dtype=np.float32, order="F")
         #: a row-major copy of :attr:`matrix` while that is column-major, made by the
@@ -248,14 +249,15 @@ class VectorMatrix(MatrixSnapshots):
         :param chunk_ids: int64 ``(m,)``. :returns: int64 ``(m,)``.
         """
         ids = self.ids[:self.count]
-        if self._order is None:
+        if self._order is None:  # the ids sorted kept with it (a 10k gather per call)
             self._order = np.argsort(ids, kind="stable")
+            self._sorted_ids = ids[self._order]
         if not len(ids):
             return np.full(len(chunk_ids), -1, dtype=np.int64)
-        sorted_ids = ids[self._order]
-        at = np.searchsorted(sorted_ids, chunk_ids).clip(0, len(ids) - 1)
+        sorted_ids = self._sorted_ids
+        at = np.minimum(np.searchsorted(sorted_ids, chunk_ids), len(ids) - 1)
         found = sorted_ids[at] == chunk_ids
-        return np.where(found, self._order[at], -1).astype(np.int64)
+        return np.where(found, self._order[at], -1).astype(np.int64, copy=False)
 
     def vectors(self, chunk_ids: Sequence[int]) -> np.ndarray:
         """Return the stored vectors of ``chunk_ids``: float32 ``(m, dim)``, zero rows
