@@ -200,6 +200,16 @@ def _keywords(
     }
 
 
+def _prepare_semantic(scoped: Sequence[tuple[str, Pipeline]]) -> None:
+    """While the query is embedded on a worker, let each semantic arm that can get ready
+    for its search (an optional ``prepare()``: sqlite-vec restores its in-RAM copy from
+    snapshots), instead of after the embedding."""
+    for _, pipeline in scoped:
+        prepare = getattr(pipeline.arms.semantic, "prepare", None)
+        if callable(prepare) and not pipeline.semantic_error:
+            prepare()
+
+
 def _search(
     scoped: Sequence[tuple[str, Pipeline]], request: RecallRequest, vector: Any, k: int,
     answer: RecallAnswer, keyword_runs: dict[str, Future[tuple[Run, float]]],
@@ -353,6 +363,8 @@ def recall_scopes(
     k = max(retrieval.candidate_k, request.top_k)
     embedding = _start_embedding(scoped, request.text, answer)
     keyword_runs = _keywords(scoped, request, k)
+    if embedding is not None:
+        _prepare_semantic(scoped)
     vector = _embedding(embedding, answer)
     with ExitStack() as stack:
         txs = {}

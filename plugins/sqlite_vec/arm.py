@@ -305,6 +305,13 @@ class SqliteVecSemanticArm:
         self.storage.fields.sync(self.storage.connection())
         return True
 
+    def prepare(self) -> None:
+        """Restore the in-RAM copies from matching snapshots (as a one-shot process's first
+        search would; never a whole load) while a recall embeds the query on a worker
+        (benchmarks/results/startup/cli-search.md). The search still syncs them."""
+        if self.bound is not None:
+            self._in_ram(self.bound)
+
     def _in_ram(self, bound: VectorSet) -> bool:
         """True when searches of ``bound`` scan the in-RAM copy (see ``scan``)."""
         scan = self.options.scan
