@@ -36,6 +36,37 @@ def test_usage_errors_are_a_message_not_a_traceback(args: tuple[str, ...], says:
     assert "Traceback" not in result.stderr
 
 
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("search", "x", "--as-of", "garbage"),
+         "error: --as-of: 'garbage' is not an ISO-8601 date or time; use e.g. 2025-03-01 or "
+         "2025-03-01T14:30:00Z; see `octomem search --help`"),
+        (("recall", "x", "--max-tokens", "-5"),
+         "error: --max-tokens: must be at least 16, got -5; see `octomem recall --help`"),
+        (("search", "x", "--per", "page"),
+         "error: --per: must be 'chunk' or 'document', got 'page'; see `octomem search --help`"),
+        (("--debug", "recall", "x", "--scope", "team"),
+         None),
+    ],
+)
+def test_a_value_the_engine_refuses_is_a_usage_error(args: tuple[str, ...], says: str | None,
+                                                     tmp_path: Path) -> None:
+    """Options checked by the engine, not by click, end as click's usage errors do: one
+    line naming the option and the command's --help, status 2 (--debug: the traceback)."""
+    from cli_run import octomem
+
+    octomem(tmp_path, "add", "We build the frontend with Vite")
+    ran = octomem(tmp_path, *args, ok=False) if says else None
+    if ran is not None:
+        assert (ran.code, ran.err.strip(), ran.out) == (2, says, "")
+    else:
+        with pytest.raises(InvalidQueryError, match="^scope: must be 'local' or 'global'"):
+            octomem(tmp_path, *args, ok=False)
+    assert "We build the frontend" in octomem(tmp_path, "search", "frontend Vite").out
+
+
 @pytest.mark.slow
 def test_file_system_errors_are_one_line(tmp_path: Path) -> None:
     result = run("import", str(tmp_path / "missing.jsonl"), cwd=tmp_path)
@@ -89,8 +120,9 @@ def test_top_k_ceiling_is_the_limits_setting(tmp_path: Path) -> None:
     """`--top-k` is bounded by `limits.top_k` (a setting), not by a number of the CLI's own."""
     common = ("--data-dir", str(tmp_path / "data"), "--set", "pipeline.embedder=hashing")
     refused = run(*common, "search", "anything", "-k", "5000", cwd=tmp_path)
-    assert refused.returncode == 1
-    assert refused.stderr == "error: --top-k: 5,000 is more than limits.top_k (1,000)\n"
+    assert refused.returncode == 2  # a bad option value: a usage error
+    assert refused.stderr == ("error: --top-k: 5,000 is more than limits.top_k (1,000); "
+                              "see `octomem search --help`\n")
     allowed = run(*common, "--set", "limits.top_k=2000", "search", "anything", "-k", "1500",
                   "--json", cwd=tmp_path)
     assert allowed.returncode == 0, allowed.stderr

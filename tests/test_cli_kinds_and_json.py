@@ -42,7 +42,7 @@ def test_built_in_kinds_and_kinds_stored_in_either_scope_pass_quietly(tmp_path: 
 
 def test_a_kind_that_is_not_a_word_in_capitals_is_still_refused(tmp_path: Path) -> None:
     ran = octomem(tmp_path, "add", "x", "--kind", "fact", ok=False)
-    assert ran.code == 1 and ran.err.startswith("error: --kind: must be one word in capitals")
+    assert ran.code == 2 and ran.err.startswith("error: --kind: must be one word in capitals")
     assert "warning" not in ran.err and not (tmp_path / ".octomem").exists()  # nothing stored
 
 

@@ -84,7 +84,7 @@ def test_import_into_another_scope_leaves_the_forget_log_behind(project: Path) -
 
 def test_the_cli_kind_error_names_kind(project: Path) -> None:
     ran = octomem(project, "search", "x", "--kind", "todo", ok=False)
-    assert ran.code == 1 and "--kind" in ran.err and "kinds:" not in ran.err
+    assert ran.code == 2 and "--kind" in ran.err and "kinds:" not in ran.err
 
 
 def test_docs_state_the_rrf_k_that_is_the_default() -> None:

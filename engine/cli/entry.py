@@ -22,7 +22,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from ..errors import OctomemError
+from ..errors import InvalidQueryError, OctomemError
 
 #: Exit status of a usage error (click's ``UsageError.exit_code``).
 USAGE_STATUS = 2
@@ -142,12 +142,26 @@ def run() -> int:
         if state.debug:
             raise
         message = as_option(str(exc)) if isinstance(exc, OctomemError) else os_error(exc)
+        if isinstance(exc, InvalidQueryError) and message.startswith("--"):
+            err.print(Text(f"error: {message}{help_hint(sys.argv[1:])}"))  # a bad option value
+            return USAGE_STATUS
         err.print(Text.assemble(("error: ", "red"), message))
         return 1
     except KeyboardInterrupt:  # outside a command (commands end with status 130 themselves)
         err.print(Text("interrupted"))
         return 130
     return status if isinstance(status, int) else 0
+
+
+def help_hint(args: list[str]) -> str:
+    """Return ``; see `octomem CMD --help``` for the command named in ``args`` (the first
+    argument that is a command), or nothing when none is: an option value the engine
+    refused (``--as-of: 'x' is not an ISO-8601 date``) is a usage error like those click
+    finds (:func:`usage_line`)."""
+    from .catalog import BY_NAME
+
+    command = next((arg for arg in args if arg in BY_NAME), None)
+    return f"; see `octomem {command} --help`" if command else ""
 
 
 def os_error(exc: OSError) -> str:
