@@ -40,6 +40,7 @@ from octomem.plugins.conversation.features import (
     FEATURES,
     KINDS,
     Turn,
+    TurnColumns,
     folded_words,
     query_terms,
     recalls_assistant,
@@ -76,6 +77,8 @@ class Asked:
     group: str = ""        # the group asked (LoCoMo: the conversation)
     qid: str = ""          # the question's id
     recalls: bool = False  # the question refers to the assistant's words
+    session: np.ndarray | None = None  # (n,) int64 session codes (same code, same session)
+    position: np.ndarray | None = None  # (n,) int64 turn positions
 
 
 def _turn(chunk, group: str, order: dict[int, int]) -> Turn | None:  # type: ignore[no-untyped-def]
@@ -112,13 +115,14 @@ def ask(pipeline: Pipeline, text: str, field: str, group: str, judged: dict[str,
                         cos, term_matches(query_terms(text), texts),
                         np.array(["?" in c.text for c in chunks], dtype=bool))
     words = content_words(text)
+    columns = TurnColumns.of(turns)
     return Asked(
         own, np.array([KINDS.index(t.role or "peer") for t in turns]),
         standardised(raw, BINARY),
         np.array([1.0 if judged.get(c.document_id, 0) > 0 else 0.0 for c in chunks]),
         cos.astype(np.float64),
         np.array([coverage(words, embedding_text(c)) for c in chunks]), group, qid,
-        recalls_assistant(text))
+        recalls_assistant(text), columns.group, columns.position)
 
 
 def logistic(
