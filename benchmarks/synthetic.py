@@ -50,12 +50,14 @@ ROWS = (
     "fts5=fts5",
     "fts5-disk=fts5+arms.fts5.in_ram=off",  # before: FTS5's own ranking
     "rank-bm25=rank-bm25",
-    # the default: an exact numpy scan below 200k vectors, projection + exact re-scoring above
+    # the default: an exact numpy scan below 50k vectors, projection + exact re-scoring above
     "sqlite-vec=sqlite-vec",
     "sqlite-vec-exact=sqlite-vec+arms.sqlite-vec.approximate_above=1000000000",
     "sqlite-vec-vec0=sqlite-vec+arms.sqlite-vec.scan=vec0",  # before: sqlite-vec's own KNN
     # what an agent's recall runs: query embedding, both arms, RRF, cosine dedup
     "hybrid=fts5+sqlite-vec+rrf+cosine",
+    # the same with an exact vector scan at every size (the default below approximate_above)
+    "hybrid-exact=fts5+sqlite-vec+rrf+cosine+arms.sqlite-vec.approximate_above=1000000000",
     # before: both arms on their on-disk indexes (vec0's KNN, FTS5's ranking)
     "hybrid-disk=fts5+sqlite-vec+rrf+cosine+arms.sqlite-vec.scan=vec0+arms.fts5.in_ram=off",
 )

@@ -203,6 +203,23 @@ def test_a_low_rank_projection_keeps_exact_scores_and_most_of_the_top(tmp_path: 
     storage.close()
 
 
+def test_filtered_searches_stay_exact_past_the_threshold(tmp_path: Path) -> None:
+    storage, _, _ = _store(tmp_path / "s.sqlite3", 300, seed=2)
+    arm, (_, vec0) = _approximate(storage, 1, candidates=3), _arms(storage)
+    rng = np.random.default_rng(6)
+    missed = 0
+    for _ in range(10):
+        q = rng.standard_normal(DIM).astype(np.float32)
+        for f in (Filters(kinds=("memory", "knowledge")), Filters(tags=("even",)),
+                  Filters(as_of=1020.0), Filters(created_after=1100.0),
+                  Filters(metadata={"group": "1"})):
+            assert _ids(arm.search(q, f, 10)) == _ids(vec0.search(q, f, 10))
+        missed += _ids(arm.search(q, Filters(), 10)) != _ids(vec0.search(q, Filters(), 10))
+    assert arm._matrices[arm.bound.table].projection is not None  # type: ignore[union-attr]
+    assert missed > 0  # unfiltered: 1 dimension, 13 rows rescored, approximate
+    storage.close()
+
+
 @settings(max_examples=200, deadline=None)
 @given(n=st.integers(1, 5000), c=st.integers(1, 300), seed=st.integers(0, 10**6),
        ties=st.booleans())

@@ -4,7 +4,7 @@
   identity; add, remove, search with filters inside) and its registration;
 - :mod:`.options` — its options (``[arms.sqlite-vec]``);
 - :mod:`.matrix` — the in-RAM float32 copy scanned with numpy in long-running
-  processes (and the projection prefilter above 200k vectors);
+  processes (and the projection prefilter from 50k vectors);
 - :mod:`.matrix_snapshot` — that copy's snapshot beside the file;
 - :mod:`.row_gather` — scoring only the rows a selective filter keeps;
 - :mod:`.vec0_reader` — bulk reads of vec0's shadow tables to load that copy.

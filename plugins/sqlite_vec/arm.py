@@ -39,8 +39,9 @@ How a search scans (option ``scan``, settings ``[arms.sqlite-vec]``):
   table through a change log written in the same transactions
   (:mod:`~octomem.plugins.sqlite.changelog`). The same filters apply inside the scan:
   kind and creation time as numpy masks, everything else as the set of chunk ids the
-  ``chunks`` table allows. Same hits as ``"vec0"`` (exact either way, below
-  ``approximate_above``); measured ~10x faster at 100k vectors (scale curve,
+  ``chunks`` table allows. Same hits as ``"vec0"`` below ``approximate_above`` vectors
+  and for filtered searches; past it an unfiltered search ranks candidates by a
+  projection first (:class:`.matrix.Projection`); ~10x faster at 100k (scale curve,
   ``docs/benchmarks.md``). The first search of a process loads the set (one table
   scan, ~0.5-1 s per 100k vectors on 2 cores, ~15 s at 1M).
 - ``"vec0"``: sqlite-vec's own KNN query, as described above; no RAM copy.
@@ -373,7 +374,9 @@ class SqliteVecSemanticArm:
                 cache = self._subsets[bound.table] = SubsetCache(
                     int(self.options.filter_cache_mb * 2**20))
             subset = subset_of(cache, matrix, fields, filters)
-            top = matrix.top_k(query, k, subset.mask, subset.rows, subset.gathered)
+            # filtered: exact; unfiltered (the current-only rule at most): may project
+            top = matrix.top_k(query, k, subset.mask, subset.rows, subset.gathered,
+                               exact=not filters.is_empty())
         # tolist: Python ints and floats, as int()/float()
         return run_of(top.ids.tolist(), top.scores.tolist(), NAME)
 

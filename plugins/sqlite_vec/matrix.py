@@ -276,11 +276,13 @@ class VectorMatrix(MatrixSnapshots):
             return out
 
     def top_k(self, query: np.ndarray, k: int, mask: np.ndarray | None,
-              rows: np.ndarray | None = None, gathered: np.ndarray | None = None) -> ScanResult:
+              rows: np.ndarray | None = None, gathered: np.ndarray | None = None,
+              exact: bool = False) -> ScanResult:
         """Cosine top ``k`` of ``query`` among the rows where ``mask`` is True.
 
-        Exact, except on a set past the ``reduce`` threshold with a mask that is not
-        selective: then the best ``candidates`` rows by the projection are scored exactly.
+        Exact, except on a set past the ``reduce`` threshold when ``exact`` is False and
+        the mask is not selective: then the best ``candidates`` rows by the projection
+        are scored exactly.
 
         :param query: float32 ``(dim,)``, non-zero.
         :param mask: bool ``(count,)`` or ``None`` for every row. A selective mask
@@ -288,13 +290,15 @@ class VectorMatrix(MatrixSnapshots):
         :param rows: ``np.flatnonzero(mask)`` (int64) when the caller kept it.
         :param gathered: :func:`.row_gather.gather` of those rows when the caller kept it
             (:mod:`.subsets`): scored without gathering, the same scores.
+        :param exact: never use the projection (the arm's filtered searches).
         :returns: at most ``k`` ids and cosine similarities, best first.
         """
         with self.lock, one_blas_thread():  # the lock: one gather buffer per matrix
-            return self._top_k(query, k, mask, rows, gathered)
+            return self._top_k(query, k, mask, rows, gathered, exact)
 
     def _top_k(self, query: np.ndarray, k: int, mask: np.ndarray | None,
-               rows: np.ndarray | None = None, gathered: np.ndarray | None = None) -> ScanResult:
+               rows: np.ndarray | None = None, gathered: np.ndarray | None = None,
+               exact: bool = False) -> ScanResult:
         n = self.count
         q = query / np.linalg.norm(query)
         if rows is None and mask is not None:
@@ -302,12 +306,12 @@ class VectorMatrix(MatrixSnapshots):
         if rows is not None and gathered is not None:  # kept from an earlier search
             scores = row_gather.scores_of(gathered, len(rows), q)
             scores *= self.inv_norms[rows]
-        elif rows is not None and self._gathers(len(rows)):  # selective: only those rows
+        elif rows is not None and self._gathers(len(rows), exact):  # selective: those rows
             if self._gather_buffer is None:
                 self._gather_buffer = row_gather.new_buffer(self.dim)
             scores = row_gather.gathered_scores(self._rows_major(), rows, q, self._gather_buffer)
             scores *= self.inv_norms[rows]
-        elif self._projected(k, n if rows is None else len(rows)):
+        elif not exact and self._projected(k, n if rows is None else len(rows)):
             rows = self._candidates(q, k, mask)
             scores = (self.matrix[rows] @ q) * self.inv_norms[rows]
         else:
@@ -320,9 +324,10 @@ class VectorMatrix(MatrixSnapshots):
         order = np.lexsort((ids, -best))
         return ScanResult(ids[order], best[order].astype(np.float32))
 
-    def _gathers(self, allowed: int) -> bool:
-        """True when a mask keeping ``allowed`` rows is scored by a gather of those rows."""
-        if self.reduce is not None and self.count >= self.reduce[0]:
+    def _gathers(self, allowed: int, exact: bool = False) -> bool:
+        """True when a mask keeping ``allowed`` rows is scored by a gather of those rows
+        (``exact``: in a search that never uses the projection)."""
+        if not exact and self.reduce is not None and self.count >= self.reduce[0]:
             return allowed * GATHER_BELOW < self.count
         return allowed < self.count * GATHER_SHARE
 

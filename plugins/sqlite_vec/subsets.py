@@ -130,7 +130,7 @@ def subset_of(cache: SubsetCache, matrix: VectorMatrix, fields: FilterIndex,
 
     def gather(rows: np.ndarray) -> np.ndarray | None:
         return (row_gather.gather(matrix._rows_major(), rows)
-                if matrix._gathers(len(rows)) else None)
+                if matrix._gathers(len(rows), exact=not filters.is_empty()) else None)
 
     return cache.get(filters_key(filters), (matrix.seq, fields.seq, matrix.count), make,
                      gather, 4 * matrix.dim)
