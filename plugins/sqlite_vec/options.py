@@ -6,7 +6,6 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-
 #: Vector sets from this size use the projection (``approximate_above``). Measured on the
 #: realistic scale corpus's MiniLM vectors (``benchmarks/realistic_data.py``), SciFact
 #: *train* claims as queries (809), 96 dimensions, 1,000 candidates, projected / exact
