@@ -8,8 +8,11 @@ by joining two at random above the source size; random unit vectors (timing only
 - ``build N``: the octomem store (storage and arm APIs directly) at ``OUT/nN.sqlite``.
 - ``peers N [--lance] [--before]``: p50 ms of octomem's arms (fts5 in RAM, sqlite-vec numpy
   scan, RRF k=2 hybrid of the two top-100 lists) against faiss IndexFlatIP + bm25s and
-  LanceDB, every query asked of every system in turn (the order rotated by one system per
-  query, so that no system always follows the same one), without and with the filter,
+  LanceDB, every query asked of every system in turn (in a new seeded random order per
+  query, so that no system always follows the same one: rotating one order, as this
+  harness did until December 2, kept each system behind the same predecessor but once
+  per cycle, and a system run right after a similar one found its data in the caches),
+  without and with the filter,
   and the octomem hybrid's two arms as timed inside it; beside each p50 wall time, the p50
   process CPU time per call (all threads: under load it separates work from waiting);
   ``octomem-vec-newfilter`` asks every filtered query with a filter never asked before
@@ -238,8 +241,9 @@ def _peers(argv):
         times = {name: [] for name in systems}
         parts.clear()
         order = list(systems.items())
-        for i in range(len(qs)):  # every system in turn, the order rotated per query
-            for name, fn in order[i % len(order):] + order[:i % len(order)]:
+        shuffle = random.Random(5)
+        for i in range(len(qs)):  # every system in turn, a new random order per query
+            for name, fn in shuffle.sample(order, len(order)):
                 running[0] = name
                 t, c = time.perf_counter(), time.process_time()
                 fn(i, f)
@@ -310,7 +314,7 @@ def _pipeline(argv):
     pipeline's ``Pipeline.search`` (query embedding by the configured MiniLM included; top
     10) over the ``build N`` store, its vector set labelled as that model's (random vectors:
     timing only), warmed; 100 SciFact claims without and with the 10 % filter, in turn,
-    R rounds; p50/p95 ms, each stage's p50, and recall@10 of the semantic arm against an
+    R rounds; p50/p95 ms, p50 process CPU ms, each stage's p50, and recall@10 of the semantic arm against an
     exact float64 scan of the stored vectors."""
     import shutil, statistics
     import apsw
@@ -345,13 +349,15 @@ def _pipeline(argv):
     for f in (None, tenth):
         pipeline.search(Query(qs[0], 10, f or Filters()))
     times = {None: [], "10 %": []}
+    cpus = {None: [], "10 %": []}  # process CPU ms per search (every thread)
     stages = {None: {}, "10 %": {}}
     for _ in range(rounds):
         for text in qs:
             for name, f in ((None, Filters()), ("10 %", tenth)):
-                start = time.perf_counter()
+                start, cpu0 = time.perf_counter(), time.process_time()
                 answer = pipeline.search(Query(text, 10, f))
                 times[name].append((time.perf_counter() - start) * 1e3)
+                cpus[name].append((time.process_time() - cpu0) * 1e3)
                 for stage, ms in answer.timings_ms.items():
                     stages[name].setdefault(stage, []).append(ms)
     print(f"n={n} rounds={rounds} load={os.getloadavg()} recall@10 vs exact={np.mean(found):.3f}")
@@ -359,7 +365,8 @@ def _pipeline(argv):
         ts = times[name]
         per = "; ".join(f"{k} {statistics.median(v):.2f}" for k, v in stages[name].items())
         print(f"{'no filter' if name is None else name:10} p50 {np.percentile(ts, 50):.2f} "
-              f"p95 {np.percentile(ts, 95):.2f} | {per}")
+              f"p95 {np.percentile(ts, 95):.2f} cpu p50 {np.percentile(cpus[name], 50):.2f} "
+              f"| {per}")
     memory.close()
 
 
