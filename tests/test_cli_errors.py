@@ -47,6 +47,9 @@ def test_usage_errors_are_a_message_not_a_traceback(args: tuple[str, ...], says:
          "error: --max-tokens: must be at least 16, got -5; see `octomem recall --help`"),
         (("search", "x", "--per", "page"),
          "error: --per: must be 'chunk' or 'document', got 'page'; see `octomem search --help`"),
+        (("search", "x", "--since", "2025-01-01", "--until", "2024-01-01"),
+         "error: --until: '2024-01-01' ends before since ('2025-01-01') starts: no time is in "
+         "both; see `octomem search --help`"),
         (("--debug", "recall", "x", "--scope", "team"),
          None),
     ],

@@ -132,3 +132,17 @@ def test_version_2_file_opens_reads_the_same_and_new_text_is_stored_once(
     monkeypatch.setattr(schema, "SCHEMA_VERSION", 2)  # an older octomem refuses the file
     with pytest.raises(OctomemError, match="schema version 3, newer than the 2"):
         SqliteStorage(path)
+
+
+def test_a_store_that_cannot_be_opened_is_named_with_its_folder(tmp_path: Path) -> None:
+    """SQLite's bare "unable to open database file" becomes one line naming the file and
+    the folder that must be writable (a read-only data folder, a folder that is gone)."""
+    from octomem.plugins.sqlite.connection import open_connection
+
+    path = tmp_path / "gone" / "octomem.sqlite3"
+    with pytest.raises(OctomemError) as caught:
+        open_connection(path, 1000)
+    assert str(caught.value) == (
+        f"cannot open the store {path} (unable to open database file); octomem writes the "
+        f"file and its -wal and -shm files beside it even to read, so {path.parent} must "
+        "exist and be writable")

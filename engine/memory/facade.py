@@ -296,7 +296,7 @@ class Memory:
             :data:`~.context.MAX_CONTEXT`.
         :param max_tokens: pack the best hits into this many estimated tokens and report
             what was cut (:mod:`.context`); ``None``: no budget.
-        :raises InvalidQueryError: a bad argument, named.
+        :raises InvalidQueryError: a bad argument, named (``until`` not after ``since`` too).
         """
         check_length(len(query), self.limits.query_chars, "query", "limits.query_chars")
         if top_k is not None and top_k > self.limits.top_k:
@@ -305,9 +305,13 @@ class Memory:
         if per not in ("chunk", "document"):
             raise InvalidQueryError(f"per: must be 'chunk' or 'document', got {per!r}")
         check_shape(context, max_tokens)
+        after, before = parse_time(since, "since"), parse_time(until, "until", "end")
+        if after is not None and before is not None and before <= after:
+            raise InvalidQueryError(f"until: {until!r} ends before since ({since!r}) starts: "
+                                    "no time is in both")
         filters = Filters(
             kinds=tuple(check_kind(k, "kinds") for k in kinds), tags=tuple(tags),
-            valid_after=parse_time(since, "since"), valid_before=parse_time(until, "until", "end"),
+            valid_after=after, valid_before=before,
             as_of=as_of_instant(as_of), include_superseded=include_superseded,
         )
         request = RecallRequest(query, top_k or self.settings.retrieval.top_k, filters, per, False)

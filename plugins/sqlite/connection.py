@@ -30,9 +30,13 @@ def vec0_path() -> str:
 def open_connection(path: Path, busy_timeout_ms: int) -> apsw.Connection:
     """Open ``path`` with sqlite-vec loaded, WAL journaling, foreign keys and a busy timeout.
 
-    :raises OctomemError: this SQLite cannot load extensions, or sqlite-vec is missing.
+    :raises OctomemError: the file cannot be opened or written (naming it), this SQLite
+        cannot load extensions, or sqlite-vec is missing.
     """
-    conn = apsw.Connection(str(path))
+    try:
+        conn = apsw.Connection(str(path))
+    except (apsw.CantOpenError, apsw.ReadOnlyError, apsw.PermissionsError) as exc:
+        raise cannot_open(path, exc) from exc
     try:
         conn.enable_load_extension(True)
         conn.load_extension(vec0_path())
@@ -45,9 +49,23 @@ def open_connection(path: Path, busy_timeout_ms: int) -> apsw.Connection:
             "package: pip install --force-reinstall apsw sqlite-vec"
         ) from exc
     conn.set_busy_timeout(busy_timeout_ms)
-    _journal_wal(conn, busy_timeout_ms)
+    try:
+        _journal_wal(conn, busy_timeout_ms)
+    except (apsw.CantOpenError, apsw.ReadOnlyError, apsw.PermissionsError) as exc:
+        conn.close()
+        raise cannot_open(path, exc) from exc
     conn.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON")
     return conn
+
+
+def cannot_open(path: Path, exc: Exception) -> OctomemError:
+    """Return the error for a store file SQLite cannot open or write: it names the file
+    and the likely cause (SQLite writes the file, its ``-wal`` and ``-shm`` beside it, even
+    to read a store in WAL mode, so its folder must be writable)."""
+    return OctomemError(
+        f"cannot open the store {path} ({exc}); octomem writes the file and its -wal and "
+        f"-shm files beside it even to read, so {path.parent} must exist and be writable"
+    )
 
 
 def _journal_wal(conn: apsw.Connection, busy_timeout_ms: int) -> None:
