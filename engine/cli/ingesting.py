@@ -14,6 +14,8 @@
   not at all) and what was not, how to finish (ingest the same paths again: what is
   stored is skipped as unchanged; ``octomem reindex`` embeds chunks left without a
   vector), and ends with status 130.
+- A document or turn whose id is in the scope's forget log is not added again (the
+  report line says ``N forgotten, not re-added``).
 - Chunks without a vector of the configured embedder are counted after every ingest and
   search (:func:`say_unembedded`).
 
@@ -159,6 +161,7 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
 
     :param total: how many documents ``docs`` holds at most (for the progress bar).
     """
+    from ..memory.forget import drop_forgotten
     from . import render
 
     with render.progress(console) as bar:
@@ -168,7 +171,9 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
             tally.stored += n
             bar.advance(task, n)
 
-        report = pipeline.add(tally.watch(docs), stored, embed=False,
+        forgotten: list[str] = []  # in the forget log: never added again
+        kept = drop_forgotten(pipeline.arms.storage, docs, forgotten)
+        report = pipeline.add(tally.watch(kept), stored, embed=False,
                               **({"per_transaction": total} if whole else {}))
         bar.update(task, completed=total)  # every file looked at, skipped ones included
         tally.parts_stored += 1
@@ -184,8 +189,9 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
                 embedded = pipeline.embed_pending(done, report.chunk_ids)
             except OctomemError as exc:
                 report.semantic_error = str(exc)
+    tally.expected -= len(forgotten)
     render.ingest_report(console, report, embedded, pipeline.semantic_error,
-                         label if tally.parts > 1 else None)
+                         label if tally.parts > 1 else None, len(forgotten))
 
 
 def say_interrupted(err: Console, tally: Tally, sources: int, scope: str,

@@ -33,7 +33,7 @@ from ..types import DEFAULT_KIND, HANDOFF_KIND, Document, Filters
 from .context import ShapedAnswer, check_shape, shape
 from .duplicates import NearDuplicate, has_vectors, identical, near_duplicates
 from .folders import IngestReport, folder_named, reconcile
-from .forget import ForgetOutcome, forget
+from .forget import ForgetOutcome, drop_forgotten, forget
 from .health import model_error
 from .ingest import ingest_groups, merge_reports
 from .limits import check_length
@@ -341,7 +341,8 @@ class Memory:
         (the old chunks stay, superseded). A folder ingested again reports the files it no
         longer holds and forgets them unless ``ingest.on_missing = "keep"``
         (:mod:`.folders`). Every file is read before anything is stored;
-        each transcript is stored in one transaction. See :mod:`.ingest`.
+        each transcript is stored in one transaction. An id in the scope's forget log
+        is not added again (``report.skipped_forgotten``). See :mod:`.ingest`.
 
         :param fmt: how ``.jsonl`` files are read (:data:`~.sources.IngestFormat`).
         :param confine: read only paths inside the project root and the setting
@@ -359,7 +360,8 @@ class Memory:
         pipeline = self.scopes.require(target, create=True)
         for group in groups:  # a transcript's turns: one transaction
             whole = len(group) if group[0].kind == TURN_KIND else None
-            merge_reports(report, pipeline.add(group, per_transaction=whole))
+            kept = drop_forgotten(pipeline.arms.storage, group, report.skipped_forgotten)
+            merge_reports(report, pipeline.add(kept, per_transaction=whole))
         folder = folder_named(path_or_text, self.roots.project)
         if folder is not None:  # files it held before and no longer does
             reconcile(target, pipeline, folder, self.on_missing, report)

@@ -43,11 +43,14 @@ class IngestReport(AddReport):
     :param forgotten: those of them forgotten (``ingest.on_missing = "forget"``).
     :param skipped: ``(file, why)`` for each file inside the folder that could not be
         read and was left out (nothing of it stored).
+    :param skipped_forgotten: ids of documents and turns read again that are in the
+        scope's forget log: not added again (:func:`~.forget.drop_forgotten`).
     """
 
     missing: list[GoneFile] = field(default_factory=list)
     forgotten: list[GoneFile] = field(default_factory=list)
     skipped: list[tuple[Path, str]] = field(default_factory=list)
+    skipped_forgotten: list[str] = field(default_factory=list)
 
 
 def _file_path(doc: Document) -> Path | None:

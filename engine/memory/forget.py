@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from ..arms import VersionedStorage
+from ..arms import Storage, VersionedStorage
 from ..errors import InvalidQueryError, NotFoundError
 from ..pipeline import Pipeline
 from ..types import Document, ForgetRecord
@@ -39,6 +39,24 @@ class ForgetOutcome:
 
 
 Scoped = Sequence[tuple[ScopeName, Pipeline]]
+
+
+def was_forgotten(storage: Storage, document_id: str) -> bool:
+    """Return True when ``document_id`` is in the forget log of ``storage`` (a storage
+    without a forget log has forgotten nothing). ``import`` and ``ingest`` skip such an
+    id, so a forgotten statement or turn never comes back."""
+    return isinstance(storage, VersionedStorage) and storage.get_forgotten(document_id) is not None
+
+
+def drop_forgotten(storage: Storage, documents: Iterable[Document],
+                   dropped: list[str]) -> Iterator[Document]:
+    """Yield ``documents`` except those :func:`was_forgotten`, appending their ids to
+    ``dropped`` (lazily: a generator of documents stays one)."""
+    for doc in documents:
+        if was_forgotten(storage, doc.id):
+            dropped.append(doc.id)
+        else:
+            yield doc
 
 
 def _matches(scoped: Scoped, key: str) -> list[tuple[ScopeName, Pipeline, Document]]:

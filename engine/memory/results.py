@@ -296,6 +296,9 @@ class IngestResult(BaseModel):
     skipped: list[SkippedFileItem] = Field(
         default_factory=list, description="files inside the folder that could not be read "
         "(a malformed transcript line, not UTF-8, too large): left out; the rest was stored")
+    forgotten_not_readded: list[str] = Field(
+        default_factory=list, description="ids read again that are in the scope's forget "
+        "log: not added again (a forgotten document or turn never comes back)")
 
 
 def ingest_result(scope: str, report: AddReport) -> IngestResult:
@@ -309,7 +312,8 @@ def ingest_result(scope: str, report: AddReport) -> IngestResult:
                         embedded=report.embedded, semantic_error=report.semantic_error,
                         missing=gone("missing"), forgotten=gone("forgotten"),
                         skipped=[SkippedFileItem(path=str(path), why=why)
-                                 for path, why in getattr(report, "skipped", ())])
+                                 for path, why in getattr(report, "skipped", ())],
+                        forgotten_not_readded=list(getattr(report, "skipped_forgotten", ())))
 
 
 class ChunkItem(BaseModel):

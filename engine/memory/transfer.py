@@ -35,6 +35,7 @@ from ..pipeline import DOCS_PER_TRANSACTION, Pipeline
 from ..types import Chunk, Document, ForgetRecord
 from .exact_times import exact_epoch, exact_iso
 from .facade import Memory
+from .forget import was_forgotten
 from .markdown import render_markdown
 from .scopes import ScopeName, check_scope
 from .times import EARLIEST, LATEST, in_range, iso
@@ -316,7 +317,7 @@ def import_lines(memory: Memory, lines: Iterable[str], source: str,
                     report.forgotten_logged += 1
                     continue
                 doc, chunks = parsed
-                if storage.get_forgotten(doc.id) is not None:
+                if was_forgotten(storage, doc.id):
                     report.skipped_forgotten.append(doc.id)
                     continue
                 old = storage.get_document(doc.id)
