@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -129,3 +130,24 @@ def test_top_k_ceiling_is_the_limits_setting(tmp_path: Path) -> None:
     allowed = run(*common, "--set", "limits.top_k=2000", "search", "anything", "-k", "1500",
                   "--json", cwd=tmp_path)
     assert allowed.returncode == 0, allowed.stderr
+
+
+def test_collapsed_repetitions_are_counted_and_listed_under_explain(tmp_path: Path) -> None:
+    """A repetition dedup collapsed is one dim count line under the answer; --explain
+    lists each (removed, kept, why); one whose kept hit is not shown is not mentioned."""
+    from cli_run import octomem
+
+    text = "Restart the worker with systemctl restart worker"
+    octomem(tmp_path, "add", text)
+    octomem(tmp_path, "add", "--scope", "global", text)
+    plain = octomem(tmp_path, "search", "restart the worker").out.splitlines()
+    assert plain[-1] == "1 repetition of these hits collapsed (--explain lists them)"
+    assert not any(line.startswith("collapsed ") for line in plain)
+    explained = octomem(tmp_path, "search", "restart the worker", "--explain").out.splitlines()
+    listed = [line for line in explained if line.startswith("collapsed ")]
+    assert len(listed) == 1
+    assert re.fullmatch(r"collapsed \w+ \((local|global)\) into \w+ \((local|global)\): "
+                        r"identical text", listed[0])
+    assert not any("repetition" in line for line in explained)
+    unrelated = octomem(tmp_path, "search", "zebra crossing", "-k", "1").out
+    assert "collapsed" not in unrelated

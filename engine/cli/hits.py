@@ -233,7 +233,8 @@ def _rejected(console: Console, ans: RecallAnswer, explain: bool) -> None:
 def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool,
                  why: str | None = None, as_of: float | None = None) -> None:
     """Print a recall answer: the query, one line per hit, then how it was made (scopes,
-    arms, time; arms that could not run and why; what dedup collapsed).
+    arms, time; arms that could not run and why; how many repetitions of the hits shown
+    dedup collapsed, listed under ``explain``).
 
     :param why: why an answer with no hits found nothing, when it did not abstain.
     :param as_of: the instant asked about (``--as-of``), epoch seconds.
@@ -255,12 +256,18 @@ def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool,
     emit(console, made_lines(made, console.width), style="dim")
     for arm, why in ans.arms_unavailable.items():
         console.print(f"[yellow]{escape(arm)} unavailable:[/yellow] {escape(why)}")
-    for c in ans.collapsed:
+    shown = {(h.scope, h.chunk.id) for h in ans.hits}
+    collapsed = [c for c in ans.collapsed if (c.kept_scope, c.kept_chunk.id) in shown]
+    for c in collapsed if explain else ():
         for line in wrapped(f"collapsed {c.chunk.document_id} ({c.scope}) into "
                             f"{c.kept_chunk.document_id} ({c.kept_scope}): {c.reason}",
                             console.width - 2, 99):
             console.print(Text(line if line.startswith("collapsed") else "  " + line),
                           no_wrap=True, overflow="ignore", crop=False, highlight=False)
+    if collapsed and not explain:
+        n = len(collapsed)
+        console.print(f"{n} {'repetition' if n == 1 else 'repetitions'} of these hits "
+                      "collapsed (--explain lists them)", style="dim", highlight=False)
     if getattr(ans, "weak_left_out", 0):
         n = ans.weak_left_out
         console.print(f"{n} far weaker {'hit' if n == 1 else 'hits'} left out "
