@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.text import Text
 
 from ..errors import OctomemError
 from ..overrides import Overrides
 from . import catalog
 from . import options as opt
+from .layout import SafeConsole, visible
 from .lazy import LazyGroup, registry
 from .options import Command
 from .usage import bounded
@@ -34,8 +34,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode="markdown",
 )
-console = Console()
-err = Console(stderr=True, soft_wrap=True)
+console = SafeConsole()
+err = SafeConsole(stderr=True, soft_wrap=True)
 
 ConfigOpt = Annotated[Path | None, typer.Option("--config", help=catalog.option_help("--config"))]
 SetOpt = Annotated[list[str] | None, typer.Option("--set", help=catalog.option_help("--set"))]
@@ -434,7 +434,7 @@ def session_start(
     memory = _memory()
     try:
         budget = max_bytes or memory.settings.session_start.max_bytes
-        sys.stdout.write(render_session_start(memory, budget))
+        sys.stdout.write(visible(render_session_start(memory, budget)))
     finally:
         memory.close()
 

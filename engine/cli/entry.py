@@ -19,10 +19,10 @@ import sys
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.text import Text
 
 from ..errors import InvalidQueryError, OctomemError
+from .layout import SafeConsole
 
 #: Exit status of a usage error (click's ``UsageError.exit_code``).
 USAGE_STATUS = 2
@@ -128,7 +128,7 @@ def run() -> int:
     """
     from .commands import app, state
 
-    err = Console(stderr=True, soft_wrap=True, highlight=False)
+    err = SafeConsole(stderr=True, soft_wrap=True, highlight=False)
     try:
         status: Any = app(prog_name="octomem", standalone_mode=False)
     except ClickException as exc:

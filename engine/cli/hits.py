@@ -29,7 +29,7 @@ from rich.text import Text
 
 from ..memory.recall import RecallAnswer
 from ..turns import TURN_KIND
-from .layout import emit
+from .layout import emit, visible
 from .layout import wrapped as paragraph
 from .turn_context import ContextLines
 
@@ -51,8 +51,9 @@ EXPLAIN_INLINE_MIN = 80 - SNIPPET_INDENT
 
 
 def one_line(text: str) -> str:
-    """Return ``text`` with every run of whitespace (newlines included) as one space."""
-    return " ".join(text.split())
+    """Return ``text`` with every run of whitespace (newlines included) as one space,
+    other control characters shown as escapes (:func:`~.layout.visible`)."""
+    return visible(" ".join(text.split()))
 
 
 def cut(text: str, width: int) -> str:

@@ -10,10 +10,43 @@ width in characters (Rich uses ``COLUMNS``, or 80 when the output is not a termi
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.segment import Segment
 from rich.text import Text
+
+#: Control characters (Unicode category Cc: C0, DEL and C1) other than newline and tab,
+#: each mapped to its visible escape (``\x1b``): stored text must never send a terminal
+#: an escape sequence, a bell or a NUL.
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c not in (9, 10)}
+
+
+def visible(text: str) -> str:
+    """Return ``text`` with every control character except newline and tab shown as its
+    escape (``"\x1b"`` for ESC, ``"\x07"`` for BEL, ``"\x00"`` for NUL)."""
+    return text.translate(_CONTROLS)
+
+
+class SafeConsole(Console):
+    """A Rich console that shows control characters in what it prints as escapes
+    (:func:`visible`): stored text (a hit, a session-start statement, a title) reaches the
+    terminal as ``\x1b]0;...`` instead of retitling, clearing or beeping it.
+
+    The escaping is applied to the rendered segments' text, after layout and before
+    styles become escape codes, so Rich's own styling and cursor control still work.
+    Rich's :class:`~rich.text.Text` already drops BEL, BS, VT, FF and CR on creation; CLI
+    code builds lines from stored text with :func:`visible` first so those show too.
+    """
+
+    def render(self, renderable: RenderableType,
+               options: ConsoleOptions | None = None) -> Iterable[Segment]:
+        """Render as Rich does, control characters in text segments escaped."""
+        for segment in super().render(renderable, options):
+            if segment.control or segment.text.isprintable() or not segment.text:
+                yield segment
+            else:
+                yield Segment(visible(segment.text), segment.style, segment.control)
 
 
 def wrapped(text: str, width: int, indent: str = "", first: str | None = None) -> list[str]:

@@ -15,7 +15,7 @@ from ..errors import OctomemError
 from ..memory.scopes import check_scope
 from ..memory.sources import EmptyFileError, read_text_file
 from .hits import print_answer
-from .layout import aligned, emit, packed, wrapped
+from .layout import SafeConsole, aligned, emit, packed, wrapped
 from .values import human_size, human_time, plural
 
 if TYPE_CHECKING:  # the JSON results' pydantic models are built when JSON is printed
@@ -60,7 +60,7 @@ def show_recall(console: Console, query: str, ans: RecallAnswer, explain: bool,
     else:
         print_answer(console, query, ans, explain, why, as_of)
     for warning in ans.warnings:
-        Console(stderr=True).print(f"[yellow]warning:[/yellow] {escape(warning)}")
+        SafeConsole(stderr=True).print(f"[yellow]warning:[/yellow] {escape(warning)}")
 
 
 def show_remembered(console: Console, out: Remembered, json_out: bool) -> None:

@@ -18,7 +18,7 @@ from rich.text import Text
 from ..manager import ArmRegistry
 from ..pipeline import AddReport
 from ..settings import LoadedSettings, setting_field, setting_group
-from .layout import emit, wrapped
+from .layout import SafeConsole, emit, wrapped
 from .progress import LineProgress
 from .values import plural, toml_value
 
@@ -33,7 +33,7 @@ def progress(console: Console) -> Progress | LineProgress:
     ``console`` (stdout's) lends its width.
     """
     if not console.stderr:
-        console = Console(stderr=True, soft_wrap=True, width=console.width)
+        console = SafeConsole(stderr=True, soft_wrap=True, width=console.width)
     if not console.is_terminal:
         return LineProgress(console)
     return Progress(

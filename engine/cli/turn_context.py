@@ -16,6 +16,7 @@ from typing import Any
 from rich.text import Text
 
 from ..turns import SPEAKER
+from .layout import visible
 
 #: Columns a context line is indented past its hit's text, so it reads as the hit's.
 CONTEXT_INDENT = 2
@@ -29,7 +30,7 @@ def _key(scope: str, chunk: Any) -> Key:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    return visible(" ".join(text.split()))
 
 
 def _cut(text: str, width: int) -> str:
