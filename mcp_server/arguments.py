@@ -24,6 +24,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata, func_metadata
 from pydantic import ValidationError
 
+from .observe import refuse
 from .stdio import run_stdio
 
 #: Longest rendering of a refused value in an error message (characters).
@@ -133,5 +134,6 @@ class StrictServer(MCPServer):
             try:
                 rules.check(arguments)
             except ToolError as exc:
+                refuse()  # counted as invalid: the tool did not run
                 raise ToolError(f"Error executing tool {name}: {exc}") from None
         return await super().call_tool(name, arguments, context)

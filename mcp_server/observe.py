@@ -24,10 +24,10 @@ from __future__ import annotations
 import logging
 import math
 import platform
-import re
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -36,7 +36,18 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 log = logging.getLogger("octomem.calls")
-_NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
+#: The running ``tools/call``'s verdict, set by the middleware before the tool runs: a
+#: one-item list the argument check (:func:`refuse`) marks when the request is refused.
+#: A list, not a value: the SDK may run the tool in a copied context, which shares it.
+_VERDICT: ContextVar[list[str] | None] = ContextVar("octomem_call_verdict", default=None)
+
+
+def refuse() -> None:
+    """Count the running tool call as ``invalid`` (its arguments were refused before the
+    tool ran: an unknown argument, a value of the wrong type), not as a tool ``error``."""
+    verdict = _VERDICT.get()
+    if verdict is not None:
+        verdict[:] = ["invalid"]
 
 #: Latency buckets of tool calls, arm searches and embeddings (seconds): 1 ms to 10 s,
 #: roughly x2.5 apart, so a p50 of a few ms and a cold-model wait both land in a bucket.
@@ -49,9 +60,6 @@ RECENT_CALLS = 1000
 #: Distinct statement kinds given their own ``kind`` label; later ones count as ``OTHER``
 #: (kinds are free words an agent picks: a bound keeps the number of series bounded).
 MAX_KIND_LABELS = 50
-#: Distinct tool names given their own ``tool`` label (the server's tools are named up
-#: front; any other name a client sends counts as ``unknown`` once this many are seen).
-MAX_TOOL_LABELS = 32
 #: Outcomes of a tool call: the tool answered; it answered with a tool error (bad
 #: argument, unknown id, ...); the request itself was refused (unknown tool, malformed
 #: params); the caller cancelled it.
@@ -167,15 +175,19 @@ class Observer:
             return await call_next(ctx)
         start = time.perf_counter()
         outcome, result = "invalid", None
+        verdict: list[str] = []
+        token = _VERDICT.set(verdict)
         try:
             result = await call_next(ctx)
             outcome = "error" if isinstance(result, dict) and result.get("isError") else "ok"
+            outcome = verdict[0] if verdict else outcome
             return result
         except BaseException as exc:
             if not isinstance(exc, Exception):
                 outcome = "cancelled"
             raise
         finally:
+            _VERDICT.reset(token)
             seconds = time.perf_counter() - start
             params = ctx.params if isinstance(ctx.params, Mapping) else {}
             try:
@@ -189,12 +201,15 @@ class Observer:
         """Count one finished tool call, log it, keep it; return what was kept.
 
         :param name: the tool name as requested.
-        :param outcome: one of :data:`OUTCOMES`.
+        :param outcome: one of :data:`OUTCOMES` (a tool the server does not have is
+            counted ``invalid``, under the tool label ``unknown``).
         :param seconds: its wall time in the server, seconds.
         :param arguments: the request's ``arguments`` (any JSON value).
         :param result: the wire result (a dict with ``structuredContent``), or ``None``.
         """
         tool = self._tool(name)
+        if tool == "unknown" and outcome in ("ok", "error"):
+            outcome = "invalid"
         content = result.get("structuredContent") if isinstance(result, dict) else None
         content = content if isinstance(content, dict) and outcome == "ok" else {}
         hits = self._recall(content) if tool == "recall" and outcome == "ok" else None
@@ -242,13 +257,9 @@ class Observer:
                 self.writes.labels(tool, "DOC").inc(written)
 
     def _tool(self, name: Any) -> str:
-        if name in self.tools:
-            return str(name)
-        if not (isinstance(name, str) and _NAME.fullmatch(name)) or len(
-                self.tools) >= MAX_TOOL_LABELS:
-            return "unknown"
-        self.tools = self.tools | {name}
-        return name
+        """The ``tool`` label: the name of one of the server's tools, else ``unknown`` (one
+        series for every name a client makes up, so they cannot grow the label set)."""
+        return str(name) if name in self.tools else "unknown"
 
     def _kind(self, kind: Any) -> str:
         kind = kind if isinstance(kind, str) and kind else "ITEM"

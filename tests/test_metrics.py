@@ -214,3 +214,27 @@ async def test_recording_never_fails_a_call(observer: Observer,
 
     monkeypatch.setattr(observer, "record", broken)
     assert await observer(ctx, call_next) is answer
+
+
+async def test_made_up_tools_and_refused_arguments_count_as_invalid(
+    client: Client, observer: Observer, endpoint: MetricsServer
+) -> None:
+    """A client calling tools the server does not have adds no series (one ``unknown``
+    label), and every refusal before a tool ran is ``invalid``, not a tool ``error``."""
+    for i in range(40):
+        assert (await client.call_tool(f"rand{i}", {})).is_error
+    assert (await client.call_tool("recall", {"query": 123})).is_error
+    assert (await client.call_tool("recall", {"query": "x", "colour": "red"})).is_error
+    assert (await client.call_tool("forget", {"text_or_id": "no such statement"})).is_error
+    status, text = fetch(endpoint.url)  # scraped over HTTP, as Prometheus does
+    assert status == 200
+    scrape = samples(text)
+    tools = {dict(labels)["tool"] for name, labels in scrape
+             if name == "octomem_tool_calls_total"}
+    assert tools == {"remember", "recall", "forget", "ingest", "status", "unknown"}
+    assert value(scrape, "octomem_tool_calls_total", tool="unknown", outcome="invalid") == 40
+    assert value(scrape, "octomem_tool_calls_total", tool="unknown", outcome="error") == 0
+    assert value(scrape, "octomem_tool_calls_total", tool="recall", outcome="invalid") == 2
+    assert value(scrape, "octomem_tool_calls_total", tool="recall", outcome="error") == 0
+    assert value(scrape, "octomem_tool_calls_total", tool="forget", outcome="error") == 1
+    assert "rand" not in text
