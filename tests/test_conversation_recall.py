@@ -100,6 +100,22 @@ def test_max_tokens_keeps_the_best_hits_that_fit_and_lists_the_cut(chat: Memory)
     assert [c.id for c in model.budget.cut] == cut
 
 
+def test_context_left_out_to_fit_the_budget_is_said(chat: Memory) -> None:
+    """A hit kept without its context turns (they did not fit) is named in
+    ``budget.context_dropped``, in the JSON model too; hits that kept theirs are not."""
+    query = "book the train to Porto"
+    with_context = chat.recall(query, kinds=[TURN_KIND], top_k=1, context=1)
+    top = with_context.hits[0]
+    around = with_context.context[(top.scope, top.chunk.id)]
+    bare = estimate_tokens(f"{top.chunk.title}\n{top.chunk.text}")
+    roomy = chat.recall(query, kinds=[TURN_KIND], top_k=1, context=1, max_tokens=400)
+    assert roomy.budget.context_dropped == [] and roomy.context
+    tight = chat.recall(query, kinds=[TURN_KIND], top_k=1, context=1, max_tokens=max(bare, 16))
+    assert around and tight.budget.context_dropped == [top.chunk.document_id]
+    assert tight.context == {} and [h.chunk.document_id for h in tight.hits] == ["porto:0"]
+    assert recall_result(query, tight).budget.context_dropped == ["porto:0"]
+
+
 def test_bad_context_and_budget_are_named(chat: Memory) -> None:
     with pytest.raises(InvalidQueryError, match="context: must be 0 to 5"):
         chat.recall("train", context=6)

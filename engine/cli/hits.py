@@ -288,8 +288,11 @@ def budget_lines(budget: Any, width: int) -> list[str]:
 
     :param budget: the answer's :class:`~octomem.engine.memory.context.Budget`.
     """
+    dropped = len(budget.context_dropped)
     lead = f"about {budget.used} of {budget.max_tokens} tokens" + (
-        "; the first hit's text shortened to fit" if budget.truncated else "")
+        "; the first hit's text shortened to fit" if budget.truncated else "") + (
+        f"; the context turns of {'1 hit' if dropped == 1 else f'{dropped} hits'} left out to "
+        "fit" if dropped else "")
     if not budget.cut:
         return paragraph(lead, width, "  ", first="")
     lines = paragraph(f"{lead}; left out {'this hit' if len(budget.cut) == 1 else 'these'} "

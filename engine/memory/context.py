@@ -86,12 +86,15 @@ class Budget:
     :param used: estimated tokens of the kept hits, context included.
     :param truncated: document id of the hit whose text was shortened to fit (only ever
         the first hit, when it alone is over the budget), or ``None``.
+    :param context_dropped: document ids of kept hits whose context turns were left out
+        to fit, in rank order.
     """
 
     max_tokens: int
     used: int = 0
     cut: list[Cut] = field(default_factory=list)
     truncated: str | None = None
+    context_dropped: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -181,10 +184,10 @@ def pack(hits: list[ScopedHit], context: dict[Key, list[ContextTurn]],
         if budget.used + full <= max_tokens:
             budget.used += full
         elif budget.used + bare <= max_tokens:
-            context.pop(key, None)
+            budget.context_dropped += [hit.chunk.document_id] if context.pop(key, None) else []
             budget.used += bare
         elif not kept:
-            context.pop(key, None)
+            budget.context_dropped += [hit.chunk.document_id] if context.pop(key, None) else []
             title = estimate_tokens(hit.chunk.title or "") + 1
             text = truncate(hit.chunk.text, max(1, max_tokens - title))
             hit = replace(hit, chunk=replace(hit.chunk, text=text))
@@ -197,6 +200,8 @@ def pack(hits: list[ScopedHit], context: dict[Key, list[ContextTurn]],
         kept.append(hit)
     kept.sort(key=lambda h: h.rank)  # the rank the answer gave, before packing
     budget.cut.sort(key=lambda c: c.rank)
+    order = {h.chunk.document_id: h.rank for h in kept}
+    budget.context_dropped.sort(key=order.__getitem__)
     for rank, hit in enumerate(kept, start=1):
         hit.rank = rank
     return kept, budget

@@ -69,6 +69,8 @@ class BudgetResult(BaseModel):
     cut: list[CutItem] = Field(default_factory=list, description="hits left out, best first")
     truncated: str | None = Field(None, description="id of the first hit, when its text was "
                                   "shortened to fit the budget on its own")
+    context_dropped: list[str] = Field(default_factory=list, description="ids of hits "
+                                       "returned without their context turns, to fit")
 
 
 def budget_result(budget: Budget | None) -> BudgetResult | None:
@@ -79,5 +81,5 @@ def budget_result(budget: Budget | None) -> BudgetResult | None:
         max_tokens=budget.max_tokens, tokens=budget.used,
         cut=[CutItem(id=c.chunk.document_id, scope=c.scope, rank=c.rank, tokens=c.tokens)
              for c in budget.cut],
-        truncated=budget.truncated,
+        truncated=budget.truncated, context_dropped=budget.context_dropped,
     )
