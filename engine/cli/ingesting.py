@@ -85,7 +85,7 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
     """
     from ..memory.folders import IngestReport, reconcile
     from ..memory.sources import beir_corpus_path, beir_documents, count_lines, find_sources
-    from ..memory.transcripts import read_transcript
+    from ..memory.transcripts import check_own_turns, read_transcript, turn_owner
     from . import memory as show
 
     chosen = show.check_write_scope(scope)
@@ -99,9 +99,13 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
     refused: list[tuple[Path, str]] = []
     skipped: list[tuple[Path, str]] = []
     transcripts = []
+    existing = memory.scopes.get(chosen)  # type: ignore[arg-type]
+    owner, seen = turn_owner(existing and existing.arms.storage), {}  # ids of other files
     for path, how in found:  # read whole before anything is stored: a bad line stores none
         try:
-            transcripts.append((path, read_transcript(path, how)))
+            turns = read_transcript(path, how)
+            check_own_turns(path, turns, owner, seen)
+            transcripts.append((path, turns))
         except OctomemError as exc:
             if path in named:
                 refused.append((path, str(exc)))

@@ -43,6 +43,7 @@ from .scopes import SCOPES, ScopeName, ScopeSet, check_scope, memory_knobs, scop
 from .showable import without_unshowable
 from .sources import IngestFormat
 from .times import as_of_instant, parse_time
+from .transcripts import turn_owner
 from .versions import check_version
 
 if TYPE_CHECKING:  # numpy arrives with the embedder, not at import (MCP start-up)
@@ -356,7 +357,8 @@ class Memory:
             if confine else None
         report = IngestReport()  # a folder's unreadable files: report.skipped
         groups = ingest_groups(path_or_text, self.roots.project, title, uri, tuple(tags), fmt,
-                               roots, self.limits.file_bytes, report.skipped)
+                               roots, self.limits.file_bytes, report.skipped,
+                               turn_owner(self._storage_of(target)))
         pipeline = self.scopes.require(target, create=True)
         for group in groups:  # a transcript's turns: one transaction
             whole = len(group) if group[0].kind == TURN_KIND else None

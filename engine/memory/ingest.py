@@ -24,7 +24,7 @@ from ..pipeline import AddReport
 from ..types import Document
 from .limits import check_length, confined
 from .sources import TEXT_SUFFIXES, IngestFormat, find_sources, read_text_file
-from .transcripts import TranscriptFormat, read_transcript
+from .transcripts import TranscriptFormat, TurnOwner, check_own_turns, read_transcript
 
 #: Kind of ingested documents (statements use ITEM, FACT, ...).
 DOC_KIND = "DOC"
@@ -97,7 +97,7 @@ def ingest_groups(
     path_or_text: str, project_root: Path, title: str | None = None, uri: str | None = None,
     tags: tuple[str, ...] = (), fmt: IngestFormat = "auto",
     roots: Sequence[Path] | None = None, max_bytes: int | None = None,
-    skipped: list[tuple[Path, str]] | None = None,
+    skipped: list[tuple[Path, str]] | None = None, owner: TurnOwner | None = None,
 ) -> list[list[Document]]:
     """Return the documents ``ingest`` stores for ``path_or_text``: the text documents as
     one group, then each transcript's turns as a group of its own (stored in one
@@ -115,6 +115,9 @@ def ingest_groups(
         empty, not UTF-8, a malformed transcript line) is appended as ``(file, why)`` and left
         out, and the rest of the folder is returned; without it (or for a file named
         itself) that is an error.
+    :param owner: where the target scope's stored turns came from; a chat transcript
+        whose turn ids another file's turns hold (stored, or read earlier in this call)
+        cannot be read (:func:`~.transcripts.check_own_turns`). ``None``: not checked.
     :raises InvalidQueryError: ``path_or_text`` is empty, outside ``roots`` or too large,
         or a folder holds no text file or transcript.
     :raises OctomemError: a named file is not a UTF-8 text file or a transcript; a
@@ -147,8 +150,9 @@ def ingest_groups(
     _checked([*files, *(f for f, _ in transcripts)], roots, None)  # outside: always refused
     bad: list[tuple[Path, str]] | None = [] if skipped is not None and path.is_dir() else None
     documents = [replace(d, tags=tags) for f in files for d in _read(f, None, max_bytes, bad)]
-    turns = [[replace(d, tags=tags) if tags else d for d in _read(f, how, max_bytes, bad)]
-             for f, how in transcripts]
+    seen: dict[str, Path] = {}
+    turns = [[replace(d, tags=tags) if tags else d
+              for d in _read(f, how, max_bytes, bad, owner, seen)] for f, how in transcripts]
     if bad and skipped is not None:
         if not documents and not any(turns):
             raise OctomemError(f"path_or_text: no file in {path} could be ingested: "
@@ -161,18 +165,22 @@ def ingest_groups(
 
 
 def _read(file: Path, how: TranscriptFormat | None, max_bytes: int | None,
-          skipped: list[tuple[Path, str]] | None) -> list[Document]:
+          skipped: list[tuple[Path, str]] | None, owner: TurnOwner | None = None,
+          seen: dict[str, Path] | None = None) -> list[Document]:
     """Return a text file's document (``how`` None) or a transcript's turns; a file that
     cannot be read raises, or with ``skipped`` given is appended to it and gives none.
 
-    :raises OctomemError: too large, empty, not UTF-8, or a malformed transcript (no
-        ``skipped``).
+    :raises OctomemError: too large, empty, not UTF-8, a malformed transcript, or one
+        whose turn ids another file's turns hold (no ``skipped``).
     """
     try:
         if how is None:
             return [read_text_file(file, max_bytes, f"path_or_text ({file})")]
         _checked([file], None, max_bytes)
-        return read_transcript(file, how)
+        turns = read_transcript(file, how)
+        if owner is not None:
+            check_own_turns(file, turns, owner, {} if seen is None else seen)
+        return turns
     except OctomemError as exc:
         if skipped is None:
             raise

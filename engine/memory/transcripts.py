@@ -27,12 +27,13 @@ session that repeats earlier records stores them once.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from ..arms import Storage
 from ..errors import OctomemError
 from ..turns import (
     TURN_KIND,
@@ -270,3 +271,51 @@ def read_transcript(path: Path, fmt: TranscriptFormat | None = None) -> list[Doc
     raise TranscriptError(
         f"{path}: neither a chat transcript (lines with 'text' and 'speaker' or 'role') nor "
         "a Claude Code session (lines with 'type' and 'sessionId'); see docs/conversations.md")
+
+
+#: Where a stored turn came from: its id to its file's ``uri``, ``None`` when no turn holds it.
+TurnOwner = Callable[[str], "str | None"]
+
+
+def turn_owner(storage: Storage | None) -> TurnOwner:
+    """Return a :data:`TurnOwner` reading ``storage`` (``None``: a scope not created yet)."""
+    def owner(document_id: str) -> str | None:
+        doc = storage.get_document(document_id) if storage is not None else None
+        return doc.uri if doc is not None and doc.kind == TURN_KIND else None
+    return owner
+
+
+def check_own_turns(path: Path, turns: list[Document], owner: TurnOwner,
+                    seen: dict[str, Path]) -> None:
+    """Refuse a chat transcript whose turn ids are held by turns of another file, stored
+    (``owner``) or read earlier in the same ingest (``seen``, filled in when it passes).
+
+    A chat turn's default id is ``<conversation>:<position>`` and the conversation
+    defaults to the file name, so ``a/chat.jsonl`` and ``b/chat.jsonl`` would replace each
+    other's turns on every ingest. Claude Code turns are left alone: a resumed session
+    repeats its earlier records in a new file, and storing them once is the point.
+
+    :raises TranscriptError: an id is held by another file's turn (naming both files).
+    """
+    uri = path.resolve().as_uri()
+    for doc in turns:
+        if doc.metadata.get("source") == "claude-code":
+            continue
+        other = seen.get(doc.id)
+        other = None if other is None or other.resolve() == path.resolve() else other
+        where = str(other) if other is not None else _file_of(owner(doc.id), uri)
+        if where is not None:
+            raise TranscriptError(
+                f"{path}: turn id {doc.id!r} is already held by a turn from {where}; two "
+                "transcripts named alike would overwrite each other: give this file's lines "
+                "their own \"conversation\" name (or \"id\"), see docs/conversations.md")
+    seen.update((doc.id, path) for doc in turns)
+
+
+def _file_of(stored_uri: str | None, uri: str) -> str | None:
+    """Return the file a stored turn came from when it is not ``uri``, else ``None``."""
+    if stored_uri is None or stored_uri == uri or not stored_uri.startswith("file:"):
+        return None
+    from urllib.parse import unquote, urlparse
+
+    return unquote(urlparse(stored_uri).path)
