@@ -10,7 +10,13 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from .arms import ARM_KINDS, PROTOCOLS, ArmContext, ArmKind, ArmSpec
-from .errors import ArmBuildError, ArmConfigError, IncompatibleArmsError, OctomemError
+from .errors import (
+    ArmBuildError,
+    ArmConfigError,
+    IncompatibleArmsError,
+    OctomemError,
+    config_error,
+)
 from .files import private_dir
 from .manager import ArmRegistry
 from .settings import LoadedSettings, PipelineSettings
@@ -48,7 +54,7 @@ def arm_options(spec: ArmSpec, loaded: LoadedSettings) -> BaseModel:
                 f"; did you mean 'arms.{spec.name}.{close[0]}'?" if close
                 else f"; {spec.name} takes: {', '.join(known) or 'no options'}"
             )
-        raise ArmConfigError(message) from exc
+        raise config_error(message, loaded.source_of(key)) from exc
 
 
 def check_arm_settings(loaded: LoadedSettings, registry: ArmRegistry) -> None:

@@ -54,6 +54,20 @@ class ArmConfigError(OctomemError):
     """An arm's options or a setting failed validation; names the setting and its source."""
 
 
+class OptionValueError(ArmConfigError):
+    """A setting given on the command line (``--set KEY=VALUE``, ``--data-dir``, ...) was
+    refused: a usage error (exit status 2), not a broken configuration file."""
+
+
+def config_error(message: str, layer: str) -> ArmConfigError:
+    """Return the error for a setting refused in ``layer`` (where it came from, as
+    :meth:`~octomem.engine.settings.LoadedSettings.source_of` names it): an
+    :class:`OptionValueError` when a command-line option gave it (``--set``,
+    ``--data-dir``; not ``--config (FILE)``, a file), else an :class:`ArmConfigError`."""
+    option = layer.startswith("--") and not layer.startswith("--config")
+    return (OptionValueError if option else ArmConfigError)(message)
+
+
 class IncompatibleArmsError(OctomemError):
     """Two configured arms cannot work together (e.g. ``fts5`` without ``sqlite`` storage)."""
 

@@ -17,7 +17,7 @@ from typing import Any, Literal
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
-from .errors import ArmConfigError
+from .errors import ArmConfigError, OptionValueError, config_error
 from .settings_env import env_layer
 
 ENV_PREFIX = "OCTOMEM_"
@@ -340,7 +340,8 @@ def parse_overrides(pairs: list[str]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         if not sep or not key.strip():
-            raise ArmConfigError(f"--set {pair!r}: expected key=value, e.g. retrieval.top_k=5")
+            raise OptionValueError(f"--set {pair!r}: expected key=value, e.g. "
+                                   "retrieval.top_k=5")
         node = out
         *parents, leaf = key.strip().split(".")
         for part in parents:
@@ -357,7 +358,7 @@ def _check_keys(data: dict[str, Any], model: type[BaseModel], layer: str, prefix
         if key not in fields:
             close = difflib.get_close_matches(key, list(fields), n=1)
             hint = f"; did you mean '{prefix}{close[0]}'?" if close else ""
-            raise ArmConfigError(f"unknown setting {dotted!r} in {layer}{hint}")
+            raise config_error(f"unknown setting {dotted!r} in {layer}{hint}", layer)
         annotation = fields[key].annotation
         if (isinstance(value, dict) and isinstance(annotation, type)
                 and issubclass(annotation, BaseModel)):
@@ -424,5 +425,5 @@ def load_settings(
         err = exc.errors()[0]
         key = ".".join(str(p) for p in err["loc"])
         layer = LoadedSettings(Settings.model_construct(), provenance).source_of(key)
-        raise ArmConfigError(f"setting {key!r} from {layer}: {err['msg']}") from exc
+        raise config_error(f"setting {key!r} from {layer}: {err['msg']}", layer) from exc
     return LoadedSettings(settings, provenance)

@@ -21,7 +21,7 @@ from typing import Any
 import typer
 from rich.text import Text
 
-from ..errors import InvalidQueryError, OctomemError
+from ..errors import InvalidQueryError, OctomemError, OptionValueError
 from .layout import SafeConsole
 
 #: Exit status of a usage error (click's ``UsageError.exit_code``).
@@ -142,7 +142,8 @@ def run() -> int:
         if state.debug:
             raise
         message = as_option(str(exc)) if isinstance(exc, OctomemError) else os_error(exc)
-        if isinstance(exc, InvalidQueryError) and message.startswith("--"):
+        if isinstance(exc, OptionValueError) or (
+                isinstance(exc, InvalidQueryError) and message.startswith("--")):
             err.print(Text(f"error: {message}{help_hint(sys.argv[1:])}"))  # a bad option value
             return USAGE_STATUS
         err.print(Text.assemble(("error: ", "red"), message))
