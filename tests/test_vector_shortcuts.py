@@ -64,7 +64,9 @@ def test_kept_subsets_give_the_answers_of_a_search_that_keeps_nothing(tmp_path: 
                 assert kept.search(q, f, 100) == want == bare.search(q, f, 100)
     cache = kept._subsets[kept.bound.table]  # type: ignore[union-attr]
     gathered = [s for s in cache.entries.values() if s.gathered is not None]
-    assert len(gathered) == 3 and cache.held == sum(s.gathered.nbytes for s in gathered)
+    assert len(gathered) == 3 and cache.held == sum(s.nbytes for s in cache.entries.values())
+    kinds = cache.entries[filters_key(FILTERS[2])]  # not selective: mask and rows, counted
+    assert kinds.gathered is None and kinds.nbytes == 2000 + 8 * 1000
     assert cache.entries[filters_key(FILTERS[0])].mask is None
     once = Filters(metadata={"group": "g7"})  # asked once: no copy made
     assert kept.search(queries[0], once, 10) == bare.search(queries[0], once, 10)
@@ -92,6 +94,11 @@ def test_the_budget_bounds_the_kept_vectors(tmp_path: Path) -> None:
     assert cache.held <= cache.budget and sum(s.gathered is not None
                                               for s in cache.entries.values()) == 1
     assert cache.entries[filters_key(groups[-1])].gathered is not None  # the newest kept
+    nothing = _arm(storage, 0.0)  # 0 MB: nothing but the unfiltered entry (0 bytes) kept
+    for f in [*groups, Filters()]:
+        assert nothing.search(q, f, 50) == arm.search(q, f, 50)
+    empty = nothing._subsets[nothing.bound.table]  # type: ignore[union-attr]
+    assert empty.held == 0 and list(empty.entries) == [filters_key(Filters())]
 
 
 @pytest.mark.parametrize("size", [1, 3, 4, 5, 1023, 1024, 1025, 2051, 3000])

@@ -30,10 +30,11 @@ class SqliteVecOptions(BaseModel, extra="forbid"):
     )
     filter_cache_mb: float = Field(
         default=64.0, ge=0,
-        description="numpy scan: the most MB of vectors kept gathered for filters asked "
-        "again (the same filters while nothing was written: a conversation's questions, a "
-        "tag); such a search scores them without gathering, the same answers. 0: none kept "
-        "(a memory bound, not tuned: ~10 filters keeping 10 % of 100k 384-d vectors)",
+        description="numpy scan: the most MB kept for filters asked again (the same "
+        "filters while nothing was written: a conversation's questions, a tag): their masks, "
+        "rows and gathered vectors; such a search skips the mask and the gather, the same "
+        "answers. 0: nothing kept (a memory bound, not tuned: ~4 filters keeping 10 % of "
+        "100k 384-d vectors)",
         json_schema_extra={"group": "runtime"},
     )
     approximate_above: int = Field(

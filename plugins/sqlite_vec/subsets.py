@@ -14,9 +14,10 @@ kept filter scores the kept vectors directly; the scores are the same bits
 (:func:`.row_gather.scores_of`), so the answers are those of a search that computes
 everything again.
 
-Memory: the gathered vectors of the kept filters are at most
-``SqliteVecOptions.filter_cache_mb`` in total (least recently used dropped first), and at
-most :data:`ENTRIES` filters are kept.
+Memory: what the kept filters hold (masks, row numbers, gathered vectors) is at most
+``SqliteVecOptions.filter_cache_mb`` in total (least recently used dropped first; a
+subset larger than that is used for its search and not kept), and at most
+:data:`ENTRIES` filters are kept.
 """
 
 from __future__ import annotations
@@ -59,8 +60,10 @@ class Subset:
 
     @property
     def nbytes(self) -> int:
-        """Bytes held by the gathered vectors (the budgeted part)."""
-        return 0 if self.gathered is None else int(self.gathered.nbytes)
+        """Bytes held: the mask, the row numbers and the gathered vectors (all budgeted:
+        at 1M rows a mask and its rows alone are up to 9 MB)."""
+        return sum(int(a.nbytes) for a in (self.mask, self.rows, self.gathered)
+                   if a is not None)
 
 
 def filters_key(filters: Filters) -> Hashable:
@@ -77,7 +80,7 @@ class SubsetCache:
 
     Not thread-safe on its own: the arm uses it under the matrix's lock.
 
-    :param budget_bytes: the most bytes of gathered vectors kept at once (0: none).
+    :param budget_bytes: the most bytes kept at once (0: nothing is kept).
     """
 
     def __init__(self, budget_bytes: int) -> None:
@@ -105,14 +108,16 @@ class SubsetCache:
         if subset is None:  # first sight: the mask and rows only (a filter asked once,
             # e.g. as_of now, would pay a copy it never uses)
             subset = self.entries[key] = make()
+            self.held += subset.nbytes
         else:
             self.entries.move_to_end(key)
             rows = subset.rows
             if (not subset.tried and rows is not None
-                    and (len(rows) + 4) * row_bytes <= self.budget):
+                    and subset.nbytes + (len(rows) + 4) * row_bytes <= self.budget):
                 subset.tried = True  # asked again: gather its rows once, if the scan would
+                before = subset.nbytes
                 subset.gathered = gather(rows)
-                self.held += subset.nbytes
+                self.held += subset.nbytes - before
         while self.entries and (self.held > self.budget or len(self.entries) > ENTRIES):
             _, old = self.entries.popitem(last=False)
             self.held -= old.nbytes
