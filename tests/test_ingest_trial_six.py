@@ -127,3 +127,42 @@ def test_engine_refuses_a_transcript_whose_turn_ids_another_file_holds(
     second.write_text(named + "\n", encoding="utf-8")  # its own conversation: stored
     _, fixed = memory.ingest(str(second))
     assert fixed.added == ["beta:0"] and turn_ids(memory) == ["beta:0", "chat:0", "chat:1"]
+
+
+CLAUDE = Path(__file__).parent / "data" / "claude-code" / \
+    "5f0c2a9e-1b7d-4c3e-9a61-0d2b7e4f8c13.jsonl"
+
+
+def test_cli_an_unfinished_last_line_is_left_out_and_read_next_time(tmp_path: Path) -> None:
+    lines = CLAUDE.read_text().splitlines()
+    session = tmp_path / "session.jsonl"
+    half = lines[-1][: len(lines[-1]) // 2]  # Claude Code is still writing the last record
+    session.write_text("\n".join(lines[:-1]) + "\n" + half)
+    first = octomem(tmp_path, "ingest", "session.jsonl")
+    assert ("note: session.jsonl:15: left out: the last line is not complete JSON yet (no "
+            "newline at its end); it is read on the next ingest") in first.err
+    assert first.out.startswith("added 3, replaced 0, unchanged 0 documents;")
+    session.write_text("\n".join(lines) + "\n")  # now written whole
+    again = octomem(tmp_path, "ingest", "session.jsonl")
+    assert again.out.startswith("added 1, replaced 0, unchanged 3 documents;")
+    assert "left out" not in again.err
+    hit = octomem(tmp_path, "search", "invoice table migration Friday", "--json").json()
+    assert "claude:a-0012" in [h["id"] for h in hit["hits"]]
+    broken = tmp_path / "broken.jsonl"  # a bad line that is not the last: still an error
+    broken.write_text("\n".join([*lines[:3], half, *lines[3:]]) + "\n")
+    failed = octomem(tmp_path, "ingest", "broken.jsonl", ok=False)
+    assert failed.code == 1 and "broken.jsonl:4: not valid JSON" in failed.err
+
+
+def test_engine_reports_the_unfinished_last_line(memory: Memory, tmp_path: Path) -> None:
+    path = tmp_path / "project" / "trip.jsonl"
+    chat(path, ["Fly to Lisbon"])
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write('{"speaker": "Ana", "text": "Stay in Alf')
+    _, report = memory.ingest(str(path))
+    assert report.added == ["trip:0"]
+    assert report.unfinished == [f"{path}:2: left out: the last line is not complete JSON yet "
+                                 "(no newline at its end); it is read on the next ingest"]
+    path.write_text(path.read_text() + 'ama"}')  # complete JSON, still no newline: read
+    _, grown = memory.ingest(str(path))
+    assert grown.added == ["trip:1"] and grown.unfinished == []

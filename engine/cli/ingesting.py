@@ -14,6 +14,9 @@
   not at all) and what was not, how to finish (ingest the same paths again: what is
   stored is skipped as unchanged; ``octomem reindex`` embeds chunks left without a
   vector), and ends with status 130.
+- A transcript's last line that has no newline at its end and is not valid JSON is
+  being written: it is left out with a note (``note: FILE:LINE: left out: ...``) and read
+  on the next ingest; a malformed line anywhere else is an error.
 - A document or turn whose id is in the scope's forget log is not added again (the
   report line says ``N forgotten, not re-added``).
 - Chunks without a vector of the configured embedder are counted after every ingest and
@@ -103,9 +106,12 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
     owner, seen = turn_owner(existing and existing.arms.storage), {}  # ids of other files
     for path, how in found:  # read whole before anything is stored: a bad line stores none
         try:
-            turns = read_transcript(path, how)
+            notes: list[str] = []  # an unfinished last line: left out, read next time
+            turns = read_transcript(path, how, notes)
             check_own_turns(path, turns, owner, seen)
             transcripts.append((path, turns))
+            for note in notes:
+                err.print(Text.assemble(("note: ", "yellow"), note), highlight=False)
         except OctomemError as exc:
             if path in named:
                 refused.append((path, str(exc)))

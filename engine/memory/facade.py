@@ -358,7 +358,7 @@ class Memory:
         report = IngestReport()  # a folder's unreadable files: report.skipped
         groups = ingest_groups(path_or_text, self.roots.project, title, uri, tuple(tags), fmt,
                                roots, self.limits.file_bytes, report.skipped,
-                               turn_owner(self._storage_of(target)))
+                               turn_owner(self._storage_of(target)), report.unfinished)
         pipeline = self.scopes.require(target, create=True)
         for group in groups:  # a transcript's turns: one transaction
             whole = len(group) if group[0].kind == TURN_KIND else None

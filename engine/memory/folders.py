@@ -45,12 +45,15 @@ class IngestReport(AddReport):
         read and was left out (nothing of it stored).
     :param skipped_forgotten: ids of documents and turns read again that are in the
         scope's forget log: not added again (:func:`~.forget.drop_forgotten`).
+    :param unfinished: a note for each transcript whose last line was still being written
+        (no newline, not JSON): left out, read on the next ingest.
     """
 
     missing: list[GoneFile] = field(default_factory=list)
     forgotten: list[GoneFile] = field(default_factory=list)
     skipped: list[tuple[Path, str]] = field(default_factory=list)
     skipped_forgotten: list[str] = field(default_factory=list)
+    unfinished: list[str] = field(default_factory=list)
 
 
 def _file_path(doc: Document) -> Path | None:

@@ -299,6 +299,9 @@ class IngestResult(BaseModel):
     forgotten_not_readded: list[str] = Field(
         default_factory=list, description="ids read again that are in the scope's forget "
         "log: not added again (a forgotten document or turn never comes back)")
+    unfinished: list[str] = Field(
+        default_factory=list, description="transcripts whose last line was still being "
+        "written (no newline at its end, not JSON): that line left out, read next time")
 
 
 def ingest_result(scope: str, report: AddReport) -> IngestResult:
@@ -313,7 +316,8 @@ def ingest_result(scope: str, report: AddReport) -> IngestResult:
                         missing=gone("missing"), forgotten=gone("forgotten"),
                         skipped=[SkippedFileItem(path=str(path), why=why)
                                  for path, why in getattr(report, "skipped", ())],
-                        forgotten_not_readded=list(getattr(report, "skipped_forgotten", ())))
+                        forgotten_not_readded=list(getattr(report, "skipped_forgotten", ())),
+                        unfinished=list(getattr(report, "unfinished", ())))
 
 
 class ChunkItem(BaseModel):

@@ -1,7 +1,9 @@
 """Chat transcripts as turns: octomem's chat JSON Lines format and Claude Code sessions.
 
 Both are read whole before anything is stored: a malformed line is an error naming the
-file and the line, and nothing of that file is stored. See docs/conversations.md.
+file and the line, and nothing of that file is stored; only an unfinished last line (no
+newline at its end, not valid JSON: still being written) is left out with a note. See
+docs/conversations.md.
 
 **Chat JSON Lines** (``--format chat``), one turn a line, in the order they were said::
 
@@ -77,8 +79,12 @@ class TranscriptError(OctomemError):
     """A transcript line that cannot be read; the message names the file and line."""
 
 
-def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def _lines(path: Path, notes: list[str] | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line number, object)`` for every non-blank line of a JSON Lines file.
+
+    The last line, when it has no newline at its end and is not valid JSON, is being
+    written (Claude Code appends to the session it is in): it is left out with a note
+    appended to ``notes`` (with ``notes`` given), and read on the next ingest.
 
     :raises TranscriptError: a line is not JSON, or not a JSON object; a byte is not UTF-8.
     """
@@ -90,6 +96,11 @@ def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 try:
                     row = json.loads(line.rstrip("\r\n"))  # columns count within the line
                 except json.JSONDecodeError as exc:
+                    if notes is not None and not line.endswith("\n"):  # only the last can
+                        notes.append(f"{path}:{lineno}: left out: the last line is not "
+                                     "complete JSON yet (no newline at its end); it is read "
+                                     "on the next ingest")
+                        return
                     why = f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
                     raise TranscriptError(f"{path}:{lineno}: not valid JSON: {why}") from None
                 if not isinstance(row, dict):
@@ -173,14 +184,16 @@ def _chat_turn(path: Path, lineno: int, row: dict[str, Any], positions: dict[str
     )
 
 
-def read_chat(path: Path) -> list[Document]:
+def read_chat(path: Path, notes: list[str] | None = None) -> list[Document]:
     """Read a chat JSON Lines file (module docstring) as turn documents, in file order.
 
+    :param notes: when given, an unfinished last line is left out and noted here
+        (:func:`_lines`); otherwise it is an error like any other.
     :raises TranscriptError: a malformed line, naming the file and line.
     """
     positions: dict[str, int] = {}
     uri = path.resolve().as_uri()
-    return [_chat_turn(path, n, row, positions, uri) for n, row in _lines(path)]
+    return [_chat_turn(path, n, row, positions, uri) for n, row in _lines(path, notes)]
 
 
 @dataclass(slots=True)
@@ -220,14 +233,15 @@ def _claude_record(row: dict[str, Any], where: str) -> tuple[str, list[str]] | N
     return (kind, texts) if texts else None
 
 
-def read_claude_code(path: Path) -> list[Document]:
-    """Read a Claude Code session transcript (module docstring) as turn documents.
+def read_claude_code(path: Path, notes: list[str] | None = None) -> list[Document]:
+    """Read a Claude Code session transcript (module docstring) as turn documents
+    (``notes``: as :func:`read_chat`).
 
     :raises TranscriptError: a line that is not a JSON object, a user or assistant record
         without a message, or a timestamp that is not ISO-8601; naming the file and line.
     """
     turns: list[_Pending] = []
-    for lineno, row in _lines(path):
+    for lineno, row in _lines(path, notes):
         where = f"{path}:{lineno}"
         kept = _claude_record(row, where)
         if kept is None:
@@ -254,8 +268,10 @@ def read_claude_code(path: Path) -> list[Document]:
     ]
 
 
-def read_transcript(path: Path, fmt: TranscriptFormat | None = None) -> list[Document]:
-    """Read one transcript file as turns; ``fmt=None`` sniffs the format.
+def read_transcript(path: Path, fmt: TranscriptFormat | None = None,
+                    notes: list[str] | None = None) -> list[Document]:
+    """Read one transcript file as turns; ``fmt=None`` sniffs the format; ``notes``: as
+    :func:`read_chat` (an unfinished last line left out and noted).
 
     :raises TranscriptError: the file is neither format, ``fmt`` is given and the file's
         first record is of the other format, or a malformed line.
@@ -265,9 +281,9 @@ def read_transcript(path: Path, fmt: TranscriptFormat | None = None) -> list[Doc
         raise TranscriptError(f"{path}: {FORMAT_MISMATCH[fmt]}")
     chosen = fmt or found
     if chosen == "chat":
-        return read_chat(path)
+        return read_chat(path, notes)
     if chosen == "claude-code":
-        return read_claude_code(path)
+        return read_claude_code(path, notes)
     raise TranscriptError(
         f"{path}: neither a chat transcript (lines with 'text' and 'speaker' or 'role') nor "
         "a Claude Code session (lines with 'type' and 'sessionId'); see docs/conversations.md")
