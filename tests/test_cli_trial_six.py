@@ -55,3 +55,26 @@ def test_a_bad_set_option_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "bad.toml").write_text("[retrieval]\ntop_k = \"abc\"\n", encoding="utf-8")
     ran = octomem(tmp_path, "--config", str(tmp_path / "bad.toml"), "status", ok=False)
     assert ran.code == 1 and "from --config" in ran.err and "--help" not in ran.err
+
+
+def test_forget_an_id_in_both_scopes_advises_scope_and_keeps_entries_whole(
+        tmp_path: Path) -> None:
+    text = "Deploys go through the staging cluster first, then production after an hour"
+    doc_id = octomem(tmp_path, "add", text, "--json").json()["id"]
+    octomem(tmp_path, "export", "--scope", "local", str(tmp_path / "x.jsonl"))
+    octomem(tmp_path, "import", "--scope", "global", str(tmp_path / "x.jsonl"))
+    ran = octomem(tmp_path, "forget", doc_id, ok=False, spawn=True, COLUMNS="80")
+    assert ran.code == 1
+    lines = ran.out.splitlines()
+    assert lines[:2] == ["2 statements have this id; none was removed; forget one with --scope "
+                         "local or", "--scope global:"]
+    assert [line.split(" (")[0] for line in lines[2:]] == [f"  {doc_id}"] * 2
+    assert [line.split(" (")[1].split(")")[0] for line in lines[2:]] == [
+        "local, ITEM", "global, ITEM"]
+    assert all(len(line) <= 80 and line.endswith("…") for line in lines[2:])
+    assert ran.err == "error: the id is in both scopes; none was removed\n"
+    assert "forgot" in octomem(tmp_path, "forget", doc_id, "--scope", "global").out
+    again = octomem(tmp_path, "add", text, spawn=True, COLUMNS="80")
+    assert again.out.splitlines() == [
+        f"already stored: {doc_id} in the local scope has this",
+        "text; nothing new was stored"]

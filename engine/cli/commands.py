@@ -246,8 +246,11 @@ def forget(
 
     memory = _memory()
     try:
-        if not show.show_forgotten(console, memory.forget(id_or_text, scope, reason), as_json):
-            raise OctomemError("the text matches several statements; none was removed")
+        out = memory.forget(id_or_text, scope, reason)
+        if not show.show_forgotten(console, out, as_json, asked=id_or_text):
+            same_id = all(doc.id == id_or_text for _, doc in out.matches)
+            what = "id is in both scopes" if same_id else "text matches several statements"
+            raise OctomemError(f"the {what}; none was removed")
     finally:
         memory.close()
 

@@ -15,7 +15,7 @@ from ..errors import OctomemError
 from ..memory.scopes import check_scope
 from ..memory.sources import EmptyFileError, read_text_file
 from .hits import print_answer
-from .layout import SafeConsole, aligned, emit, packed, wrapped
+from .layout import SafeConsole, aligned, emit, packed, visible, wrapped
 from .values import human_size, human_time, plural
 
 if TYPE_CHECKING:  # the JSON results' pydantic models are built when JSON is printed
@@ -28,8 +28,11 @@ if TYPE_CHECKING:  # the JSON results' pydantic models are built when JSON is pr
     from ..types import Document
 
 
-def _snippet(text: str, width: int) -> str:
+def _snippet(text: str, width: int, raw: bool = False) -> str:
+    """``text`` on one line, cut to ``width`` with "…"; control characters shown as
+    escapes unless ``raw`` (for ``repr``, which escapes them itself)."""
     flat = " ".join(text.split())
+    flat = flat if raw else visible(flat)
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
@@ -71,8 +74,8 @@ def show_remembered(console: Console, out: Remembered, json_out: bool) -> None:
         print_json(remember_result(out))
         return
     if out.already_stored:
-        console.print(f"already stored: [bold]{out.document.id}[/bold] in the {out.scope} "
-                      "scope has this text; nothing new was stored")
+        emit(console, wrapped(f"already stored: {out.document.id} in the {out.scope} scope "
+                              "has this text; nothing new was stored", console.width))
         return
     console.print(f"stored [bold]{out.document.id}[/bold] in the {out.scope} scope")
     if out.superseded is not None:
@@ -88,26 +91,36 @@ def show_remembered(console: Console, out: Remembered, json_out: bool) -> None:
         console.print(f"[yellow]no vector: {escape(out.semantic_error)}[/yellow]")
 
 
-def show_forgotten(console: Console, out: ForgetOutcome, json_out: bool) -> bool:
-    """Print what ``forget`` did; return False when the text was ambiguous (none removed)."""
+def show_forgotten(console: Console, out: ForgetOutcome, json_out: bool,
+                   asked: str = "") -> bool:
+    """Print what ``forget`` did; return False when the text was ambiguous (none removed).
+
+    :param asked: the id or text ``forget`` was given: when every match has that id (one
+        id in both scopes), the advice is ``--scope``, not an id.
+    """
     if json_out:
         from ..memory.results import forget_result
 
         print_json(forget_result(out))
         return out.forgotten is not None
     if out.forgotten is None:
-        console.print(f"[yellow]{len(out.matches)} statements have this text; none was "
-                      "removed. Forget one by id:[/yellow]")
-        for scope, doc in out.matches:
-            console.print(f"  {doc.id} ({scope}, {doc.kind}) {escape(_snippet(doc.text, 70))}")
+        same_id = all(doc.id == asked for _, doc in out.matches)
+        advice = ("forget one with --scope local or --scope global" if same_id
+                  else "forget one by id")
+        emit(console, wrapped(f"{len(out.matches)} statements have this "
+                              f"{'id' if same_id else 'text'}; none was removed; {advice}:",
+                              console.width), style="yellow")
+        for scope, doc in out.matches:  # one line each, the text cut to what is left
+            lead = f"  {doc.id} ({scope}, {doc.kind}) "
+            emit(console, [lead + _snippet(doc.text, max(console.width - len(lead), 20))])
         return False
     scope, doc = out.forgotten
     lead = f"forgot {doc.id} from the {scope} scope: "
     room = console.width - len(lead) - 2
     if room >= 30:
-        emit(console, [lead + repr(_snippet(doc.text, room))])
+        emit(console, [lead + repr(_snippet(doc.text, room, raw=True))])
     else:  # the statement on a line of its own
-        emit(console, [lead.rstrip(), "  " + repr(_snippet(doc.text, console.width - 4))])
+        emit(console, [lead.rstrip(), "  " + repr(_snippet(doc.text, console.width - 4, raw=True))])
     return True
 
 
