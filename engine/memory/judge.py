@@ -12,6 +12,7 @@ floor and ``retrieval.relative_floor`` times the best hit's relevance are left o
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,11 @@ if TYPE_CHECKING:
 
 #: The setting naming each kind's floor (``abstained`` names the one that was missed).
 TURN_FLOOR, DOCUMENT_FLOOR = "retrieval.relevance_floor", "retrieval.document_relevance_floor"
+#: How many of an answer's first hits decide whether it abstains, whatever its ``top_k``:
+#: the floors were chosen judging each question's first 10 hits (the tool's default
+#: ``retrieval.top_k``; ``benchmarks/fit_ranking.py``, ``benchmarks/fit_relevance.py`` and
+#: the abstention pass, ``benchmarks/subsets.py``), so a floor means what it was chosen for.
+JUDGED_HITS = 10
 
 
 def scope_stats(runs: ScopedRuns, pipelines: Mapping[str, Pipeline]) -> dict[str, RunStats]:
@@ -54,14 +60,11 @@ def is_document(hit: Any) -> bool:
     return hit.chunk.kind in DOCUMENT_KINDS and shipped_model().document is not None
 
 
-def judged(hits: list[ScopedHit], text: str, cos: dict[Key, float],
-           retrieval: RetrievalSettings, embedder: str | None, answer: RecallAnswer,
-           stats: Mapping[str, RunStats], pipelines: Mapping[str, Pipeline]
-           ) -> list[ScopedHit]:
-    """Give every hit its relevance; return none when no hit reaches its kind's floor
-    (``answer.abstained`` says why, ``answer.best_rejected`` is the best one), else leave
-    out the hits below both their floor and ``retrieval.relative_floor`` times the best
-    (counted in ``answer.weak_left_out``)."""
+def _relevance(hits: list[ScopedHit], text: str, cos: dict[Key, float],
+               retrieval: RetrievalSettings, embedder: str | None,
+               stats: Mapping[str, RunStats], pipelines: Mapping[str, Pipeline]
+               ) -> list[tuple[float, str]]:
+    """Give every hit its relevance; return each hit's ``(floor, floor setting)``."""
     floors = []
     for hit in hits:
         doc = is_document(hit)
@@ -73,15 +76,68 @@ def judged(hits: list[ScopedHit], text: str, cos: dict[Key, float],
             embedder=embedder, stats=stats.get(hit.scope) if doc else None,
             keyword_score=None if kw_hit is None else kw_hit.score)
         floors.append((floor, DOCUMENT_FLOOR if doc else TURN_FLOOR))
-    probability = [h.relevance.probability if h.relevance else 0.0 for h in hits]
-    best = max(probability, default=0.0)
-    if hits and not any(p >= f for p, (f, _) in zip(probability, floors, strict=True)):
-        at = max(range(len(hits)), key=probability.__getitem__)
-        answer.abstained = abstain_reason(best, *floors[at])
-        hits[at].rank = at + 1
+    return floors
+
+
+def _probability(hit: ScopedHit) -> float:
+    return hit.relevance.probability if hit.relevance is not None else 0.0
+
+
+def across_kinds(hits: list[ScopedHit], floors: list[tuple[float, str]]
+                 ) -> tuple[list[ScopedHit], list[tuple[float, str]]]:
+    """Merge the hits of the two content kinds (documents, :func:`is_document`; turns and
+    statements) into one order: each kind keeps its own order (the fused one, which the
+    benchmarks measure per kind), and of the two kinds' next hits the one with the
+    higher relevance comes first (the calibrated probability is the one score the two
+    kinds share; fused scores are ranks of runs dominated by whichever kind has more
+    matching words). With one kind present, ``hits`` is returned as it is."""
+    kinds = [is_document(h) for h in hits]
+    if len(set(kinds)) < 2:
+        return hits, floors
+    queues = {k: deque(i for i, d in enumerate(kinds) if d == k) for k in (False, True)}
+    order = []
+    while queues[False] or queues[True]:
+        heads = [q for q in queues.values() if q]
+        # ties: the earlier fused place first
+        pick = max(heads, key=lambda q: (_probability(hits[q[0]]), -q[0]))
+        order.append(pick.popleft())
+    return [hits[i] for i in order], [floors[i] for i in order]
+
+
+def judged(hits: list[ScopedHit], top_k: int, text: str, cos: dict[Key, float],
+           retrieval: RetrievalSettings, embedder: str | None, answer: RecallAnswer,
+           stats: Mapping[str, RunStats], pipelines: Mapping[str, Pipeline]
+           ) -> list[ScopedHit]:
+    """Return the answer's hits (at most ``top_k``) from ``hits`` (best first, before any
+    cut), each with its relevance.
+
+    Whether the answer abstains, and the best match it names, are decided on the first
+    :data:`JUDGED_HITS` hits whatever ``top_k`` is (a small ``top_k`` gets no false
+    "nothing stored"): when none reaches its kind's floor, none is returned
+    (``answer.abstained`` says why, ``answer.best_rejected`` is the best one, rank 1).
+    Else hits below both their floor and ``retrieval.relative_floor`` times the best are
+    left out (counted in ``answer.weak_left_out`` among the first ``top_k``), and the
+    cut to ``top_k`` keeps every hit that reaches its floor before those that do not
+    (each in its place). In a store holding both documents and turns the two kinds are
+    ordered by :func:`across_kinds` first (all hits judged); with one kind only the
+    first ``max(JUDGED_HITS, top_k)`` are.
+    """
+    mixed = len({is_document(h) for h in hits}) > 1
+    hits = hits if mixed else hits[: max(JUDGED_HITS, top_k)]
+    floors = _relevance(hits, text, cos, retrieval, embedder, stats, pipelines)
+    hits, floors = across_kinds(hits, floors)
+    probability = [_probability(h) for h in hits]
+    passes = [p >= f for p, (f, _) in zip(probability, floors, strict=True)]
+    if hits and not any(passes[:JUDGED_HITS]):
+        at = max(range(min(len(hits), JUDGED_HITS)), key=probability.__getitem__)
+        answer.abstained = abstain_reason(probability[at], *floors[at])
+        hits[at].rank = 1  # the best match
         answer.best_rejected = hits[at]
         return []
-    kept = [h for h, p, (f, _) in zip(hits, probability, floors, strict=True)
+    best = max(probability, default=0.0)
+    kept = [i for i, (h, p, (f, _)) in enumerate(zip(hits, probability, floors, strict=True))
             if h.relevance is None or p >= min(f, retrieval.relative_floor * best)]
-    answer.weak_left_out = len(hits) - len(kept)
-    return kept
+    answer.weak_left_out = min(top_k, len(hits)) - sum(i < top_k for i in kept)
+    shown = set([i for i in kept if passes[i]][:top_k])
+    shown.update([i for i in kept if i not in shown][: top_k - len(shown)])
+    return [hits[i] for i in sorted(shown)]

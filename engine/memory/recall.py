@@ -12,9 +12,11 @@ Order of work (each scope's filters applied inside each arm, before ranking):
    (:mod:`octomem.engine.rerank`: a cross-encoder over the top-N, or ``conversation``
    re-ordering conversation turns among their places);
 5. dedup across scopes (identical text, then cosine), reported as ``collapsed``;
-6. per document: keep each document's best chunk (optional); cut to ``top_k``; give
-   each hit its relevance (:mod:`octomem.engine.relevance`) and return none, saying
-   why, when the best is below ``retrieval.relevance_floor`` (abstention);
+6. per document: keep each document's best chunk (optional); give each hit its
+   relevance (:mod:`octomem.engine.relevance`) and return none, saying why, when none
+   of the first :data:`~.judge.JUDGED_HITS` reaches its floor (abstention, the same
+   whatever ``top_k``); else cut to ``top_k``, hits that reach their floor kept first
+   (:func:`~.judge.judged`);
 7. count the recall on the returned documents that answer (relevance at or above the
    floor, :func:`is_answer`); commit.
 """
@@ -37,7 +39,7 @@ from ..relevance import Relevance, content_words, coverage
 from ..rerank import more_wanted, rerank_depth, rerank_stage, similarities
 from ..types import Chunk, Filters, FusedHit, Hit, Run
 from .history_order import current_first
-from .judge import judged, scope_stats
+from .judge import JUDGED_HITS, judged, scope_stats
 from .recency import bonus_of
 from .scoped_fusion import Key, Lexical, ScopedFused, ScopedRuns, fuse_scopes
 from .scopes import MemoryKnobs
@@ -106,8 +108,7 @@ class RecallAnswer:
     :param weak_left_out: hits left out because their relevance is below both the floor
         and ``retrieval.relative_floor`` times the best hit's.
     :param best_rejected: when ``abstained``, the match with the best relevance, which
-        was not returned (its ``rank``: its place among the hits before abstaining), so
-        ``explain`` can show why.
+        was not returned (``rank`` 1: the best match), so ``explain`` can show why.
     """
 
     hits: list[ScopedHit]
@@ -374,7 +375,8 @@ def recall_scopes(
                     txs[scope] = stack.enter_context(pipeline.arms.storage.transaction())
         runs = _search(scoped, request, vector, k, answer, keyword_runs)
         fused = fuse_scopes(runs, k, retrieval)
-        depth = request.top_k * (10 if request.per == "document" else 3)
+        # the same candidates whatever top_k up to JUDGED_HITS: abstaining depends on them
+        depth = max(request.top_k, JUDGED_HITS) * (10 if request.per == "document" else 3)
         depth = max(depth, rerank_depth(first.reranker, retrieval.rerank_top_n))
         hits = _materialise(fused[:depth], pipelines, knobs, now)
         extra = more_wanted(first.reranker, hits, depth)
@@ -400,7 +402,7 @@ def recall_scopes(
             hits = _dedup(first.dedup, hits, vectors, answer)
         if request.per == "document":
             hits = _per_document(hits)
-        hits = judged(hits[: request.top_k], request.text, cos, retrieval,
+        hits = judged(hits, request.top_k, request.text, cos, retrieval,
                       getattr(first.embedder, "model_id", None), answer,
                       scope_stats(runs, pipelines), pipelines)
         if request.filters.include_superseded and request.filters.as_of is None:
