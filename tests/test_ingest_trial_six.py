@@ -166,3 +166,18 @@ def test_engine_reports_the_unfinished_last_line(memory: Memory, tmp_path: Path)
     path.write_text(path.read_text() + 'ama"}')  # complete JSON, still no newline: read
     _, grown = memory.ingest(str(path))
     assert grown.added == ["trip:1"] and grown.unfinished == []
+
+
+def test_cli_a_folder_with_nothing_to_read_says_so(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "pictures").mkdir()
+    (tmp_path / "pictures" / "a.png").write_bytes(b"\x89PNG")
+    alone = octomem(tmp_path, "ingest", "empty", ok=False)
+    assert (alone.code, alone.out) == (1, "")
+    assert alone.err == "error: no text file (.md, .txt, .rst) or transcript (.jsonl) in empty\n"
+    assert not (tmp_path / ".octomem").exists()  # nothing stored, no store created
+    (tmp_path / "notes.md").write_text("# Notes\nThe castle opens at nine.\n")
+    both = octomem(tmp_path, "ingest", "notes.md", "pictures", ok=False)  # the other stored
+    assert both.code == 1 and both.out.startswith("added 1, replaced 0, unchanged 0 documents;")
+    assert both.err.splitlines()[-1] == ("error: not ingested: no text file (.md, .txt, .rst) "
+                                         "or transcript (.jsonl) in pictures")

@@ -9,6 +9,9 @@
   stored; when a file was skipped for an error (not UTF-8, too large, unreadable, a
   malformed transcript), the command then ends with one error line and status 1. An
   empty file is only noted.
+- A named folder holding no text file or transcript is an error (``no text file (.md,
+  .txt, .rst) or transcript (.jsonl) in DIR``), status 1, after the other paths are
+  stored (and the files it held before are still reported gone).
 - Ctrl-C says what was stored (documents are written in transactions of
   :data:`~octomem.engine.pipeline.DOCS_PER_TRANSACTION`, so a batch is stored whole or
   not at all) and what was not, how to finish (ingest the same paths again: what is
@@ -87,7 +90,13 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
     :raises typer.Exit: status 130 after Ctrl-C, once what was stored is said.
     """
     from ..memory.folders import IngestReport, reconcile
-    from ..memory.sources import beir_corpus_path, beir_documents, count_lines, find_sources
+    from ..memory.sources import (
+        NOTHING_TO_READ,
+        beir_corpus_path,
+        beir_documents,
+        count_lines,
+        find_sources,
+    )
     from ..memory.transcripts import check_own_turns, read_transcript, turn_owner
     from . import memory as show
 
@@ -99,7 +108,13 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
         err.print(Text(f"left alone: {plural(len(passed_over), 'file')} in the folders, neither "
                        f"text nor a transcript ({', '.join(kinds)})"), highlight=False)
     named = {p for p in paths or () if p.is_file()}
-    refused: list[tuple[Path, str]] = []
+    found_in = [*files, *(f for f, _ in found)]
+    refused: list[tuple[Path, str]] = [  # a folder with nothing to read: an error at the end
+        (p, f"{NOTHING_TO_READ} in {p}") for p in paths or ()
+        if p.is_dir() and not any(f.is_relative_to(p) for f in found_in)]
+    if refused and len(refused) == len(paths or ()) and beir is None \
+            and memory.scopes.get(chosen) is None:  # type: ignore[arg-type]
+        raise OctomemError("; ".join(why for _, why in refused))  # no store created
     skipped: list[tuple[Path, str]] = []
     transcripts = []
     existing = memory.scopes.get(chosen)  # type: ignore[arg-type]

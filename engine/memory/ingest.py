@@ -23,7 +23,13 @@ from ..errors import InvalidQueryError, OctomemError
 from ..pipeline import AddReport
 from ..types import Document
 from .limits import check_length, confined
-from .sources import TEXT_SUFFIXES, IngestFormat, find_sources, read_text_file
+from .sources import (
+    NOTHING_TO_READ,
+    TEXT_SUFFIXES,
+    IngestFormat,
+    find_sources,
+    read_text_file,
+)
 from .transcripts import TranscriptFormat, TurnOwner, check_own_turns, read_transcript
 
 #: Kind of ingested documents (statements use ITEM, FACT, ...).
@@ -148,8 +154,7 @@ def ingest_groups(
                           uri=uri, kind=DOC_KIND, tags=tags, created_at=time.time())]]
     files, transcripts = find_sources([path], fmt)
     if not files and not transcripts:
-        raise InvalidQueryError(f"path_or_text: {path} holds no text file (.md, .txt, .rst) "
-                                "or transcript (.jsonl)")
+        raise InvalidQueryError(f"path_or_text: {NOTHING_TO_READ} in {path}")
     _checked([*files, *(f for f, _ in transcripts)], roots, None)  # outside: always refused
     bad: list[tuple[Path, str]] | None = [] if skipped is not None and path.is_dir() else None
     documents = [replace(d, tags=tags) for f in files for d in _read(f, None, max_bytes, bad)]

@@ -22,6 +22,8 @@ from .transcripts import TranscriptFormat, sniff
 TEXT_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".text"})
 #: Suffix of transcripts (chat JSON Lines, Claude Code sessions).
 TRANSCRIPT_SUFFIX = ".jsonl"
+#: What a folder ``ingest`` finds nothing to read in lacks (the CLI and the MCP tool say it).
+NOTHING_TO_READ = "no text file (.md, .txt, .rst) or transcript (.jsonl)"
 #: What ``ingest`` reads: ``auto`` text files and the ``.jsonl`` files that are
 #: transcripts (sniffed); ``text`` text files only; ``chat`` / ``claude-code`` every
 #: ``.jsonl`` file as that transcript format.
