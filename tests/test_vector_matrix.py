@@ -220,6 +220,38 @@ def test_filtered_searches_stay_exact_past_the_threshold(tmp_path: Path) -> None
     storage.close()
 
 
+def test_the_projection_is_in_the_snapshot_the_next_process_restores(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    storage, _, vectors = _store(path, 60)
+    storage.close()
+    answers, basis = [], None
+    # 1: exact (threshold 10**6), its snapshot has no projection; 2: restores it, fits the
+    # projection on its first search and saves again; 3: loads whole and fits while loading
+    # (snapshots off); 4: restores the projection saved by 2
+    for above, snap in ((10**6, True), (40, True), (40, False), (40, True)):
+        storage = SqliteStorage(path, snapshots=snap)
+        arm = SqliteVecSemanticArm(storage, SqliteVecOptions(
+            scan="numpy", approximate_above=above, approximate_dims=4,
+            approximate_candidates=10))
+        with storage.transaction() as tx:
+            arm.bind(tx, "model", DIM)
+        matrix = arm._matrix(arm.bound)  # type: ignore[arg-type]
+        restored = matrix.snapshot.origin == "snapshot"
+        fitted_before = matrix.projection is not None
+        answers.append([_ids(arm.search(v, Filters(), 5)) for v in vectors[:10]])
+        if matrix.snapshot.saving is not None:
+            matrix.snapshot.saving.join()
+        if above == 40:
+            assert matrix.projection is not None
+            if basis is None:
+                basis = matrix.projection.basis.copy()
+            np.testing.assert_array_equal(matrix.projection.basis, basis)  # seeded fit
+        assert (restored, fitted_before) == {0: (False, False), 1: (True, False),
+                                             2: (False, True), 3: (True, True)}[len(answers) - 1]
+        storage.close()
+    assert answers[1] == answers[2] == answers[3]
+
+
 @settings(max_examples=200, deadline=None)
 @given(n=st.integers(1, 5000), c=st.integers(1, 300), seed=st.integers(0, 10**6),
        ties=st.booleans())

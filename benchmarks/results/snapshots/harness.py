@@ -87,6 +87,7 @@ print(json.dumps(out), file=sys.stderr)
 
 SERVER_PROBE = """
 import json, sys, time
+t0 = time.perf_counter()
 from pathlib import Path
 from octomem.engine.memory.facade import open_memory
 project, snapshots = Path(sys.argv[1]), sys.argv[2] == "on"
@@ -97,6 +98,7 @@ start = time.perf_counter(); pipeline.warm(); warm = time.perf_counter() - start
 start = time.perf_counter()
 answer = memory.recall(sys.argv[3])
 first = time.perf_counter() - start
+answered = time.perf_counter() - t0
 start = time.perf_counter()
 memory.recall(sys.argv[3] + " again")
 second = time.perf_counter() - start
@@ -107,7 +109,7 @@ for state in (pipeline.arms.keyword.postings.snapshot, pipeline.arms.storage.fie
     if state.saving is not None:
         state.saving.join()
 memory.close()
-print(json.dumps({"model_load": model, "warm": warm, "first_ms": first * 1e3,
+print(json.dumps({"model_load": model, "warm": warm, "first_ms": first * 1e3, "answered": answered,
                   "second_ms": second * 1e3, "origin": state.origin, "hits": len(answer.hits)}),
       file=sys.stderr)
 """
@@ -190,23 +192,29 @@ def arms(project: Path, rounds: int) -> None:
           f"{load[1]:.2f} after")
 
 
-def server(project: Path, rounds: int) -> None:
-    """Time a fresh process's warm-up and first recall with and without snapshots."""
-    rows: dict[str, list[dict[str, float]]] = {"off": [], "on": []}
+def server(project: Path, rounds: int, modes: tuple[str, ...] = ("off", "on")) -> None:
+    """Time a fresh process's warm-up and first recall with and without snapshots
+    (``modes``: only ``("on",)`` at 1M, where a whole load takes minutes)."""
+    rows: dict[str, list[dict[str, float]]] = {name: [] for name in modes}
     load = [os.getloadavg()[0]]
     for i in range(rounds):
-        for name in ("off", "on"):
-            _, inner = _run(SERVER_PROBE, [str(project), name, QUERIES[i % len(QUERIES)]])
-            rows[name].append(inner)
+        for name in modes:
+            wall, inner = _run(SERVER_PROBE, [str(project), name, QUERIES[i % len(QUERIES)]])
+            rows[name].append({**inner, "wall": wall})
     load.append(os.getloadavg()[0])
-    print("| snapshots | model load s | warm-up s | first recall ms | second recall ms | "
-          "copies from |")
-    print("|---|---:|---:|---:|---:|---|")
+    print("| snapshots | process wall s | first answer s | model load s | warm-up s | "
+          "first recall ms | second recall ms | copies from |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    keys = ("wall", "answered", "model_load", "warm", "first_ms", "second_ms")
     for name, runs in rows.items():
-        med = {k: statistics.median(r[k] for r in runs)
-               for k in ("model_load", "warm", "first_ms", "second_ms")}
-        print(f"| {name} | {med['model_load']:.2f} | {med['warm']:.2f} | {med['first_ms']:.0f} "
-              f"| {med['second_ms']:.0f} | {runs[-1]['origin']} |")
+        for run in runs:  # every run too: the first one with snapshots on may write them
+            print(f"| {name} (one run) | {run['wall']:.2f} | {run['answered']:.2f} | "
+                  f"{run['model_load']:.2f} | {run['warm']:.2f} | {run['first_ms']:.0f} | "
+                  f"{run['second_ms']:.0f} | {run['origin']} |")
+        med = {k: statistics.median(r[k] for r in runs) for k in keys}
+        print(f"| {name} | {med['wall']:.2f} | {med['answered']:.2f} | {med['model_load']:.2f} "
+              f"| {med['warm']:.2f} | {med['first_ms']:.0f} | {med['second_ms']:.0f} "
+              f"| {runs[-1]['origin']} |")
     print(f"\n{rounds} rounds, interleaved; load average (1 min) {load[0]:.2f} before, "
           f"{load[1]:.2f} after")
 
@@ -222,6 +230,9 @@ def main() -> None:
         s = sub.add_parser(step)
         s.add_argument("project", type=Path)
         s.add_argument("--rounds", type=int, default=5)
+        if step == "server":
+            s.add_argument("--only-on", action="store_true",
+                           help="only processes with snapshots on (1M: no whole loads)")
     args = parser.parse_args()
     if args.step == "prepare":
         prepare(args.src, args.project)
@@ -230,7 +241,7 @@ def main() -> None:
     elif args.step == "arms":
         arms(args.project, args.rounds)
     else:
-        server(args.project, args.rounds)
+        server(args.project, args.rounds, ("on",) if args.only_on else ("off", "on"))
 
 
 if __name__ == "__main__":
