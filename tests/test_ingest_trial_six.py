@@ -181,3 +181,21 @@ def test_cli_a_folder_with_nothing_to_read_says_so(tmp_path: Path) -> None:
     assert both.code == 1 and both.out.startswith("added 1, replaced 0, unchanged 0 documents;")
     assert both.err.splitlines()[-1] == ("error: not ingested: no text file (.md, .txt, .rst) "
                                          "or transcript (.jsonl) in pictures")
+
+
+def test_engine_a_moved_or_copied_transcript_is_not_refused(memory: Memory,
+                                                           tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    old = chat(root / "old" / "chat.jsonl", ["Alpha said this", "and more"])
+    memory.ingest(str(old))
+    copy = chat(root / "copy" / "chat.jsonl", ["Alpha said this", "and more"])
+    _, same = memory.ingest(str(copy))  # the same turns: nothing overwritten
+    assert same.unchanged == ["chat:0", "chat:1"]
+    moved = root / "new" / "chat.jsonl"
+    moved.parent.mkdir()
+    old.rename(moved)
+    copy.unlink()
+    chat(moved, ["Alpha said this", "and more, edited", "and a third"])
+    _, report = memory.ingest(str(moved))  # the old path is gone: it moved
+    assert report.replaced == ["chat:1"] and report.added == ["chat:2"]
+    assert memory.find("chat:1")[0][1].uri == moved.resolve().as_uri()

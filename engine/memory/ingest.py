@@ -158,7 +158,7 @@ def ingest_groups(
     _checked([*files, *(f for f, _ in transcripts)], roots, None)  # outside: always refused
     bad: list[tuple[Path, str]] | None = [] if skipped is not None and path.is_dir() else None
     documents = [replace(d, tags=tags) for f in files for d in _read(f, None, max_bytes, bad)]
-    seen: dict[str, Path] = {}
+    seen: dict[str, tuple[Path, str]] = {}
     turns = [[replace(d, tags=tags) if tags else d
               for d in _read(f, how, max_bytes, bad, owner, seen, notes)]
              for f, how in transcripts]
@@ -175,7 +175,7 @@ def ingest_groups(
 
 def _read(file: Path, how: TranscriptFormat | None, max_bytes: int | None,
           skipped: list[tuple[Path, str]] | None, owner: TurnOwner | None = None,
-          seen: dict[str, Path] | None = None, notes: list[str] | None = None,
+          seen: dict[str, tuple[Path, str]] | None = None, notes: list[str] | None = None,
           ) -> list[Document]:
     """Return a text file's document (``how`` None) or a transcript's turns; a file that
     cannot be read raises, or with ``skipped`` given is appended to it and gives none.

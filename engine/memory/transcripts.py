@@ -289,49 +289,50 @@ def read_transcript(path: Path, fmt: TranscriptFormat | None = None,
         "a Claude Code session (lines with 'type' and 'sessionId'); see docs/conversations.md")
 
 
-#: Where a stored turn came from: its id to its file's ``uri``, ``None`` when no turn holds it.
-TurnOwner = Callable[[str], "str | None"]
+#: A stored turn by id: ``(its file's uri, its text)``, ``None`` when no turn holds the id.
+TurnOwner = Callable[[str], "tuple[str | None, str] | None"]
 
 
 def turn_owner(storage: Storage | None) -> TurnOwner:
     """Return a :data:`TurnOwner` reading ``storage`` (``None``: a scope not created yet)."""
-    def owner(document_id: str) -> str | None:
+    def owner(document_id: str) -> tuple[str | None, str] | None:
         doc = storage.get_document(document_id) if storage is not None else None
-        return doc.uri if doc is not None and doc.kind == TURN_KIND else None
+        return (doc.uri, doc.text) if doc is not None and doc.kind == TURN_KIND else None
     return owner
 
 
 def check_own_turns(path: Path, turns: list[Document], owner: TurnOwner,
-                    seen: dict[str, Path]) -> None:
-    """Refuse a chat transcript whose turn ids are held by turns of another file, stored
-    (``owner``) or read earlier in the same ingest (``seen``, filled in when it passes).
+                    seen: dict[str, tuple[Path, str]]) -> None:
+    """Refuse a chat transcript that would overwrite turns of another file: a turn id
+    held, with another text, by a turn from another file that still exists (stored:
+    ``owner``; or read earlier in the same ingest: ``seen``, filled in when it passes).
 
     A chat turn's default id is ``<conversation>:<position>`` and the conversation
     defaults to the file name, so ``a/chat.jsonl`` and ``b/chat.jsonl`` would replace each
-    other's turns on every ingest. Claude Code turns are left alone: a resumed session
-    repeats its earlier records in a new file, and storing them once is the point.
+    other's turns on every ingest. A file that moved (its old path is gone) or a copy
+    with the same turns overwrites nothing and passes. Claude Code turns are left alone:
+    a resumed session repeats its earlier records in a new file, stored once.
 
-    :raises TranscriptError: an id is held by another file's turn (naming both files).
+    :raises TranscriptError: an id held by another file's turn (naming both files).
     """
-    uri = path.resolve().as_uri()
+    here = path.resolve()
     for doc in turns:
         if doc.metadata.get("source") == "claude-code":
             continue
-        other = seen.get(doc.id)
-        other = None if other is None or other.resolve() == path.resolve() else other
-        where = str(other) if other is not None else _file_of(owner(doc.id), uri)
-        if where is not None:
+        other, text = seen.get(doc.id) or _stored(owner(doc.id)) or (None, doc.text)
+        if other is not None and text != doc.text and other.resolve() != here \
+                and other.exists():
             raise TranscriptError(
-                f"{path}: turn id {doc.id!r} is already held by a turn from {where}; two "
+                f"{path}: turn id {doc.id!r} is already held by a turn from {other}; two "
                 "transcripts named alike would overwrite each other: give this file's lines "
                 "their own \"conversation\" name (or \"id\"), see docs/conversations.md")
-    seen.update((doc.id, path) for doc in turns)
+    seen.update((doc.id, (path, doc.text)) for doc in turns)
 
 
-def _file_of(stored_uri: str | None, uri: str) -> str | None:
-    """Return the file a stored turn came from when it is not ``uri``, else ``None``."""
-    if stored_uri is None or stored_uri == uri or not stored_uri.startswith("file:"):
+def _stored(held: tuple[str | None, str] | None) -> tuple[Path, str] | None:
+    """Return ``(file, text)`` of a stored turn read from a file, else ``None``."""
+    if held is None or not held[0] or not held[0].startswith("file:"):
         return None
     from urllib.parse import unquote, urlparse
 
-    return unquote(urlparse(stored_uri).path)
+    return Path(unquote(urlparse(held[0]).path)), held[1]
