@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..engine.memory.times import iso_or_none as iso
 from .loader import ModelState
 
 
@@ -24,6 +25,9 @@ class ScopeStatus(BaseModel):
     forgotten: int = Field(0, description="entries in the forget log (texts deleted)")
     size_bytes: int = Field(0, description="storage size on disk, bytes")
     semantic_error: str | None = None
+    newest_document_at: str | None = Field(
+        None, description="when the newest document was stored (ISO-8601, UTC), as every "
+        "time the tools return")
 
 
 class StatusResult(BaseModel):
@@ -50,7 +54,8 @@ def status_result(
     """Combine :meth:`Memory.status <octomem.engine.memory.facade.Memory.status>` with the loader's
     model state."""
     shared = ("arms", "embedder_model", "semantic_available")  # reported once, below
-    scopes = {name: ScopeStatus(**{k: v for k, v in info.items() if k not in shared})
+    scopes = {name: ScopeStatus(**{k: iso(v) if k.endswith("_at") and isinstance(v, int | float)
+                                   else v for k, v in info.items() if k not in shared})
               for name, info in status["scopes"].items()}
     opened = [info for info in status["scopes"].values() if info.get("exists")]
     first = opened[0] if opened else {}

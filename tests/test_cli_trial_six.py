@@ -78,3 +78,39 @@ def test_forget_an_id_in_both_scopes_advises_scope_and_keeps_entries_whole(
     assert again.out.splitlines() == [
         f"already stored: {doc_id} in the local scope has this",
         "text; nothing new was stored"]
+
+
+def test_small_wording_fixes(tmp_path: Path) -> None:
+    long = octomem(tmp_path, "search", "a" * 5000, ok=False)
+    assert long.err == ("error: query: 5,000 characters, more than limits.query_chars "
+                        "(4,096)\n")  # a search stores nothing: no "; nothing was stored"
+    added = octomem(tmp_path, "add", "Staging deploys need a ticket", "--json").json()["id"]
+    octomem(tmp_path, "add", "Old rule about deploys")
+    octomem(tmp_path, "forget", "Old rule about deploys")
+    exported = octomem(tmp_path, "export", "--scope", "local", str(tmp_path / "x.jsonl"))
+    assert exported.err.startswith("exported 1 document of the local scope")
+    imported = octomem(tmp_path, "import", "--scope", "global", str(tmp_path / "x.jsonl"))
+    assert ("1 forget-log entry of the file's own scope was not copied into the global scope"
+            in " ".join(imported.out.split()))
+    assert added
+
+
+def test_counts_have_thousands_separators() -> None:
+    from octomem.engine.cli.memory import status_rows
+
+    rows = dict(status_rows({"documents": 12_345, "current": 12_000, "superseded": 345,
+                             "forgotten": 1_200, "chunks": 10_086,
+                             "chunks_without_vector": 1_800, "size_bytes": 1 << 20}))
+    assert rows["documents"] == "12,345 (12,000 current, 345 superseded; 1,200 forgotten)"
+    assert rows["chunks"] == "10,086, 1,800 without a vector"
+
+
+def test_the_browser_view_takes_top_k_up_to_the_setting() -> None:
+    import pytest
+
+    from octomem.engine.errors import InvalidQueryError
+    from octomem.mcp_server.ui.views import SearchForm
+
+    assert SearchForm.parse({"q": "x", "top_k": "500"}).top_k == 500  # was capped at 200
+    with pytest.raises(InvalidQueryError, match="at least 1, got '0'"):
+        SearchForm.parse({"top_k": "0"})

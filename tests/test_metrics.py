@@ -238,3 +238,16 @@ async def test_made_up_tools_and_refused_arguments_count_as_invalid(
     assert value(scrape, "octomem_tool_calls_total", tool="recall", outcome="error") == 0
     assert value(scrape, "octomem_tool_calls_total", tool="forget", outcome="error") == 1
     assert "rand" not in text
+
+
+async def test_status_times_are_iso_like_the_other_tools(client: Client) -> None:
+    """``newest_document_at`` is ISO-8601 UTC, as ``created_at`` in a recall hit is."""
+    from datetime import datetime
+
+    await client.call_tool("remember", {"text": "Backups run at 02:00 UTC", "kind": "FACT"})
+    status = (await client.call_tool("status", {})).structured_content
+    newest = status["scopes"]["local"]["newest_document_at"]  # type: ignore[index]
+    hit = (await client.call_tool("recall", {"query": "backups"})).structured_content
+    created = hit["hits"][0]["created_at"]  # type: ignore[index]
+    assert isinstance(newest, str) and datetime.fromisoformat(newest).utcoffset() is not None
+    assert newest[:16] == created[:16]

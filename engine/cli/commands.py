@@ -20,6 +20,7 @@ from .layout import SafeConsole, visible
 from .lazy import LazyGroup, registry
 from .options import Command
 from .usage import bounded
+from .values import plural
 
 if TYPE_CHECKING:  # the engine is imported by the commands that use it: --help stays light
     from ..memory.facade import Memory
@@ -394,7 +395,7 @@ def export_(
         else:
             with open_private(path) as out:
                 written = export_scope(memory, show.check_write_scope(scope), fmt, out, left_out)
-            err.print(f"exported {written} documents of the {scope} scope to {path}")
+            err.print(f"exported {plural(written, 'document')} of the {scope} scope to {path}")
         for why in left_out:
             err.print(Text.assemble(("warning: ", "yellow"), why))
     finally:

@@ -146,12 +146,12 @@ _SHOWN = {"root", "exists", "documents", "chunks", "chunks_without_vector", "siz
 
 def status_rows(scope: dict[str, Any]) -> list[tuple[str, str]]:
     """Return one existing scope's status as ``(label, text)`` rows."""
-    docs = f"{scope.get('documents', 0)}"
+    docs = f"{scope.get('documents', 0):,}"
     if "current" in scope:
-        docs += (f" ({scope['current']} current, {scope['superseded']} superseded; "
-                 f"{scope['forgotten']} forgotten)")
+        docs += (f" ({scope['current']:,} current, {scope['superseded']:,} superseded; "
+                 f"{scope['forgotten']:,} forgotten)")
     missing = scope.get("chunks_without_vector") or 0
-    chunks = f"{scope.get('chunks', 0)}" + (f", {missing} without a vector" if missing
+    chunks = f"{scope.get('chunks', 0):,}" + (f", {missing:,} without a vector" if missing
                                             else ", every one with a vector"
                                             if scope.get("chunks") else "")
     arms = " · ".join(f"{kind} {arm}" for kind, arm in (scope.get("arms") or {}).items() if arm)
@@ -179,15 +179,16 @@ def status_rows(scope: dict[str, Any]) -> list[tuple[str, str]]:
 def import_report(console: Console, report: ImportReport) -> None:
     """Print what an import did: counts on short lines that read at any width."""
     emit(console, packed(f"imported into the {report.scope} scope:", [
-        f"{len(report.added)} added", f"{len(report.replaced)} replaced",
-        f"{len(report.unchanged)} unchanged",
-        f"{len(report.skipped_forgotten)} skipped (forgotten here)",
+        f"{len(report.added):,} added", f"{len(report.replaced):,} replaced",
+        f"{len(report.unchanged):,} unchanged",
+        f"{len(report.skipped_forgotten):,} skipped (forgotten here)",
         plural(report.forgotten_logged, "forget-log entry", "forget-log entries"),
         f"{plural(report.embedded, 'chunk')} embedded"], console.width))
     if report.forgotten_left:
         emit(console, wrapped(
             f"{plural(report.forgotten_left, 'forget-log entry', 'forget-log entries')} of "
-            f"the file's own scope were not copied into the {report.scope} scope",
+            f"the file's own scope {'was' if report.forgotten_left == 1 else 'were'} not copied "
+            f"into the {report.scope} scope",
             console.width))
     if report.semantic_error:
         console.print(f"[yellow]vectors not written: {escape(report.semantic_error)}[/yellow]")

@@ -49,10 +49,10 @@ def ingest_report(console: Console, report: AddReport, embedded: int,
     ``9 files``, ``chat.jsonl (10 turns)``); ``forgotten``: how many documents read were
     in the forget log and not added again."""
     console.print(
-        f"{part + ': ' if part else ''}added {len(report.added)}, replaced "
-        f"{len(report.replaced)}, unchanged {plural(len(report.unchanged), 'document')}"
+        f"{part + ': ' if part else ''}added {len(report.added):,}, replaced "
+        f"{len(report.replaced):,}, unchanged {plural(len(report.unchanged), 'document')}"
         f"{f', {forgotten} forgotten, not re-added' if forgotten else ''}; "
-        f"{plural(report.chunks, 'chunk')} indexed, {embedded} embedded", highlight=False,
+        f"{plural(report.chunks, 'chunk')} indexed, {embedded:,} embedded", highlight=False,
         soft_wrap=True)
     problem = report.semantic_error or semantic_error
     if problem:

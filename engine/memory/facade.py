@@ -299,7 +299,8 @@ class Memory:
             what was cut (:mod:`.context`); ``None``: no budget.
         :raises InvalidQueryError: a bad argument, named (``until`` not after ``since`` too).
         """
-        check_length(len(query), self.limits.query_chars, "query", "limits.query_chars")
+        check_length(len(query), self.limits.query_chars, "query", "limits.query_chars",
+                     write=False)
         if top_k is not None and top_k > self.limits.top_k:
             raise InvalidQueryError(f"top_k: {top_k:,} is more than limits.top_k "
                                     f"({self.limits.top_k:,})")

@@ -25,18 +25,20 @@ def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
 
 
 def check_length(size: int, limit: int, argument: str, setting: str, unit: str = "characters",
-                 hint: str = "") -> None:
+                 hint: str = "", write: bool = True) -> None:
     """Refuse an input of ``size`` past ``limit``.
 
     :param setting: the limit's key (``limits.remember_chars``), named in the message.
     :param hint: what to do instead, appended (``"; ingest it as a document"``).
+    :param write: the input was to be stored: the message ends ``; nothing was stored``
+        (a search's query stores nothing, so it does not).
     :raises InvalidQueryError: ``argument: 100,000 characters, more than
         limits.remember_chars (20,000)...``.
     """
     if size > limit:
         raise InvalidQueryError(
-            f"{argument}: {size:,} {unit}, more than {setting} ({limit:,}){hint}; nothing "
-            "was stored")
+            f"{argument}: {size:,} {unit}, more than {setting} ({limit:,}){hint}"
+            + ("; nothing was stored" if write else ""))
 
 
 def confined(path: Path, roots: Sequence[Path], argument: str = "path_or_text") -> Path:
