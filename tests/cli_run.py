@@ -17,6 +17,22 @@ from octomem.engine.cli import main
 
 OCTOMEM = str(Path(sys.executable).with_name("octomem"))
 
+#: Python source that runs ``octomem ARGS`` (``sys.argv[1]``: the arguments as a JSON list) in
+#: the interpreter it is given to, then prints to stderr, as JSON, the exit status and every
+#: module the process imported: what a fresh command loads.
+IMPORT_PROBE = """
+import json, sys
+sys.argv = ["octomem", *json.loads(sys.argv[1])]
+from octomem.engine.cli import main
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+else:
+    code = 0
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+"""
+
 
 @dataclass
 class Ran:

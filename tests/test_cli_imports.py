@@ -15,6 +15,7 @@ import subprocess
 import sys
 
 import pytest
+from cli_run import IMPORT_PROBE as PROBE
 
 #: Modules ``--help`` must not import (each costs 50-500 ms of a fresh process's start):
 #: the engine, the numeric libraries, pydantic (typer 0.29 coerces values with it: not an
@@ -29,18 +30,6 @@ HEAVY = ("numpy", "onnxruntime", "ranx", "fastembed", "sqlite_vec", "apsw",
 COMMAND_MODULES = {"octomem.engine.cli.bench", "octomem.engine.cli.observe",
                    "octomem.engine.cli.verify", "octomem.engine.cli.view"}
 
-PROBE = """
-import json, sys
-sys.argv = ["octomem", *json.loads(sys.argv[1])]
-from octomem.engine.cli import main
-try:
-    main()
-except SystemExit as exc:
-    code = exc.code
-else:
-    code = 0
-print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
-"""
 
 
 #: Variables that make rich (and so :mod:`octomem.engine.cli.fasthelp`) choose otherwise.

@@ -17,19 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-PROBE = """
-import json, sys
-sys.argv = ["octomem", *json.loads(sys.argv[1])]
-from octomem.engine.cli import main
-try:
-    main()
-except SystemExit as exc:
-    code = exc.code
-else:
-    code = 0
-print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
-"""
+from cli_run import IMPORT_PROBE as PROBE
 
 #: Modules a plain (text) search must not import: pydantic-settings and what it brings
 #: (asyncio, dotenv), the JSON result models, urllib.request (http.client, ssl), the help
