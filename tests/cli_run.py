@@ -15,6 +15,16 @@ from typing import Any
 
 from octomem.engine.cli import main
 
+# The CLI's consoles are module objects: Rich fixes a console's width when COLUMNS is set
+# as it is built, and reads COLUMNS on every print otherwise. Build them here, without
+# COLUMNS, so each in-process run below gets the width its own COLUMNS says (a test file
+# run alone would otherwise keep the first run's width for all).
+_columns = os.environ.pop("COLUMNS", None)
+import octomem.engine.cli.commands  # noqa: E402, F401
+
+if _columns is not None:
+    os.environ["COLUMNS"] = _columns
+
 OCTOMEM = str(Path(sys.executable).with_name("octomem"))
 
 #: Python source that runs ``octomem ARGS`` (``sys.argv[1]``: the arguments as a JSON list) in
