@@ -292,3 +292,27 @@ def _saved_once(factory: pytest.TempPathFactory) -> Path:
         first.close()
         _SAVED["path"] = path
     return _SAVED["path"]
+
+
+def test_closing_a_store_waits_for_its_snapshot_writers(tmp_path: Path) -> None:
+    """A snapshot started by warming the filter index is written whole before close()
+    returns: no writer left running, no half-written folder, and the folder can be removed
+    at once (a test's temporary folder, a project deleted after its last command)."""
+    import shutil
+    import threading
+
+    path = tmp_path / "db.sqlite3"
+    storage = SqliteStorage(path)
+    with storage.transaction() as tx:
+        for i in range(200):
+            doc = Document(f"text {i}", id=f"d{i}", kind="NOTE", tags=(f"t{i % 7}",))
+            storage.add_document(tx, doc, [Chunk(doc.id, 0, doc.text)])
+    storage.fields.sync(storage.connection())  # loads the index whole: a snapshot is due
+    started = [t for t in threading.enumerate() if t.name.startswith("octomem-snapshot-")]
+    assert started  # the writer is still running: close() must wait for it
+    storage.close()
+    assert all(not t.is_alive() for t in started)
+    folder = path.with_name(path.name + ".snapshots")
+    assert folder.is_dir() and not [p for p in folder.iterdir() if ".tmp" in p.name]
+    assert json.loads(next(folder.glob("*.json")).read_text())
+    shutil.rmtree(tmp_path / "db.sqlite3.snapshots")

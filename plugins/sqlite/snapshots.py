@@ -232,9 +232,33 @@ def save_in_background(db: Path, name: str, seq: int, arrays: dict[str, np.ndarr
         except (OSError, apsw.Error, ValueError) as exc:
             log.warning("%s: could not write the %s snapshot: %s", db, name, exc)
 
-    thread = threading.Thread(target=write, name=f"octomem-snapshot-{name}")
+    def write_and_forget() -> None:
+        try:
+            write()
+        finally:
+            with _SAVING_LOCK:
+                _SAVING.get(db, set()).discard(threading.current_thread())
+
+    thread = threading.Thread(target=write_and_forget, name=f"octomem-snapshot-{name}")
+    with _SAVING_LOCK:
+        _SAVING.setdefault(db, set()).add(thread)
     thread.start()
     return thread
+
+
+#: The snapshot writers running, by store file (:func:`wait_for_saves`).
+_SAVING: dict[Path, set[threading.Thread]] = {}
+_SAVING_LOCK = threading.Lock()
+
+
+def wait_for_saves(db: Path) -> None:
+    """Wait until every snapshot of ``db`` being written by this process is written: a
+    store being closed (its folder perhaps removed next) leaves no writer behind."""
+    with _SAVING_LOCK:
+        running = list(_SAVING.pop(db, ()))
+    for thread in running:
+        if thread is not threading.current_thread():
+            thread.join()
 
 
 def check(arrays: dict[str, np.ndarray], shapes: dict[str, tuple[int | None, ...]],

@@ -52,7 +52,7 @@ from .rows import (
     stored_params,
 )
 from .schema import SCHEMA_VERSION, migrate
-from .snapshots import ensure_identity
+from .snapshots import ensure_identity, wait_for_saves
 
 if TYPE_CHECKING:
     from .chunk_cache import ChunkCache
@@ -386,7 +386,10 @@ class SqliteStorage(SqliteHistory, SqliteCallLog, SqliteBulkWrites):
         return sum(f.stat().st_size for f in files if f.exists())
 
     def close(self) -> None:
-        """Close every thread's connection; later calls raise :class:`OctomemError`."""
+        """Wait for the snapshots being written beside the file, then close every thread's
+        connection; later calls raise :class:`OctomemError`."""
+        if self.snapshot_db is not None:
+            wait_for_saves(self.snapshot_db)
         with self._lock:
             self._closed = True
             connections, self._connections = self._connections, []
