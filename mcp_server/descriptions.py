@@ -33,9 +33,9 @@ of "it"); not a transcript, never secrets.
 
 {WHERE}
 
-`kind` is one word in capitals: FACT, PREFERENCE, DECISION, RULE, TODO, ... (default ITEM). \
-`tags` are short labels recall can filter on. `event_time` (ISO date) is when what it says \
-happened, if that differs from now. When it replaces an older statement, pass that \
+`kind` is one word, stored in capitals: FACT, PREFERENCE, DECISION, RULE, TODO, ... (default \
+ITEM). `tags` are short labels recall can filter on. `event_time` (ISO date) is when what it \
+says happened, if that differs from now. When it replaces an older statement, pass that \
 statement's id as `supersedes`: the old one is kept as history (recall's `as_of` still finds \
 it) but no longer returned as current; the new statement goes to the old one's scope. Kind \
 HANDOFF is reserved for a note to the next session: recording one replaces the previous \
@@ -70,7 +70,9 @@ about that many tokens and lists the rest in `budget.cut`. Each hit has a `relev
 (probability 0..1 that it answers the query, comparable across queries) and a `band` \
 (high, medium, low); hits far weaker than the best are left out (`weak_left_out` says \
 how many). No hits with `abstained` set means memory holds nothing that answers \
-this: say you do not know (or ask) rather than guess or retry with the same words."""
+this: say you do not know (or ask) rather than guess or retry with the same words. That \
+is judged on the best 10 candidates whatever `top_k` is, so a different `top_k` will not \
+change it."""
 
 FORGET = """\
 Remove one stored statement or document for good, given its id (from `recall` or \

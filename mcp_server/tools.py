@@ -21,7 +21,7 @@ from pydantic import Field
 
 from octomem.engine.errors import OctomemError
 from octomem.engine.memory.context import MAX_CONTEXT, MIN_TOKENS
-from octomem.engine.memory.facade import KIND_PATTERN
+from octomem.engine.memory.facade import KIND_INPUT_PATTERN
 from octomem.engine.memory.results import (
     ForgetResult,
     IngestResult,
@@ -62,8 +62,9 @@ ForgetScope = Annotated[
 ]
 Kind = Annotated[
     str,
-    Field(description="one word in capitals, e.g. FACT, PREFERENCE, DECISION, RULE, HANDOFF",
-          json_schema_extra={"pattern": KIND_PATTERN}),
+    Field(description="one word, stored in capitals, e.g. FACT, PREFERENCE, DECISION, RULE, "
+                      "HANDOFF",
+          json_schema_extra={"pattern": KIND_INPUT_PATTERN}),
 ]
 Tags = Annotated[
     list[str] | None, Field(description="short labels, e.g. [\"billing\", \"ci\"]")
@@ -134,16 +135,16 @@ def tool_errors() -> Iterator[None]:
 
 
 def check_kind(kind: str, argument: str = "kind") -> str:
-    """Return ``kind`` if it is one word in capitals.
+    """Return ``kind`` in capitals if it is one word (``fact`` -> ``FACT``).
 
     :raises ToolError: naming ``argument``.
     """
-    if not isinstance(kind, str) or not re.fullmatch(KIND_PATTERN, kind):
+    if not isinstance(kind, str) or not re.fullmatch(KIND_INPUT_PATTERN, kind):
         raise ToolError(
-            f"{argument}: must be one word in capitals (letters, digits, _), e.g. FACT; "
+            f"{argument}: must be one word (letters, digits, _), e.g. FACT; "
             f"got {one_line(repr(kind))[:80]}"
         )
-    return kind
+    return kind.upper()
 
 
 def check_tags(tags: Sequence[str] | None, argument: str = "tags") -> tuple[str, ...]:

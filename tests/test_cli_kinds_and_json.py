@@ -40,10 +40,19 @@ def test_built_in_kinds_and_kinds_stored_in_either_scope_pass_quietly(tmp_path: 
     assert "kind QWERTY is new" in quiet.err and "did you mean" not in quiet.err
 
 
-def test_a_kind_that_is_not_a_word_in_capitals_is_still_refused(tmp_path: Path) -> None:
-    ran = octomem(tmp_path, "add", "x", "--kind", "fact", ok=False)
-    assert ran.code == 2 and ran.err.startswith("error: --kind: must be one word in capitals")
+def test_a_kind_that_is_not_one_word_is_still_refused(tmp_path: Path) -> None:
+    ran = octomem(tmp_path, "add", "x", "--kind", "two words", ok=False)
+    assert ran.code == 2 and ran.err.startswith("error: --kind: must be one word (letters")
     assert "warning" not in ran.err and not (tmp_path / ".octomem").exists()  # nothing stored
+
+
+def test_a_kind_in_lower_case_is_stored_and_filtered_in_capitals(tmp_path: Path) -> None:
+    ran = octomem(tmp_path, "add", "The staging database is Postgres 16", "--kind", "fact",
+                  "--json")
+    assert "warning" not in ran.err and json.loads(ran.out)["kind"] == "FACT"
+    found = json.loads(octomem(tmp_path, "recall", "staging database", "--kind", "Fact",
+                               "--json").out)
+    assert [h["kind"] for h in found["hits"]] == ["FACT"]
 
 
 def test_unfamiliar_kind_says_nothing_for_a_known_kind() -> None:

@@ -82,8 +82,11 @@ def test_forget_an_id_in_both_scopes_advises_scope_and_keeps_entries_whole(
 
 def test_small_wording_fixes(tmp_path: Path) -> None:
     long = octomem(tmp_path, "search", "a" * 5000, ok=False)
-    assert long.err == ("error: query: 5,000 characters, more than limits.query_chars "
-                        "(4,096)\n")  # a search stores nothing: no "; nothing was stored"
+    assert long.code == 2 and long.err == (  # a usage error, named as the usage line does
+        "error: QUERY: 5,000 characters, more than limits.query_chars (4,096); "
+        "see `octomem search --help`\n")  # a search stores nothing: no "; nothing was stored"
+    empty = octomem(tmp_path, "add", "  ", ok=False)
+    assert empty.code == 2 and empty.err.startswith("error: TEXT: empty; give the statement")
     added = octomem(tmp_path, "add", "Staging deploys need a ticket", "--json").json()["id"]
     octomem(tmp_path, "add", "Old rule about deploys")
     octomem(tmp_path, "forget", "Old rule about deploys")

@@ -154,6 +154,21 @@ def test_cli_an_unfinished_last_line_is_left_out_and_read_next_time(tmp_path: Pa
     assert failed.code == 1 and "broken.jsonl:4: not valid JSON" in failed.err
 
 
+def test_a_transcript_whose_only_line_is_unfinished_says_so(memory: Memory,
+                                                            tmp_path: Path) -> None:
+    path = tmp_path / "started.jsonl"
+    path.write_text('{"session": "s1", "speaker": "user", "text": "hel')
+    with pytest.raises(OctomemError, match=r"started.jsonl:1: its only line is not complete "
+                                           r"JSON yet \(no newline at its end\)"):
+        memory.ingest(str(path))
+    path.write_text('{"session": "s1", "speaker": "user", "text": "hello"\n')  # broken, ended
+    with pytest.raises(OctomemError, match=r"started.jsonl:1: not valid JSON"):
+        memory.ingest(str(path))
+    path.write_text('{"session": "s1", "speaker": "user", "text": "hello"}\n')  # written
+    _, report = memory.ingest(str(path))
+    assert report.added == ["started:0"] and report.unfinished == []
+
+
 def test_engine_reports_the_unfinished_last_line(memory: Memory, tmp_path: Path) -> None:
     path = tmp_path / "project" / "trip.jsonl"
     chat(path, ["Fly to Lisbon"])

@@ -91,6 +91,7 @@ async def test_lists_the_five_tools_with_teaching_descriptions(client: Client) -
     }
     for name in ("remember", "recall", "ingest"):  # what goes where is taught where it matters
         assert "global" in str(tools[name].description) and "local" in str(tools[name].description)
+    assert "whatever `top_k`" in str(tools["recall"].description)  # abstention ignores it
 
 
 # ---- remember / recall / forget -------------------------------------------------------
@@ -100,6 +101,11 @@ async def test_remember_recall_explain_forget(client: Client) -> None:
     stored = await ok(client, "remember", text="The deploy script lives in ops/deploy.sh",
                       kind="FACT", tags=["ops"])
     assert stored["kind"] == "FACT" and stored["tags"] == ["ops"] and stored["embedded"]
+    lower = await ok(client, "remember", text="Staging runs Postgres 16", kind="fact")
+    assert lower["kind"] == "FACT"  # a kind is one word in any case, stored in capitals
+    assert [h["id"] for h in (await ok(client, "recall", query="staging Postgres",
+                                       kinds=["Fact"]))["hits"]] == [lower["id"]]
+    await ok(client, "forget", text_or_id=lower["id"])
     await ok(client, "remember", text="The user prefers tabs over spaces")
     await ok(client, "remember", text="Billing runs on the first day of each month")
 
@@ -176,11 +182,11 @@ async def test_status_reports_arms_and_model_state(client: Client) -> None:
         ("recall", {"query": "x", "top_k": 0}, "top_k"),
         ("recall", {"query": "x", "top_k": 1001}, "top_k"),
         ("recall", {"query": "x", "top_k": "many"}, "top_k"),
-        ("recall", {"query": "x", "kinds": ["fact"]}, "kinds"),
+        ("recall", {"query": "x", "kinds": ["a fact"]}, "kinds"),
         ("recall", {"query": "x", "tags": [" "]}, "tags"),
         ("remember", {"text": ""}, "text"),
         ("remember", {"text": "x", "kind": "two words"}, "kind"),
-        ("remember", {"text": "x", "kind": "fact"}, "kind"),
+        ("remember", {"text": "x", "kind": "FACT!"}, "kind"),
         ("remember", {"text": "x", "tags": [""]}, "tags"),
         ("forget", {"text_or_id": " "}, "text_or_id"),
         ("recall", {"query": "x", "scope": "both"}, "scope"),

@@ -46,18 +46,26 @@ def usage_line(exc: Any) -> str:
 
 
 #: The engine names a bad argument by its field (the MCP tools' argument names); on the
-#: command line the same value came from an option.
+#: command line the same value came from an option, or from an argument (named as in the
+#: usage line: ``octomem search [OPTIONS] QUERY``).
 OPTION_OF_FIELD = {"top_k": "--top-k", "scope": "--scope", "as_of": "--as-of",
                    "since": "--since", "until": "--until", "kinds": "--kind", "kind": "--kind",
                    "tags": "--tag", "max_tokens": "--max-tokens", "context": "--context",
-                   "per": "--per", "event_time": "--event-time", "supersedes": "--supersedes"}
+                   "per": "--per", "event_time": "--event-time", "supersedes": "--supersedes",
+                   "query": "QUERY", "text": "TEXT"}
 
 
 def as_option(message: str) -> str:
-    """Rename a leading ``field:`` of an engine error to the option the value came from
-    (``top_k: 5,000 is more than ...`` -> ``--top-k: 5,000 is more than ...``)."""
+    """Rename a leading ``field:`` of an engine error to the option or argument the value
+    came from (``top_k: 5,000 is more than ...`` -> ``--top-k: 5,000 is more than ...``)."""
     field, sep, rest = message.partition(": ")
     return f"{OPTION_OF_FIELD[field]}: {rest}" if sep and field in OPTION_OF_FIELD else message
+
+
+def names_a_usage(message: str) -> bool:
+    """Whether a message from :func:`as_option` names an option or argument (a usage
+    error, status 2) rather than something the command met (status 1)."""
+    return message.partition(": ")[0] in OPTION_OF_FIELD.values()
 
 
 #: The status :func:`end_without_teardown` ends the process with: 1 until :func:`main`
@@ -143,7 +151,7 @@ def run() -> int:
             raise
         message = as_option(str(exc)) if isinstance(exc, OctomemError) else os_error(exc)
         if isinstance(exc, OptionValueError) or (
-                isinstance(exc, InvalidQueryError) and message.startswith("--")):
+                isinstance(exc, InvalidQueryError) and names_a_usage(message)):
             err.print(Text(f"error: {message}{help_hint(sys.argv[1:])}"))  # a bad option value
             return USAGE_STATUS
         err.print(Text.assemble(("error: ", "red"), message))

@@ -243,7 +243,7 @@ LogScopeOpt = Annotated[str | None, typer.Option("--scope", help=(
     "Only the calls logged in `local` or in `global` (default: both)."))]
 #: ``add --kind``: kinds are an open set (:mod:`octomem.engine.memory.kinds`).
 KindOpt = Annotated[str, typer.Option("--kind", help=(
-    "One word in capitals: ITEM (the default), FACT, PREFERENCE, DECISION, RULE, TODO, or "
+    "One word, stored in capitals: ITEM (the default), FACT, PREFERENCE, DECISION, RULE, TODO, or "
     "your own; HANDOFF replaces the previous handoff. A kind neither built in nor already "
     "stored is kept, with a warning (a typo would make a kind of its own)."))]
 #: ``search --explain``: every column it adds, said where a user looks (``--help``).

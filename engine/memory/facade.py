@@ -51,21 +51,23 @@ if TYPE_CHECKING:  # numpy arrives with the embedder, not at import (MCP start-u
 
 __all__ = ["ForgetOutcome", "Memory", "NearDuplicate", "Remembered"]
 
-#: A kind is one word in capitals: a letter, then letters, digits or underscores (64 at most).
-KIND_PATTERN = r"^[A-Z][A-Z0-9_]{0,63}$"
+#: A kind is one word: a letter, then letters, digits or underscores (64 at most), stored
+#: in capitals (``fact`` is stored as ``FACT``).
+KIND_INPUT_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,63}$"
 
 
 def check_kind(kind: str, argument: str = "kind") -> str:
-    """Return ``kind`` if it is one word in capitals.
+    """Return ``kind`` in capitals if it is one word (``fact`` -> ``FACT``).
 
-    :raises InvalidQueryError: naming ``argument``.
+    :raises InvalidQueryError: naming ``argument``, when ``kind`` is not one word of
+        letters, digits and ``_`` starting with a letter (64 at most).
     """
-    if not isinstance(kind, str) or not re.fullmatch(KIND_PATTERN, kind):
+    if not isinstance(kind, str) or not re.fullmatch(KIND_INPUT_PATTERN, kind):
         raise InvalidQueryError(
-            f"{argument}: must be one word in capitals (letters, digits, _), e.g. FACT; "
+            f"{argument}: must be one word (letters, digits, _), e.g. FACT; "
             f"got {kind!r:.80}"
         )
-    return kind
+    return kind.upper()
 
 
 @dataclass(slots=True)
@@ -215,7 +217,7 @@ class Memory:
         text = text.strip()
         check_length(len(text), self.limits.remember_chars, "text", "limits.remember_chars",
                      hint="; a text this long is a document: ingest it")
-        check_kind(kind)
+        kind = check_kind(kind)
         target, old = self._target(scope, supersedes, expect_version)
         tags = tuple(dict.fromkeys(t.strip() for t in tags if t.strip()))
         document = Document(text=text, kind=kind, tags=tags,

@@ -1,6 +1,6 @@
 """Statement kinds: an open set, with a few kinds octomem itself gives a meaning.
 
-A kind is any word in capitals (:func:`.facade.check_kind`): agents and people pick their
+A kind is any word, stored in capitals (:func:`.facade.check_kind`): agents and people pick their
 own (``docs/mcp.md``: "FACT, PREFERENCE, DECISION, RULE, TODO, …"), so an unknown kind is
 never refused. A typo (``PREFERNCE``) would still quietly make a kind of its own, which
 session start, ``--kind`` filters and the Markdown export then treat apart; so a kind that
@@ -46,7 +46,9 @@ def stored_kinds(memory: Memory) -> set[str]:
 
 def unfamiliar_kind(kind: str, known: Iterable[str]) -> str | None:
     """Return a one-line warning when ``kind`` is neither built in nor in ``known``
-    (the stored kinds), naming the closest known kind if one is close; else ``None``."""
+    (the stored kinds), naming the closest known kind if one is close; else ``None``.
+    ``kind`` is compared in capitals, as it is stored."""
+    kind = kind.upper()
     every = set(BUILT_IN_KINDS) | set(known)
     if kind in every:
         return None

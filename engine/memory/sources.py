@@ -16,7 +16,7 @@ from ..turns import TURN_KIND, beir_turn, epoch
 from ..types import Document
 from .limits import check_length
 from .times import in_range
-from .transcripts import TranscriptFormat, sniff
+from .transcripts import TranscriptFormat, not_a_transcript, sniff
 
 #: File suffixes ``octomem ingest`` reads as text.
 TEXT_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".text"})
@@ -52,9 +52,7 @@ def _transcript_format(path: Path, fmt: IngestFormat, named: bool) -> Transcript
         return None
     found = sniff(path)
     if found is None and named:
-        raise OctomemError(
-            f"{path}: neither a chat transcript (lines with 'text' and 'speaker' or 'role') nor "
-            "a Claude Code session (lines with 'type' and 'sessionId'); see docs/conversations.md")
+        raise not_a_transcript(path)
     return found
 
 

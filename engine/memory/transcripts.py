@@ -284,7 +284,20 @@ def read_transcript(path: Path, fmt: TranscriptFormat | None = None,
         return read_chat(path, notes)
     if chosen == "claude-code":
         return read_claude_code(path, notes)
-    raise TranscriptError(
+    raise not_a_transcript(path)
+
+
+def not_a_transcript(path: Path) -> TranscriptError:
+    """Return the error for a ``.jsonl`` file :func:`sniff` found no format in: its only
+    line still being written (no newline at its end, not JSON yet), or neither format."""
+    notes: list[str] = []
+    try:
+        if next(_lines(path, notes), None) is None and notes:
+            return TranscriptError(f"{path}:1: its only line is not complete JSON yet (no "
+                                   "newline at its end): nothing to read until it is written")
+    except TranscriptError as exc:
+        return exc
+    return TranscriptError(
         f"{path}: neither a chat transcript (lines with 'text' and 'speaker' or 'role') nor "
         "a Claude Code session (lines with 'type' and 'sessionId'); see docs/conversations.md")
 
