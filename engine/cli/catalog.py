@@ -83,10 +83,10 @@ COMMANDS = (
     Entry("serve", "commands", "Serve one project's memory over MCP: stdio (for Claude Code, "
           "Claude Desktop, Cursor, ...) or streamable HTTP (`--http`); logs on stderr, metrics "
           "on request."),
-    Entry("export", "commands", "Export a scope: JSON Lines round-trips losslessly through "
+    Entry("export", "exchange", "Export a scope: JSON Lines round-trips losslessly through "
           "`octomem import` (ids, kinds, tags, times, supersede links, recall counts); Markdown "
           "is for reading."),
-    Entry("import", "commands", "Import a JSONL export: documents keep their ids, history and "
+    Entry("import", "exchange", "Import a JSONL export: documents keep their ids, history and "
           "recall counts; statements this scope has forgotten are skipped; vectors are "
           "computed again."),
     Entry("session-start", "commands", "Print what an agent should see at the start of a "

@@ -1,6 +1,7 @@
 """The ``octomem`` command line: the group and its global options (:data:`app`), and the
-commands ingest, add, search, forget, reindex, plugins, status, config, serve, export,
-import, session-start (registered on :data:`.lazy.registry`, built when first used)."""
+commands ingest, add, search, forget, reindex, plugins, status, config, serve,
+session-start (registered on :data:`.lazy.registry`, built when first used; export and
+import are in :mod:`.exchange`)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ from .layout import SafeConsole, visible
 from .lazy import LazyGroup, registry
 from .options import Command
 from .usage import bounded
-from .values import plural
 
 if TYPE_CHECKING:  # the engine is imported by the commands that use it: --help stays light
     from ..memory.facade import Memory
@@ -373,54 +373,6 @@ def serve(
     run.serve(state.config, state.overrides, project_root or state.project_root,
               global_root or state.global_root,
               run.ServeOptions(http, metrics_addr, log_format, log_level and log_level.upper(), ui))
-
-
-@registry.command("export", cls=Command)
-def export_(
-    path: Annotated[Path, typer.Argument(help="File to write (`-` for stdout).")],
-    scope: opt.ExportScopeOpt = "local",
-    fmt: Annotated[str, typer.Option(
-        "--format", help="`jsonl` (lossless, for import) or `md` (for people).")] = "jsonl",
-) -> None:
-    """Export a scope: JSON Lines round-trips losslessly through `octomem import` (ids,
-    kinds, tags, times, supersede links, recall counts); Markdown is for reading."""
-    from ..files import open_private
-    from ..memory.transfer import export_scope
-    from . import memory as show
-
-    memory, left_out = _memory(), []
-    try:
-        if str(path) == "-":
-            written = export_scope(memory, show.check_write_scope(scope), fmt, sys.stdout, left_out)
-        else:
-            with open_private(path) as out:
-                written = export_scope(memory, show.check_write_scope(scope), fmt, out, left_out)
-            err.print(f"exported {plural(written, 'document')} of the {scope} scope to {path}")
-        for why in left_out:
-            err.print(Text.assemble(("warning: ", "yellow"), why))
-    finally:
-        memory.close()
-
-
-@registry.command("import", cls=Command)
-def import_(
-    path: Annotated[Path, typer.Argument(help="A JSONL file written by `octomem export`.")],
-    scope: Annotated[str | None, typer.Option(
-        "--scope", help=(
-            "Scope to import into (default: the one the file was exported from)."))] = None,
-) -> None:
-    """Import a JSONL export: documents keep their ids, history and recall counts;
-    statements this scope has forgotten are skipped; vectors are computed again."""
-    from ..memory.transfer import import_lines
-    from . import memory as show
-
-    memory = _memory()
-    try:
-        with path.open(encoding="utf-8") as lines:
-            report = import_lines(memory, lines, str(path), scope)
-        show.import_report(console, report)
-    finally:
-        memory.close()
 
 
 @registry.command("session-start", cls=Command)

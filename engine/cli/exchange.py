@@ -1,0 +1,65 @@
+"""The commands ``octomem export`` and ``octomem import``: a scope to a file and back
+(:mod:`octomem.engine.memory.transfer` does the work)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.text import Text
+
+from . import options as opt
+from .commands import _memory, console, err
+from .lazy import registry
+from .options import Command
+from .values import plural
+
+
+@registry.command("export", cls=Command)
+def export_(
+    path: Annotated[Path, typer.Argument(help="File to write (`-` for stdout).")],
+    scope: opt.ExportScopeOpt = "local",
+    fmt: Annotated[str, typer.Option(
+        "--format", help="`jsonl` (lossless, for import) or `md` (for people).")] = "jsonl",
+) -> None:
+    """Export a scope: JSON Lines round-trips losslessly through `octomem import` (ids,
+    kinds, tags, times, supersede links, recall counts); Markdown is for reading."""
+    from ..files import open_private
+    from ..memory.transfer import export_scope
+    from . import memory as show
+
+    memory, left_out = _memory(), []
+    try:
+        if str(path) == "-":
+            written = export_scope(memory, show.check_write_scope(scope), fmt, sys.stdout, left_out)
+        else:
+            with open_private(path) as out:
+                written = export_scope(memory, show.check_write_scope(scope), fmt, out, left_out)
+            err.print(f"exported {plural(written, 'document')} of the {scope} scope to {path}")
+        for why in left_out:
+            err.print(Text.assemble(("warning: ", "yellow"), why))
+    finally:
+        memory.close()
+
+
+@registry.command("import", cls=Command)
+def import_(
+    path: Annotated[Path, typer.Argument(help="A JSONL file written by `octomem export`.")],
+    scope: Annotated[str | None, typer.Option(
+        "--scope", help=(
+            "Scope to import into (default: the one the file was exported from)."))] = None,
+) -> None:
+    """Import a JSONL export: documents keep their ids, history and recall counts;
+    statements this scope has forgotten are skipped; vectors are computed again."""
+    from ..memory.transfer import import_lines
+    from . import memory as show
+
+    memory = _memory()
+    try:
+        with path.open(encoding="utf-8") as lines:
+            report = import_lines(memory, lines, str(path), scope)
+        show.import_report(console, report)
+    finally:
+        memory.close()
