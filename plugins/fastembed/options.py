@@ -35,8 +35,9 @@ class FastembedOptions(BaseModel, extra="forbid"):
     )
     query_threads: int | None = Field(
         default=1, ge=1, json_schema_extra={"group": "runtime"},
-        description="onnxruntime threads for one query's embedding (bundled model; its own "
-        "session when it differs from threads, ~30 MB; empty: threads). 1: a question of "
+        description="onnxruntime threads for one query's embedding (bundled model: the "
+        "session opened at load; documents get a session of threads at their first use when "
+        "the two differ, ~30 MB; empty: threads). 1: a question of "
         "~12 tokens gains nothing from a second thread and the recall's keyword arm runs on "
         "the other core meanwhile (chosen on LoCoMo conv-26's 199 questions, 2 cores, load "
         "6: p50 8.3 ms with 1 thread against 9.9 ms with 2, p10 5.8 against 6.7 ms)",
