@@ -28,6 +28,7 @@ scores as one ``MATCH ... JOIN chunks ... ORDER BY bm25()`` statement; p50 28.9 
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Sequence
 from functools import partial
@@ -170,6 +171,18 @@ def _has_index(conn: apsw.Connection) -> bool:
     return row is not None
 
 
+def _indexed(tx: apsw.Connection, rowids: list[int]) -> list[int]:
+    """Return which of ``rowids`` the index holds, read from FTS5's ``<table>_docsize``
+    shadow table (one row per indexed rowid; all of them when it is missing). One query: a
+    ``DELETE`` per new chunk, which held nothing, was ~20 % of indexing 10k new chunks."""
+    try:
+        rows = tx.execute(f"SELECT id FROM {TABLE}_docsize WHERE id IN "
+                          "(SELECT value FROM json_each(?))", (json.dumps(rowids),))
+        return [r[0] for r in rows]
+    except apsw.SQLError:  # no such table (an index built with columnsize=0)
+        return rowids
+
+
 def _create_index(tx: apsw.Connection) -> None:
     """Create the FTS5 table and index the chunks already stored (title + text as one field)."""
     tx.execute(
@@ -227,7 +240,9 @@ class Fts5KeywordArm:
         """
         bodies = {c.id: f"{c.title}\n{c.text}" if c.title else c.text for c in chunks}
         if bodies:  # one statement each for the batch (a repeated id: its last body)
-            tx.executemany(f"DELETE FROM {TABLE} WHERE rowid = ?", [(i,) for i in bodies])
+            old = _indexed(tx, list(bodies))
+            if old:
+                tx.executemany(f"DELETE FROM {TABLE} WHERE rowid = ?", [(i,) for i in old])
             tx.executemany(f"INSERT INTO {TABLE} (rowid, body) VALUES (?, ?)", bodies.items())
         vector_log.record(tx, TABLE, [chunk.id for chunk in chunks])
 

@@ -77,10 +77,12 @@ from .tables import (
     LEGACY_META_MODEL_ID,
     LEGACY_TABLE,
     SETS_TABLE,
+    VEC0_CHUNK_SIZE,
     VectorSet,
     _adopt_legacy,
     _current_only,
     _exists,
+    chunk_fields,
     knn_sql,
     vector_sets,
     vector_table_name,
@@ -151,7 +153,8 @@ class SqliteVecSemanticArm:
         table = str(row[0])
         tx.execute(
             f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING vec0(chunk_id INTEGER PRIMARY KEY, "
-            f"embedding float[{int(dim)}] distance_metric=cosine, kind TEXT, created_at FLOAT)"
+            f"embedding float[{int(dim)}] distance_metric=cosine, kind TEXT, created_at FLOAT, "
+            f"chunk_size={VEC0_CHUNK_SIZE})"
         )
         self.bound = VectorSet(model_id, int(dim), table, float(row[1]))
 
@@ -207,15 +210,14 @@ class SqliteVecSemanticArm:
             raise OctomemError("the sqlite-vec index is not bound to an embedder; bind() first")
         arr = self._checked(vectors, len(chunk_ids), bound)
         ids = [int(i) for i in chunk_ids]
-        rows: list[Any] = tx.execute(
-            "SELECT id, kind, created_at FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
-            (json.dumps(ids),)).fetchall()
-        fields = {cid: (kind, created) for cid, kind, created in rows}
+        fields, present = chunk_fields(tx, bound.table, ids)
         written = [cid for cid in ids if cid in fields]
         rows = {cid: (cid, vector.tobytes(), *fields[cid])  # a repeated id: its last vector
                 for cid, vector in zip(ids, arr, strict=True) if cid in fields}
-        if rows:  # one statement each for the batch
-            tx.executemany(f"DELETE FROM {bound.table} WHERE chunk_id = ?", [(c,) for c in rows])
+        if rows:  # one statement each for the batch; only ids that hold a vector deleted
+            old = [(c,) for c in rows if present is None or c in present]
+            if old:
+                tx.executemany(f"DELETE FROM {bound.table} WHERE chunk_id = ?", old)
             tx.executemany(f"INSERT INTO {bound.table} (chunk_id, embedding, kind, created_at) "
                            "VALUES (?, ?, ?, ?)", list(rows.values()))
         vector_log.record(tx, bound.table, written)

@@ -11,6 +11,7 @@ the KNN itself (kinds and creation time as vec0 metadata constraints, the rest t
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from dataclasses import dataclass, replace
 from typing import Any
@@ -29,6 +30,15 @@ LEGACY_META_MODEL_ID = "sqlite-vec.model_id"
 LEGACY_META_DIM = "sqlite-vec.dim"
 #: The largest ``k`` a vec0 KNN query accepts (sqlite-vec 0.1.9).
 KNN_MAX_K = 4096
+#: Vectors per vec0 block (``chunk_size``) of a vector set created from now on (sqlite-vec's
+#: default is 1024; a set keeps the size it was created with). vec0 writes each vector into
+#: its block's blob, reaching the offset through the blob's overflow pages: a 1024 x 384-d
+#: block spans ~380 pages of 4 KB, a 256 block ~95. Chosen by the 10k ingest benchmark
+#: (``benchmarks/results/peers/harness.py ingest``; 384-d random vectors, transactions of
+#: 256): vec0 inserts 0.31 -> 0.18 s CPU at 256 (128: 0.17, 64: 0.22), 100k in
+#: transactions of 1,024 2.6 -> 2.2 s; a vec0 KNN over 100k (k = 10) took 124 ms at 1024 and
+#: 123 ms at 256, the file the same size (load 7-9).
+VEC0_CHUNK_SIZE = 256
 
 _SETS_SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS {SETS_TABLE} (
@@ -61,6 +71,30 @@ def vector_table_name(model_id: str, dim: int) -> str:
 def _exists(conn: apsw.Connection, table: str) -> bool:
     row = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone()
     return row is not None
+
+
+def chunk_fields(
+    tx: apsw.Connection, table: str, ids: list[int]
+) -> tuple[dict[int, tuple[str, float]], set[int] | None]:
+    """Return ``(kind, created_at)`` of each of ``ids`` still in ``chunks``, and which of them
+    hold a vector in the vec0 ``table`` already.
+
+    The vectors are looked up in vec0's ``<table>_rowids`` shadow table (sqlite-vec 0.1.x:
+    its rowid is the chunk id), in the same query: a ``DELETE`` per id that held no vector
+    was ~15 % of writing 10k new vectors. Without that table the second value is ``None``
+    (the caller then deletes before each insert, as if every id might hold a vector).
+    """
+    param = json.dumps(ids)
+    if not _exists(tx, f"{table}_rowids"):
+        rows = tx.execute("SELECT id, kind, created_at FROM chunks "
+                          "WHERE id IN (SELECT value FROM json_each(?))", (param,))
+        return {cid: (kind, created) for cid, kind, created in rows}, None
+    rows = tx.execute(
+        f"SELECT c.id, c.kind, c.created_at, r.rowid IS NOT NULL FROM chunks AS c "
+        f"LEFT JOIN {table}_rowids AS r ON r.rowid = c.id "
+        "WHERE c.id IN (SELECT value FROM json_each(?))", (param,)).fetchall()
+    return ({cid: (kind, created) for cid, kind, created, _ in rows},
+            {cid for cid, _, _, has in rows if has})
 
 
 def vector_sets(conn: apsw.Connection) -> list[VectorSet]:
