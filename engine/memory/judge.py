@@ -48,8 +48,8 @@ def scope_stats(runs: ScopedRuns, pipelines: Mapping[str, Pipeline]) -> dict[str
         arms = pipeline.arms
         sem = arms.semantic.name if arms.semantic is not None else None
         kw = arms.keyword.name if arms.keyword is not None else None
-        cosines = [e[3].score for e in runs.by_arm.get(sem or "", ()) if e[2] == scope]
-        scores = [e[3].score for e in runs.by_arm.get(kw or "", ()) if e[2] == scope]
+        cosines = runs.scores(scope, sem) if sem is not None else []
+        scores = runs.scores(scope, kw) if kw is not None else []
         out[scope] = run_stats(cosines, scores)
     return out
 

@@ -288,6 +288,17 @@ def _by_score(hit: ScopedHit) -> tuple[float, float]:
 
 def _vectors(hits: list[ScopedHit], pipelines: dict[str, Pipeline]) -> np.ndarray | None:
     """Return ``(len(hits), dim)`` rows (zero where a chunk has no vector), or ``None``."""
+    import numpy as np
+
+    (scope, pipeline), *others = pipelines.items()
+    semantic = pipeline.arms.semantic
+    if (not others and hits and semantic is not None and not pipeline.semantic_error
+            and all(h.scope == scope for h in hits)):
+        # one scope: its arm's rows as they come (the same floats, float32, C order)
+        rows = semantic.vectors([h.chunk.id for h in hits])
+        if rows.ndim != 2 or rows.shape[1] == 0:
+            return None
+        return np.ascontiguousarray(rows, dtype=np.float32)
     parts: dict[str, tuple[list[int], np.ndarray]] = {}
     for scope, pipeline in pipelines.items():
         semantic = pipeline.arms.semantic
@@ -299,8 +310,6 @@ def _vectors(hits: list[ScopedHit], pipelines: dict[str, Pipeline]) -> np.ndarra
     if not parts:
         return None
     dim = next(iter(parts.values()))[1].shape[1]
-    import numpy as np
-
     out = np.zeros((len(hits), dim), dtype=np.float32)
     for at, rows in parts.values():
         if rows.shape[1] == dim:
