@@ -3,6 +3,7 @@ command left working finishes first, every line reaches the pipe, the status is 
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -85,3 +86,54 @@ def test_help_into_a_closed_pipe_ends_quietly() -> None:
     os.close(write)
     assert done.returncode == 1
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr
+
+
+KEEP_PROBE = """
+import json, sys
+from pathlib import Path
+from octomem.engine.cli import entry, main
+
+real_run = entry.run
+
+def run():
+    status = real_run()
+    kept = [p for pipelines in entry._kept for p in pipelines]
+    Path(report).write_text(json.dumps({
+        "status": status, "kept": len(kept),
+        "closed": [p.arms.storage._closed for p in kept]}))
+    return status
+
+entry.run = run
+report, root = sys.argv[1:3]
+sys.argv = ["octomem", "--project-root", root, "--global-root", root + "/global",
+            "--set", "pipeline.embedder=", "--set", "pipeline.semantic=", *sys.argv[3:]]
+main()
+"""
+
+
+def test_a_search_keeps_its_closed_pipelines_until_the_quick_exit(tmp_path: Path) -> None:
+    """The console script closes a search's memory (connections closed, so the WAL is
+    checkpointed into the file and removed) but leaves freeing its pipelines to the end
+    of the process; run in-process, nothing is kept."""
+    from cli_run import octomem
+
+    from octomem.engine.cli import entry
+
+    report = tmp_path / "report.json"
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", KEEP_PROBE, str(report), str(tmp_path),
+                               *args], capture_output=True, text=True, timeout=120,
+                              check=False)
+
+    added = run("add", "the heron nests by the river", "--scope", "local")
+    assert added.returncode == 0, added.stderr
+    done = run("search", "heron")
+    assert done.returncode == 0, done.stderr
+    assert "river" in done.stdout
+    assert json.loads(report.read_text()) == {
+        "status": 0, "kept": 2, "closed": [True, True]}
+    assert not list((tmp_path / ".octomem").glob("*-wal"))
+    assert octomem(tmp_path, "--global-root", str(tmp_path / "global"),
+                   "search", "heron").code == 0
+    assert entry._kept == []

@@ -17,6 +17,7 @@ from ..errors import OctomemError
 from ..overrides import Overrides
 from . import catalog
 from . import options as opt
+from .entry import close_memory
 from .layout import SafeConsole, visible
 from .lazy import LazyGroup, registry
 from .options import Command
@@ -145,7 +146,7 @@ def ingest(
     try:
         ingesting.run(console, err, memory, paths, beir, scope, fmt)
     finally:
-        memory.close()
+        close_memory(memory)
 
 
 @registry.command(cls=Command)
@@ -176,7 +177,7 @@ def add(
         if new_kind:
             err.print(Text.assemble(("warning: ", "yellow"), new_kind), highlight=False)
     finally:
-        memory.close()
+        close_memory(memory)
 
 
 @registry.command(cls=Command)
@@ -229,7 +230,7 @@ def search(
 
         say_unembedded_in(err, memory, scope)
     finally:
-        memory.close()
+        close_memory(memory)
 
 
 @registry.command(cls=Command)
@@ -253,7 +254,7 @@ def forget(
             what = "id is in both scopes" if same_id else "text matches several statements"
             raise OctomemError(f"the {what}; none was removed")
     finally:
-        memory.close()
+        close_memory(memory)
 
 
 @registry.command(cls=Command)
@@ -281,7 +282,7 @@ def reindex(
         if embedder is not None:
             console.print(f"recall uses these vectors while pipeline.embedder is {embedder!r}")
     finally:
-        memory.close()
+        close_memory(memory)
 
 
 @registry.command(cls=Command)
@@ -306,7 +307,7 @@ def status(as_json: opt.MachineOpt = False) -> None:
         info = memory.status(load_model=True)
         machine.dump(machine.status_json(info)) if as_json else show.status(console, info)
     finally:
-        memory.close()
+        close_memory(memory)
 
 
 @registry.command(cls=Command)
@@ -392,7 +393,7 @@ def session_start(
         budget = max_bytes or memory.settings.session_start.max_bytes
         sys.stdout.write(visible(render_session_start(memory, budget)))
     finally:
-        memory.close()
+        close_memory(memory)
 
 
 # The MCP tools' names, for people who know those (the README uses them): the same commands.

@@ -16,13 +16,16 @@ from __future__ import annotations
 import atexit
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.text import Text
 
 from ..errors import InvalidQueryError, OctomemError, OptionValueError
 from .layout import SafeConsole
+
+if TYPE_CHECKING:
+    from ..memory.facade import Memory
 
 #: Exit status of a usage error (click's ``UsageError.exit_code``).
 USAGE_STATUS = 2
@@ -97,6 +100,34 @@ def end_without_teardown() -> None:
     os._exit(exit_status)
 
 
+#: Set by :func:`main` when the process ends without teardown; what :func:`keep_until_exit`
+#: was given is then referenced until :func:`end_without_teardown` ends the process.
+ends_without_teardown = False
+_kept: list[object] = []
+
+
+def keep_until_exit(obj: object) -> None:
+    """Keep ``obj`` referenced until the process ends, when it ends without teardown.
+
+    A command's memory is closed before the process ends (recall counts written,
+    connections closed); freeing its pipelines afterwards only returns memory the exit
+    returns anyway, and at 100k chunks it is not free: unmapping the vectors (150 MB)
+    and dropping the model's session took 114-155 ms of wall time (33-43 ms of CPU) at
+    load 8.7 on 2 cores, against 21-30 ms for the close without it
+    (``benchmarks/results/startup/cli-search.md``, fourth round). In a process that
+    keeps running (a test harness calling :func:`main`), nothing is kept.
+    """
+    if ends_without_teardown:
+        _kept.append(obj)
+
+
+def close_memory(memory: Memory) -> None:
+    """Close a command's ``memory``; its pipelines (in-RAM copies, the model) are kept
+    until the process ends (:func:`keep_until_exit`)."""
+    keep_until_exit(memory.scopes.opened())
+    memory.close()
+
+
 def owns_the_process() -> bool:
     """Whether the ``octomem`` console script runs this process (or ``python -c`` code
     that imported and called it): ``__main__``'s ``main`` is the console entry point. A
@@ -111,8 +142,10 @@ def main() -> None:
     """Console entry point (``octomem``): run the command; usage errors, octomem errors and
     file-system errors as one line on stderr (``--debug`` shows the traceback); end the
     process without the interpreter's teardown."""
+    global ends_without_teardown
     if owns_the_process():
         atexit.register(end_without_teardown)
+        ends_without_teardown = True
     try:
         status = run()
     except SystemExit as exc:  # a command's own exit (``sys.exit(message)`` prints it)

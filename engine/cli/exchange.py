@@ -12,6 +12,7 @@ from rich.text import Text
 
 from . import options as opt
 from .commands import _memory, console, err
+from .entry import close_memory
 from .lazy import registry
 from .options import Command
 from .values import plural
@@ -41,7 +42,7 @@ def export_(
         for why in left_out:
             err.print(Text.assemble(("warning: ", "yellow"), why))
     finally:
-        memory.close()
+        close_memory(memory)
 
 
 @registry.command("import", cls=Command)
@@ -62,4 +63,4 @@ def import_(
             report = import_lines(memory, lines, str(path), scope)
         show.import_report(console, report)
     finally:
-        memory.close()
+        close_memory(memory)

@@ -171,6 +171,11 @@ class ScopeSet:
                     out.append((scope, pipeline))
         return out
 
+    def opened(self) -> list[Pipeline]:
+        """Return the pipelines opened so far (none after :meth:`close`)."""
+        with self._lock:
+            return list(self._open.values())
+
     def shared_arm(self, kind: str) -> Any:
         """Return the shared embedder, reranker or dedup (opening ``global`` if needed)."""
         pipeline = next(iter(self._open.values()), None) or self.require("global")
