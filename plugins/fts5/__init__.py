@@ -4,8 +4,9 @@
 - :mod:`.ranking` — the top-k statements that rank inside FTS5, then check the filters;
 - :mod:`.postings` — the in-RAM copy of the postings, ranked with ``bm25()``'s own
   arithmetic (FTS5's scores bit for bit), kept in step through the change log;
-  :mod:`.postings_snapshot` its snapshot beside the file;
-- :mod:`.bounds` and :mod:`.pruning` — exact MaxScore/WAND-style pruning of OR-queries.
+  :mod:`.postings_snapshot` its snapshot beside the file; :mod:`.maxscore` its exact
+  MaxScore pruning (common terms looked up for the candidates, not scanned);
+- :mod:`.bounds` and :mod:`.pruning` — exact MaxScore/WAND-style pruning of FTS5's OR-queries.
 """
 
 from __future__ import annotations

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import threading
 from array import array
 from collections import Counter
@@ -41,6 +40,7 @@ import numpy as np
 
 from ..sqlite import snapshot_sync
 from ..sqlite.filter_index import allowed_at
+from . import maxscore
 from .postings_snapshot import PostingSnapshots
 from .ranking import fts5_totals
 
@@ -132,6 +132,7 @@ class PostingIndex(PostingSnapshots):
         self.post_tfs = np.zeros(0, dtype=np.uint16)
         self.added: dict[int, tuple[array[int], array[int]]] = {}  # term -> (slots, tfs)
         self._norm: np.ndarray | None = None  # k1 * (1 - b + b * D / avgdl) per slot
+        self._norm_min = 0.0  # its smallest value
         self._scores = np.zeros(0, dtype=np.float64)
         self._exact = True
 
@@ -323,20 +324,41 @@ class PostingIndex(PostingSnapshots):
 
     # -- ranking ---------------------------------------------------------------------
 
-    def _postings(self, term: int) -> tuple[np.ndarray, np.ndarray]:
-        """Return the live ``(slots int64, tf float64)`` of ``term``."""
-        slots: np.ndarray = self.post_slots[self.ptr[term]:self.ptr[term + 1]] \
-            if term < len(self.ptr) - 1 else np.zeros(0, dtype=np.int32)
-        tfs: np.ndarray = self.post_tfs[self.ptr[term]:self.ptr[term + 1]] \
-            if term < len(self.ptr) - 1 else np.zeros(0, dtype=np.uint16)
-        extra = self.added.get(term)
-        if extra is not None:
-            slots = np.concatenate([slots, np.frombuffer(extra[0], dtype=np.int32)])
-            tfs = np.concatenate([tfs, np.frombuffer(extra[1], dtype=np.uint32)])
+    def live_postings(self, term: int) -> tuple[np.ndarray, np.ndarray]:
+        """Return the live ``(slots int64, tf float64)`` of ``term``, ascending by slot."""
+        parts = self.raw_parts(term)
+        slots, tfs = parts[0] if len(parts) == 1 else (
+            np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
         if self.dead:
             keep = self.live[slots]
             slots, tfs = slots[keep], tfs[keep]
         return slots.astype(np.int64), tfs.astype(np.float64)
+
+    def raw_parts(self, term: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Return ``term``'s postings as ``(slots, tfs)`` parts, dead slots included: the
+        built part, then the added one when there is one; each ascending by slot, and the
+        added slots are above the built ones."""
+        if term < len(self.ptr) - 1:
+            start, end = self.ptr[term], self.ptr[term + 1]
+            parts = [(self.post_slots[start:end], self.post_tfs[start:end])]
+        else:
+            parts = [(np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.uint16))]
+        extra = self.added.get(term)
+        if extra is not None:
+            parts.append((np.frombuffer(extra[0], dtype=np.int32),
+                          np.frombuffer(extra[1], dtype=np.uint32)))
+        return parts
+
+    def live_count(self, term: int) -> int:
+        """Return how many live chunks hold ``term`` (FTS5's n of its IDF)."""
+        parts = self.raw_parts(term)
+        if not self.dead:
+            return sum(len(p[0]) for p in parts)
+        return sum(int(np.count_nonzero(self.live[p[0]])) for p in parts)
+
+    def _tf_max(self, term: int) -> int:
+        """Return ``term``'s largest count in any slot (dead ones included)."""
+        return max((int(p[1].max()) for p in self.raw_parts(term) if len(p[1])), default=0)
 
     def ranked(
         self, tokens: Sequence[str], limit: int, allowed: np.ndarray | None = None
@@ -344,6 +366,9 @@ class PostingIndex(PostingSnapshots):
         """Return the ``limit`` best chunks for an OR of one-token phrases, as FTS5 would.
 
         Call :meth:`sync` first (under the same read transaction as any follow-up read).
+        Queries with two or more distinct terms holding at least
+        :data:`.maxscore.MIN_POSTINGS` postings skip chunks that cannot reach the top
+        ``limit`` (:mod:`.maxscore`: the same hits and scores).
 
         :param tokens: each phrase's token, as FTS5's tokenizer produced it (duplicates
             count twice, as two equal phrases do in FTS5).
@@ -359,32 +384,44 @@ class PostingIndex(PostingSnapshots):
             n_rows = self.live_rows
             if not n_rows or not tokens:
                 return []
-            avgdl = float(self.total_tokens) / float(n_rows)
             if self._norm is None:
+                avgdl = float(self.total_tokens) / float(n_rows)
                 self._norm = K1 * (1 - B + B * self.lengths[:self.count] / avgdl)
+                self._norm_min = float(self._norm.min())
             passing = allowed_at(allowed, self.slot_ids[:self.count])
-            scores = self._scores
-            touched = False
-            for token in tokens:
-                term = self.vocab.get(token)
-                if term is None:
-                    continue
-                slots, tf = self._postings(term)
-                n_hit = len(slots)
-                idf = math.log((n_rows - n_hit + 0.5) / (n_hit + 0.5))
-                if idf <= 0.0:
-                    idf = 1e-6
-                if passing is not None:
-                    keep = passing[slots]
-                    slots, tf = slots[keep], tf[keep]
-                scores[slots] += idf * ((tf * (K1 + 1.0)) / (tf + self._norm[slots]))
-                touched = touched or len(slots) > 0
-            if not touched:
-                return []
-            rows = np.flatnonzero(scores[:self.count])  # every contribution is > 0
-            top = scores[rows]
-            scores[rows] = 0.0
+            terms = [t for t in map(self.vocab.get, tokens) if t is not None]
+            if len(set(terms)) > 1 and sum(map(self.live_count, set(terms))) >= \
+                    maxscore.MIN_POSTINGS:
+                rows, top = maxscore.pruned_top(
+                    self, terms, n_rows, self._norm, self._norm_min,
+                    {t: self._tf_max(t) for t in terms}, passing, limit, self._scores)
+            else:
+                rows, top = self.summed(terms, passing)
         return _best(self.slot_ids[rows], top, limit)
+
+    def summed(self, terms: Sequence[int], passing: np.ndarray | None
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """Score every chunk holding any of ``terms`` (the exhaustive ranking).
+
+        Call under :attr:`lock` after :meth:`ranked` has set the length norms.
+
+        :param terms: term ids in query order (duplicates count twice).
+        :param passing: bool ``(slots,)`` allowed slots, or ``None`` for all.
+        :returns: int64 slots holding a term and their float64 ``-bm25()``, unordered.
+        """
+        assert self._norm is not None
+        scores = self._scores
+        for term in terms:
+            slots, tf = self.live_postings(term)
+            idf = maxscore.idf(self.live_rows, len(slots))
+            if passing is not None:
+                keep = passing[slots]
+                slots, tf = slots[keep], tf[keep]
+            scores[slots] += maxscore.contributions(idf, tf, self._norm[slots])
+        rows = np.flatnonzero(scores[:self.count])  # every contribution is > 0
+        top = scores[rows]
+        scores[rows] = 0.0
+        return rows, top
 
 
 def _best(ids: np.ndarray, scores: np.ndarray, limit: int) -> list[tuple[int, float]]:

@@ -1,0 +1,136 @@
+"""MaxScore pruning of the in-RAM postings: the exhaustive ranking's hits and scores to the bit."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from octomem.engine.types import Chunk, Document
+from octomem.plugins.fts5 import maxscore
+from octomem.plugins.fts5 import postings as fts5_postings
+from octomem.plugins.fts5.arm import Fts5KeywordArm, Fts5Options
+from octomem.plugins.fts5.postings import PostingIndex
+from octomem.plugins.sqlite.storage import SqliteStorage
+
+# Skewed frequencies, so that some terms are non-essential: drawn uniformly from this
+# list, "cell" is 8x as common as a rare word. Porter leaves every word as it is.
+COMMON = ["cell"] * 8 + ["protein"] * 4 + ["gene"] * 2
+RARE = ["prion", "kinase", "zebrafish", "yeast", "mitochondria", "insulin"]
+VOCAB = COMMON + RARE
+TEXTS = st.lists(st.sampled_from(VOCAB), min_size=1, max_size=12).map(" ".join)
+
+
+def _add(storage: SqliteStorage, arm: Fts5KeywordArm, texts: list[str]) -> list[int]:
+    ids = []
+    with storage.transaction() as tx:
+        for text in texts:
+            doc = Document(text=text)
+            chunk = Chunk(document_id=doc.id, ordinal=0, text=text)
+            stored = storage.add_document(tx, doc, [chunk])
+            arm.index(tx, stored)
+            ids.append(stored[0].id)
+    return ids
+
+
+def _both(index: PostingIndex, tokens: list[str], k: int, allowed: np.ndarray | None,
+          patch: pytest.MonkeyPatch) -> tuple[list, list]:
+    """Rank with pruning forced on, then with the exhaustive sum."""
+    patch.setattr(maxscore, "MIN_POSTINGS", 0)
+    pruned = index.ranked(tokens, k, allowed)
+    patch.setattr(maxscore, "MIN_POSTINGS", 10**12)
+    return pruned, index.ranked(tokens, k, allowed)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    first=st.lists(TEXTS, min_size=1, max_size=60),
+    later=st.lists(TEXTS, max_size=15),
+    removed=st.lists(st.integers(0, 80), max_size=10),
+    reindexed=st.lists(st.integers(0, 80), max_size=5),
+    queries=st.lists(st.lists(st.sampled_from(VOCAB + ["absent"]), min_size=1, max_size=7),
+                     min_size=1, max_size=4),
+    k=st.integers(1, 25),
+    mask_seed=st.one_of(st.none(), st.integers(0, 2**16)),
+)
+def test_pruned_ranking_is_the_exhaustive_one_to_the_last_bit(
+    first: list[str], later: list[str], removed: list[int], reindexed: list[int],
+    queries: list[list[str]], k: int, mask_seed: int | None,
+) -> None:
+    with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fts5_postings, "REBUILD_MIN", 10**6)  # keep dead and added slots
+        storage = SqliteStorage(Path(folder) / "db.sqlite3")
+        arm = Fts5KeywordArm(storage, Fts5Options(in_ram="always"))
+        ids = _add(storage, arm, first)
+        conn = storage.connection()
+        arm.postings.sync(conn)  # built; what follows is dead and added slots
+        ids += _add(storage, arm, later)
+        with storage.transaction() as tx:
+            arm.remove(tx, sorted({ids[i % len(ids)] for i in removed}))
+            again = sorted({ids[i % len(ids)] for i in reindexed})
+            arm.index(tx, list(storage.get_chunks(again)))
+        index = arm.postings
+        index.sync(conn)
+        allowed = None
+        if mask_seed is not None:
+            allowed = np.random.default_rng(mask_seed).random(max(ids) + 1) < 0.6
+        for words in queries:
+            tokens = arm._tokens(conn, words)
+            assert tokens is not None
+            pruned, exhaustive = _both(index, tokens, k, allowed, patch)
+            assert pruned == exhaustive, (words, k)
+        storage.close()
+
+
+def test_a_common_term_is_looked_up_not_scanned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """2,000 chunks hold "cell", six hold "prion" or "kinase": for k = 3 the rare terms'
+    scores outrun every chunk holding only "cell", so its 2,000 postings are never read
+    whole, and the answer is still the exhaustive one."""
+    storage = SqliteStorage(tmp_path / "db.sqlite3")
+    arm = Fts5KeywordArm(storage, Fts5Options(in_ram="always"))
+    texts = ["cell filler words"] * 1994 + ["cell prion", "prion kinase cell", "kinase",
+                                             "prion prion", "cell kinase", "kinase cell cell"]
+    ids = _add(storage, arm, texts)
+    index = arm.postings
+    index.sync(storage.connection())
+    read: list[int] = []
+    original = index.live_postings
+
+    def spy(term: int) -> tuple[np.ndarray, np.ndarray]:
+        read.append(term)
+        return original(term)
+
+    monkeypatch.setattr(index, "live_postings", spy)
+    tokens = arm._tokens(storage.connection(), ["prion", "kinase", "cell"])
+    assert tokens == ["prion", "kinas", "cell"]
+    pruned, exhaustive = _both(index, tokens, 3, None, monkeypatch)
+    assert pruned == exhaustive
+    assert [cid for cid, _ in pruned] == [ids[1995], ids[1997], ids[1996]]
+    cell = index.vocab["cell"]
+    assert read.count(cell) == 1  # the exhaustive pass only
+    storage.close()
+
+
+def test_duplicate_tokens_and_absent_ones_score_as_exhaustively(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    storage = SqliteStorage(tmp_path / "db.sqlite3")
+    arm = Fts5KeywordArm(storage, Fts5Options(in_ram="always"))
+    _add(storage, arm, ["cell prion"] * 30 + ["cell"] * 300 + ["prion kinase"] * 3)
+    index = arm.postings
+    index.sync(storage.connection())
+    matching = {("prion", "cell", "prion"): 333, ("absent", "kinase", "cell"): 333,
+                ("kinase", "prion"): 33}
+    for tokens, n in matching.items():
+        for k in (1, 4, 40, 500):
+            stemmed = arm._tokens(storage.connection(), tokens)  # "kinase" -> "kinas"
+            assert stemmed is not None
+            pruned, exhaustive = _both(index, stemmed, k, None, monkeypatch)
+            assert pruned == exhaustive and len(pruned) == min(k, n), (tokens, k)
+    storage.close()
