@@ -103,11 +103,33 @@ def test_a_full_cache_starts_over_and_stays_exact(tokenizer: Tokenizer,
 def test_long_segments_are_counted_not_cached(tokenizer: Tokenizer) -> None:
     counter = WordPieceCounter(tokenizer)
     url = "https://example.org/" + "path-segment/" * 10 + "?q=tokens&x=1"
-    texts = [f"see {url} now", f"{url}", "café " + "é" * 80, "short words only"]
-    assert len(url) > wordpiece_count.SEGMENT_CHARS
+    run = "a1" * 50  # one long word of a plain text
+    texts = [f"see {url} now", f"{url}", "café " + "é" * 80, "short words only",
+             f"see {run} now", f"café {url}"]
+    assert len(url) > wordpiece_count.SEGMENT_CHARS < len(run)
     assert counter.count(texts) == exact(tokenizer, texts)
     assert counter.count(texts) == exact(tokenizer, texts)
-    assert url not in counter._segments and "see" in counter._segments
+    assert url not in counter._segments and "café" in counter._segments
+    assert "é" * 80 not in counter._segments
+    assert run not in counter._words and "see" in counter._words  # plain texts: by word
+
+
+def test_the_full_tokenizer_is_built_only_for_added_tokens() -> None:
+    spec = json.loads(TOKENIZER.read_text())
+    loads: list[int] = []
+
+    def load() -> Tokenizer:
+        loads.append(1)
+        return _TOK
+
+    counter = WordPieceCounter(spec=spec, load=load)
+    texts = ["Plain words, and (punctuation).", "café naïve β-cells ≥ 5 µm", "中文字符 mixed",
+             "ctrl\x01char a\x0cb", "İstanbul ﬁne 한국어 😀"]
+    assert counter.count(texts) == exact(_TOK, texts)
+    assert loads == []  # normalizer and pre-tokenizer only, no vocabulary built
+    for text in ("a [SEP] b", "café [MASK]"):
+        assert counter.count([text]) == exact(_TOK, [text])
+    assert loads == [1]
 
 
 def test_added_tokens_with_spaces_or_letters_only_stay_exact(tokenizer: Tokenizer) -> None:
@@ -125,3 +147,4 @@ def test_the_embedder_counts_with_it(tokenizer: Tokenizer) -> None:
     texts = ["Purring lowers stress.", "“Quoted” — yes", "中文"]
     assert embedder.count_tokens(texts) == exact(tokenizer, texts) == [5, 5, 2]
     assert isinstance(embedder._counter, WordPieceCounter)
+    assert embedder._tokenizer is None  # not built for these texts
