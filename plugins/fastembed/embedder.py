@@ -43,7 +43,7 @@ from .options import (  # noqa: F401  (BUNDLED_MODEL, MINILM_MAX_TOKENS: named h
     FastembedOptions,
     _catalogue_entry,
 )
-from .requantize import onnxruntime_version, requantize
+from .requantize import onnxruntime_version
 from .wordpiece_count import WordPieceCounter, is_bert_wordpiece
 
 if TYPE_CHECKING:  # imported where vectors are made: building the embedder stays light
@@ -130,6 +130,7 @@ class FastembedEmbedder:
         self._query: QueryEncoder | None = None  # bundled model: queries straight to ONNX
         self._documents: QueryEncoder | None = None  # bundled model, threads != query_threads
         self._bundled_path = Path()  # the bundled ONNX file run, once loaded
+        self._optimize = True  # whether its sessions optimise the graph (not prepared)
         self._tokenizer: Any = None  # tokenizers.Tokenizer, no truncation or padding
         self._counter: WordPieceCounter | None | Literal[False] = False  # False: not read yet
         self._model_id: str | None = None
@@ -248,15 +249,16 @@ class FastembedEmbedder:
                                            sess_options=session_options(self.threads, False))
         return model
 
-    def _bundled_file(self) -> Path:
-        """Return the bundled model's ONNX file to run (re-quantized when asked)."""
+    def _bundled_file(self) -> tuple[Path, bool]:
+        """Return the bundled ONNX file to run and whether sessions optimise it
+        (:func:`.graph.bundled_file`)."""
+        from .graph import bundled_file
+
         onnx_path, sha = _bundled_onnx()
         if not onnx_path.is_file():
             raise EmbedderUnavailableError(f"{self._describe()}: no ONNX file at "
                                            f"{str(onnx_path)!r}")
-        if self.options.requantize:
-            onnx_path = requantize(onnx_path, sha, self.options.cache_dir)
-        return onnx_path
+        return bundled_file(onnx_path, sha, self.options.requantize, self.options.cache_dir)
 
     def _open_bundled(self) -> QueryEncoder:
         """Open the bundled model without fastembed (:mod:`.query`): its tokenizer and the
@@ -265,10 +267,10 @@ class FastembedEmbedder:
 
         assert self._source.folder is not None
         tokenizer = load_tokenizer(self._source.folder)
-        path = self._bundled_file()
-        self._bundled_path = path
-        return QueryEncoder.open(path, ["CPUExecutionProvider"], tokenizer,
-                                 self.options.query_threads or self.threads, self.options.spin)
+        self._bundled_path, self._optimize = self._bundled_file()
+        return QueryEncoder.open(self._bundled_path, ["CPUExecutionProvider"], tokenizer,
+                                 self.options.query_threads or self.threads, self.options.spin,
+                                 self._optimize)
 
     def _document_encoder(self) -> QueryEncoder:
         """Return the bundled model's encoder for documents: the query's when the thread
@@ -283,7 +285,7 @@ class FastembedEmbedder:
             if self._documents is None:
                 self._documents = QueryEncoder.open(
                     self._bundled_path, ["CPUExecutionProvider"], query.tokenizer,
-                    self.threads, self.options.spin)
+                    self.threads, self.options.spin, self._optimize)
             return self._documents
 
     def _tokenizer_file(self) -> Path:

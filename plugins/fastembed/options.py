@@ -57,7 +57,8 @@ class FastembedOptions(BaseModel, extra="forbid"):
         json_schema_extra={"group": "runtime"},
     )
     cache_dir: Path | None = Field(
-        default=None, description="download cache (hub models) and re-quantized model cache",
+        default=None,
+        description="download cache (hub models), re-quantized model and its optimised graph",
         json_schema_extra={"group": "runtime"},
     )
     requantize: bool = Field(

@@ -1,0 +1,172 @@
+"""The bundled MiniLM's graph, optimised once per machine and saved, run as saved.
+
+Opening a session with all graph optimisations costs ~0.2 s per session on 2 cores
+(onnxruntime rewrites the graph every time). :func:`prepared` lets onnxruntime optimise
+the graph once (``ORT_ENABLE_EXTENDED``: its fusions, e.g. ``DynamicQuantizeMatMul``,
+``MatMulIntegerToFloat``, ``SkipLayerNormalization``; not the hardware-specific layout
+passes of ``ORT_ENABLE_ALL``, which change nothing in this graph), takes out steps that
+compute nothing (:func:`simplify`), and caches the result beside the re-quantized model;
+sessions then open it with no optimisation. The vectors stay the same bit for bit
+(``tests/test_fastembed_query.py`` compares them with fastembed's own session of the
+original file, queries and padded document batches).
+
+What :func:`simplify` takes out, per attention layer of the exported graph (measured on
+LoCoMo questions, 1 thread: 264 -> 192 operators, 8.5 % less CPU per query; see
+``benchmarks/results/embedding/query.md``):
+
+- the key's transpose done as Transpose, Reshape, Transpose, Reshape (and the Shape,
+  Gather, Slice and Concat nodes computing the reshapes' shapes) becomes one Transpose
+  with the same result: a pure data move, the same numbers in the same layout;
+- ``Where(IsNaN(softmax), 0, softmax)`` becomes the softmax: the attention mask adds a
+  finite minimum (``-3.4e38``), not ``-inf``, so a softmax row is never NaN.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from octomem.engine.files import FILE_MODE, private_dir
+
+log = logging.getLogger(__name__)
+#: Part of the saved graph's file name: bump it when :func:`simplify` changes.
+GRAPH_VERSION = "run1"
+_LOCK = threading.Lock()
+
+
+def prepared_path(stem: str, cache_dir: Path | None = None) -> Path:
+    """Return where the prepared copy of a model is cached.
+
+    :param stem: a name for the source file's content and onnxruntime's version (the
+        re-quantized model's file name has both).
+    :param cache_dir: the cache folder (default: the user's cache directory).
+    """
+    import platformdirs
+
+    folder = cache_dir or platformdirs.user_cache_path("octomem")
+    return folder / "models" / f"{stem}.{GRAPH_VERSION}.onnx"
+
+
+def bundled_file(source: Path, sha256: str, requantized: bool,
+                 cache_dir: Path | None) -> tuple[Path, bool]:
+    """Return the bundled model's file to run and whether its sessions should optimise it.
+
+    :param source: the shipped ONNX file; ``sha256``: its digest.
+    :param requantized: run the re-quantized copy (:func:`.requantize.requantize`).
+    :returns: the prepared copy and ``False``, or (when it cannot be saved) the file it
+        would be made from and ``True``.
+    :raises EmbedderUnavailableError: re-quantizing failed.
+    """
+    from .requantize import onnxruntime_version, requantize
+
+    if requantized:
+        source = requantize(source, sha256, cache_dir)
+        stem = source.stem
+    else:
+        stem = f"minilm-int8-{sha256[:12]}-ort{onnxruntime_version()}"
+    ready = prepared(source, prepared_path(stem, cache_dir))
+    return (source, True) if ready is None else (ready, False)
+
+
+def prepared(source: Path, name: Path) -> Path | None:
+    """Return the optimised, simplified copy of ``source`` at ``name``, building it first
+    if needed; ``None`` when it cannot be built (the ``onnx`` package missing, or any
+    failure: the caller then opens ``source`` with all optimisations, as before).
+
+    :param source: the ONNX file to run.
+    :param name: where the copy is cached (:func:`prepared_path`).
+    """
+    if name.is_file():
+        return name
+    with _LOCK:
+        if name.is_file():
+            return name
+        try:
+            private_dir(name.parent)
+            _build(source, name)
+        except Exception as exc:  # onnx missing, onnxruntime's own errors: run unprepared
+            log.warning("could not save an optimised copy of %s (%s: %s); its sessions "
+                        "optimise it at every start", source, type(exc).__name__, exc)
+            return None
+    return name
+
+
+def _build(source: Path, target: Path) -> None:
+    import onnx
+    import onnxruntime as ort
+
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        optimized = Path(tmp) / "optimized.onnx"
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+        options.optimized_model_filepath = str(optimized)
+        ort.InferenceSession(str(source), options, providers=["CPUExecutionProvider"])
+        model = onnx.load(str(optimized))
+        simplify(model.graph)
+        simplified = Path(tmp) / "simplified.onnx"
+        onnx.save(model, str(simplified))
+        os.chmod(simplified, FILE_MODE)
+        os.replace(simplified, target)
+
+
+def simplify(graph: Any) -> int:
+    """Take out, in place, the steps of ``graph`` (an ``onnx.GraphProto``) that compute
+    nothing (module docstring); return how many nodes were removed. A pattern that does
+    not match exactly is left alone."""
+    from onnx import helper
+
+    nodes = list(graph.node)
+    producer = {out: node for node in nodes for out in node.output}
+    users: dict[str, list[Any]] = {}
+    for node in nodes:
+        for name in node.input:
+            users.setdefault(name, []).append(node)
+    dropped: set[int] = set()
+    replaced: dict[int, Any] = {}
+
+    def perm(node: Any) -> list[int]:
+        return next((list(a.ints) for a in node.attribute if a.name == "perm"), [])
+
+    for node in nodes:
+        if node.op_type == "IsNaN":  # Where(IsNaN(x), 0, x) -> x
+            where = users.get(node.output[0], [])
+            if len(where) != 1 or where[0].op_type != "Where" or where[0].input[2] != node.input[0]:
+                continue
+            for user in users.get(where[0].output[0], []):
+                for k, name in enumerate(user.input):
+                    if name == where[0].output[0]:
+                        user.input[k] = node.input[0]
+            dropped |= {id(node), id(where[0])}
+        elif node.op_type == "Reshape":  # Transpose 0213, Reshape, Transpose 021, Reshape
+            inner = producer.get(node.input[0])
+            if inner is None or inner.op_type != "Transpose" or perm(inner) != [0, 2, 1]:
+                continue
+            middle = producer.get(inner.input[0])
+            first = producer.get(middle.input[0]) if middle is not None else None
+            if (middle is None or middle.op_type != "Reshape" or first is None
+                    or first.op_type != "Transpose" or perm(first) != [0, 2, 1, 3]
+                    or len(users[inner.output[0]]) != 1 or len(users[middle.output[0]]) != 1):
+                continue
+            replaced[id(node)] = helper.make_node("Transpose", [first.input[0]],
+                                                  [node.output[0]], perm=[0, 2, 3, 1],
+                                                  name=f"{node.name}/octomem_transpose")
+            dropped |= {id(inner), id(middle)}
+    kept = [replaced.get(id(n), n) for n in nodes if id(n) not in dropped]
+    live = {out.name for out in graph.output}
+    alive = []
+    for node in reversed(kept):  # drop what no output depends on any more
+        if any(out in live for out in node.output):
+            alive.append(node)
+            live.update(node.input)
+    alive.reverse()
+    used = {name for node in alive for name in node.input}
+    initializers = [i for i in graph.initializer if i.name in used]
+    del graph.node[:]
+    graph.node.extend(alive)
+    del graph.initializer[:]
+    graph.initializer.extend(initializers)
+    return len(nodes) - len(alive)
