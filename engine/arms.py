@@ -24,7 +24,7 @@ ArmKind = Literal["storage", "keyword", "embedder", "semantic", "reranker", "ded
 ARM_KINDS: tuple[ArmKind, ...] = ("storage", "keyword", "embedder", "semantic", "reranker", "dedup")
 
 
-class NoOptions(BaseModel, extra="forbid"):
+class NoOptions(BaseModel, extra="forbid", defer_build=True):
     """Options model of an arm that takes no options."""
 
 

@@ -96,7 +96,7 @@ def known_of(chunk: Chunk) -> Known:
     return Known(turn, content_words(_passage(chunk)), "?" in chunk.text, turn_row(turn))
 
 
-class ConversationOptions(BaseModel, extra="forbid"):
+class ConversationOptions(BaseModel, extra="forbid", defer_build=True):
     """Options of the ``conversation`` reranker (settings table ``[arms.conversation]``)."""
 
     depth: int = Field(

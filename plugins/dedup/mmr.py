@@ -59,7 +59,7 @@ if TYPE_CHECKING:  # numpy is imported where arrays are made: registering the pl
 NAME = "mmr"
 
 
-class MmrOptions(BaseModel, extra="forbid"):
+class MmrOptions(BaseModel, extra="forbid", defer_build=True):
     """Options of the ``mmr`` dedup (settings table ``[arms.mmr]``)."""
 
     relevance_weight: float = Field(

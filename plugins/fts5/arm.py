@@ -79,7 +79,7 @@ def _fold(text: str) -> list[str]:
                     include_colocated=False))
 
 
-class Fts5Options(BaseModel, extra="forbid"):
+class Fts5Options(BaseModel, extra="forbid", defer_build=True):
     """Options of the ``fts5`` keyword arm (settings table ``[arms.fts5]``)."""
 
     stopwords: bool = Field(

@@ -40,7 +40,7 @@ _WORD = re.compile(r"\w+")
 _PERSON = b"octomem-hash-v1"
 
 
-class HashingOptions(BaseModel, extra="forbid"):
+class HashingOptions(BaseModel, extra="forbid", defer_build=True):
     """Options of the ``hashing`` embedder (settings table ``[arms.hashing]``)."""
 
     dim: int = Field(

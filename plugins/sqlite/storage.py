@@ -64,7 +64,7 @@ NAME = "sqlite"
 _ITER_BATCH = 500
 
 
-class SqliteStorageOptions(BaseModel, extra="forbid"):
+class SqliteStorageOptions(BaseModel, extra="forbid", defer_build=True):
     """Options of the ``sqlite`` storage (settings table ``[arms.sqlite]``)."""
 
     filename: str = Field(

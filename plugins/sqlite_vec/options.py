@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 APPROXIMATE_ABOVE = 50_000
 
 
-class SqliteVecOptions(BaseModel, extra="forbid"):
+class SqliteVecOptions(BaseModel, extra="forbid", defer_build=True):
     """Options of the ``sqlite-vec`` semantic arm (settings table ``[arms.sqlite-vec]``)."""
 
     scan: Literal["warm", "numpy", "vec0"] = Field(

@@ -42,7 +42,7 @@ NAME = "postgres-fts"
 _WORD = re.compile(r"[^\W_]+")
 
 
-class PostgresFtsOptions(BaseModel, extra="forbid"):
+class PostgresFtsOptions(BaseModel, extra="forbid", defer_build=True):
     """Options of the ``postgres-fts`` keyword arm (settings table ``[arms.postgres-fts]``)."""
 
     config: str = Field(

@@ -62,7 +62,7 @@ _ITER_BATCH = 500
 ConnectHook = Callable[["psycopg.Connection"], None]
 
 
-class PostgresStorageOptions(BaseModel, extra="forbid"):
+class PostgresStorageOptions(BaseModel, extra="forbid", defer_build=True):
     """Options of the ``postgres`` storage (settings table ``[arms.postgres]``)."""
 
     uri: str = Field(
