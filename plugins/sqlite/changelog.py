@@ -18,6 +18,7 @@ after my ``seq``" always means "nothing changed".
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 
 import apsw
@@ -55,9 +56,13 @@ def record(tx: apsw.Connection, table: str, chunk_ids: Sequence[int]) -> None:
     if not chunk_ids:
         return
     create(tx)
-    tx.executemany(
-        f"INSERT INTO {TABLE} (table_name, chunk_id) VALUES (?, ?)",
-        [(table, int(c)) for c in chunk_ids],
+    # one statement for the batch, rows in the given order (json_each reads the array in
+    # order): a statement per row updated the AUTOINCREMENT counter per row (~5 % of
+    # the SQL of a 10k ingest: two log rows per chunk)
+    tx.execute(
+        f"INSERT INTO {TABLE} (table_name, chunk_id) SELECT ?, value FROM json_each(?) "
+        "ORDER BY key",
+        (table, json.dumps([int(c) for c in chunk_ids])),
     )
     _prune(tx)
 
