@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from test_snapshots import CASES, QUERY, WRITER, Process, _counts, _reference
 from test_snapshots import saved as saved  # noqa: F401 (the fixture)
 
@@ -67,3 +68,38 @@ def test_prepare_with_vec0_scans_or_unbound_does_nothing(saved: Path) -> None:
         assert unbound._matrices == {}
     finally:
         storage.close()
+
+
+def _resident_kib(path: Path) -> int:
+    """Return how much of ``path``'s memory maps in this process is resident (KiB), from
+    ``/proc/self/smaps``."""
+    total, inside = 0, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        fields = line.split()
+        if fields and "-" in fields[0] and len(fields) >= 5:  # a mapping's header line
+            inside = fields[-1] == str(path)
+        elif inside and fields[:1] == ["Rss:"]:
+            total += int(fields[1])
+    return total
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads /proc/self/smaps")
+def test_prefault_maps_a_restored_matrix_and_leaves_it_unchanged(tmp_path: Path) -> None:
+    """``prefault`` maps every page of a matrix restored from its snapshot (memory-mapped
+    copy-on-write, as :func:`~octomem.plugins.sqlite.snapshots.load` maps it) without
+    changing a value; a copy loaded from the tables is left alone."""
+    from octomem.plugins.sqlite_vec.matrix import VectorMatrix
+
+    path = tmp_path / "matrix.npy"
+    vectors = np.random.default_rng(7).standard_normal((4096, 64)).astype(np.float32)
+    np.save(path, np.asfortranarray(vectors))  # 1 MiB, column-major as the scan keeps it
+    matrix = VectorMatrix("vec_t", 64, (10**9, 16, 100))
+    matrix.matrix = np.load(path, mmap_mode="c").view(np.ndarray)
+    matrix.count = 4096
+    matrix.snapshot.origin = "tables"
+    matrix.prefault()
+    assert _resident_kib(path) == 0  # not restored from a snapshot: nothing read
+    matrix.snapshot.origin = "snapshot"
+    matrix.prefault()
+    assert _resident_kib(path) >= 1024  # every page of the 1 MiB of rows
+    assert np.array_equal(matrix.matrix, vectors)

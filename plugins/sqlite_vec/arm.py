@@ -310,10 +310,10 @@ class SqliteVecSemanticArm:
 
     def prepare(self) -> None:
         """Restore the in-RAM copies from matching snapshots (as a one-shot process's first
-        search would; never a whole load) while a recall embeds the query on a worker
-        (benchmarks/results/startup/cli-search.md). The search still syncs them."""
-        if self.bound is not None:
-            self._in_ram(self.bound)
+        search would; never a whole load) and map the matrix's pages, while a recall
+        embeds the query on a worker (benchmarks/results/startup/cli-search.md)."""
+        if self.bound is not None and self._in_ram(self.bound):
+            self._matrix_of(self.bound).prefault()
 
     def _in_ram(self, bound: VectorSet) -> bool:
         """True when searches of ``bound`` scan the in-RAM copy (see ``scan``)."""

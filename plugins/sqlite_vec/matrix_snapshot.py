@@ -22,6 +22,11 @@ if TYPE_CHECKING:
     from ..sqlite.snapshot_sync import SnapshotState
     from .matrix import Projection
 
+#: Bytes between the reads with which :meth:`MatrixSnapshots.prefault` maps a restored
+#: matrix's pages (4 KiB: the base page size of x86-64 and most arm64 Linux kernels; on a
+#: larger page size some reads only repeat).
+PAGE_BYTES = 4096
+
 #: Rows compared with the table after a snapshot was restored and brought up to date
 #: (each a vec0 point lookup: ~1.7 ms at 100k under load, so a few).
 SAMPLE = 8
@@ -99,6 +104,25 @@ class MatrixSnapshots:
             if row is None or bytes(row[0]) != np.ascontiguousarray(self.matrix[p]).tobytes():
                 return False
         return True
+
+    def prefault(self) -> None:
+        """Map the pages an unfiltered scan reads (the projected rows past the projection
+        threshold, else the matrix) now, when the copy was restored from its memory-mapped
+        snapshot: one read per page, numpy's loop without the GIL.
+
+        A one-shot process calls it while the query is embedded on a worker (the vector
+        arm's ``prepare``), so the scan after the embedding does not fault them in one
+        by one: at 100k x 384 (150 MB) the first scan of a fresh map took ~138 ms against
+        40-60 ms for the next ones at load 8 on 2 cores
+        (``benchmarks/results/startup/cli-search.md``, fourth round). Scores are
+        unchanged: nothing is written.
+        """
+        if self.snapshot.origin != "snapshot" or not self.count:
+            return
+        rows = self.reduced if self.projection is not None else self.matrix
+        if rows.flags.c_contiguous or rows.flags.f_contiguous:  # ravel: a view, no copy
+            flat = rows.ravel(order="K")
+            np.add.reduce(flat[::max(1, PAGE_BYTES // flat.itemsize)])
 
     def snapshot_export(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """Copies of the rows in use, the matrix in its scanning order (column-major
