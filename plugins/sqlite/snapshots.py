@@ -240,9 +240,9 @@ def save_in_background(db: Path, name: str, seq: int, arrays: dict[str, np.ndarr
                 _SAVING.get(db, set()).discard(threading.current_thread())
 
     thread = threading.Thread(target=write_and_forget, name=f"octomem-snapshot-{name}")
-    with _SAVING_LOCK:
+    with _SAVING_LOCK:  # started under the lock: wait_for_saves never joins an unstarted one
         _SAVING.setdefault(db, set()).add(thread)
-    thread.start()
+        thread.start()
     return thread
 
 
