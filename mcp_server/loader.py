@@ -37,6 +37,12 @@ READY_TIMEOUT_S = 120.0
 #: Longest shutdown waits for a model load in progress (seconds): a native library torn
 #: down under a loading thread at interpreter exit aborts the process.
 SHUTDOWN_WAIT_S = 10.0
+#: Embedded once right after the model loads, so that the first real query does not pay
+#: the session's first-run costs (its memory arena growing, first touches of the packed
+#: weights). A question of ~15 tokens, longer than most (LoCoMo's p50 is 12): chosen by
+#: the first of 8 LoCoMo questions in 6 fresh processes each way, bundled MiniLM, 2 cores,
+#: load 7.4: p50 57 -> 22 ms wall, 8.2 -> 6.6 ms CPU (benchmarks/results/embedding/query.md).
+WARM_UP_QUERY = "what did we decide about the deploy script and the database migration?"
 
 ModelState = Literal["starting", "loading", "ready", "failed", "not-configured"]
 
@@ -220,7 +226,8 @@ class MemoryLoader:
 
 
 def _warm(run: _Run, memory: Memory) -> None:
-    """Load the embedder's model now (if it has a ``load`` method); record the outcome."""
+    """Load the embedder's model now (if it has a ``load`` method) and embed
+    :data:`WARM_UP_QUERY` once; record the outcome."""
     embedder = memory.scopes.shared_arm("embedder")
     load = getattr(embedder, "load", None)
     if embedder is None:
@@ -233,6 +240,7 @@ def _warm(run: _Run, memory: Memory) -> None:
     start = time.perf_counter()
     try:
         load()
+        embedder.embed_query(WARM_UP_QUERY)
     except OctomemError as exc:  # the pipeline reports it as arms_unavailable
         run.model_state, run.model_error = "failed", one_line(str(exc))
         log.warning("embedder %r could not load its model: %s", embedder.name, run.model_error)

@@ -361,3 +361,31 @@ def test_the_loader_warms_the_semantic_arm_before_the_first_recall(data_dir: Pat
         assert local.semantic._matrices[local.semantic.bound.table].count == 1
     finally:
         loader.close(wait_s=10)
+
+
+@pytest.mark.slow
+def test_the_loader_embeds_a_warm_up_query_once_the_model_loads(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from octomem.engine.memory.facade import open_memory
+    from octomem.mcp_server.loader import WARM_UP_QUERY, MemoryLoader
+    from octomem.plugins.fastembed.embedder import FastembedEmbedder
+
+    embedded: list[str] = []
+    embed = FastembedEmbedder.embed_query
+
+    def recording(self, text):  # type: ignore[no-untyped-def]
+        embedded.append(text)
+        return embed(self, text)
+
+    monkeypatch.setattr(FastembedEmbedder, "embed_query", recording)
+    loader = MemoryLoader(lambda: open_memory(overrides={"data_dir": str(data_dir)}))
+    loader.start()
+    try:
+        memory = loader.memory(warm=True)
+        assert embedded == [WARM_UP_QUERY]  # the model's first run, before any recall
+        assert loader.model_state()[0] == "ready"
+        memory.recall("deploy script")
+        assert embedded == [WARM_UP_QUERY, "deploy script"]
+    finally:
+        loader.close(wait_s=10)
