@@ -35,10 +35,11 @@ the ``tokenizers`` library's own ``BertNormalizer`` and ``BertPreTokenizer`` (bu
 ``tokenizer.json``'s settings, no vocabulary: the same code and Unicode tables as the
 tokenizer's) and its words counted by the WordPiece above; only a segment holding an added
 token goes to the full tokenizer, which is loaded when first needed (building it from
-``tokenizer.json`` was ~15 % of ingest excluding embedding, 10k documents, fresh process).
+``tokenizer.json`` was ~18 % of ingest excluding embedding, 10k documents, fresh process).
 A text of plain ASCII holding no added token is split into BERT's pre-tokens whole, by one
-regular expression, rather than segment by segment (10k documents in a fresh process:
-counting 0.77 -> ~0.45 s CPU). Exact, not an estimate: tests compare every count with the
+regular expression, rather than segment by segment (the 10k texts of
+``benchmarks/results/peers/ingest-10k.md`` in a fresh process: counting 0.88-1.04 ->
+0.52-0.66 s CPU at load 8-9). Exact, not an estimate: tests compare every count with the
 tokenizer's on SciFact, LoCoMo and generated strings.
 """
 
