@@ -54,7 +54,15 @@ class ArmConfigError(OctomemError):
     """An arm's options or a setting failed validation; names the setting and its source."""
 
 
-class OptionValueError(ArmConfigError):
+class UsageValueError(OctomemError, ValueError):
+    """A value the caller gave for an option or argument is malformed or not allowed
+    (``--format xml``, ``--http localhost``, a non-loopback ``--host``): the caller's
+    mistake, so a usage error on the command line (exit status 2, pointing to ``--help``)
+    and an ``invalid`` call in the MCP server's call log. The message starts with the
+    option, or names it."""
+
+
+class OptionValueError(ArmConfigError, UsageValueError):
     """A setting given on the command line (``--set KEY=VALUE``, ``--data-dir``, ...) was
     refused: a usage error (exit status 2), not a broken configuration file."""
 

@@ -319,8 +319,10 @@ def _read_toml(path: Path, layer: str) -> dict[str, Any]:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ArmConfigError(f"{layer} {path}: not valid TOML: {exc}") from exc
-    except OSError as exc:
-        raise ArmConfigError(f"{layer} {path}: cannot be read: {exc}") from exc
+    except OSError as exc:  # --config naming a file that is not there: a usage error
+        missing = isinstance(exc, FileNotFoundError) and layer == "--config"
+        raise (OptionValueError if missing else ArmConfigError)(
+            f"{layer} {path}: cannot be read: {exc.strerror or exc}") from exc
 
 
 def _parse_value(raw: str) -> Any:

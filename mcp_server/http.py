@@ -33,7 +33,7 @@ import anyio
 import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 
-from octomem.engine.errors import OctomemError
+from octomem.engine.errors import OctomemError, UsageValueError
 
 #: The path MCP is served at (the SDK's default): ``http://HOST:PORT/mcp``.
 MCP_PATH = "/mcp"
@@ -43,6 +43,11 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 class AddressError(OctomemError, ValueError):
     """A ``HOST:PORT`` that cannot be served (bad syntax, or not loopback where it must be)."""
+
+
+class AddressValueError(AddressError, UsageValueError):
+    """A ``HOST:PORT`` option that is malformed or not allowed (the caller's mistake: a
+    usage error), as opposed to one that is right but cannot be bound (in use)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,10 +80,10 @@ class Address:
 def require_loopback(address: Address, option: str) -> Address:
     """Return ``address`` if it is loopback.
 
-    :raises AddressError: it is not (naming ``option``).
+    :raises AddressValueError: it is not (naming ``option``).
     """
     if not address.loopback:
-        raise AddressError(
+        raise AddressValueError(
             f"{option}: {address.host} is not a loopback address; it is served on loopback "
             "only (e.g. 127.0.0.1); reach it from elsewhere through a tunnel or a proxy you "
             "secure")
@@ -117,18 +122,19 @@ def parse_address(text: str, option: str) -> Address:
     """Parse ``HOST:PORT`` (``[::1]:PORT`` for IPv6).
 
     :param option: the option it came from, named in errors (e.g. ``--http``).
-    :raises AddressError: no port, a port outside 0..65535, or a host that is neither an
+    :raises AddressValueError: no port, a port outside 0..65535, or a host that is neither an
         IP address nor ``localhost``.
     """
     host, sep, port = text.strip().rpartition(":")
     host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
     if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise AddressError(f"{option}: expected HOST:PORT (e.g. 127.0.0.1:8765), got {text!r}")
+        raise AddressValueError(f"{option}: expected HOST:PORT (e.g. 127.0.0.1:8765), got {text!r}")
     if host != "localhost":
         try:
             ipaddress.ip_address(host)
         except ValueError:
-            raise AddressError(f"{option}: {host!r} is not an IP address or localhost") from None
+            raise AddressValueError(
+                f"{option}: {host!r} is not an IP address or localhost") from None
     return Address(host, int(port))
 
 

@@ -42,15 +42,15 @@ def test_a_bad_set_option_is_a_usage_error(tmp_path: Path) -> None:
     ran = octomem(tmp_path, "--set", "foo", "status", ok=False, hashing=False)
     assert ran.code == 2
     assert ran.err == ("error: --set 'foo': expected key=value, e.g. retrieval.top_k=5; see "
-                       "`octomem status --help`\n")
+                       "`octomem --help`\n")
     ran = octomem(tmp_path, "--set", "retrieval.top_k=abc", "search", "x", ok=False)
     assert ran.code == 2
     assert ran.err.startswith("error: setting 'retrieval.top_k' from --set: Input should be a "
                               "valid integer")
-    assert ran.err.endswith("; see `octomem search --help`\n")
+    assert ran.err.endswith("; see `octomem --help`\n")  # --set is a global option
     ran = octomem(tmp_path, "--set", "nope.x=1", "status", ok=False)
     assert (ran.code, ran.err) == (2, "error: unknown setting 'nope' in --set; see "
-                                      "`octomem status --help`\n")
+                                      "`octomem --help`\n")
     # a bad value in a configuration file is not a usage error: the command line was right
     (tmp_path / "bad.toml").write_text("[retrieval]\ntop_k = \"abc\"\n", encoding="utf-8")
     ran = octomem(tmp_path, "--config", str(tmp_path / "bad.toml"), "status", ok=False)

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import sys
 from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.text import Text
 
-from ..errors import InvalidQueryError, OctomemError, OptionValueError
+from ..errors import InvalidQueryError, OctomemError, UsageValueError
 from .layout import SafeConsole
 
 if TYPE_CHECKING:
@@ -183,9 +184,9 @@ def run() -> int:
         if state.debug:
             raise
         message = as_option(str(exc)) if isinstance(exc, OctomemError) else os_error(exc)
-        if isinstance(exc, OptionValueError) or (
+        if isinstance(exc, UsageValueError) or (
                 isinstance(exc, InvalidQueryError) and names_a_usage(message)):
-            err.print(Text(f"error: {message}{help_hint(sys.argv[1:])}"))  # a bad option value
+            err.print(Text(f"error: {message}{help_hint(sys.argv[1:], message)}"))  # a bad value
             return USAGE_STATUS
         err.print(Text.assemble(("error: ", "red"), message))
         return 1
@@ -195,13 +196,25 @@ def run() -> int:
     return status if isinstance(status, int) else 0
 
 
-def help_hint(args: list[str]) -> str:
+#: The options every command shares (``octomem --help`` documents them, not a command's).
+GLOBAL_OPTIONS = ("--config", "--set", "--data-dir", "--project-root", "--global-root")
+#: The option a refused value came from, as engine errors name it: ``--set 'x': ...``,
+#: ``unknown setting 'x' in --set``, ``setting 'x' from --data-dir: ...``.
+_NAMED_OPTION = re.compile(r"(?:^|\bin |\bfrom )(--[a-z][a-z-]*)")
+
+
+def help_hint(args: list[str], message: str = "") -> str:
     """Return ``; see `octomem CMD --help``` for the command named in ``args`` (the first
     argument that is a command), or nothing when none is: an option value the engine
     refused (``--as-of: 'x' is not an ISO-8601 date``) is a usage error like those click
-    finds (:func:`usage_line`)."""
+    finds (:func:`usage_line`). A value of a global option (``message`` names one:
+    ``--set``, ``--config``, ...) points to ``octomem --help``, where they are documented.
+    """
     from .catalog import BY_NAME
 
+    named = _NAMED_OPTION.search(message)
+    if named and named.group(1) in GLOBAL_OPTIONS:
+        return "; see `octomem --help`"
     command = next((arg for arg in args if arg in BY_NAME), None)
     return f"; see `octomem {command} --help`" if command else ""
 

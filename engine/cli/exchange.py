@@ -27,10 +27,13 @@ def export_(
 ) -> None:
     """Export a scope: JSON Lines round-trips losslessly through `octomem import` (ids,
     kinds, tags, times, supersede links, recall counts); Markdown is for reading."""
+    from ..errors import UsageValueError
     from ..files import open_private
     from ..memory.transfer import export_scope
     from . import memory as show
 
+    if fmt not in ("jsonl", "md"):  # before the file is created
+        raise UsageValueError(f"--format: must be 'jsonl' or 'md', got {fmt!r}")
     memory, left_out = _memory(), []
     try:
         if str(path) == "-":

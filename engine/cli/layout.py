@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
@@ -37,7 +38,16 @@ class SafeConsole(Console):
     styles become escape codes, so Rich's own styling and cursor control still work.
     Rich's :class:`~rich.text.Text` already drops BEL, BS, VT, FF and CR on creation; CLI
     code builds lines from stored text with :func:`visible` first so those show too.
+
+    ``COLUMNS=0`` counts as unset (80 columns when not a terminal), as ``COLUMNS=abc`` does:
+    Rich would take it as a width of 0 and print nothing at all.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """Build the console as Rich does; a width of 0 from ``COLUMNS`` is dropped."""
+        super().__init__(*args, **kwargs)
+        if kwargs.get("width") is None and self._width is not None and self._width <= 0:
+            self._width = None  # size() then falls back to the terminal's, or 80
 
     def render(self, renderable: RenderableType,
                options: ConsoleOptions | None = None) -> Iterable[Segment]:

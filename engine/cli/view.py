@@ -45,6 +45,8 @@ def ui(
     """Show the memory in a browser: search with the explain table, both scopes, items and
     their history, conversations, status. Read-only unless `--allow-writes`; loopback only
     unless `--allow-remote`. See docs/ui.md."""
+    if not allow_remote:  # refused before the server (uvicorn, Starlette) is imported
+        importlib.import_module("octomem.mcp_server.ui.guard").check_bind(host, False)
     view = importlib.import_module("octomem.mcp_server.ui.server")
     view.serve_ui(ui_options(host, port, allow_writes, allow_remote), state.config,
                   state.overrides, project_root or state.project_root,

@@ -30,7 +30,12 @@ from dataclasses import asdict, dataclass, field
 from typing import IO, Any
 
 from ..arms import VersionedStorage
-from ..errors import EmbedderMismatchError, EmbedderUnavailableError, OctomemError
+from ..errors import (
+    EmbedderMismatchError,
+    EmbedderUnavailableError,
+    OctomemError,
+    UsageValueError,
+)
 from ..pipeline import DOCS_PER_TRANSACTION, Pipeline
 from ..types import Chunk, Document, ForgetRecord
 from .exact_times import exact_epoch, exact_iso
@@ -133,7 +138,7 @@ def export_scope(memory: Memory, scope: str, fmt: str, out: IO[str],
                                   snippet=None))
         return len(everything)
     if fmt != "jsonl":
-        raise OctomemError(f"--format: must be 'jsonl' or 'md', got {fmt!r}")
+        raise UsageValueError(f"--format: must be 'jsonl' or 'md', got {fmt!r}")
     written = 0
     for line in export_lines(memory, scope):
         out.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")

@@ -27,7 +27,7 @@ from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from octomem.engine.errors import OctomemError
+from octomem.engine.errors import OctomemError, UsageValueError
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -54,6 +54,11 @@ SECURITY_HEADERS = (
 class UiAccessError(OctomemError):
     """The view was asked to listen where it may not (a remote address without
     ``--allow-remote``), or with an unusable token."""
+
+
+class UiHostError(UiAccessError, UsageValueError):
+    """A non-loopback ``--host`` without ``--allow-remote``: the caller's mistake (a usage
+    error on the command line)."""
 
 
 def is_loopback(host: str) -> bool:
@@ -129,7 +134,7 @@ def check_bind(host: str, allow_remote: bool, token: str | None = None) -> str |
     if is_loopback(host) and not allow_remote:
         return None
     if not allow_remote:
-        raise UiAccessError(
+        raise UiHostError(
             f"{host}: the browser view listens on loopback addresses only (127.0.0.1, ::1); "
             "to serve other machines add --allow-remote (serve: --ui-allow-remote), which "
             "then requires a token")

@@ -1,0 +1,72 @@
+"""What the seventh fresh-user trial found, run as a user runs it (the console entry point
+or the installed script, a real SQLite store): ``COLUMNS=0`` prints at 80 columns; a bad
+option value is a usage error (status 2, one line, the right ``--help``) and leaves
+nothing behind."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from cli_run import IMPORT_PROBE, octomem
+
+
+def test_columns_zero_prints_at_the_fallback_width(tmp_path: Path) -> None:
+    octomem(tmp_path, "add", "Deploys happen on Tuesdays after the standup meeting")
+    for args in (["status"], ["search", "deploys"], ["config", "retrieval.top_k"]):
+        zero = octomem(tmp_path, *args, spawn=True, COLUMNS="0")
+        eighty = octomem(tmp_path, *args, spawn=True, COLUMNS="80")
+        assert zero.out.strip(), args
+        if args[0] != "search":  # a search prints its own time
+            assert zero.out == eighty.out, args
+
+
+def _usage(tmp_path: Path, *args: str, spawn: bool = False) -> str:
+    ran = octomem(tmp_path, *args, ok=False, spawn=spawn)
+    assert ran.code == 2, (args, ran.err)
+    assert ran.out == "" and ran.err.count("\n") == 1, (args, ran.err)
+    return ran.err
+
+
+def test_bad_option_values_are_usage_errors(tmp_path: Path) -> None:
+    err = _usage(tmp_path, "export", "--format", "xml", "out.x")
+    assert err == ("error: --format: must be 'jsonl' or 'md', got 'xml'; see "
+                   "`octomem export --help`\n")
+    assert not (tmp_path / "out.x").exists()  # refused before the file was created
+    for value in ("127.0.0.1:99999", "localhost"):
+        err = _usage(tmp_path, "serve", "--http", value)
+        assert err.startswith(f"error: --http: expected HOST:PORT (e.g. 127.0.0.1:8765), "
+                              f"got '{value}'") and err.endswith("; see `octomem serve --help`\n")
+    err = _usage(tmp_path, "serve", "--metrics-addr", "0.0.0.0:19470")
+    assert err.startswith("error: --metrics-addr: 0.0.0.0 is not a loopback address")
+    assert err.endswith("; see `octomem serve --help`\n")
+    err = _usage(tmp_path, "--config", str(tmp_path / "nonexistent.toml"), "status")
+    assert err == (f"error: --config {tmp_path / 'nonexistent.toml'}: cannot be read: No such "
+                   "file or directory; see `octomem --help`\n")
+    assert not (tmp_path / ".octomem").exists()
+
+
+def test_a_remote_ui_host_is_refused_before_the_server_loads(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-c", IMPORT_PROBE,
+                           json.dumps(["ui", "--host", "0.0.0.0"])], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, check=False)
+    *said, report = done.stderr.strip().splitlines()
+    assert json.loads(report)["code"] == 2
+    assert said == ["error: 0.0.0.0: the browser view listens on loopback addresses only "
+                    "(127.0.0.1, ::1); to serve other machines add --allow-remote (serve: "
+                    "--ui-allow-remote), which then requires a token; see `octomem ui --help`"]
+    loaded = set(json.loads(report)["modules"])
+    assert not loaded & {"uvicorn", "starlette", "numpy", "octomem.engine.memory",
+                         "octomem.mcp_server.ui.server"}, loaded
+
+
+def test_a_global_option_value_points_to_the_global_help(tmp_path: Path) -> None:
+    for args in (["--set", "nosuch=1", "status"], ["--set", "retrieval.top_k=-4", "search", "x"],
+                 ["--set", "foo", "search", "x"]):
+        err = _usage(tmp_path, *args)
+        assert err.endswith("; see `octomem --help`\n"), (args, err)
+    # a command's own option still points to the command's help
+    assert _usage(tmp_path, "search", "x", "--top-k", "0").endswith(
+        "; see `octomem search --help`\n")
