@@ -10,6 +10,11 @@ class OctomemError(Exception):
     """
 
 
+class StoreBusyError(OctomemError):
+    """A storage waited its whole busy timeout for another process's write lock; nothing
+    of that write was stored. The message names the file and what to do."""
+
+
 class PluginLoadError(OctomemError):
     """An entry point in group ``octomem`` failed to import or register.
 

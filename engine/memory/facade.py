@@ -23,6 +23,7 @@ from ..errors import (
     EmbedderUnavailableError,
     InvalidQueryError,
     StaleVersionError,
+    StoreBusyError,
 )
 from ..files import exposed
 from ..manager import ArmRegistry, load_registry
@@ -275,6 +276,11 @@ class Memory:
                 return pipeline.embed_pending(chunk_ids=report.chunk_ids) > 0
         except (EmbedderUnavailableError, EmbedderMismatchError) as exc:
             out.semantic_error = str(exc)
+        except StoreBusyError:  # the statement is stored (its own transaction committed)
+            out.semantic_error = (
+                "another process held the store's write lock when the vector was to be "
+                "written; the statement is found by its words until `octomem reindex` "
+                "embeds it")
         return False
 
     # ---- recall, forget, ingest -----------------------------------------------------

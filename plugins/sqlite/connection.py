@@ -9,7 +9,7 @@ from pathlib import Path
 
 import apsw
 
-from octomem.engine.errors import OctomemError
+from octomem.engine.errors import OctomemError, StoreBusyError
 
 
 def vec0_path() -> str:
@@ -32,6 +32,7 @@ def open_connection(path: Path, busy_timeout_ms: int) -> apsw.Connection:
 
     :raises OctomemError: the file cannot be opened or written (naming it), this SQLite
         cannot load extensions, or sqlite-vec is missing.
+    :raises StoreLockedError: another process kept the file locked past the busy timeout.
     """
     try:
         conn = apsw.Connection(str(path))
@@ -54,8 +55,32 @@ def open_connection(path: Path, busy_timeout_ms: int) -> apsw.Connection:
     except (apsw.CantOpenError, apsw.ReadOnlyError, apsw.PermissionsError) as exc:
         conn.close()
         raise cannot_open(path, exc) from exc
+    except apsw.BusyError as exc:
+        conn.close()
+        raise locked(path, busy_timeout_ms) from exc
     conn.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON")
     return conn
+
+
+class StoreLockedError(StoreBusyError, apsw.BusyError):
+    """Another process held the store's write lock past the busy timeout.
+
+    Still an :class:`apsw.BusyError` (callers that retry on SQLite's own error keep
+    working); as an :class:`~octomem.engine.errors.StoreBusyError` the CLI prints it as
+    one line and the MCP server returns it as a tool error. Nothing was written: the
+    write never began.
+    """
+
+
+def locked(path: Path, busy_timeout_ms: int) -> StoreLockedError:
+    """Return the error for a store whose write lock another process held for the whole
+    busy timeout: it names the file, the wait, the setting and what to do."""
+    return StoreLockedError(
+        f"the store {path} is locked: another process held its write lock for "
+        f"{busy_timeout_ms / 1000:g} s (arms.sqlite.busy_timeout_ms); nothing was written; "
+        "run the command again when that process is done (or raise "
+        "arms.sqlite.busy_timeout_ms)"
+    )
 
 
 def cannot_open(path: Path, exc: Exception) -> OctomemError:

@@ -36,7 +36,7 @@ from octomem.engine.types import Chunk, Document, Filters
 
 from .bulk import SqliteBulkWrites
 from .calls import SqliteCallLog
-from .connection import open_connection
+from .connection import StoreLockedError, locked, open_connection
 from .filters import filter_sql, json_path
 from .history import SqliteHistory
 from .rows import (
@@ -58,7 +58,10 @@ if TYPE_CHECKING:
     from .chunk_cache import ChunkCache
     from .filter_index import FilterIndex
 
-__all__ = ["SCHEMA_VERSION", "SqliteStorage", "SqliteStorageOptions", "filter_sql", "json_path"]
+__all__ = [
+    "SCHEMA_VERSION", "SqliteStorage", "SqliteStorageOptions", "StoreLockedError", "filter_sql",
+    "json_path",
+]
 
 NAME = "sqlite"
 _ITER_BATCH = 500
@@ -185,13 +188,17 @@ class SqliteStorage(SqliteHistory, SqliteCallLog, SqliteBulkWrites):
         Commits on normal exit and rolls back when the block raises.
 
         :returns: a context manager yielding the thread's apsw connection as ``tx``.
-        :raises apsw.BusyError: another process held the write lock past the busy timeout.
+        :raises StoreLockedError: another process held the write lock past the busy
+            timeout (an :class:`apsw.BusyError` too); names the file.
         """
         conn = self.connection()
         if conn.in_transaction:
             yield from _savepoint(conn)
             return
-        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except apsw.BusyError as exc:
+            raise locked(self.path, self.busy_timeout_ms) from exc
         self._local.begun = conn.total_changes()  # rows written before it (chunk cache)
         try:
             yield conn
