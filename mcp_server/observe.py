@@ -43,8 +43,9 @@ _VERDICT: ContextVar[list[str] | None] = ContextVar("octomem_call_verdict", defa
 
 
 def refuse() -> None:
-    """Count the running tool call as ``invalid`` (its arguments were refused before the
-    tool ran: an unknown argument, a value of the wrong type), not as a tool ``error``."""
+    """Count the running tool call as ``invalid`` (an argument was refused: an unknown
+    argument, a value of the wrong type, out of range, empty or malformed), not as a tool
+    ``error``."""
     verdict = _VERDICT.get()
     if verdict is not None:
         verdict[:] = ["invalid"]
@@ -60,9 +61,10 @@ RECENT_CALLS = 1000
 #: Distinct statement kinds given their own ``kind`` label; later ones count as ``OTHER``
 #: (kinds are free words an agent picks: a bound keeps the number of series bounded).
 MAX_KIND_LABELS = 50
-#: Outcomes of a tool call: the tool answered; it answered with a tool error (bad
-#: argument, unknown id, ...); the request itself was refused (unknown tool, malformed
-#: params); the caller cancelled it.
+#: Outcomes of a tool call: the tool answered; it answered with a tool error about what
+#: it met (an unknown id, several matches, a file); the caller got an argument wrong (an
+#: unknown tool or argument, a wrong type, a value refused: :func:`refuse`); the caller
+#: cancelled it.
 OUTCOMES = ("ok", "error", "invalid", "cancelled")
 
 

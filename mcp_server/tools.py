@@ -19,7 +19,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from octomem.engine.errors import OctomemError
+from octomem.engine.errors import InvalidQueryError, OctomemError, UsageValueError
 from octomem.engine.memory.context import MAX_CONTEXT, MIN_TOKENS
 from octomem.engine.memory.facade import KIND_INPUT_PATTERN
 from octomem.engine.memory.results import (
@@ -38,6 +38,7 @@ from . import descriptions as say
 from .arguments import StrictServer
 from .loader import MemoryLoader, one_line
 from .models import StatusResult, status_result
+from .observe import refuse
 
 #: The ceiling the tool's schema advertises: the default of the setting ``limits.top_k``.
 MAX_TOP_K = 1000
@@ -121,14 +122,32 @@ Format = Annotated[
 Uri = Annotated[str | None, Field(description="where the text comes from (identifies it)")]
 
 
+#: An engine error about an argument's value starts with the argument (``top_k: ...``).
+_NAMES_ARGUMENT = re.compile(r"[a-z][a-z_]*: ")
+
+
+def refused(message: str) -> ToolError:
+    """Return the tool error for an argument value the caller got wrong (empty, out of
+    range, malformed), the call counted ``invalid`` (:func:`~.observe.refuse`), as a wrong
+    type or an unknown argument is."""
+    refuse()
+    return ToolError(message)
+
+
 @contextmanager
 def tool_errors() -> Iterator[None]:
     """Turn an :class:`OctomemError`, or a file-system error (e.g. a project root where
-    ``.octomem/`` cannot be created), into a tool error with its one-line message."""
+    ``.octomem/`` cannot be created), into a tool error with its one-line message; an
+    argument value the engine refused (it names the argument) counts the call ``invalid``,
+    anything else the tool met (an unknown id, several matches, a file) ``error``."""
     try:
         yield
     except OctomemError as exc:
-        raise ToolError(one_line(str(exc))) from exc
+        message = one_line(str(exc))
+        if isinstance(exc, InvalidQueryError | UsageValueError) and \
+                _NAMES_ARGUMENT.match(message):
+            raise refused(message) from exc
+        raise ToolError(message) from exc
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
         raise ToolError(one_line(f"{where}{exc.strerror or exc}")) from exc
@@ -140,7 +159,7 @@ def check_kind(kind: str, argument: str = "kind") -> str:
     :raises ToolError: naming ``argument``.
     """
     if not isinstance(kind, str) or not re.fullmatch(KIND_INPUT_PATTERN, kind):
-        raise ToolError(
+        raise refused(
             f"{argument}: must be one word (letters, digits, _), e.g. FACT; "
             f"got {one_line(repr(kind))[:80]}"
         )
@@ -155,7 +174,7 @@ def check_tags(tags: Sequence[str] | None, argument: str = "tags") -> tuple[str,
     cleaned: list[str] = []
     for tag in tags or ():
         if not tag.strip():
-            raise ToolError(f"{argument}: a tag is empty; give short non-empty labels")
+            raise refused(f"{argument}: a tag is empty; give short non-empty labels")
         if tag.strip() not in cleaned:
             cleaned.append(tag.strip())
     return tuple(cleaned)
@@ -167,7 +186,7 @@ def check_text(text: str, argument: str) -> str:
     :raises ToolError: naming ``argument`` when it is empty or only whitespace.
     """
     if not text.strip():
-        raise ToolError(f"{argument}: empty; give the text")
+        raise refused(f"{argument}: empty; give the text")
     return text.strip()
 
 
@@ -178,7 +197,7 @@ def check_top_k(top_k: int | None) -> int | None:
         ``limits.top_k``, checked by the memory).
     """
     if top_k is not None and top_k < 1:
-        raise ToolError(f"top_k: must be at least 1, got {top_k}")
+        raise refused(f"top_k: must be at least 1, got {top_k}")
     return top_k
 
 
