@@ -70,3 +70,17 @@ def test_a_global_option_value_points_to_the_global_help(tmp_path: Path) -> None
     # a command's own option still points to the command's help
     assert _usage(tmp_path, "search", "x", "--top-k", "0").endswith(
         "; see `octomem search --help`\n")
+
+
+def test_an_empty_filtered_search_says_why(tmp_path: Path) -> None:
+    octomem(tmp_path, "add", "Deploys happen on Tuesdays", "--tag", "ops", "--tag", "release")
+    ran = octomem(tmp_path, "search", "deploys", "--tag", "OPS")
+    assert "no stored document has tag OPS (stored tags: ops, release; tags match exactly, " \
+           "case included)" in ran.out
+    assert "Tuesdays" in octomem(tmp_path, "search", "deploys", "--tag", "ops").out
+    ran = octomem(tmp_path, "search", "deploys", "--tag", "", ok=False)
+    assert (ran.code, ran.err) == (2, "error: --tag: a tag is empty; give short non-empty "
+                                      "labels; see `octomem search --help`\n")
+    ran = octomem(tmp_path, "search", "deploys", "--as-of", "2023-01-01")
+    assert "nothing stored was valid yet at 2023-01-01T23:59:59Z (the earliest is from 20" \
+        in ran.out, ran.out

@@ -213,6 +213,7 @@ def search(
 ) -> None:
     """Recall: both scopes, keyword and semantic arms fused by reciprocal rank, a bounded
     recency bonus, deduplicated; each hit names its scope."""
+    from ..errors import InvalidQueryError
     from ..memory.facade import check_kind
     from ..memory.times import as_of_instant
     from . import memory as show
@@ -220,11 +221,14 @@ def search(
 
     memory = _memory()
     try:
-        kinds = tuple(check_kind(k, "--kind") for k in kind or ())
-        answer = memory.recall(query, scope, top_k, kinds, tuple(tag or ()), since,
+        kinds, tags = tuple(check_kind(k, "--kind") for k in kind or ()), tuple(tag or ())
+        if not all(t.strip() for t in tags):  # as the MCP tools refuse it
+            raise InvalidQueryError("tags: a tag is empty; give short non-empty labels")
+        answer = memory.recall(query, scope, top_k, kinds, tags, since,
                                until, as_of, history, per,  # type: ignore[arg-type]
                                context=context, max_tokens=max_tokens)
-        why = None if answer.hits or as_json else why_empty(memory, scope, kinds)
+        why = None if answer.hits or as_json else why_empty(
+            memory, scope, kinds, tags, as_of_instant(as_of))
         show.show_recall(console, query, answer, explain, as_json, why, as_of_instant(as_of))
         from .ingesting import say_unembedded_in
 
