@@ -20,6 +20,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.mcpserver.resources.templates import ResourceSecurity
 
+from octomem.engine.controls import visible
 from octomem.engine.errors import OctomemError
 from octomem.engine.memory.scopes import SCOPES
 from octomem.engine.memory.session_start import render as render_session_start
@@ -49,7 +50,7 @@ def register_resources(server: MCPServer, loader: MemoryLoader) -> None:
 
     def memory(scope: str) -> str:
         with resource_errors():
-            return scope_markdown(loader.memory(), scope)
+            return visible(scope_markdown(loader.memory(), scope))
 
     def one_item(id: str) -> str:  # noqa: A002 - the URI template's variable name
         with resource_errors():
@@ -58,7 +59,7 @@ def register_resources(server: MCPServer, loader: MemoryLoader) -> None:
     def session_start() -> str:
         with resource_errors():
             memory = loader.memory()
-            return render_session_start(memory, memory.settings.session_start.max_bytes)
+            return visible(render_session_start(memory, memory.settings.session_start.max_bytes))
 
     server.resource("octomem://session-start", name="session-start",
                     title="Start of a session", description=say.SESSION_START_RESOURCE,

@@ -17,17 +17,9 @@ from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 
-#: Control characters (Unicode category Cc: C0, DEL and C1) other than newline and tab,
-#: each mapped to its visible escape (``\x1b``): stored text must never send a terminal
-#: an escape sequence, a bell or a NUL.
-_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c not in (9, 10)}
+from ..controls import visible
 
-
-def visible(text: str) -> str:
-    """Return ``text`` with every control character except newline and tab shown as its
-    escape (``"\x1b"`` for ESC, ``"\x07"`` for BEL, ``"\x00"`` for NUL)."""
-    return text.translate(_CONTROLS)
-
+__all__ = ["SafeConsole", "aligned", "emit", "packed", "visible", "wrapped"]
 
 class SafeConsole(Console):
     """A Rich console that shows control characters in what it prints as escapes

@@ -22,6 +22,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from octomem.engine.controls import visible
+
 from ..loader import MemoryLoader
 from . import pages, writes
 from .chart import CallSource
@@ -40,6 +42,7 @@ def create_ui_app(loader: MemoryLoader, guard: Guard, allow_writes: bool = False
     :param chart_what: where ``calls`` come from, in a few words.
     """
     templates = Jinja2Templates(directory=str(HERE / "templates"))
+    templates.env.filters["visible"] = visible  # control characters in the <title>
     routes = [
         Route("/", pages.search_page, methods=["GET"]),
         Route("/memory", pages.memory_page, methods=["GET"]),
@@ -50,7 +53,8 @@ def create_ui_app(loader: MemoryLoader, guard: Guard, allow_writes: bool = False
         Route("/forget", writes.forget, methods=["POST"]),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
-    app = Starlette(routes=routes, middleware=[Middleware(GuardMiddleware, guard=guard)])
+    app = Starlette(routes=routes, middleware=[Middleware(GuardMiddleware, guard=guard)],
+                    exception_handlers={404: pages.http_error, 405: pages.http_error})
     app.state.ui = pages.UiContext(loader, guard, templates, allow_writes, calls=calls)
     if calls is not None and chart_what:
         app.state.ui.chart_what = chart_what

@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.templating import Jinja2Templates
 
+from octomem.engine.controls import visible
 from octomem.engine.errors import InvalidQueryError, NotFoundError, OctomemError, StaleVersionError
 
 from ..loader import MemoryLoader, ServerNotReadyError, one_line
@@ -79,6 +80,20 @@ def render(request: Request, template: str, code: int = 200, **values: Any) -> R
 def error_page(request: Request, exc: OctomemError, **values: Any) -> Response:
     """Render the error page: the error's one-line message and its status."""
     return render(request, "error.html", status_code(exc), error=one_line(str(exc)), **values)
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    """Render Starlette's own HTTP errors (an unknown route: 404; a method a route does not
+    take: 405) as the styled error page, as every other error of the view is."""
+    code, path = int(getattr(exc, "status_code", 500)), visible(request.url.path)
+    if code == 404:
+        message = (f"no page at {path}; the view has search (/), memory, status, item and "
+                   "conversation pages")
+    else:  # Starlette's detail is the status phrase ("Method Not Allowed")
+        message = f"{request.method} {path}: {str(getattr(exc, 'detail', '')).lower()}"
+    response = render(request, "error.html", code, error=message)
+    response.headers.update(getattr(exc, "headers", None) or {})
+    return response
 
 
 async def read(request: Request, work: Callable[..., Any], *args: Any, warm: bool = False) -> Any:
