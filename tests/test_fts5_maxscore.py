@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from octomem.engine.types import Chunk, Document
+from octomem.engine.types import Chunk, Document, Filters
 from octomem.plugins.fts5 import maxscore
 from octomem.plugins.fts5 import postings as fts5_postings
 from octomem.plugins.fts5.arm import Fts5KeywordArm, Fts5Options
@@ -133,4 +133,24 @@ def test_duplicate_tokens_and_absent_ones_score_as_exhaustively(
             assert stemmed is not None
             pruned, exhaustive = _both(index, stemmed, k, None, monkeypatch)
             assert pruned == exhaustive and len(pruned) == min(k, n), (tokens, k)
+    storage.close()
+
+
+def test_the_pruning_option_turns_it_off_with_the_same_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    storage = SqliteStorage(tmp_path / "db.sqlite3")
+    on = Fts5KeywordArm(storage, Fts5Options(in_ram="always"))
+    off = Fts5KeywordArm(storage, Fts5Options(in_ram="always", pruning=False))
+    _add(storage, on, ["cell filler"] * 200 + ["cell prion", "prion kinase", "kinase"])
+    monkeypatch.setattr(maxscore, "MIN_POSTINGS", 0)
+    calls: list[int] = []
+    original = maxscore.pruned_top
+    monkeypatch.setattr(maxscore, "pruned_top", lambda *a: calls.append(1) or original(*a))
+    for k in (1, 3, 50):
+        got = [(h.chunk_id, h.score) for h in off.search("prion kinase cell", Filters(), k)]
+        assert calls == []
+        assert got == [(h.chunk_id, h.score) for h in on.search("prion kinase cell", Filters(), k)]
+        assert calls == [1]  # the default pruned
+        calls.clear()
     storage.close()

@@ -160,9 +160,10 @@ def test_warm_mode_ranks_with_fts5_until_warmed(tmp_path: Path) -> None:
     calls: list[tuple[int, bool]] = []
     original = arm.postings.ranked
 
-    def spy(tokens: list[str], limit: int, allowed: object = None) -> list[tuple[int, float]]:
+    def spy(tokens: list[str], limit: int, allowed: object = None,
+            prune: bool = True) -> list[tuple[int, float]]:
         calls.append((limit, allowed is None))
-        return original(tokens, limit, allowed)  # type: ignore[arg-type]
+        return original(tokens, limit, allowed, prune)  # type: ignore[arg-type]
 
     arm.postings.ranked = spy  # type: ignore[method-assign]
     assert _run(arm, "cell kinase", Filters(), 5) == before

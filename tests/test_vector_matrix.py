@@ -252,6 +252,30 @@ def test_the_projection_is_in_the_snapshot_the_next_process_restores(tmp_path: P
     assert answers[1] == answers[2] == answers[3]
 
 
+def test_a_wider_saved_projection_is_scanned_by_its_first_columns(tmp_path: Path) -> None:
+    """A snapshot made with 6 dimensions, restored by an arm set to 3, ranks as an arm that
+    fitted 3 (the same leading eigenvectors), and scans only those columns."""
+    path = tmp_path / "s.sqlite3"
+    storage, _, vectors = _store(path, 300, seed=8)
+    storage.close()
+    answers, widths = [], []
+    for dims, snap in ((6, True), (3, True), (3, False)):  # save 6; restore it as 3; fit 3
+        storage = SqliteStorage(path, snapshots=snap)
+        arm = SqliteVecSemanticArm(storage, SqliteVecOptions(
+            scan="numpy", approximate_above=40, approximate_dims=dims,
+            approximate_candidates=20))
+        with storage.transaction() as tx:
+            arm.bind(tx, "model", DIM)
+        matrix = arm._matrix(arm.bound)  # type: ignore[arg-type]
+        answers.append([_ids(arm.search(v, Filters(), 5)) for v in vectors[:40]])
+        widths.append(matrix.reduced.shape[1])
+        if matrix.snapshot.saving is not None:
+            matrix.snapshot.saving.join()
+        storage.close()
+    assert widths == [6, 6, 3]  # the second arm kept the snapshot's 6 columns
+    assert answers[1] == answers[2] != answers[0]  # 3 of 6 dimensions: other candidates
+
+
 @settings(max_examples=200, deadline=None)
 @given(n=st.integers(1, 5000), c=st.integers(1, 300), seed=st.integers(0, 10**6),
        ties=st.booleans())

@@ -99,7 +99,8 @@ class Fts5Options(BaseModel, extra="forbid", defer_build=True):
     )
     pruning: bool = Field(
         default=True,
-        description="skip rows whose BM25 bound cannot reach the top k (same hits)",
+        description="skip rows whose BM25 bound cannot reach the top k (same hits and "
+        "scores): in FTS5's own ranking and in the in-RAM postings (MaxScore)",
         json_schema_extra={"group": "runtime"},
     )
     in_ram: Literal["warm", "always", "off"] = Field(
@@ -304,7 +305,7 @@ class Fts5KeywordArm:
         tokens = self._tokens(conn, terms)
         if tokens is None:
             return None
-        fields = self.storage.fields
+        fields, prune = self.storage.fields, self.options.pruning
         with self.postings.lock, conn:
             self.postings.sync(conn)
             if not self.postings.exact:
@@ -312,8 +313,8 @@ class Fts5KeywordArm:
             if (fields.loaded or mode == "always"  # the filters as a mask: rank under it
                     or fields.sync(conn, restore_only=True)):
                 fields.sync(conn)
-                return self.postings.ranked(tokens, k, fields.mask(filters))
-            first = partial(self.postings.ranked, tokens)
+                return self.postings.ranked(tokens, k, fields.mask(filters), prune)
+            first = partial(self.postings.ranked, tokens, prune=prune)
             return Fts5Ranker(conn, TABLE).top(match_expression(terms), filters, k, first=first)
 
     def search(self, text: str, filters: Filters, k: int) -> Run:

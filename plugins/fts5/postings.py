@@ -361,7 +361,8 @@ class PostingIndex(PostingSnapshots):
         return max((int(p[1].max()) for p in self.raw_parts(term) if len(p[1])), default=0)
 
     def ranked(
-        self, tokens: Sequence[str], limit: int, allowed: np.ndarray | None = None
+        self, tokens: Sequence[str], limit: int, allowed: np.ndarray | None = None,
+        prune: bool = True,
     ) -> list[tuple[int, float]]:
         """Return the ``limit`` best chunks for an OR of one-token phrases, as FTS5 would.
 
@@ -377,6 +378,7 @@ class PostingIndex(PostingSnapshots):
             ``None`` for every chunk. Only postings of allowed chunks are scored; N, the
             average length and each IDF still count every row, as FTS5's ``bm25()`` does
             under a join, so the hits are FTS5's joined statement's, bit for bit.
+        :param prune: allow the pruning (False: always the exhaustive sum).
         :returns: ``(chunk id, -bm25())`` pairs, highest score first, ties by ascending
             chunk id; only chunks matching at least one token.
         """
@@ -390,7 +392,7 @@ class PostingIndex(PostingSnapshots):
                 self._norm_min = float(self._norm.min())
             passing = allowed_at(allowed, self.slot_ids[:self.count])
             terms = [t for t in map(self.vocab.get, tokens) if t is not None]
-            if len(set(terms)) > 1 and sum(map(self.live_count, set(terms))) >= \
+            if prune and len(set(terms)) > 1 and sum(map(self.live_count, set(terms))) >= \
                     maxscore.MIN_POSTINGS:
                 rows, top = maxscore.pruned_top(
                     self, terms, n_rows, self._norm, self._norm_min,

@@ -367,10 +367,14 @@ class VectorMatrix(MatrixSnapshots):
             self.reduced[i:j] = self.projection.apply(self.matrix[i:j])
 
     def _candidates(self, q: np.ndarray, k: int, mask: np.ndarray | None) -> np.ndarray:
-        """Rows of the best ``candidates + k`` allowed rows by projected cosine (int64)."""
+        """Rows of the best ``candidates + k`` allowed rows by projected cosine (int64); a
+        wider projection (a snapshot's) is scanned by its first ``dims`` columns, the same
+        eigenvectors as a ``dims``-wide fit (contiguous: column-major)."""
         assert self.projection is not None and self.reduce is not None
         n = self.count
-        approx = (self.reduced[:n] @ self.projection.apply(q[None, :])[0]) * self.inv_norms[:n]
+        dims = min(self.reduce[1], self.reduced.shape[1])
+        q_reduced = self.projection.apply(q[None, :])[0][:dims]
+        approx = (self.reduced[:n, :dims] @ q_reduced) * self.inv_norms[:n]
         if mask is not None:
             approx[~mask] = -np.inf
         rows = top_rows(approx, self.reduce[2] + k)
