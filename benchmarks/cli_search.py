@@ -15,10 +15,12 @@ steps, and reports when each began and ended. Bytecode is written and one round 
 first uncounted, so every process starts from cached ``.pyc`` files.
 
 Reports medians of: the wall time; the model load; the wall time less the model load;
-and the steps of that rest: start (interpreter start, imports, parsing the command line),
-open (settings, plugins, both scopes opened), recall less the model load (query embedding,
-both arms, fusion, ranking), and the end (printing, the note on unembedded chunks,
-closing, exit). Run:
+the CPU time (user + system) of the process less the loading thread's CPU time during
+the model load (steadier than wall times on a loaded machine, where every process waits
+for a core); and the steps of the wall time less the model load: start (interpreter
+start, imports, parsing the command line), open (settings, plugins, both scopes
+opened), recall less the model load (query embedding, both arms, fusion, ranking), and
+the end (printing, the note on unembedded chunks, closing, exit). Run:
 ``nice -n 5 python -m octomem.benchmarks.cli_search PROJECT --rounds 7``.
 """
 
@@ -27,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -46,9 +49,9 @@ marks, loads = {}, []
 from octomem.plugins.fastembed import embedder as fe
 real_load = fe.FastembedEmbedder.load
 def load(self):
-    start = time.time() - t0
+    start, cpu = time.time() - t0, time.thread_time()
     real_load(self)
-    loads.append((start, time.time() - t0))
+    loads.append((start, time.time() - t0, time.thread_time() - cpu))
 fe.FastembedEmbedder.load = load
 from octomem.engine.cli import commands
 real_memory = commands._memory
@@ -83,17 +86,23 @@ STEPS = ("start", "open", "recall − model load", "end")
 LIBRARIES = "import typer, rich.console, pydantic, pluggy, numpy, apsw"
 
 
+def children_cpu() -> float:
+    """Return the CPU time (user + system, s) of this process's waited-for children."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def run_once(argv: list[str], extra: dict[str, str]) -> dict[str, float]:
     """Run one fresh search; return its wall time, model load and steps in seconds.
 
     :raises SystemExit: the search failed (its output is shown).
     """
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    start = time.time()
+    start, cpu = time.time(), children_cpu()
     done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(argv), repr(start)],
                           capture_output=True, text=True, env={**env, **extra, "COLUMNS": "100"},
                           check=False)
-    wall = time.time() - start
+    wall, cpu = time.time() - start, children_cpu() - cpu
     try:
         report = json.loads(done.stderr.strip().splitlines()[-1])
     except (IndexError, json.JSONDecodeError):
@@ -101,8 +110,10 @@ def run_once(argv: list[str], extra: dict[str, str]) -> dict[str, float]:
     marks = report["marks"]
     if marks.get("status", 0) or "recalled" not in marks:
         raise SystemExit(f"the search failed: {done.stdout}{done.stderr}")
-    model = sum(end - begin for begin, end in report["loads"])
+    model = sum(end - begin for begin, end, _ in report["loads"])
+    model_cpu = sum(used for _, _, used in report["loads"])
     return {"wall": wall, "model load": model, "wall − model load": wall - model,
+            "CPU − model load": cpu - model_cpu,
             "start": marks["open"], "open": marks["opened"] - marks["open"],
             "recall − model load": marks["recalled"] - marks["recall"] - model,
             "end": wall - marks["recalled"]}
@@ -118,42 +129,51 @@ def measure(project: Path, global_root: Path, rounds: int, snapshots_off: bool,
         variants["before: with snapshots"] = ([], {"PYTHONPATH": str(before)})
     rows: dict[str, list[dict[str, float]]] = {name: [] for name in variants}  # ms each
     floor: list[float] = []
-    libraries: list[float] = []
+    libraries: list[dict[str, float]] = []
+    floor_cpu: list[float] = []
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     for round_ in range(rounds + 1):
-        for code, times in (("pass", floor), (LIBRARIES, libraries)):
-            start = time.perf_counter()
+        for code in ("pass", LIBRARIES):
+            start, cpu = time.perf_counter(), children_cpu()
             subprocess.run([sys.executable, "-c", code], check=True, env=env)
-            if round_:
-                times.append(time.perf_counter() - start)
+            wall, cpu = time.perf_counter() - start, children_cpu() - cpu
+            if round_ and code == "pass":
+                floor.append(wall)
+                floor_cpu.append(cpu)
+            elif round_:
+                libraries.append({"wall": wall, "CPU − model load": cpu})
         for name, (extra_args, extra_env) in variants.items():
             argv = ["--project-root", str(project), "--global-root", str(global_root),
                     *extra_args, "search", QUERIES[round_ % len(QUERIES)]]
             result = run_once(argv, extra_env)
             if round_:  # the first round writes the bytecode caches
                 rows[name].append(result)
-    rows["importing the libraries (floor)"] = [{"wall": t} for t in libraries]
+    rows["importing the libraries (floor)"] = libraries
+    rows["`python -c pass`"] = [{"wall": w, "CPU − model load": c}
+                                for w, c in zip(floor, floor_cpu, strict=True)]
     return rows, floor
 
 
 def report(rows: dict[str, list[dict[str, float]]], floor: list[float], rounds: int,
            load: tuple[float, float]) -> str:
-    """Return the Markdown table of medians (ms) and ratios to ``python -c pass``."""
+    """Return the Markdown table of medians (ms) and ratios to ``python -c pass``: of the
+    wall time less the model load, and of the CPU time less the model load's."""
     base = statistics.median(floor)
-    columns = ("wall", "model load", "wall − model load", *STEPS)
+    base_cpu = statistics.median(r["CPU − model load"] for r in rows["`python -c pass`"])
+    columns = ("wall", "model load", "wall − model load", *STEPS, "CPU − model load")
     lines = ["| fresh `octomem search` | " + " | ".join(f"{c} ms" for c in columns)
-             + " | (wall − model load) ÷ `python -c pass` |",
-             "|---|" + "---:|" * (len(columns) + 1)]
+             + " | (wall − model load) ÷ `python -c pass` | (CPU − model load) ÷ its CPU |",
+             "|---|" + "---:|" * (len(columns) + 2)]
     for name, runs in rows.items():
-        if "model load" not in runs[0]:  # a floor: its wall only
-            wall = statistics.median(r["wall"] for r in runs)
-            lines.append(f"| {name} | {wall * 1e3:.0f} |" + " |" * (len(columns) - 1)
-                         + f" {wall / base:.1f}× |")
+        med = {c: statistics.median(r[c] for r in runs) * 1e3 for c in columns if c in runs[0]}
+        if "model load" not in med:  # a floor: its wall and CPU only
+            lines.append(f"| {name} | {med['wall']:.0f} |" + " |" * (len(columns) - 2)
+                         + f" {med['CPU − model load']:.0f} | {med['wall'] / (base * 1e3):.1f}× "
+                         f"| {med['CPU − model load'] / (base_cpu * 1e3):.1f}× |")
             continue
-        med = {c: statistics.median(r[c] for r in runs) * 1e3 for c in columns}
         lines.append(f"| {name} | " + " | ".join(f"{med[c]:.0f}" for c in columns)
-                     + f" | {med['wall − model load'] / (base * 1e3):.1f}× |")
-    lines.append(f"| `python -c pass` | {base * 1e3:.0f} |" + " |" * len(columns))
+                     + f" | {med['wall − model load'] / (base * 1e3):.1f}× "
+                     f"| {med['CPU − model load'] / (base_cpu * 1e3):.1f}× |")
     lines.append(f"\n{rounds} rounds, interleaved; load average (1 min) {load[0]:.2f} before, "
                  f"{load[1]:.2f} after; {sys.version.split()[0]}")
     return "\n".join(lines)
