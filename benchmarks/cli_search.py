@@ -81,9 +81,11 @@ print(json.dumps({"marks": marks, "loads": loads}), file=sys.stderr)
 #: Steps of the rest, each ``(name, its length from one round's marks and wall)``.
 STEPS = ("start", "open", "recall − model load", "end")
 #: The libraries a search imports besides the model's (fastembed, onnxruntime, tokenizers):
-#: importing them alone is the floor of the rest (pydantic-settings is imported only when
-#: ``OCTOMEM_*`` variables are set).
-LIBRARIES = "import typer, rich.console, pydantic, pluggy, numpy, apsw"
+#: importing them alone is the floor of the rest (``BaseModel``: ``import pydantic`` alone
+#: imports its models' machinery lazily, so until issue 15's fourth round the floor left
+#: out 0.06-0.1 s of CPU at load 7-11 that every search pays; pydantic-settings is
+#: imported only when ``OCTOMEM_*`` variables are set).
+LIBRARIES = "import typer, rich.console, pluggy, numpy, apsw; from pydantic import BaseModel"
 
 
 def children_cpu() -> float:
