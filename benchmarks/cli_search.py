@@ -3,7 +3,7 @@
 
 Each round runs, in a fresh process each and in turn (so the machine's load hits all
 alike): ``python -c pass``, importing the libraries a search uses besides the model's
-(the floor of the rest: typer, rich, pydantic, pluggy, numpy, apsw; pydantic-settings
+(the floor of the rest: typer, rich, pydantic.BaseModel, pluggy, numpy, apsw; pydantic-settings
 only when ``OCTOMEM_*`` variables are set, since issue 15's third round),
 then ``octomem search QUERY`` over ``PROJECT`` (its local scope; the global scope an empty
 folder) with the snapshots of the in-RAM copies used,
