@@ -258,7 +258,8 @@ class FastembedEmbedder:
         if not onnx_path.is_file():
             raise EmbedderUnavailableError(f"{self._describe()}: no ONNX file at "
                                            f"{str(onnx_path)!r}")
-        return bundled_file(onnx_path, sha, self.options.requantize, self.options.cache_dir)
+        return bundled_file(onnx_path, sha, self.options.requantize, self.options.cache_dir,
+                            unpadded=self._batch_size() == 1)
 
     def _open_bundled(self) -> QueryEncoder:
         """Open the bundled model without fastembed (:mod:`.query`): its tokenizer and the

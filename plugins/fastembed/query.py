@@ -129,6 +129,7 @@ class QueryEncoder:
         """Return the vectors of ``texts`` run as one batch (padded to the longest).
 
         :returns: ``(len(texts), dim)``, the model's float dtype, rows of unit L2 norm.
+        :raises ValueError: the batch needs padding and the graph has no mask input.
         """
         import numpy as np
 
@@ -138,6 +139,8 @@ class QueryEncoder:
         feed = {"input_ids": ids}
         if self._mask:
             feed["attention_mask"] = mask
+        elif not mask.all():
+            raise ValueError("this model takes no attention mask: embed one text per call")
         if self._types:
             feed["token_type_ids"] = np.zeros(ids.shape, dtype=np.int64)
         output = self.session.run(None, feed)[0]
