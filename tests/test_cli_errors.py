@@ -24,9 +24,9 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     ("args", "says"),
     [
         (("search", "foo", "bar"), "unexpected extra argument"),
-        (("search",), "Missing argument 'QUERY'"),
+        (("search",), "error: missing argument 'QUERY'"),
         (("search", "foo", "-k", "0"), "--top-k: must be at least 1, got 0"),
-        (("nosuchcommand",), "No such command"),
+        (("nosuchcommand",), "error: no such command"),
     ],
 )
 def test_usage_errors_are_a_message_not_a_traceback(args: tuple[str, ...], says: str,

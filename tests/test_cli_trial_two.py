@@ -46,11 +46,11 @@ def run(root: Path, *args: str, code: int = 0, columns: str = "80",
 
 
 @pytest.mark.parametrize(("args", "says"), [
-    (("search", "x", "--bogus"), "No such option: --bogus"),
-    (("search",), "Missing argument 'QUERY'"),
+    (("search", "x", "--bogus"), "error: no such option: --bogus"),
+    (("search",), "error: missing argument 'QUERY'"),
     (("search", "x", "-k", "0"), "--top-k: must be at least 1, got 0"),
-    (("nosuchcommand",), "No such command 'nosuchcommand'"),
-    (("--bogus", "status"), "No such option: --bogus"),
+    (("nosuchcommand",), "error: no such command 'nosuchcommand'"),
+    (("--bogus", "status"), "error: no such option: --bogus"),
 ])
 def test_usage_errors_are_one_line_with_status_2(tmp_path: Path, args: tuple[str, ...],
                                                   says: str) -> None:

@@ -64,3 +64,16 @@ def test_a_port_taken_after_the_check_is_one_error_not_a_traceback(
         anyio.run(serve_http, server, Address("127.0.0.1", busy), None)
     assert str(raised.value) == (f"cannot listen on 127.0.0.1:{busy} (the port was taken "
                                  "after it was checked; see the log line above)")
+
+
+@pytest.mark.slow
+def test_the_view_on_a_busy_port_words_it_as_serve_does(tmp_path: Path, busy: int) -> None:
+    home = tmp_path / "home"
+    done = subprocess.run(
+        [OCTOMEM, "--set", "pipeline.embedder=hashing", "ui", "--project-root", str(tmp_path),
+         "--port", str(busy)], cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True,
+        text=True, timeout=120, env={**os.environ, "HOME": str(home),
+                                     "XDG_CACHE_HOME": str(home / ".cache")})
+    assert done.returncode == 1
+    assert done.stderr == (f"error: the browser view cannot listen on 127.0.0.1:{busy}: "
+                           "address already in use\n")

@@ -42,6 +42,8 @@ def usage_line(exc: Any) -> str:
     :param exc: the error click raised while parsing the command line.
     """
     message = " ".join(exc.format_message().split()).rstrip(".")
+    if message[1:2].islower():  # click's "No such option: -x", as octomem's own lowercase
+        message = message[0].lower() + message[1:]
     ctx = getattr(exc, "ctx", None)
     if ctx is not None and ctx.command.get_help_option(ctx) is not None:
         joint = " See" if message.endswith("?") else "; see"  # "Did you mean 'search'?"

@@ -48,7 +48,7 @@ def _bind(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         raise UiStartError(f"the browser view cannot listen on {host}:{port}: "
-                           f"{exc.strerror or exc}") from exc
+                           f"{(exc.strerror or str(exc)).lower()}") from exc
     sock.listen(128)
     sock.setblocking(False)
     return sock
