@@ -45,7 +45,9 @@ The answer has the stored item with its id and scope, `embedded: false` if it is
 its words only for now, and `near_duplicates`: up to 3 existing statements that say nearly \
 the same. The write is never refused for them; if the new statement makes one obsolete, \
 `forget` it or, next time, use `supersedes`. The exact text of a current statement of the \
-same scope and kind is not stored twice: `already_stored: true` and that statement's id."""
+same scope is not stored twice, whatever its kind: `already_stored: true`, that statement's \
+id and stored kind, and a `message` saying how to change its kind (remember it again with \
+the new kind and `supersedes` its id)."""
 
 RECALL = """\
 Search long-term memory: returns the stored statements and document passages that best \

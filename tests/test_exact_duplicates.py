@@ -23,7 +23,7 @@ def _rows(path: Path, text: str) -> list[tuple[str, str]]:
                             (text,)).fetchall()
 
 
-def test_the_same_statement_is_stored_once_per_scope_and_kind(memory: Memory,
+def test_the_same_statement_is_stored_once_per_scope_whatever_the_kind(memory: Memory,
                                                               tmp_path: Path) -> None:
     text = "Tests run with make check"
     first = memory.remember(text, kind="FACT", tags=["ci"])
@@ -33,12 +33,13 @@ def test_the_same_statement_is_stored_once_per_scope_and_kind(memory: Memory,
     assert again.document.tags == ("ci",) and again.near_duplicates == []
     local = tmp_path / "project" / ".octomem" / "octomem.sqlite3"
     assert _rows(local, text) == [(first.document.id, "FACT")]
-    rule = memory.remember(text, kind="RULE")  # another kind: stored, listed as near
+    rule = memory.remember(text, kind="RULE")  # another kind: still the same statement
+    assert rule.already_stored and rule.document.id == first.document.id
+    assert rule.document.kind == "FACT" and rule.asked_kind == "RULE"
     glob = memory.remember(text, kind="FACT", scope="global")  # another scope: stored
     dated = memory.remember(text, kind="FACT", event_time="2024-05-01")  # another event
-    assert not (rule.already_stored or glob.already_stored or dated.already_stored)
-    assert {n.document.id for n in rule.near_duplicates} == {first.document.id}
-    assert len(_rows(local, text)) == 3
+    assert not (glob.already_stored or dated.already_stored)
+    assert len(_rows(local, text)) == 2
     assert memory.remember(text, kind="FACT", event_time="2024-05-01").document.id \
         == dated.document.id
 
@@ -83,5 +84,40 @@ async def test_mcp_remember_twice_answers_the_stored_statement(data_dir: Path) -
         second = (await client.call_tool("remember", args)).structured_content
         assert first["already_stored"] is False and second["already_stored"] is True
         assert second["id"] == first["id"] and second["near_duplicates"] == []
+        assert second["message"] is None
+        other = (await client.call_tool("remember", {**args, "kind": "FACT"})).structured_content
+        assert other["already_stored"] is True and other["id"] == first["id"]
+        assert other["kind"] == "RULE" and other["message"] == (
+            f"already stored as RULE, not FACT; to make it FACT: remember it again with kind "
+            f"FACT and supersedes {first['id']}")
         gone = (await client.call_tool("forget", {"text_or_id": args["text"]}))
         assert gone.structured_content["forgotten"]["id"] == first["id"]
+
+
+def test_add_with_another_kind_says_how_to_change_it_and_forget_by_text_works(
+        tmp_path: Path) -> None:
+    """Trial 7, #4: the same text with another kind was stored a second time, and forget
+    by the exact text then refused (two matches)."""
+    text = "The user prefers tabs for indentation"
+    first = octomem(tmp_path, "add", text, "--kind", "PREFERENCE", "--scope", "global",
+                    "--json").json()
+    again = octomem(tmp_path, "add", text, "--kind", "RULE", "--scope", "global")
+    assert again.out.splitlines() == [
+        f"already stored: {first['id']} in the global scope has this text; nothing new was "
+        "stored",
+        f"already stored as PREFERENCE, not RULE; to make it RULE: octomem add TEXT --kind "
+        f"RULE --supersedes {first['id']}"]
+    gone = octomem(tmp_path, "forget", text)
+    assert gone.out.startswith(f"forgot {first['id']} from the global scope")
+    first = octomem(tmp_path, "add", text, "--kind", "PREFERENCE", "--json").json()
+    changed = octomem(tmp_path, "add", text, "--kind", "RULE", "--supersedes", first["id"],
+                      "--json").json()  # what the hint says does what it says
+    assert changed["kind"] == "RULE" and changed["scope"] == "local"
+    assert changed["superseded"]["id"] == first["id"] and not changed["already_stored"]
+
+
+def test_a_handoff_is_not_taken_for_a_statement_with_its_text(memory: Memory) -> None:
+    note = memory.remember("Continue with the parser tests", kind="TODO")
+    handoff = memory.remember("Continue with the parser tests", kind="HANDOFF")
+    assert not handoff.already_stored and handoff.document.id != note.document.id
+    assert memory.remember("Continue with the parser tests", kind="FACT").already_stored

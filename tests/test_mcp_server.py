@@ -150,7 +150,7 @@ async def test_forget_by_exact_text(client: Client) -> None:
 async def test_ambiguous_forget_lists_both_and_removes_none(client: Client) -> None:
     text = "The office wifi password rotates every Monday"
     first = await ok(client, "remember", text=text)
-    second = await ok(client, "remember", text=text, kind="RULE")  # one text, two statements
+    second = await ok(client, "remember", text=text, scope="global")  # one text, two scopes
     listed = await ok(client, "forget", text_or_id=text)
     assert listed["forgotten"] is None and "none was removed" in listed["message"]
     assert {m["id"] for m in listed["matches"]} == {first["id"], second["id"]}

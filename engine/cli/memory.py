@@ -74,8 +74,12 @@ def show_remembered(console: Console, out: Remembered, json_out: bool) -> None:
         print_json(remember_result(out))
         return
     if out.already_stored:
+        from ..memory.results import other_kind
+
         emit(console, wrapped(f"already stored: {out.document.id} in the {out.scope} scope "
                               "has this text; nothing new was stored", console.width))
+        if (hint := other_kind(out, cli=True)) is not None:
+            emit(console, wrapped(hint, console.width))
         return
     console.print(f"stored [bold]{out.document.id}[/bold] in the {out.scope} scope")
     if out.superseded is not None:

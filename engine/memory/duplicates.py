@@ -1,12 +1,14 @@
 """What a new statement repeats: an identical current statement of its scope (not stored
 again), and near duplicates in either scope (reported, never refused).
 
-``remember`` of a text identical to a current statement of the same scope, kind and
-event time stores nothing: the answer is the existing statement, marked as already
-stored (as ``ingest`` says "unchanged"), so forgetting by the exact text stays
-unambiguous. Near duplicates — identical text in the other scope or of another kind, or
-a cosine at least ``dedup.duplicate_threshold`` — are stored and listed, for the caller
-to forget or supersede.
+``remember`` of a text identical to a current statement of the same scope and event
+time stores nothing, whatever kind either has: the answer is the existing statement,
+marked as already stored (as ``ingest`` says "unchanged"), so forgetting by the exact
+text stays unambiguous; to change a statement's kind, supersede it. A ``HANDOFF`` only
+repeats a current handoff (it replaces the previous one; a statement is not a handoff).
+Near duplicates — identical text in the other scope, or a cosine at least
+``dedup.duplicate_threshold`` — are stored and listed, for the caller to forget or
+supersede.
 """
 
 from __future__ import annotations
@@ -40,11 +42,13 @@ class NearDuplicate:
 
 def identical(storage: Any, document: Document) -> Document | None:
     """Return the oldest current document of ``storage`` that ``document`` would repeat:
-    the same text, kind, title and event time (tags are not compared: a repeated
-    statement with other tags is still the same statement), or ``None``."""
+    the same text, title and event time, of any kind but a handoff for a handoff (tags
+    and kind are not compared: the same words with another label are still the same
+    statement; the answer tells its stored kind), or ``None``."""
+    handoff = document.kind == HANDOFF_KIND
     for doc in storage.find_documents(document.text):
-        if doc.is_current and doc.kind == document.kind and doc.title == document.title \
-                and doc.event_time == document.event_time:
+        if doc.is_current and (doc.kind == HANDOFF_KIND) == handoff \
+                and doc.title == document.title and doc.event_time == document.event_time:
             return doc
     return None
 

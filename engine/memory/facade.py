@@ -79,6 +79,7 @@ class Remembered:
     :param superseded: the statement ``supersedes`` named, now marked superseded.
     :param already_stored: ``document`` is an identical current statement of the scope
         stored before (:func:`.duplicates.identical`): nothing new was stored.
+    :param asked_kind: the kind ``remember`` was given (``document.kind`` is the stored one).
     """
 
     scope: ScopeName
@@ -89,6 +90,7 @@ class Remembered:
     replaced: list[Document] = field(default_factory=list)
     superseded: Document | None = None
     already_stored: bool = False
+    asked_kind: str | None = None
 
 
 class Memory:
@@ -201,8 +203,8 @@ class Memory:
         ``HANDOFF`` statements supersede the scope's previous handoff. ``supersedes``
         marks an older statement superseded (kept, linked both ways); the new statement
         goes to that statement's scope unless ``scope`` says otherwise (then: error).
-        A text identical to a current statement of the target scope (same kind and
-        event time) is not stored again: the answer is that statement, with
+        A text identical to a current statement of the target scope (same event time, any
+        kind) is not stored again: the answer is that statement, with
         ``already_stored`` (unless ``supersedes`` is given). The write is never refused
         for a near duplicate; those are reported.
 
@@ -225,11 +227,12 @@ class Memory:
                             event_time=parse_time(event_time, "event_time"), supersedes=supersedes)
         pipeline = self.scopes.require(target, create=True)
         if old is None and (same := identical(pipeline.arms.storage, document)) is not None:
-            return Remembered(target, same, has_vectors(pipeline, same), already_stored=True)
+            return Remembered(target, same, has_vectors(pipeline, same), already_stored=True,
+                              asked_kind=kind)
         vector, semantic_error = self._embed(pipeline, embedding_text_of(document))
         near = [] if kind == HANDOFF_KIND else self.near_duplicates(
             text, vector, exclude=(supersedes,) if supersedes else ())
-        out = Remembered(target, document, False, semantic_error, near)
+        out = Remembered(target, document, False, semantic_error, near, asked_kind=kind)
         report = self._write(pipeline, document, old, out, expect_version)
         out.embedded = self._store_vector(pipeline, report, vector, out)
         return out

@@ -80,8 +80,11 @@ class RememberResult(ScopedItem):
     superseded: ScopedItem | None = Field(
         None, description="the statement `supersedes` named, now superseded (kept as history)")
     already_stored: bool = Field(
-        False, description="true: this exact statement (same text, kind and event time) was "
-        "already current in the scope, so nothing new was stored; id is the stored one")
+        False, description="true: this exact text (same event time, any kind) was already "
+        "current in the scope, so nothing new was stored; id and kind are the stored ones")
+    message: str | None = Field(
+        None, description="when already stored with another kind than asked: how to change "
+        "its kind (remember it again with that kind and `supersedes` set to its id)")
 
 
 def remember_result(out: Remembered) -> RememberResult:
@@ -95,8 +98,20 @@ def remember_result(out: Remembered) -> RememberResult:
         near_duplicates=[near_duplicate_item(n) for n in out.near_duplicates],
         replaced=[scoped_item(out.scope, d) for d in out.replaced],
         superseded=scoped_item(out.scope, out.superseded) if out.superseded else None,
-        already_stored=out.already_stored,
+        already_stored=out.already_stored, message=other_kind(out),
     )
+
+
+def other_kind(out: Remembered, cli: bool = False) -> str | None:
+    """Say how to change the kind of a statement ``remember`` found already stored with
+    another kind than asked (the MCP arguments, or with ``cli`` the ``octomem add``
+    command); ``None`` otherwise."""
+    asked, stored, doc_id = out.asked_kind, out.document.kind, out.document.id
+    if not out.already_stored or asked is None or asked == stored:
+        return None
+    how = (f"octomem add TEXT --kind {asked} --supersedes {doc_id}" if cli
+           else f"remember it again with kind {asked} and supersedes {doc_id}")
+    return f"already stored as {stored}, not {asked}; to make it {asked}: {how}"
 
 
 class ForgetResult(BaseModel):
