@@ -41,7 +41,8 @@ SHUTDOWN_WAIT_S = 10.0
 #: the session's first-run costs (its memory arena growing, first touches of the packed
 #: weights). A question of ~15 tokens, longer than most (LoCoMo's p50 is 12): chosen by
 #: the first of 8 LoCoMo questions in 6 fresh processes each way, bundled MiniLM, 2 cores,
-#: load 7.4: p50 57 -> 22 ms wall, 8.2 -> 6.6 ms CPU (benchmarks/results/embedding/query.md).
+#: load 7.6: p50 39.5 -> 26.4 ms wall, 9.8 -> 7.3 ms CPU (benchmarks/results/embedding/
+#: first_query.py, query.md).
 WARM_UP_QUERY = "what did we decide about the deploy script and the database migration?"
 
 ModelState = Literal["starting", "loading", "ready", "failed", "not-configured"]
