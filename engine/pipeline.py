@@ -23,6 +23,7 @@ from .errors import (
 )
 from .fusion import Fused, order_documents, reciprocal_rank_fusion, weighted_score_fusion
 from .manager import ArmRegistry
+from .model_load import load_model
 from .relevance import HitJudge
 from .rerank import more_wanted, rerank_depth, rerank_stage, similarities
 from .settings import LoadedSettings
@@ -317,12 +318,15 @@ class Pipeline:
         if self.semantic_error:
             answer.arms_unavailable[semantic.name] = self.semantic_error
             return [], None
-        start = time.perf_counter()
         try:
+            loading = load_model(self.arms.embedder)
+            start = time.perf_counter()
             vector = self.arms.embedder.embed_query(query.text)
         except EmbedderUnavailableError as exc:
             answer.arms_unavailable[semantic.name] = str(exc)
             return [], None
+        if loading:
+            answer.timings_ms["load_model"] = loading
         answer.timings_ms["embed_query"] = (time.perf_counter() - start) * 1e3
         start = time.perf_counter()
         run = semantic.search(vector, query.filters, k)

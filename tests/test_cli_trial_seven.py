@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from cli_run import IMPORT_PROBE, octomem
 
 
@@ -84,3 +85,18 @@ def test_an_empty_filtered_search_says_why(tmp_path: Path) -> None:
     ran = octomem(tmp_path, "search", "deploys", "--as-of", "2023-01-01")
     assert "nothing stored was valid yet at 2023-01-01T23:59:59Z (the earliest is from 20" \
         in ran.out, ran.out
+
+
+@pytest.mark.slow
+def test_a_search_reports_the_model_load_apart_from_the_query(tmp_path: Path) -> None:
+    octomem(tmp_path, "add", "The user prefers tabs for indentation", hashing=False)
+    ran = octomem(tmp_path, "search", "indentation preference", "--json", hashing=False,
+                  spawn=True)
+    timings = ran.json()["timings_ms"]
+    assert timings["load_model"] > 0 and timings["embed_query"] > 0
+    assert timings["load_model"] + timings["embed_query"] < timings["total"] + 1
+    shown = octomem(tmp_path, "search", "indentation preference", hashing=False, spawn=True)
+    assert " ms of it loading the model)" in shown.out, shown.out
+    # the hashing embedder loads nothing: no load_model step
+    assert "load_model" not in octomem(tmp_path, "search", "indentation", "--json").json()[
+        "timings_ms"]

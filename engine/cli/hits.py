@@ -254,6 +254,8 @@ def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool,
     made = f"scopes: {', '.join(ans.scopes) or 'none'} · arms: {', '.join(ans.arms_ran) or 'none'}"
     if "total" in ans.timings_ms:
         made += f" · {ans.timings_ms['total']:.0f} ms"
+        if ans.timings_ms.get("load_model"):  # a fresh process loads the model first
+            made += f" ({ans.timings_ms['load_model']:.0f} ms of it loading the model)"
     emit(console, made_lines(made, console.width), style="dim")
     for arm, why in ans.arms_unavailable.items():
         console.print(f"[yellow]{escape(arm)} unavailable:[/yellow] {escape(why)}")

@@ -34,6 +34,7 @@ from ..arms import VersionedStorage
 from ..concurrency import run_timed, start_timed
 from ..errors import EmbedderUnavailableError, InvalidQueryError
 from ..fusion import order_documents
+from ..model_load import load_model
 from ..pipeline import Pipeline, embedding_text
 from ..relevance import Relevance, content_words, coverage
 from ..rerank import more_wanted, rerank_depth, rerank_stage, similarities
@@ -165,13 +166,16 @@ def _start_embedding(
     return (start_timed if parallel else run_timed)(_embedded, embedder, text), usable
 
 
-def _embedded(embedder: Any, text: str) -> Any:
-    """Return ``embedder``'s vector of ``text``, or the :class:`EmbedderUnavailableError`
-    it raised (reported by :func:`_embedding`)."""
+def _embedded(embedder: Any, text: str) -> tuple[Any, float]:
+    """Return ``embedder``'s vector of ``text`` (or the :class:`EmbedderUnavailableError`
+    it raised, reported by :func:`_embedding`) and the milliseconds spent loading its
+    model first (:func:`~octomem.engine.model_load.load_model`)."""
     try:
-        return embedder.embed_query(text)
+        loading = load_model(embedder)
+        return embedder.embed_query(text), loading
     except EmbedderUnavailableError as exc:
-        return exc
+        return exc, 0.0
+
 
 
 def _embedding(started: tuple[Future[tuple[Any, float]], list[tuple[str, Any]]] | None,
@@ -181,12 +185,14 @@ def _embedding(started: tuple[Future[tuple[Any, float]], list[tuple[str, Any]]] 
     if started is None:
         return None
     future, usable = started
-    vector, ms = future.result()
+    (vector, loading), ms = future.result()
     if isinstance(vector, EmbedderUnavailableError):
         for scope, semantic in usable:
             answer.arms_unavailable[f"{semantic.name} ({scope})"] = str(vector)
         return None
-    answer.timings_ms["embed_query"] = ms
+    if loading:
+        answer.timings_ms["load_model"] = loading
+    answer.timings_ms["embed_query"] = ms - loading
     return vector
 
 

@@ -230,7 +230,10 @@ class MemoryRecallResult(BaseModel):
     unembedded_hits: list[str] = Field(
         default_factory=list, description="ids of hits found by words only (no vector yet)")
     chunks_without_vector: int = Field(0, description="stored chunks found by words only")
-    timings_ms: dict[str, float] = Field(default_factory=dict)
+    timings_ms: dict[str, float] = Field(
+        default_factory=dict, description="milliseconds by step: load_model (loading the "
+        "embedding model, only when this answer loaded it), embed_query (the query's own "
+        "embedding), each arm's search by scope, total")
     budget: BudgetResult | None = Field(
         None, description="with max_tokens: tokens used and the hits cut to fit")
     warnings: list[str] = Field(
