@@ -30,7 +30,7 @@ from .settings import LoadedSettings
 from .types import Answer, Chunk, Document, FusedHit, Query, Run
 from .writes import DOCS_PER_TRANSACTION as DOCS_PER_TRANSACTION  # where callers import it
 from .writes import TEXT_PER_TRANSACTION as TEXT_PER_TRANSACTION
-from .writes import batches, transactions, write_batch
+from .writes import ramped, transactions, write_batch
 
 if TYPE_CHECKING:  # imported where used: the MCP server lists tools before numpy loads
     import numpy as np
@@ -248,7 +248,7 @@ class Pipeline:
             raise EmbedderMismatchError(self.semantic_error)
         done = 0
         pending = semantic.missing() if chunk_ids is None else list(chunk_ids)
-        for ids in batches(pending, self.settings.retrieval.embed_batch_size):
+        for ids in ramped(pending, self.settings.retrieval.embed_batch_size):  # first soon
             chunks = self.arms.storage.get_chunks(ids)
             if not chunks:
                 continue
