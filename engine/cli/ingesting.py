@@ -1,9 +1,10 @@
 """``octomem ingest`` run for a person: progress, what was stored, and what was not.
 
-- A file the user named on the command line that cannot be ingested (empty, not UTF-8,
-  too large, a transcript without turns or with a malformed line) is an error naming the
-  file (and line) and why, exit status 1, after the other paths are stored; nothing of
-  that file is stored.
+- A path the user named on the command line that cannot be ingested (missing, empty,
+  not UTF-8, too large, a ``.jsonl`` that is no transcript, a transcript without turns or
+  with a malformed line) is an error naming the path (and line) and why, exit status 1,
+  after the other paths are stored; nothing of it is stored. The summary line is printed
+  even when nothing was stored.
 - A file inside a named folder that cannot be ingested is skipped with a note on stderr
   (``skipped: FILE:LINE: why``), every one of them, and the rest of the folder is
   stored; when a file was skipped for an error (not UTF-8, too large, unreadable, a
@@ -11,7 +12,8 @@
   empty file is only noted.
 - A named folder holding no text file or transcript is an error (``no text file (.md,
   .txt, .rst) or transcript (.jsonl) in DIR``), status 1, after the other paths are
-  stored (and the files it held before are still reported gone).
+  stored (and the files it held before are still reported gone); so is one whose
+  transcripts hold no turn (each noted ``note: FILE: no turns in it``).
 - Ctrl-C says what was stored (documents are written in transactions of
   :data:`~octomem.engine.pipeline.DOCS_PER_TRANSACTION`, so a batch is stored whole or
   not at all) and what was not, how to finish (ingest the same paths again: what is
@@ -98,18 +100,21 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
         find_sources,
     )
     from ..memory.transcripts import check_own_turns, read_transcript, turn_owner
+    from ..pipeline import AddReport
     from . import memory as show
+    from . import render
 
     chosen = show.check_write_scope(scope)
     passed_over: list[Path] = []
-    files, found = find_sources(paths, fmt, passed_over) if paths else ([], [])  # bad paths first
+    refused: list[tuple[Path, str]] = []  # named paths not ingested: an error at the end
+    files, found = find_sources(paths, fmt, passed_over, refused) if paths else ([], [])
     if passed_over:
         kinds = sorted({f.suffix.lower() or "no suffix" for f in passed_over})
         err.print(Text(f"left alone: {plural(len(passed_over), 'file')} in the folders, neither "
                        f"text nor a transcript ({', '.join(kinds)})"), highlight=False)
     named = {p for p in paths or () if p.is_file()}
     found_in = [*files, *(f for f, _ in found)]
-    refused: list[tuple[Path, str]] = [  # a folder with nothing to read: an error at the end
+    refused += [  # a folder with nothing to read: an error at the end, too
         (p, f"{NOTHING_TO_READ} in {p}") for p in paths or ()
         if p.is_dir() and not any(f.is_relative_to(p) for f in found_in)]
     if refused and len(refused) == len(paths or ()) and beir is None \
@@ -152,6 +157,12 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
                       f"{path.name} ({plural(len(turns), 'turn')})", tally, whole=True)
             elif path in named:
                 tally.refused.append((path, f"{path}: no turns in it"))
+            else:
+                err.print(Text.assemble(("note: ", "yellow"), f"{path}: no turns in it"),
+                          highlight=False)
+        tally.refused += turnless(paths or (), [*files, *(f for f, _ in skipped)], transcripts)
+        if tally.parts_stored == 0 and (paths or beir is not None):  # say it, even if nothing
+            render.ingest_report(console, AddReport(), 0, None)
         for folder in (p for p in paths or () if p.is_dir()):  # files it no longer holds
             show.gone_files(console, reconcile(show.check_write_scope(scope), pipeline, folder,
                                                memory.on_missing, IngestReport()))
@@ -160,6 +171,20 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
         raise typer.Exit(INTERRUPTED) from None
     say_unembedded(err, [(scope, pipeline)])
     fail(tally)
+
+
+def turnless(paths: Iterable[Path], files: list[Path],
+             transcripts: list[tuple[Path, list[Any]]]) -> list[tuple[Path, str]]:
+    """Return ``(folder, why)`` for each named folder whose transcripts hold no turn at
+    all and that holds none of ``files`` (its text files, and those skipped for an error,
+    which say why themselves): nothing in it could be stored."""
+    out = []
+    for folder in (p for p in paths if p.is_dir()):
+        inside = [t for path, t in transcripts if path.is_relative_to(folder)]
+        if inside and not any(inside) and not any(f.is_relative_to(folder) for f in files):
+            out.append((folder, f"{folder}: no turns in its {plural(len(inside), 'transcript')}"
+                                " (each noted above)"))
+    return out
 
 
 def fail(tally: Tally) -> None:
@@ -174,8 +199,9 @@ def fail(tally: Tally) -> None:
         parts.append(("not ingested: " if tally.offered or tally.skipped else "")
                      + "; ".join(why for _, why in tally.refused))
     if tally.skipped:
+        rest = "the rest was stored" if tally.offered else "nothing else was there to store"
         parts.append(f"{plural(len(tally.skipped), 'file')} in the folders skipped for an "
-                     "error (each noted above as skipped:); the rest was stored")
+                     f"error (each noted above as skipped:); {rest}")
     if parts:
         raise OctomemError("; ".join(parts))
 

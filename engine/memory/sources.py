@@ -58,6 +58,7 @@ def _transcript_format(path: Path, fmt: IngestFormat, named: bool) -> Transcript
 
 def find_sources(
     paths: list[Path], fmt: IngestFormat = "auto", passed_over: list[Path] | None = None,
+    refused: list[tuple[Path, str]] | None = None,
 ) -> tuple[list[Path], list[tuple[Path, TranscriptFormat]]]:
     """Expand files and folders into the text files and transcripts under them, sorted,
     hidden files and folders skipped.
@@ -69,6 +70,9 @@ def find_sources(
 
     :param passed_over: if given, receives the files in folders that were left alone
         (another suffix, or a ``.jsonl`` file that is not a transcript).
+    :param refused: if given, receives ``(path, why)`` for each named path that cannot
+        be read (missing, neither text nor a transcript) instead of raising: the caller
+        stores the others, then fails naming each.
     :returns: ``(text files, [(transcript file, its format)])``.
     :raises OctomemError: a path does not exist, a named file is neither a text file
         nor a transcript, or ``fmt`` is unknown.
@@ -78,28 +82,44 @@ def find_sources(
     texts: list[Path] = []
     transcripts: list[tuple[Path, TranscriptFormat]] = []
     for path in paths:
-        if not path.exists():
-            raise OctomemError(f"{path}: no such file or folder")
-        named = path.is_file()
-        for file in [path] if named else _walk(path):
-            suffix = file.suffix.lower()
-            if suffix == TRANSCRIPT_SUFFIX:
-                how = _transcript_format(file, fmt, named)
-                if how is not None:
-                    transcripts.append((file, how))
-                elif passed_over is not None:
-                    passed_over.append(file)
-            elif suffix in TEXT_SUFFIXES and fmt in ("auto", "text"):
-                texts.append(file)
-            elif named and suffix in TEXT_SUFFIXES:  # --format chat or claude-code
-                raise OctomemError(f"{file}: --format {fmt} reads only {TRANSCRIPT_SUFFIX} "
-                                   "transcripts; leave out --format to ingest it as text")
-            elif named:
-                wanted = ", ".join(sorted(TEXT_SUFFIXES | {TRANSCRIPT_SUFFIX}))
-                raise OctomemError(f"{file}: not a text file or transcript (reads {wanted})")
+        try:
+            _expand(path, fmt, texts, transcripts, passed_over)
+        except OctomemError as exc:
+            if refused is None:
+                raise
+            refused.append((path, str(exc)))
+    return texts, transcripts
+
+
+def _expand(path: Path, fmt: IngestFormat, texts: list[Path],
+            transcripts: list[tuple[Path, TranscriptFormat]],
+            passed_over: list[Path] | None) -> None:
+    """Add what ``path`` (a named file or folder) holds to ``texts`` and ``transcripts``.
+
+    :raises OctomemError: it does not exist, or a named file is neither text nor a
+        transcript; nothing of it was added.
+    """
+    if not path.exists():
+        raise OctomemError(f"{path}: no such file or folder")
+    named = path.is_file()
+    for file in [path] if named else _walk(path):
+        suffix = file.suffix.lower()
+        if suffix == TRANSCRIPT_SUFFIX:
+            how = _transcript_format(file, fmt, named)
+            if how is not None:
+                transcripts.append((file, how))
             elif passed_over is not None:
                 passed_over.append(file)
-    return texts, transcripts
+        elif suffix in TEXT_SUFFIXES and fmt in ("auto", "text"):
+            texts.append(file)
+        elif named and suffix in TEXT_SUFFIXES:  # --format chat or claude-code
+            raise OctomemError(f"{file}: --format {fmt} reads only {TRANSCRIPT_SUFFIX} "
+                               "transcripts; leave out --format to ingest it as text")
+        elif named:
+            wanted = ", ".join(sorted(TEXT_SUFFIXES | {TRANSCRIPT_SUFFIX}))
+            raise OctomemError(f"{file}: not a text file or transcript (reads {wanted})")
+        elif passed_over is not None:
+            passed_over.append(file)
 
 
 #: Longest title taken from a ``# `` heading (characters): the title is repeated in every

@@ -288,11 +288,14 @@ def read_transcript(path: Path, fmt: TranscriptFormat | None = None,
 
 
 def not_a_transcript(path: Path) -> TranscriptError:
-    """Return the error for a ``.jsonl`` file :func:`sniff` found no format in: its only
-    line still being written (no newline at its end, not JSON yet), or neither format."""
+    """Return the error for a ``.jsonl`` file :func:`sniff` found no format in: empty (or
+    blank lines only), its only line still being written (no newline at its end, not
+    JSON yet), or neither format."""
     notes: list[str] = []
     try:
-        if next(_lines(path, notes), None) is None and notes:
+        if next(_lines(path, notes), None) is None:
+            if not notes:  # no line at all, or blank lines only
+                return TranscriptError(f"{path}: empty file")
             return TranscriptError(f"{path}:1: its only line is not complete JSON yet (no "
                                    "newline at its end): nothing to read until it is written")
     except TranscriptError as exc:
