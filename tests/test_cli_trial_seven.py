@@ -6,6 +6,7 @@ nothing behind."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -100,3 +101,15 @@ def test_a_search_reports_the_model_load_apart_from_the_query(tmp_path: Path) ->
     # the hashing embedder loads nothing: no load_model step
     assert "load_model" not in octomem(tmp_path, "search", "indentation", "--json").json()[
         "timings_ms"]
+
+
+def test_explain_shows_a_tiny_bm25_score_with_its_digits(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "runbook.md").write_text("# Runbook\nThe pager rotates every Monday.\n")
+    octomem(tmp_path, "ingest", str(notes))
+    ran = octomem(tmp_path, "--set", "retrieval.relevance_floor=0", "--set",
+                  "retrieval.document_relevance_floor=0", "search", "pager", "--explain",
+                  "--scope", "local")
+    assert "(0.00)" not in ran.out, ran.out
+    assert re.search(r"\b1 \(1e-06\)", ran.out), ran.out  # one document: FTS5's idf floor

@@ -86,7 +86,14 @@ def _relevance(hit: Any) -> float | None:
 
 
 def _arm_cell(contribution: Any) -> str:
-    return "–" if contribution is None else f"{contribution.rank} ({contribution.score:.2f})"
+    return "–" if contribution is None else f"{contribution.rank} ({raw_score(contribution.score)})"
+
+
+def raw_score(score: float) -> str:
+    """Return an arm's raw score with two decimals, or two significant digits when it is
+    smaller than 0.01 (FTS5's BM25 gives a word found in every document of a scope an idf
+    of 1e-6: ``0.00`` read as a bug where ``1e-06`` says what happened)."""
+    return f"{score:.2f}" if score == 0 or abs(score) >= 0.005 else f"{score:.2g}"
 
 
 def superseded(chunk: Any, as_of: float | None = None) -> bool:
