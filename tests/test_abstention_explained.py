@@ -8,6 +8,8 @@ from pathlib import Path
 
 from cli_run import octomem
 
+from octomem.engine.cli.hits import raw_score
+
 
 def test_explain_shows_the_rejected_best_match(tmp_path: Path) -> None:
     octomem(tmp_path, "add", "The user prefers tabs", "--kind", "PREFERENCE", "--scope",
@@ -29,7 +31,7 @@ def test_explain_shows_the_rejected_best_match(tmp_path: Path) -> None:
     assert best["relevance_from"] == {"cos": None, "coverage": 0.0}  # hashing: words only
     arms = best["arms"]
     assert "sqlite-vec" in arms
-    cells = [f"{a['rank']} ({a['score']:.2f})" if a else "–"
+    cells = [f"{a['rank']} ({raw_score(a['score'])})" if a else "–"
              for a in (arms.get("fts5"), arms["sqlite-vec"])]
     expected = " ".join(cells).split()
     assert row.split("global", 1)[1].split()[: len(expected)] == expected
