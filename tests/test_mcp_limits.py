@@ -89,4 +89,4 @@ def test_the_cli_reads_any_path_but_skips_a_file_past_the_size_limit(tmp_path: P
     hits = octomem(project, "search", "lambda cache cold", "--json").json()["hits"]
     assert hits and "Mondays" in hits[0]["text"]
     long_statement = octomem(project, "add", "z " * 15_000, ok=False)
-    assert long_statement.code == 1 and "limits.remember_chars" in long_statement.err
+    assert long_statement.code == 2 and "limits.remember_chars" in long_statement.err

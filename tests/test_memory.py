@@ -144,7 +144,7 @@ def test_supersede_links_both_ways_and_follows_the_old_scope(memory: Memory) -> 
 
 def test_bad_remember_arguments_are_named(memory: Memory) -> None:
     for call, named in ((lambda: memory.remember("  "), "text"),
-                        (lambda: memory.remember("x", kind="fact"), "kind"),
+                        (lambda: memory.remember("x", kind="a fact"), "kind"),
                         (lambda: memory.remember("x", event_time="tomorrow"), "event_time")):
         with pytest.raises(InvalidQueryError, match=named):
             call()

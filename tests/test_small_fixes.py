@@ -83,7 +83,7 @@ def test_import_into_another_scope_leaves_the_forget_log_behind(project: Path) -
 
 
 def test_the_cli_kind_error_names_kind(project: Path) -> None:
-    ran = octomem(project, "search", "x", "--kind", "todo", ok=False)
+    ran = octomem(project, "search", "x", "--kind", "to do", ok=False)
     assert ran.code == 2 and "--kind" in ran.err and "kinds:" not in ran.err
 
 

@@ -91,5 +91,5 @@ def test_serve_refuses_a_remote_view_at_once(tmp_path: Path) -> None:
     done = subprocess.run([OCTOMEM, "serve", "--ui-port", "0", "--ui-host", "0.0.0.0"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=60,
                           env={**os.environ, "HOME": str(tmp_path)}, stdin=subprocess.DEVNULL)
-    assert done.returncode == 1 and done.stdout == ""
+    assert done.returncode == 2 and done.stdout == ""  # a usage error
     assert "--allow-remote" in done.stderr and "Traceback" not in done.stderr
