@@ -121,3 +121,18 @@ def test_a_handoff_is_not_taken_for_a_statement_with_its_text(memory: Memory) ->
     handoff = memory.remember("Continue with the parser tests", kind="HANDOFF")
     assert not handoff.already_stored and handoff.document.id != note.document.id
     assert memory.remember("Continue with the parser tests", kind="FACT").already_stored
+
+
+def test_forgetting_a_forgotten_text_says_it_was_forgotten(tmp_path: Path) -> None:
+    """Trial 7, #17: the second forget of the same text said nothing had it."""
+    text = "Tests run with make check"
+    first = octomem(tmp_path, "add", text, "--json").json()
+    octomem(tmp_path, "forget", text, "--reason", "moved to CI")
+    again = octomem(tmp_path, "forget", text, ok=False)
+    assert again.code == 1
+    line = again.err.strip()
+    assert line.startswith(f"error: the statement with this text ({first['id']}) was already "
+                           "forgotten from the local scope on ")
+    assert line.endswith(": moved to CI")
+    by_id = octomem(tmp_path, "forget", first["id"], ok=False).err.strip()
+    assert by_id.startswith(f"error: '{first['id']}' was already forgotten from the local scope")

@@ -67,14 +67,31 @@ def _matches(scoped: Scoped, key: str) -> list[tuple[ScopeName, Pipeline, Docume
     return [(s, p, d) for s, p in scoped for d in p.arms.storage.find_documents(key)]
 
 
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _forgotten(storage: Storage, key: str) -> ForgetRecord | None:
+    """The forget log's entry for ``key`` as an id, else as a text (by its sha256: the
+    log keeps no text; the latest when several), or ``None``."""
+    if not isinstance(storage, VersionedStorage):
+        return None
+    if (record := storage.get_forgotten(key)) is not None:
+        return record
+    digest = _sha256(key)
+    same = [r for r in storage.iter_forgotten() if r.content_sha256 == digest]
+    return max(same, key=lambda r: r.forgotten_at, default=None)
+
+
 def _not_found(scoped: Scoped, key: str) -> NotFoundError:
     for scope, pipeline in scoped:
-        storage = pipeline.arms.storage
-        record = storage.get_forgotten(key) if isinstance(storage, VersionedStorage) else None
+        record = _forgotten(pipeline.arms.storage, key)
         if record is not None:
+            named = repr(key) if record.id == key else \
+                f"the statement with this text ({record.id})"
             why = f": {record.reason}" if record.reason else " (no reason given)"
             return NotFoundError(
-                f"{key!r} was already forgotten from the {scope} scope on "
+                f"{named} was already forgotten from the {scope} scope on "
                 f"{iso(record.forgotten_at)}{why}")
     where = " or ".join(s for s, _ in scoped) or "no existing"
     return NotFoundError(f"nothing in the {where} scope has the id or exact text {key[:80]!r}")
@@ -115,7 +132,7 @@ def forget(scoped: Scoped, text_or_id: str, reason: str | None = None,
         if removed and arms.semantic is not None:
             arms.semantic.remove(tx, removed)
         if isinstance(arms.storage, VersionedStorage):
-            digest = hashlib.sha256(document.text.encode("utf-8", "surrogatepass")).hexdigest()
+            digest = _sha256(document.text)
             arms.storage.record_forgotten(tx, ForgetRecord(
                 document.id, document.kind, digest, document.created_at, time.time(), reason))
     return ForgetOutcome((scope, document), reason)
