@@ -94,9 +94,16 @@ def test_import_of_a_chat_transcript_suggests_ingest(tmp_path: Path) -> None:
     assert ran.err == (f"error: {chat}:1: not an octomem JSONL export (format 1 or 2); it "
                        "reads as a conversation transcript: to add it, use `octomem ingest`\n")
     markdown = tmp_path / "mem.md"
-    markdown.write_text("# octomem export\n\n- a statement\n", encoding="utf-8")
+    octomem(tmp_path, "add", "A statement to export")
+    octomem(tmp_path, "export", "--format", "md", str(markdown))
     ran = octomem(tmp_path, "import", str(markdown), ok=False)
-    assert ran.err.endswith("; the Markdown export cannot be imported\n")
+    assert ran.err.endswith("; the Markdown export cannot be imported; export with --format "
+                            "jsonl\n")
+    text = tmp_path / "huge.txt"  # trial 7, #15: plain text is not taken for Markdown
+    text.write_text("Just some notes\nabout the project\n", encoding="utf-8")
+    ran = octomem(tmp_path, "import", str(text), ok=False)
+    assert ran.err == (f"error: {text}:1: not an octomem JSONL export (format 1 or 2); it is "
+                       "not JSON: to add a text file, use `octomem ingest`\n")
 
 
 # --- finding 20: help written for its own context --------------------------------------

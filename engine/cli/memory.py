@@ -186,7 +186,9 @@ def import_report(console: Console, report: ImportReport) -> None:
         f"{len(report.added):,} added", f"{len(report.replaced):,} replaced",
         f"{len(report.unchanged):,} unchanged",
         f"{len(report.skipped_forgotten):,} skipped (forgotten here)",
-        plural(report.forgotten_logged, "forget-log entry", "forget-log entries"),
+        plural(report.forgotten_logged, "forget-log entry", "forget-log entries")
+        + (f" ({report.forgotten_known:,} more already here)" if report.forgotten_known
+           else ""),
         f"{plural(report.embedded, 'chunk')} embedded"], console.width))
     if report.forgotten_left:
         emit(console, wrapped(

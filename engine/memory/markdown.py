@@ -25,6 +25,8 @@ from .times import iso, unshowable_times
 SNIPPET = 600
 #: The kind of conversation turns: listed last, in the order they were said.
 TURN = "TURN"
+#: How the Markdown export's first line begins (``import`` tells it from other text).
+MARKDOWN_TITLE = "# octomem · "
 
 
 def _one_line(text: str) -> str:
@@ -111,7 +113,7 @@ def render_markdown(scope: str, where: str, documents: Sequence[Document],
     left_out = [why for doc in [*documents, *history] if (why := unshowable(doc))]
     shown = [d for d in documents if unshowable(d) is None]
     old = [d for d in history if unshowable(d) is None]
-    lines = [f"# octomem · {scope} memory", "",
+    lines = [f"{MARKDOWN_TITLE}{scope} memory", "",
              f"`{where}` · {len(shown)} current statements by kind, newest first (by when "
              "each happened: its event time, else when it was recorded); conversation turns "
              "in the order they were said.", ""]

@@ -41,7 +41,7 @@ from ..types import Chunk, Document, ForgetRecord
 from .exact_times import exact_epoch, exact_iso
 from .facade import Memory
 from .forget import was_forgotten
-from .markdown import render_markdown
+from .markdown import MARKDOWN_TITLE, render_markdown
 from .scopes import ScopeName, check_scope
 from .times import EARLIEST, LATEST, in_range, iso
 from .transcripts import CLAUDE_TYPES
@@ -151,6 +151,7 @@ class ImportReport:
     """What an import did (document ids per outcome).
 
     :param forgotten_left: forget-log entries not copied: the file is another scope's.
+    :param forgotten_known: forget-log entries the scope's log already held as they are.
     """
 
     scope: str
@@ -160,6 +161,7 @@ class ImportReport:
     skipped_forgotten: list[str] = field(default_factory=list)
     forgotten_logged: int = 0
     forgotten_left: int = 0
+    forgotten_known: int = 0
     embedded: int = 0
     semantic_error: str | None = None
 
@@ -187,7 +189,7 @@ def read_lines(lines: Iterable[str], source: str) -> Iterator[tuple[int, dict[st
             readable = isinstance(obj, dict) and obj.get("format") in READABLE_FORMATS
             if kind != "octomem-export" or not readable:
                 raise OctomemError(f"{source}:{number}: not an octomem JSONL export (format "
-                                   f"1 or 2); {_not_export_hint(obj)}")
+                                   f"1 or 2); {_not_export_hint(obj, raw)}")
             seen_header = True
         elif kind not in ("document", "forgotten"):
             raise OctomemError(f"{source}:{number}: unknown record type {kind!r}")
@@ -196,15 +198,18 @@ def read_lines(lines: Iterable[str], source: str) -> Iterator[tuple[int, dict[st
         raise OctomemError(f"{source}: empty; not an octomem JSONL export (format 1 or 2)")
 
 
-def _not_export_hint(first: Any) -> str:
+def _not_export_hint(first: Any, raw: str = "") -> str:
     """Say what a file that is not an export looks like from its first line (``first``,
-    its JSON value, ``None`` when it is not JSON) and which command reads it."""
+    its JSON value, ``None`` when it is not JSON; ``raw``, its text) and which command
+    reads it."""
     if isinstance(first, dict) and ("sessionId" in first or first.get("type") in CLAUDE_TYPES
                                     or ("text" in first and ("speaker" in first
                                                              or "role" in first))):
         return "it reads as a conversation transcript: to add it, use `octomem ingest`"
+    if first is None and raw.startswith(MARKDOWN_TITLE):
+        return "the Markdown export cannot be imported; export with --format jsonl"
     if first is None:
-        return "the Markdown export cannot be imported"
+        return "it is not JSON: to add a text file, use `octomem ingest`"
     return "import reads only what `octomem export` writes"
 
 
@@ -317,8 +322,12 @@ def import_lines(memory: Memory, lines: Iterable[str], source: str,
                     if not same_scope:
                         report.forgotten_left += 1
                         continue
-                    storage.record_forgotten(tx, ForgetRecord(**{k: obj[k] for k in (
-                        "id", "kind", "content_sha256", "created_at", "forgotten_at", "reason")}))
+                    record = ForgetRecord(**{k: obj[k] for k in (
+                        "id", "kind", "content_sha256", "created_at", "forgotten_at", "reason")})
+                    if storage.get_forgotten(record.id) == record:
+                        report.forgotten_known += 1  # imported before: not new
+                        continue
+                    storage.record_forgotten(tx, record)
                     report.forgotten_logged += 1
                     continue
                 doc, chunks = parsed

@@ -1,0 +1,28 @@
+"""``import`` as trial 7 found it: importing the same export again reported its
+forget-log entries as new (#20)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from cli_run import octomem
+
+
+def test_reimporting_an_export_does_not_report_its_forget_log_as_new(tmp_path: Path) -> None:
+    octomem(tmp_path, "add", "Staging deploys need a ticket")
+    octomem(tmp_path, "add", "Old rule about deploys")
+    octomem(tmp_path, "forget", "Old rule about deploys", "--reason", "replaced")
+    export = tmp_path / "mem.jsonl"
+    octomem(tmp_path, "export", "--scope", "local", str(export))
+    first = " ".join(octomem(tmp_path, "import", str(export)).out.split())
+    assert "1 unchanged" in first and "0 forget-log entries (1 more already here)" in first
+    again = " ".join(octomem(tmp_path, "import", str(export)).out.split())
+    assert "0 forget-log entries (1 more already here)" in again
+    with sqlite3.connect(tmp_path / ".octomem" / "octomem.sqlite3") as conn:
+        assert conn.execute("SELECT count(*) FROM forgotten").fetchone() == (1,)
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    into_new = " ".join(octomem(fresh, "import", str(export)).out.split())
+    assert "1 added" in into_new and "1 forget-log entry" in into_new
+    assert "already here" not in into_new
