@@ -5,9 +5,9 @@ and listed; ``supersedes`` still writes."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
+import apsw
 import pytest
 from cli_run import octomem
 from mcp import Client
@@ -18,9 +18,14 @@ from octomem.plugins.sqlite.rows import DOC_TEXT
 
 
 def _rows(path: Path, text: str) -> list[tuple[str, str]]:
-    with sqlite3.connect(path) as conn:  # a one-chunk statement's text is in its chunk
-        return conn.execute(f"SELECT id, kind FROM documents WHERE {DOC_TEXT} = ? ORDER BY id",
-                            (text,)).fetchall()
+    # apsw, octomem's own SQLite: a second SQLite library in this process (the stdlib's)
+    # would drop octomem's POSIX locks on the file when it closes (SQLite's "howtocorrupt")
+    conn = apsw.Connection(str(path))
+    try:  # a one-chunk statement's text is in its chunk
+        return [tuple(r) for r in conn.execute(
+            f"SELECT id, kind FROM documents WHERE {DOC_TEXT} = ? ORDER BY id", (text,))]
+    finally:
+        conn.close()
 
 
 def test_the_same_statement_is_stored_once_per_scope_whatever_the_kind(memory: Memory,

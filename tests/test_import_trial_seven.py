@@ -3,9 +3,9 @@ forget-log entries as new (#20)."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
+import apsw
 from cli_run import octomem
 
 
@@ -19,8 +19,11 @@ def test_reimporting_an_export_does_not_report_its_forget_log_as_new(tmp_path: P
     assert "1 unchanged" in first and "0 forget-log entries (1 more already here)" in first
     again = " ".join(octomem(tmp_path, "import", str(export)).out.split())
     assert "0 forget-log entries (1 more already here)" in again
-    with sqlite3.connect(tmp_path / ".octomem" / "octomem.sqlite3") as conn:
+    conn = apsw.Connection(str(tmp_path / ".octomem" / "octomem.sqlite3"))  # octomem's SQLite
+    try:
         assert conn.execute("SELECT count(*) FROM forgotten").fetchone() == (1,)
+    finally:
+        conn.close()
     fresh = tmp_path / "fresh"
     fresh.mkdir()
     into_new = " ".join(octomem(fresh, "import", str(export)).out.split())
