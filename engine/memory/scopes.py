@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..assembly import check_arm_settings, check_compatible
-from ..errors import InvalidQueryError
+from ..errors import InvalidQueryError, OctomemError
 from ..manager import ArmRegistry
 from ..pipeline import Pipeline
 from ..settings import LoadedSettings, Settings
@@ -91,10 +91,19 @@ def scope_roots(
 
     :param project_root: the project (default: the current directory).
     :param global_root: overrides the ``global_root`` setting (default: ``data_dir``).
+    :raises OctomemError: the global scope's path is a file; names the setting.
     """
     project = Path(project_root or Path.cwd()).expanduser().resolve()
-    configured = global_root or getattr(settings, "global_root", None) or settings.data_dir
-    return ScopeRoots(project, project / LOCAL_DIR, Path(configured).expanduser().resolve())
+    setting = getattr(settings, "global_root", None)
+    configured = global_root or setting or settings.data_dir
+    root = Path(configured).expanduser().resolve()
+    if root.exists() and not root.is_dir():
+        named = ("global_root (--global-root, OCTOMEM_GLOBAL_ROOT or the config file)"
+                 if global_root or setting else
+                 "data_dir (--data-dir, OCTOMEM_DATA_DIR or the config file)")
+        raise OctomemError(f"{named}: {root} is a file, not a folder; the global scope "
+                           "keeps its store in a folder: point the setting at one")
+    return ScopeRoots(project, project / LOCAL_DIR, root)
 
 
 class ScopeSet:
