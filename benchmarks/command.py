@@ -239,7 +239,8 @@ def run_bench(
             )
         runs = {r.combo.name: r.run for r in results}
         first_use = "" if ranx_compiled() else (
-            "; first use here: numba compiles ranx's code, minutes once, cached after")
+            "; first use here: numba compiles ranx's code once per install, about 85 s of "
+            "CPU, minutes on a busy machine; cached after")
         done = progress(f"evaluating {len(runs)} rows (ranx: {', '.join(METRICS)}; paired "
                         f"t-tests{first_use})", None)
         single = [r.combo.name for r in results if r.combo.single_arm]
