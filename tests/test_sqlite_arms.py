@@ -252,7 +252,8 @@ def test_a_corrupt_file_is_an_error_naming_it_and_stays_untouched(tmp_path: Path
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])  # truncated, as a crash or a bad copy leaves it
     before = path.read_bytes()
-    with pytest.raises(OctomemError, match=rf"^{path}: .*nothing was written to it"):
+    with pytest.raises(OctomemError, match=rf"^{path}: .*; octomem cannot read it and left "
+                       "it as it is"):  # a search reads: "nothing was written" fit writes only
         SqliteStorage(path)
     assert path.read_bytes() == before
     path.write_bytes(b"this is not a database at all, just text" * 100)

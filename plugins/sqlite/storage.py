@@ -217,7 +217,7 @@ class SqliteStorage(SqliteHistory, SqliteCallLog, SqliteBulkWrites):
         """Create or upgrade the schema.
 
         :raises OctomemError: the file is not an SQLite database or is corrupt; names the
-            file (nothing is written to it).
+            file (it is left as it is: nothing is written to it).
         """
         try:
             with self.transaction() as tx:
@@ -226,9 +226,9 @@ class SqliteStorage(SqliteHistory, SqliteCallLog, SqliteBulkWrites):
         except (apsw.CorruptError, apsw.NotADBError) as exc:
             self.close()
             raise OctomemError(
-                f"{self.path}: {exc.args[0] if exc.args else exc}; nothing was written to it "
-                "(restore it from a backup or an `octomem export`, or move it away to start "
-                "empty)") from exc
+                f"{self.path}: {exc.args[0] if exc.args else exc}; octomem cannot read it and "
+                "left it as it is (restore it from a backup or an `octomem export`, or move it "
+                "away to start empty)") from exc
 
     def _insert_chunks(
         self, tx: apsw.Connection, document: Document, chunks: Sequence[Chunk]
