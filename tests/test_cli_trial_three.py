@@ -64,7 +64,7 @@ def test_format_chat_on_a_claude_code_session_says_what_it_expected(tmp_path: Pa
 @pytest.mark.parametrize(("args", "line"), [
     (("ingest",), "error: give files or folders to ingest, or --beir DIR; see "
                   "`octomem ingest --help`"),
-    (("add", "x", "--tag"), "error: Option '--tag' requires an argument; see "
+    (("add", "x", "--tag"), "error: option '--tag' requires an argument; see "
                             "`octomem add --help`"),
     (("ingest", "--format", "slack", "."), "error: --format: must be one of auto, text, "
                                            "chat, claude-code, got 'slack'"),
@@ -74,7 +74,7 @@ def test_format_chat_on_a_claude_code_session_says_what_it_expected(tmp_path: Pa
                                              "10; see `octomem session-start --help`"),
     (("log", "tail", "-n", "30000"), "error: --lines: must be from 1 to 20,000, got 30,000; "
                                      "see `octomem log tail --help`"),
-    (("--data-dir",), "error: Option '--data-dir' requires an argument; see "
+    (("--data-dir",), "error: option '--data-dir' requires an argument; see "
                       "`octomem --help`"),
 ])
 def test_usage_errors_read_alike(tmp_path: Path, args: tuple[str, ...], line: str) -> None:
