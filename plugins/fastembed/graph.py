@@ -107,12 +107,11 @@ def _build(source: Path, target: Path, unpadded: bool = False) -> None:
     import onnx
     import onnxruntime as ort
 
+    from .requantize import save_optimised
+
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         optimized = Path(tmp) / "optimized.onnx"
-        options = ort.SessionOptions()
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
-        options.optimized_model_filepath = str(optimized)
-        ort.InferenceSession(str(source), options, providers=["CPUExecutionProvider"])
+        save_optimised(source, optimized, ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED)
         model = onnx.load(str(optimized))
         simplify(model.graph, unpadded)
         simplified = Path(tmp) / "simplified.onnx"

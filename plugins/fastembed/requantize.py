@@ -83,6 +83,17 @@ def requantize(source: Path, source_sha256: str, cache_dir: Path | None = None) 
     return target
 
 
+def save_optimised(source: Path, target: Path, level: object) -> None:
+    """Have onnxruntime optimise the ONNX file ``source`` at ``level`` (an
+    ``onnxruntime.GraphOptimizationLevel``) and write the optimised graph to ``target``."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = level
+    options.optimized_model_filepath = str(target)
+    ort.InferenceSession(str(source), options, providers=["CPUExecutionProvider"])
+
+
 def _build(source: Path, target: Path) -> None:
     import logging
 
@@ -91,10 +102,7 @@ def _build(source: Path, target: Path) -> None:
 
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         optimized = Path(tmp) / "optimized.onnx"
-        options = ort.SessionOptions()
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
-        options.optimized_model_filepath = str(optimized)
-        ort.InferenceSession(str(source), options, providers=["CPUExecutionProvider"])
+        save_optimised(source, optimized, ort.GraphOptimizationLevel.ORT_ENABLE_BASIC)
         quantized = Path(tmp) / "quantized.onnx"
         root = logging.getLogger()
         level = root.level
