@@ -41,7 +41,7 @@ How a search scans (option ``scan``, settings ``[arms.sqlite-vec]``):
   kind and creation time as numpy masks, everything else as the set of chunk ids the
   ``chunks`` table allows. Same hits as ``"vec0"`` below ``approximate_above`` vectors
   and for filtered searches; past it an unfiltered search ranks candidates by a
-  projection first (:class:`.matrix.Projection`); ~10x faster at 100k (scale curve,
+  projection first (:class:`.projection.Projection`); ~10x faster at 100k (scale curve,
   ``docs/benchmarks.md``). The first search of a process loads the set (one table
   scan, ~0.5-1 s per 100k vectors on 2 cores, ~15 s at 1M).
 - ``"vec0"``: sqlite-vec's own KNN query, as described above; no RAM copy.

@@ -20,7 +20,7 @@ from ..sqlite import snapshots
 
 if TYPE_CHECKING:
     from ..sqlite.snapshot_sync import SnapshotState
-    from .matrix import Projection
+    from .projection import Projection
 
 #: Bytes between the reads with which :meth:`MatrixSnapshots.prefault` maps a restored
 #: matrix's pages (4 KiB: the base page size of x86-64 and most arm64 Linux kernels; on a
@@ -61,7 +61,7 @@ class MatrixSnapshots:
     def snapshot_adopt(self, snap: snapshots.Snapshot) -> bool:
         """Take ``ids`` (int64 ``(n,)``), ``matrix`` (float32 ``(n, dim)``, memory-mapped
         copy-on-write) and ``inv_norms`` (float32 ``(n,)``), and the projection if saved."""
-        from .matrix import Projection
+        from .projection import Projection
 
         arrays = snap.arrays
         n = len(arrays["ids"]) if "ids" in arrays else -1
