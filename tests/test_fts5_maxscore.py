@@ -37,6 +37,17 @@ def _add(storage: SqliteStorage, arm: Fts5KeywordArm, texts: list[str]) -> list[
     return ids
 
 
+def _synced(tmp_path: Path, texts: list[str]
+            ) -> tuple[SqliteStorage, Fts5KeywordArm, list[int], PostingIndex]:
+    """A store at ``tmp_path`` holding ``texts`` (one chunk each), its keyword arm kept in
+    RAM and the arm's postings synced: ``(storage, arm, chunk ids, postings)``."""
+    storage = SqliteStorage(tmp_path / "db.sqlite3")
+    arm = Fts5KeywordArm(storage, Fts5Options(in_ram="always"))
+    ids = _add(storage, arm, texts)
+    arm.postings.sync(storage.connection())
+    return storage, arm, ids, arm.postings
+
+
 def _both(index: PostingIndex, tokens: list[str], k: int, allowed: np.ndarray | None,
           patch: pytest.MonkeyPatch) -> tuple[list, list]:
     """Rank with pruning forced on, then with the exhaustive sum."""
@@ -92,13 +103,9 @@ def test_a_common_term_is_looked_up_not_scanned(
     """2,000 chunks hold "cell", six hold "prion" or "kinase": for k = 3 the rare terms'
     scores outrun every chunk holding only "cell", so its 2,000 postings are never read
     whole, and the answer is still the exhaustive one."""
-    storage = SqliteStorage(tmp_path / "db.sqlite3")
-    arm = Fts5KeywordArm(storage, Fts5Options(in_ram="always"))
     texts = ["cell filler words"] * 1994 + ["cell prion", "prion kinase cell", "kinase",
                                              "prion prion", "cell kinase", "kinase cell cell"]
-    ids = _add(storage, arm, texts)
-    index = arm.postings
-    index.sync(storage.connection())
+    storage, arm, ids, index = _synced(tmp_path, texts)
     read: list[int] = []
     original = index.live_postings
 
@@ -120,11 +127,8 @@ def test_a_common_term_is_looked_up_not_scanned(
 def test_duplicate_tokens_and_absent_ones_score_as_exhaustively(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    storage = SqliteStorage(tmp_path / "db.sqlite3")
-    arm = Fts5KeywordArm(storage, Fts5Options(in_ram="always"))
-    _add(storage, arm, ["cell prion"] * 30 + ["cell"] * 300 + ["prion kinase"] * 3)
-    index = arm.postings
-    index.sync(storage.connection())
+    storage, arm, _, index = _synced(
+        tmp_path, ["cell prion"] * 30 + ["cell"] * 300 + ["prion kinase"] * 3)
     matching = {("prion", "cell", "prion"): 333, ("absent", "kinase", "cell"): 333,
                 ("kinase", "prion"): 33}
     for tokens, n in matching.items():
