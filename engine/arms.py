@@ -281,6 +281,19 @@ class Embedder(Protocol):
 
 
 @runtime_checkable
+class TokenCeilings(Protocol):
+    """Optional capability of an embedder: for each text, a number of tokens its
+    ``count_tokens`` can never exceed, found without counting (a text whose ceiling is
+    within the budget is stored as one chunk without being counted).
+    """
+
+    def token_ceilings(self, texts: Sequence[str]) -> list[int | None]:
+        """Return, per text, an upper bound of ``count_tokens([text])[0]`` (``None``: none
+        known cheaply; the text is counted)."""
+        ...
+
+
+@runtime_checkable
 class SemanticArm(Protocol):
     """A vector index with k-nearest-neighbour search by cosine similarity."""
 

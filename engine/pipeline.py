@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .arms import VersionedStorage
+from .arms import TokenCeilings, VersionedStorage
 from .assembly import Arms, build_arms
 from .chunking import CountTokens, split_text, word_count
 from .concurrency import run_timed, start_timed
@@ -27,6 +27,7 @@ from .model_load import load_model
 from .relevance import HitJudge
 from .rerank import more_wanted, rerank_depth, rerank_stage, similarities
 from .settings import LoadedSettings
+from .token_counts import BatchCounts, Ceilings, title_budget
 from .types import Answer, Chunk, Document, FusedHit, Query, Run
 from .writes import DOCS_PER_TRANSACTION as DOCS_PER_TRANSACTION  # where callers import it
 from .writes import TEXT_PER_TRANSACTION as TEXT_PER_TRANSACTION
@@ -85,6 +86,7 @@ class Pipeline:
         self.arms: Arms = build_arms(loaded, registry, self.root)
         self.semantic_error: str | None = None
         self._counter: tuple[CountTokens, int] | None = None
+        self._ceilings: Ceilings | None = None
         if self.arms.semantic is not None:
             embedder = self.arms.embedder
             try:
@@ -125,33 +127,29 @@ class Pipeline:
                 try:
                     embedder.count_tokens(["probe"])
                     self._counter = (embedder.count_tokens, embedder.max_tokens)
+                    if isinstance(embedder, TokenCeilings):
+                        self._ceilings = embedder.token_ceilings
                 except EmbedderUnavailableError:  # e.g. a hub model whose tokenizer isn't cached
                     self._counter = (word_count, embedder.max_tokens)
         return self._counter
 
-    def _counted(self, documents: Sequence[Document]) -> CountTokens:
-        """Return the token counter with the counts of ``documents``' texts and titles
-        taken in one call (one ``encode_batch`` over a transaction's batch instead of one
-        per document: counting was ~40 % of ingest excluding embedding, 3,000 realistic
-        documents profiled); other texts are counted as asked."""
-        count, _ = self._token_counter()
-        texts = list(dict.fromkeys(t for d in documents for t in (d.text, d.title) if t))
-        known = dict(zip(texts, count(texts), strict=True))
-
-        def cached(items: Sequence[str]) -> list[int]:
-            missing = [t for t in dict.fromkeys(items) if t not in known]
-            if missing:
-                known.update(zip(missing, count(missing), strict=True))
-            return [known[t] for t in items]
-
-        return cached
+    def _counted(self, documents: Sequence[Document]) -> BatchCounts:
+        """Return the token counter of a batch: titles and the texts that may not fit
+        counted in one call (one pass over a transaction's batch instead of one per
+        document), texts within budget by the embedder's ceiling not at all
+        (:mod:`.token_counts`)."""
+        count, budget = self._token_counter()
+        return BatchCounts(count, budget, self._ceilings, documents)
 
     def _chunk(self, document: Document, count: CountTokens | None = None) -> list[Chunk]:
         counter, budget = self._token_counter()
-        count = count or counter
-        if document.title:  # a long title leaves the text at least half of the budget
-            budget = max(budget // 2, budget - count([document.title])[0])
-        texts = split_text(document.text, budget, count)
+        if isinstance(count, BatchCounts) and count.fits(document):
+            texts = [document.text.strip()]  # what split_text makes of a text within budget
+        else:
+            count = count or counter
+            if document.title:
+                budget = title_budget(budget, count([document.title])[0])
+            texts = split_text(document.text, budget, count)
         return [
             Chunk(
                 document_id=document.id, ordinal=i, text=t, kind=document.kind,

@@ -148,3 +148,36 @@ def test_the_embedder_counts_with_it(tokenizer: Tokenizer) -> None:
     assert embedder.count_tokens(texts) == exact(tokenizer, texts) == [5, 5, 2]
     assert isinstance(embedder._counter, WordPieceCounter)
     assert embedder._tokenizer is None  # not built for these texts
+
+
+def test_ceilings_bound_the_tokenizer_and_are_met_by_punctuation(tokenizer: Tokenizer) -> None:
+    counter = WordPieceCounter(tokenizer)
+    texts = ["Hello, World!", "  spaces\tand\nnewlines\r ", "", "!!!! ???", "a b c",
+             "x" * 150, "ctrl\x01char a\x0cb\x7f", "a [SEP] b", "[UNK][MASK]", "café", "中文"]
+    ceilings = counter.ceilings(texts)
+    for text, ceiling, n in zip(texts, ceilings, exact(tokenizer, texts), strict=True):
+        assert ceiling is None if not text.isascii() else ceiling >= n, text
+    assert ceilings[3] == exact(tokenizer, ["!!!! ???"])[0] == 7  # one per character
+    assert ceilings[4] == 3 and ceilings[-2:] == [None, None]
+    blank = Tokenizer.from_str(tokenizer.to_str())
+    blank.add_special_tokens([" "])  # a token of whitespace only: no ceiling is sound
+    assert WordPieceCounter(blank).ceilings(["a b"]) == [None]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(PIECES), max_size=60).map("".join), max_size=8))
+def test_ceilings_bound_the_tokenizer_on_generated_texts(texts: list[str]) -> None:
+    for ceiling, n in zip(_SHARED.ceilings(texts), exact(_TOK, texts), strict=True):
+        assert ceiling is None or ceiling >= n
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="needs the shared SciFact and LoCoMo copies")
+def test_ceilings_bound_the_tokenizer_on_real_corpora(tokenizer: Tokenizer) -> None:
+    texts = []
+    for dataset in ("scifact", "locomo"):
+        with (SHARED / dataset / "corpus.jsonl").open() as rows:
+            texts += [json.loads(line)["text"] for line in islice(rows, 800)]
+    pairs = list(zip(WordPieceCounter(tokenizer).ceilings(texts), exact(tokenizer, texts),
+                     strict=True))
+    assert all(c is None or c >= n for c, n in pairs)
+    assert sum(c is not None for c, _ in pairs) > 0.8 * len(texts)

@@ -343,6 +343,16 @@ class FastembedEmbedder:
         encodings = self._get_tokenizer().encode_batch(list(texts), add_special_tokens=False)
         return [len(e.ids) for e in encodings]
 
+    def token_ceilings(self, texts: Sequence[str]) -> list[int | None]:
+        """Return, per text, a count :meth:`count_tokens` cannot exceed, found without
+        counting (:meth:`WordPieceCounter.ceilings`; ``None`` for a tokenizer other than
+        BERT WordPiece, or a text beyond ASCII).
+
+        :raises EmbedderUnavailableError: the tokenizer cannot be read.
+        """
+        counter = self._get_counter()
+        return counter.ceilings(texts) if counter is not None else [None] * len(texts)
+
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         """Embed passages, batched by similar length to limit padding.
 

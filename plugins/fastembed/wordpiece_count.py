@@ -137,6 +137,8 @@ class WordPieceCounter:
         #: An added token with whitespace in it could span two segments: a text holding
         #: one is counted by the tokenizer whole.
         self._spaced_added = any(not a.split() or a.split()[0] != a for a in self._added)
+        #: An added token that is whitespace only would be a token of no other character.
+        self._blank_added = any(not a.strip() for a in self._added)
         #: An added token of letters and digits only could hide inside a word.
         self._alnum_added = any(a.isalnum() for a in self._added)
         self._vocab = frozenset(model["vocab"])
@@ -144,6 +146,24 @@ class WordPieceCounter:
         self._max_chars: int = int(model.get("max_input_chars_per_word") or 100)
         #: No vocabulary entry is longer: a longer match is never tried.
         self._longest = max((len(t) for t in self._vocab), default=1)
+
+    def ceilings(self, texts: Sequence[str]) -> list[int | None]:
+        """Return, per text, a number its :meth:`count` cannot exceed, without counting:
+        for ASCII, its characters other than spaces and newlines (``None`` beyond ASCII).
+
+        Why it holds: on ASCII, BERT's normalizer only drops controls, turns whitespace
+        into spaces and lowercases, one character for one; the pre-tokenizer cuts the rest
+        at whitespace into non-empty pre-tokens; WordPiece makes of a pre-token of n
+        characters at most n pieces (each covers at least one character) or one
+        ``[UNK]``; an added token matched first is one token for its text's characters,
+        none of them whitespace (else no ceiling is given). Tests compare it with the
+        tokenizer on SciFact, LoCoMo and generated strings (punctuation-only text meets
+        it exactly).
+        """
+        if self._blank_added:
+            return [None] * len(texts)
+        return [len(t) - t.count(" ") - t.count("\n") if t.isascii() else None
+                for t in texts]
 
     def _holds_added(self, text: str) -> bool:
         """True when an added token's text occurs in ``text`` (e.g. a literal ``[SEP]``)."""

@@ -1,0 +1,71 @@
+"""Token counts of one write batch, taken once, and the texts that need no count at all.
+
+The chunker needs a text's token count only to learn whether the text fits its budget
+(otherwise it is split, and the pieces are counted). An embedder that knows a cheap upper
+bound of its counts (:class:`~octomem.engine.arms.TokenCeilings`; for BERT WordPiece, a
+plain ASCII text's characters other than spaces) lets a text whose bound is within its
+budget be stored whole without counting it: the chunks are the same as with the exact
+count, since ``split_text`` keeps any text within budget whole. Counting was ~35 % of
+ingest excluding embedding (10k documents of ``benchmarks/results/peers/ingest-10k.md``);
+half of those texts are within budget by their bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from .chunking import CountTokens
+from .types import Document
+
+Ceilings = Callable[[Sequence[str]], list[int | None]]
+
+
+def title_budget(budget: int, title_tokens: int) -> int:
+    """Return a text's budget beside a title of ``title_tokens`` tokens: a long title
+    leaves the text at least half of ``budget``."""
+    return max(budget // 2, budget - title_tokens)
+
+
+class BatchCounts:
+    """A token counter for one batch of documents: the texts that may not fit and their
+    titles counted in one call, other texts counted as asked (and remembered).
+
+    :param count: the embedder's exact counter (or the word estimate).
+    :param budget: tokens per chunk (before a title takes its share).
+    :param ceilings: the embedder's :meth:`~octomem.engine.arms.TokenCeilings.token_ceilings`,
+        or ``None`` (every text is counted).
+    :param documents: the batch.
+    """
+
+    def __init__(self, count: CountTokens, budget: int, ceilings: Ceilings | None,
+                 documents: Sequence[Document]) -> None:
+        self._count = count
+        bounds = ceilings([t for d in documents for t in (d.text, d.title or "")]) \
+            if ceilings is not None else None
+        #: (text, title) of the documents whose text surely fits beside its title
+        self._whole: set[tuple[str, str | None]] = set()
+        pending: list[str] = []
+        for i, doc in enumerate(documents):
+            bound, title = (bounds[2 * i], bounds[2 * i + 1]) if bounds else (None, None)
+            # a title's ceiling leaves no more room than its count: the test stays sound
+            room = budget if not doc.title else budget // 2 if title is None else \
+                title_budget(budget, title)
+            if bound is not None and bound <= room and doc.text.strip():
+                self._whole.add((doc.text, doc.title))
+            else:
+                pending.extend((doc.text, doc.title or ""))
+        texts = [t for t in dict.fromkeys(pending) if t]
+        self._known = dict(zip(texts, count(texts), strict=True)) if texts else {}
+
+    def __call__(self, texts: Sequence[str]) -> list[int]:
+        """Return each text's exact count (counted now unless known)."""
+        known = self._known
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
+        if missing:
+            known.update(zip(missing, self._count(missing), strict=True))
+        return [known[t] for t in texts]
+
+    def fits(self, document: Document) -> bool:
+        """True when ``document``'s text is within its budget by its ceiling alone (one
+        chunk: its text, stripped)."""
+        return (document.text, document.title) in self._whole
