@@ -26,7 +26,8 @@ def _documents() -> list[Document]:
     docs.append(Document("x" * 254, id="c254"))  # ceiling 254: within budget exactly
     docs.append(Document("! " * 255, id="p255"))  # ceiling and count 255: split
     docs.append(Document("  padded text \n", id="pad", title="Short"))
-    docs.append(Document("café " * 30, id="accents"))  # beyond ASCII: counted
+    docs.append(Document("café " * 30, id="accents"))  # ceiling 180: not counted
+    docs.append(Document("café " * 60, id="more"))  # ceiling 360: counted (60 tokens)
     docs.append(Document("a short note", id="titled", title="Its own title"))
     return docs
 
@@ -64,6 +65,9 @@ def test_texts_within_their_ceiling_are_not_counted_and_chunk_the_same(
     assert with_ceilings["pad"] == ["padded text"] and len(with_ceilings["w600"]) > 1
     short = " ".join(WORDS[i % len(WORDS)] for i in range(10))
     assert short in counted_all and short not in counted  # ceiling 53: never counted
-    assert "x" * 254 not in counted and "! " * 255 in counted and "café " * 30 in counted
+    assert "x" * 254 not in counted and "! " * 255 in counted and "café " * 60 in counted
+    assert "café " * 30 not in counted and with_ceilings["more"] == [("café " * 60).strip()]
+    words60 = " ".join(WORDS[i % len(WORDS)] for i in range(60))  # 266 characters, 60 words
+    assert words60 in counted_all and words60 not in counted  # refined word by word
     assert "Its own title" not in counted  # its text fits: nor is its title counted
     assert "Its own title" in counted_all and "A short title" in counted

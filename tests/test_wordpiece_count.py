@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer
+from tokenizers.normalizers import BertNormalizer
 
 from octomem.plugins.fastembed import wordpiece_count
 from octomem.plugins.fastembed.embedder import FastembedEmbedder
@@ -153,22 +154,37 @@ def test_the_embedder_counts_with_it(tokenizer: Tokenizer) -> None:
 def test_ceilings_bound_the_tokenizer_and_are_met_by_punctuation(tokenizer: Tokenizer) -> None:
     counter = WordPieceCounter(tokenizer)
     texts = ["Hello, World!", "  spaces\tand\nnewlines\r ", "", "!!!! ???", "a b c",
-             "x" * 150, "ctrl\x01char a\x0cb\x7f", "a [SEP] b", "[UNK][MASK]", "café", "中文"]
+             "x" * 150, "ctrl\x01char a\x0cb\x7f", "a [SEP] b", "[UNK][MASK]", "café", "中文",
+             "한국어", "İstanbul ﬁne", "\u09cb\u09cb"]
     ceilings = counter.ceilings(texts)
     for text, ceiling, n in zip(texts, ceilings, exact(tokenizer, texts), strict=True):
-        assert ceiling is None if not text.isascii() else ceiling >= n, text
+        assert ceiling is not None and ceiling >= n, text
     assert ceilings[3] == exact(tokenizer, ["!!!! ???"])[0] == 7  # one per character
-    assert ceilings[4] == 3 and ceilings[-2:] == [None, None]
+    assert ceilings[4] == 3 and ceilings[9:11] == [4 + 2, 2 + 2 * 2]
+    words = "the cat sat on the mat " * 20  # in the vocabulary: refined, one token a word
+    assert counter.ceilings([words], 50) == [120] < counter.ceilings([words])
     blank = Tokenizer.from_str(tokenizer.to_str())
     blank.add_special_tokens([" "])  # a token of whitespace only: no ceiling is sound
     assert WordPieceCounter(blank).ceilings(["a b"]) == [None]
 
 
+def test_no_character_normalizes_to_more_than_the_expansion() -> None:
+    spec = json.loads(TOKENIZER.read_text())["normalizer"]
+    normalizer = BertNormalizer(clean_text=spec["clean_text"],
+                                handle_chinese_chars=spec["handle_chinese_chars"],
+                                strip_accents=spec["strip_accents"], lowercase=spec["lowercase"])
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+    # spaces apart: NFD reorders marks only up to a space; a CJK character gets spaces
+    longest = max(map(len, normalizer.normalize_str(" ".join(chars)).split(" ")))
+    assert longest == wordpiece_count.EXPANSION  # a Hangul syllable: three jamo
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.lists(st.sampled_from(PIECES), max_size=60).map("".join), max_size=8))
 def test_ceilings_bound_the_tokenizer_on_generated_texts(texts: list[str]) -> None:
-    for ceiling, n in zip(_SHARED.ceilings(texts), exact(_TOK, texts), strict=True):
-        assert ceiling is None or ceiling >= n
+    counts = exact(_TOK, texts)
+    for ceilings in (_SHARED.ceilings(texts), _SHARED.ceilings(texts, 0)):
+        assert all(c is not None and c >= n for c, n in zip(ceilings, counts, strict=True))
 
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason="needs the shared SciFact and LoCoMo copies")
@@ -177,7 +193,9 @@ def test_ceilings_bound_the_tokenizer_on_real_corpora(tokenizer: Tokenizer) -> N
     for dataset in ("scifact", "locomo"):
         with (SHARED / dataset / "corpus.jsonl").open() as rows:
             texts += [json.loads(line)["text"] for line in islice(rows, 800)]
-    pairs = list(zip(WordPieceCounter(tokenizer).ceilings(texts), exact(tokenizer, texts),
-                     strict=True))
-    assert all(c is None or c >= n for c, n in pairs)
-    assert sum(c is not None for c, _ in pairs) > 0.8 * len(texts)
+    counts = exact(tokenizer, texts)
+    counter = WordPieceCounter(tokenizer)
+    for ceilings in (counter.ceilings(texts), counter.ceilings(texts, 0)):
+        assert all(c is not None and c >= n for c, n in zip(ceilings, counts, strict=True))
+    refined = counter.ceilings(texts, 0)
+    assert sum(c <= 254 for c in refined) > 1.1 * sum(c <= 254 for c in counter.ceilings(texts))

@@ -346,12 +346,15 @@ class FastembedEmbedder:
     def token_ceilings(self, texts: Sequence[str]) -> list[int | None]:
         """Return, per text, a count :meth:`count_tokens` cannot exceed, found without
         counting (:meth:`WordPieceCounter.ceilings`; ``None`` for a tokenizer other than
-        BERT WordPiece, or a text beyond ASCII).
+        BERT WordPiece).
 
         :raises EmbedderUnavailableError: the tokenizer cannot be read.
         """
         counter = self._get_counter()
-        return counter.ceilings(texts) if counter is not None else [None] * len(texts)
+        if counter is None:
+            return [None] * len(texts)
+        # refined only where the budget of a text without a title needs it
+        return counter.ceilings(texts, self.max_tokens)
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         """Embed passages, batched by similar length to limit padding.

@@ -59,6 +59,10 @@ _ASCII = re.compile(r"[\x20-\x7e\t\n\r]*\Z")
 #: or one punctuation character (whitespace separates and is dropped).
 _PRE_TOKEN = re.compile(r"[a-z0-9]+|[^\sa-z0-9]")
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+#: The most characters other than spaces that BERT's normalizer makes of one character (a
+#: Hangul syllable: three jamo after NFD); a test checks every code point with the
+#: ``tokenizers`` library's own normalizer.
+EXPANSION = 3
 #: Distinct words (and, apart, distinct segments) a cache holds before it starts over
 #: (~100 bytes each; it starts over at the next call, so it may pass this by one call's).
 CACHE_WORDS = 500_000
@@ -147,23 +151,46 @@ class WordPieceCounter:
         #: No vocabulary entry is longer: a longer match is never tried.
         self._longest = max((len(t) for t in self._vocab), default=1)
 
-    def ceilings(self, texts: Sequence[str]) -> list[int | None]:
-        """Return, per text, a number its :meth:`count` cannot exceed, without counting:
-        for ASCII, its characters other than spaces and newlines (``None`` beyond ASCII).
+    def ceilings(self, texts: Sequence[str], refine_above: int | None = None
+                 ) -> list[int | None]:
+        """Return, per text, a number its :meth:`count` cannot exceed, without WordPiece:
+        its ASCII characters other than spaces and newlines plus :data:`EXPANSION` per
+        other character; above ``refine_above``, for plain ASCII holding no added token,
+        the sum over its pre-tokens of 1 for a word in the vocabulary, else the word's
+        length (a punctuation character: 1).
 
-        Why it holds: on ASCII, BERT's normalizer only drops controls, turns whitespace
-        into spaces and lowercases, one character for one; the pre-tokenizer cuts the rest
-        at whitespace into non-empty pre-tokens; WordPiece makes of a pre-token of n
-        characters at most n pieces (each covers at least one character) or one
-        ``[UNK]``; an added token matched first is one token for its text's characters,
-        none of them whitespace (else no ceiling is given). Tests compare it with the
-        tokenizer on SciFact, LoCoMo and generated strings (punctuation-only text meets
-        it exactly).
+        Why it holds: BERT's normalizer works character by character (NFD only reorders
+        marks) and makes of an ASCII character at most one (controls dropped, whitespace
+        a space, lowercased), of any other at most :data:`EXPANSION`; the pre-tokenizer cuts
+        the result at whitespace into non-empty pre-tokens (on plain ASCII:
+        :data:`_PRE_TOKEN`'s); WordPiece makes of a pre-token of n characters at most n
+        pieces (each covers at least one) or one ``[UNK]``; an added token matched first
+        is one token for its characters, not all whitespace (else no ceiling is given).
+        Tests compare it with the tokenizer on SciFact, LoCoMo and generated strings
+        (punctuation-only text meets it exactly).
+
+        :param refine_above: ceilings above this are refined word by word (a regular
+            expression pass, no WordPiece); ``None``: never.
         """
         if self._blank_added:
             return [None] * len(texts)
-        return [len(t) - t.count(" ") - t.count("\n") if t.isascii() else None
-                for t in texts]
+        out: list[int | None] = []
+        for text in texts:
+            ceiling = len(text) - text.count(" ") - text.count("\n")
+            if not text.isascii():
+                ceiling += (EXPANSION - 1) * (len(text) - len(text.encode("ascii", "ignore")))
+            elif refine_above is not None and ceiling > refine_above and _ASCII.match(text) \
+                    and not self._holds_added(text):
+                ceiling = self._word_ceiling(text)
+            out.append(ceiling)
+        return out
+
+    def _word_ceiling(self, text: str) -> int:
+        """Return :meth:`ceilings`' word-by-word bound of a plain ASCII text (loops in C:
+        a Python loop over the words cost as much as the WordPiece it saves)."""
+        words = _PRE_TOKEN.findall(text.lower())
+        known = list(filter(self._vocab.__contains__, words))  # one token each
+        return sum(map(len, words)) - sum(map(len, known)) + len(known)
 
     def _holds_added(self, text: str) -> bool:
         """True when an added token's text occurs in ``text`` (e.g. a literal ``[SEP]``)."""
