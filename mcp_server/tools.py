@@ -21,7 +21,7 @@ from pydantic import Field
 
 from octomem.engine.errors import InvalidQueryError, OctomemError, UsageValueError
 from octomem.engine.memory.context import MAX_CONTEXT, MIN_TOKENS
-from octomem.engine.memory.facade import KIND_INPUT_PATTERN
+from octomem.engine.memory.remember import KIND_INPUT_PATTERN
 from octomem.engine.memory.results import (
     ForgetResult,
     IngestResult,

@@ -214,7 +214,7 @@ def search(
     """Recall: both scopes, keyword and semantic arms fused by reciprocal rank, a bounded
     recency bonus, deduplicated; each hit names its scope."""
     from ..errors import InvalidQueryError
-    from ..memory.facade import check_kind
+    from ..memory.remember import check_kind
     from ..memory.times import as_of_instant
     from . import memory as show
     from .empty import why_empty

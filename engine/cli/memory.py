@@ -19,10 +19,10 @@ from .layout import SafeConsole, aligned, emit, packed, visible, wrapped
 from .values import human_size, human_time, plural
 
 if TYPE_CHECKING:  # the JSON results' pydantic models are built when JSON is printed
-    from ..memory.facade import Remembered
     from ..memory.folders import IngestReport
     from ..memory.forget import ForgetOutcome
     from ..memory.recall import RecallAnswer
+    from ..memory.remember import Remembered
     from ..memory.scopes import ScopeName
     from ..memory.transfer import ImportReport
     from ..types import Document

@@ -4,6 +4,7 @@ Built on the engine core (pipeline, arms, settings); the CLI and the MCP server 
 
 - :mod:`.facade` — :class:`~.facade.Memory` (remember, recall, forget, ingest) and
   :func:`~.facade.open_memory`, the one call every front end makes first;
+- :mod:`.remember` — one statement in: supersedes, handoffs, identical and near duplicates;
 - :mod:`.scopes` — the two scopes, one pipeline each, and where they live;
 - :mod:`.recall`, :mod:`.scoped_fusion`, :mod:`.recency` — the read path over both scopes;
 - :mod:`.forget`, :mod:`.ingest`, :mod:`.sources` — forgetting, and files/BEIR rows in;

@@ -6,33 +6,24 @@ otherwise); recall searches both by default (:mod:`.recall`); forget looks in bo
 
 Writes follow the pipeline's rule: the embedding is computed before the write
 transaction and stored in a second short one, so a model never runs while a scope's
-write lock is held.
+write lock is held (one statement: :mod:`.remember`).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..arms import VersionedStorage
-from ..errors import (
-    EmbedderMismatchError,
-    EmbedderUnavailableError,
-    InvalidQueryError,
-    StaleVersionError,
-    StoreBusyError,
-)
+from ..errors import InvalidQueryError
 from ..files import exposed
 from ..manager import ArmRegistry, load_registry
-from ..pipeline import AddReport, Pipeline, embedding_text
 from ..settings import LimitsSettings, LoadedSettings, load_settings
 from ..turns import TURN_KIND
-from ..types import DEFAULT_KIND, HANDOFF_KIND, Document, Filters
+from ..types import DEFAULT_KIND, Document, Filters
 from .context import ShapedAnswer, check_shape, shape
-from .duplicates import NearDuplicate, has_vectors, identical, near_duplicates
+from .duplicates import NearDuplicate, near_duplicates
 from .folders import IngestReport, folder_named, reconcile
 from .forget import ForgetOutcome, drop_forgotten, forget
 from .health import model_error
@@ -40,57 +31,17 @@ from .ingest import ingest_groups, merge_reports
 from .limits import check_length
 from .recall import Per, RecallRequest, is_answer, recall_scopes
 from .recall_log import RecallLog
+from .remember import Remembered, check_kind, remember
 from .scopes import SCOPES, ScopeName, ScopeSet, check_scope, memory_knobs, scope_roots
 from .showable import without_unshowable
 from .sources import IngestFormat
 from .times import as_of_instant, parse_time
 from .transcripts import turn_owner
-from .versions import check_version
 
 if TYPE_CHECKING:  # numpy arrives with the embedder, not at import (MCP start-up)
     import numpy as np
 
 __all__ = ["ForgetOutcome", "Memory", "NearDuplicate", "Remembered"]
-
-#: A kind is one word: a letter, then letters, digits or underscores (64 at most), stored
-#: in capitals (``fact`` is stored as ``FACT``).
-KIND_INPUT_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,63}$"
-
-
-def check_kind(kind: str, argument: str = "kind") -> str:
-    """Return ``kind`` in capitals if it is one word (``fact`` -> ``FACT``).
-
-    :raises InvalidQueryError: naming ``argument``, when ``kind`` is not one word of
-        letters, digits and ``_`` starting with a letter (64 at most).
-    """
-    if not isinstance(kind, str) or not re.fullmatch(KIND_INPUT_PATTERN, kind):
-        raise InvalidQueryError(
-            f"{argument}: must be one word (letters, digits, _), e.g. FACT; "
-            f"got {kind!r:.80}"
-        )
-    return kind.upper()
-
-
-@dataclass(slots=True)
-class Remembered:
-    """What ``remember`` stored and what the agent should know about it.
-
-    :param replaced: the previous handoffs this ``HANDOFF`` superseded.
-    :param superseded: the statement ``supersedes`` named, now marked superseded.
-    :param already_stored: ``document`` is an identical current statement of the scope
-        stored before (:func:`.duplicates.identical`): nothing new was stored.
-    :param asked_kind: the kind ``remember`` was given (``document.kind`` is the stored one).
-    """
-
-    scope: ScopeName
-    document: Document
-    embedded: bool
-    semantic_error: str | None = None
-    near_duplicates: list[NearDuplicate] = field(default_factory=list)
-    replaced: list[Document] = field(default_factory=list)
-    superseded: Document | None = None
-    already_stored: bool = False
-    asked_kind: str | None = None
 
 
 class Memory:
@@ -131,26 +82,6 @@ class Memory:
         return [(s, d) for s, p in self.scopes.existing(self._scopes(scope))
                 if (d := p.arms.storage.get_document(document_id)) is not None]
 
-    def _versioned(self, pipeline: Pipeline) -> Any:
-        storage = pipeline.arms.storage
-        if not isinstance(storage, VersionedStorage):
-            raise InvalidQueryError(
-                f"storage {storage.name!r} keeps no statement history, so supersedes and "
-                "HANDOFF cannot be recorded; use a storage such as 'sqlite'"
-            )
-        return storage
-
-    def _embed(self, pipeline: Pipeline, text: str) -> tuple[np.ndarray | None, str | None]:
-        """Embed one statement outside any transaction: ``(vector, why not)``."""
-        if pipeline.arms.semantic is None or pipeline.arms.embedder is None:
-            return None, None
-        if pipeline.semantic_error:
-            return None, pipeline.semantic_error
-        try:
-            return pipeline.arms.embedder.embed_documents([text])[0], None
-        except (EmbedderUnavailableError, EmbedderMismatchError) as exc:
-            return None, str(exc)
-
     def near_duplicates(self, text: str, vector: np.ndarray | None,
                         exclude: Sequence[str] = ()) -> list[NearDuplicate]:
         """Return up to :data:`~.duplicates.MAX_NEAR_DUPLICATES` current statements of
@@ -158,135 +89,21 @@ class Memory:
         return near_duplicates(self.scopes.existing(), text, vector,
                                self.knobs.duplicate_threshold, exclude)
 
-    def _target(
-        self, scope: str | None, supersedes: str | None, expect_version: str | None = None
-    ) -> tuple[ScopeName, Document | None]:
-        """Pick the scope to write to and the statement ``supersedes`` names (checked
-        against ``expect_version`` first, when given)."""
-        chosen = check_scope(scope)
-        if supersedes is None:
-            return chosen or "local", None
-        matches = self.find(supersedes)
-        if expect_version is not None and not matches:
-            raise StaleVersionError(
-                f"{supersedes!r} was forgotten after it was read; nothing was changed")
-        if expect_version is not None:
-            check_version(self.scopes.require(matches[0][0]).arms.storage, supersedes,
-                          expect_version)
-        if not matches:
-            gone = [p.arms.storage.get_forgotten(supersedes) for _, p in self.scopes.existing()
-                    if isinstance(p.arms.storage, VersionedStorage)]
-            why = " (it was forgotten)" if any(gone) else ""
-            raise InvalidQueryError(f"supersedes: no statement has the id {supersedes!r}{why}")
-        old_scope, old = matches[0]
-        if chosen is not None and chosen != old_scope:
-            raise InvalidQueryError(
-                f"supersedes: {supersedes!r} is in the {old_scope} scope; a statement supersedes "
-                f"one of its own scope, so remember it with scope={old_scope!r}"
-            )
-        if not old.is_current:
-            raise InvalidQueryError(
-                f"supersedes: {supersedes!r} is already superseded by {old.superseded_by!r}; "
-                "supersede the current statement instead"
-            )
-        return old_scope, old
-
-    # ---- remember -----------------------------------------------------------------
+    # ---- remember, recall, forget, ingest ------------------------------------------
 
     def remember(
         self, text: str, scope: str | None = None, kind: str = DEFAULT_KIND,
         tags: Sequence[str] = (), event_time: str | float | None = None,
         supersedes: str | None = None, expect_version: str | None = None,
     ) -> Remembered:
-        """Append one statement to a scope (``local`` by default) and embed it.
+        """Append one statement to a scope (``local`` by default) and embed it; see
+        :func:`.remember.remember`.
 
-        ``HANDOFF`` statements supersede the scope's previous handoff. ``supersedes``
-        marks an older statement superseded (kept, linked both ways); the new statement
-        goes to that statement's scope unless ``scope`` says otherwise (then: error).
-        A text identical to a current statement of the target scope (same event time, any
-        kind) is not stored again: the answer is that statement, with
-        ``already_stored`` (unless ``supersedes`` is given). The write is never refused
-        for a near duplicate; those are reported.
-
-        :param event_time: when what it says happened (ISO-8601 date or time).
-        :param expect_version: the version of ``supersedes`` the caller read; checked
-            inside the write transaction.
         :raises InvalidQueryError: empty text, a bad kind, time or scope, or an unknown,
             other-scope or already superseded ``supersedes`` id; the message names it.
         :raises StaleVersionError: ``supersedes`` changed since the caller read it.
         """
-        if not isinstance(text, str) or not text.strip():
-            raise InvalidQueryError("text: empty; give the statement to remember")
-        text = text.strip()
-        check_length(len(text), self.limits.remember_chars, "text", "limits.remember_chars",
-                     hint="; a text this long is a document: ingest it")
-        kind = check_kind(kind)
-        target, old = self._target(scope, supersedes, expect_version)
-        tags = tuple(dict.fromkeys(t.strip() for t in tags if t.strip()))
-        document = Document(text=text, kind=kind, tags=tags,
-                            event_time=parse_time(event_time, "event_time"), supersedes=supersedes)
-        pipeline = self.scopes.require(target, create=True)
-        if old is None and (same := identical(pipeline.arms.storage, document)) is not None:
-            return Remembered(target, same, has_vectors(pipeline, same), already_stored=True,
-                              asked_kind=kind)
-        vector, semantic_error = self._embed(pipeline, embedding_text_of(document))
-        near = [] if kind == HANDOFF_KIND else self.near_duplicates(
-            text, vector, exclude=(supersedes,) if supersedes else ())
-        out = Remembered(target, document, False, semantic_error, near, asked_kind=kind)
-        report = self._write(pipeline, document, old, out, expect_version)
-        out.embedded = self._store_vector(pipeline, report, vector, out)
-        return out
-
-    def _write(self, pipeline: Pipeline, document: Document, old: Document | None,
-               out: Remembered, expect_version: str | None = None) -> AddReport:
-        """Supersede, replace the handoff and append, in one write transaction."""
-        storage = pipeline.arms.storage
-        needs_history = old is not None or document.kind == HANDOFF_KIND
-        versioned = self._versioned(pipeline) if needs_history else storage
-        with storage.transaction() as tx:
-            if old is None and (same := identical(storage, document)) is not None:
-                out.document, out.already_stored, out.near_duplicates = same, True, []
-                return AddReport()  # stored meanwhile by another writer
-            if old is not None:
-                if expect_version is not None:
-                    check_version(storage, old.id, expect_version)
-                current = storage.get_document(old.id)  # re-read under the write lock
-                if current is None or not current.is_current:
-                    raise InvalidQueryError(
-                        f"supersedes: {old.id!r} was superseded or forgotten meanwhile")
-                versioned.supersede(tx, old.id, document.id, document.valid_from)
-                out.superseded = storage.get_document(old.id)
-            if document.kind == HANDOFF_KIND:
-                for previous in list(versioned.iter_documents(kinds=(HANDOFF_KIND,))):
-                    versioned.supersede(tx, previous.id, document.id, document.valid_from)
-                    out.replaced.append(storage.get_document(previous.id) or previous)
-            return pipeline.add([document], embed=False)
-
-    def _store_vector(self, pipeline: Pipeline, report: AddReport, vector: np.ndarray | None,
-                      out: Remembered) -> bool:
-        """Write the statement's vector in its own short transaction; True when written."""
-        semantic = pipeline.arms.semantic
-        if semantic is None or not report.chunk_ids or pipeline.semantic_error:
-            return False
-        chunks = pipeline.arms.storage.get_chunks(report.chunk_ids)
-        try:
-            if vector is not None and len(chunks) == 1 and \
-                    embedding_text(chunks[0]) == embedding_text_of(out.document):
-                with pipeline.arms.storage.transaction() as tx:
-                    semantic.add(tx, [chunks[0].id], vector[None, :])
-                return True
-            if out.semantic_error is None:  # a long statement: chunked, embed each chunk
-                return pipeline.embed_pending(chunk_ids=report.chunk_ids) > 0
-        except (EmbedderUnavailableError, EmbedderMismatchError) as exc:
-            out.semantic_error = str(exc)
-        except StoreBusyError:  # the statement is stored (its own transaction committed)
-            out.semantic_error = (
-                "another process held the store's write lock when the vector was to be "
-                "written; the statement is found by its words until `octomem reindex` "
-                "embeds it")
-        return False
-
-    # ---- recall, forget, ingest -----------------------------------------------------
+        return remember(self, text, scope, kind, tags, event_time, supersedes, expect_version)
 
     def recall(
         self, query: str, scope: str | None = None, top_k: int | None = None,
@@ -423,11 +240,6 @@ class Memory:
         """Write the queued recall counts, then close both scopes."""
         self.recall_log.close()
         self.scopes.close()
-
-
-def embedding_text_of(document: Document) -> str:
-    """Return the text a one-chunk document is embedded as (title, then text)."""
-    return f"{document.title}\n{document.text}" if document.title else document.text
 
 
 def open_memory(

@@ -1,6 +1,6 @@
 """Statement kinds: an open set, with a few kinds octomem itself gives a meaning.
 
-A kind is any word, stored in capitals (:func:`.facade.check_kind`): agents and people pick their
+A kind is any word, stored in capitals (:func:`.remember.check_kind`): agents and people pick their
 own (``docs/mcp.md``: "FACT, PREFERENCE, DECISION, RULE, TODO, …"), so an unknown kind is
 never refused. A typo (``PREFERNCE``) would still quietly make a kind of its own, which
 session start, ``--kind`` filters and the Markdown export then treat apart; so a kind that

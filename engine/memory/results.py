@@ -7,11 +7,12 @@ from pydantic import BaseModel, Field
 from ..pipeline import AddReport
 from ..relevance import Relevance
 from ..types import Chunk, Document
-from .facade import NearDuplicate, Remembered
+from .duplicates import NearDuplicate
 from .forget import ForgetOutcome
 from .limits import preview
 from .models import ArmContribution, StoredItem
 from .recall import RecallAnswer, ScopedHit
+from .remember import Remembered
 from .times import iso_or_none as iso
 from .turn_results import (
     BudgetResult,
