@@ -6,6 +6,7 @@
   arithmetic (FTS5's scores bit for bit), kept in step through the change log;
   :mod:`.postings_snapshot` its snapshot beside the file; :mod:`.maxscore` its exact
   MaxScore pruning (common terms looked up for the candidates, not scanned);
+  :mod:`.tokens` the chunks as FTS5 tokenizes them (its tokenizer, its token cut);
 - :mod:`.bounds` and :mod:`.pruning` — exact MaxScore/WAND-style pruning of FTS5's OR-queries.
 """
 

@@ -269,7 +269,7 @@ class Fts5KeywordArm:
     def _tokens(self, conn: apsw.Connection, terms: Sequence[str]) -> list[str] | None:
         """Return each term's FTS5 token, or ``None`` when one is not exactly one token
         (its phrase would need positions; FTS5 ranks that query)."""
-        from octomem.plugins.fts5.postings import cap_token, tokenizer
+        from octomem.plugins.fts5.tokens import cap_token, tokenizer
 
         tok = tokenizer(conn)
         tokens = []

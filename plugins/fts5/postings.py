@@ -7,8 +7,8 @@ few vectorised gathers and adds over them (term-at-a-time accumulation, Turtle &
 IP&M 31(6), 1995), so the cost is the postings touched, not SQLite's per-row calls.
 
 The hits and scores are FTS5's, bit for bit: the same tokens (FTS5's ``porter
-unicode61`` tokenizer, called through apsw), the same N and average length (live rows
-and their tokens), and ``bm25()``'s formula in its order of operations
+unicode61`` tokenizer, called through apsw: :mod:`.tokens`), the same N and average
+length (live rows and their tokens), and ``bm25()``'s formula in its order of operations
 (``fts5_aux.c``: IDF = ln((N - n + 0.5) / (n + 0.5)), 1e-6 when <= 0; per phrase
 IDF * tf * (k1 + 1) / (tf + k1 * (1 - b + b * D / avgdl)), summed in phrase order,
 k1 = 1.2, b = 0.75). A property test holds this against FTS5 after random writes.
@@ -31,9 +31,7 @@ import json
 import logging
 import threading
 from array import array
-from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 
 import apsw
 import numpy as np
@@ -43,15 +41,11 @@ from ..sqlite.filter_index import allowed_at
 from . import maxscore
 from .postings_snapshot import PostingSnapshots
 from .ranking import fts5_totals
+from .tokens import BODY, Tokenized, tokenize_rows
 
 #: FTS5's ``bm25()`` constants (``fts5_aux.c``: k1 = 1.2, b = 0.75).
 K1 = 1.2
 B = 0.75
-#: FTS5 cuts every token to its first 32,768 bytes, in documents and queries alike
-#: (``FTS5_MAX_TOKEN_SIZE`` in ``fts5Int.h``); the copy cuts the same way.
-MAX_TOKEN_BYTES = 32_768
-#: The arm's tokenizer, as created by ``tokenize='porter unicode61'``.
-TOKENIZER = ("porter", ["unicode61"])
 #: Rebuild the arrays once the dead slots or the slots added since the last build exceed
 #: this fraction of the built ones: a rebuild re-sorts every posting (~1 s per 100k
 #: chunks, inside the search that triggers it), while dead slots cost every query a
@@ -61,38 +55,7 @@ REBUILD_FRACTION = 0.1
 REBUILD_MIN = 2_000
 
 
-@dataclass
-class _Docs:
-    """Tokenized chunks as flat int64 arrays (8 bytes per value, not a Python int each):
-    per chunk its id, token count and number of distinct tokens; per distinct token of a
-    chunk its term id and count in the chunk."""
-
-    ids: array[int] = field(default_factory=lambda: array("q"))
-    lengths: array[int] = field(default_factory=lambda: array("q"))
-    sizes: array[int] = field(default_factory=lambda: array("q"))
-    terms: array[int] = field(default_factory=lambda: array("q"))
-    tfs: array[int] = field(default_factory=lambda: array("q"))
-
-    def numpy(self, name: str) -> np.ndarray:
-        """Return the int64 array ``name`` as numpy (a view)."""
-        return np.frombuffer(getattr(self, name), dtype=np.int64)
-
-
 log = logging.getLogger(__name__)
-_BODY = "CASE WHEN coalesce(title, '') = '' THEN text ELSE title || char(10) || text END"
-
-
-def cap_token(token: str) -> str:
-    """Cut ``token`` to FTS5's :data:`MAX_TOKEN_BYTES` of UTF-8, as FTS5 stores it (a cut
-    inside a character keeps its bytes, as surrogate escapes)."""
-    if len(token) <= MAX_TOKEN_BYTES // 4:
-        return token
-    return token.encode()[:MAX_TOKEN_BYTES].decode("utf-8", "surrogateescape")
-
-
-def tokenizer(conn: apsw.Connection) -> apsw.FTS5Tokenizer:
-    """Return FTS5's ``porter unicode61`` tokenizer on ``conn`` (the arm's index tokenizer)."""
-    return conn.fts5_tokenizer(TOKENIZER[0], TOKENIZER[1])
 
 
 class PostingIndex(PostingSnapshots):
@@ -184,33 +147,11 @@ class PostingIndex(PostingSnapshots):
         exists = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (self.table,))
         if exists.fetchone() is None:
             return
-        rows = conn.execute(f"SELECT id, {_BODY} FROM chunks WHERE id IN "
+        rows = conn.execute(f"SELECT id, {BODY} FROM chunks WHERE id IN "
                             f"(SELECT rowid FROM {self.table}) ORDER BY id")
-        self._build(self._tokenized(conn, rows))
+        self._build(tokenize_rows(conn, rows, self.vocab))
 
-    def _tokenized(self, conn: apsw.Connection, rows: Iterable[tuple[int, str]]) -> _Docs:
-        """Tokenize ``(chunk id, body)`` rows; new tokens join the vocabulary."""
-        tok = tokenizer(conn)
-        reason = apsw.FTS5_TOKENIZE_DOCUMENT
-        vocab = self.vocab
-        docs = _Docs()
-        for cid, body in rows:
-            tokens = tok(body.encode(), reason, None, include_offsets=False,
-                         include_colocated=False)
-            if len(body) > MAX_TOKEN_BYTES // 4:  # only then can a token exceed the cap
-                tokens = [cap_token(t) for t in tokens]
-            counts = Counter(tokens)
-            for token in counts:  # (keys() - keys() would walk the whole vocabulary)
-                if token not in vocab:
-                    vocab[token] = len(vocab)
-            docs.ids.append(cid)
-            docs.lengths.append(len(tokens))
-            docs.sizes.append(len(counts))
-            docs.terms.extend(map(vocab.__getitem__, counts))
-            docs.tfs.extend(counts.values())
-        return docs
-
-    def _build(self, docs: _Docs) -> None:
+    def _build(self, docs: Tokenized) -> None:
         """Make the built part from ``docs`` (ascending chunk ids), dropping the rest."""
         n = len(docs.ids)
         self.slot_ids = docs.numpy("ids").copy()
@@ -249,9 +190,9 @@ class PostingIndex(PostingSnapshots):
                 self.dead += 1
         listed = json.dumps(changed)
         rows = conn.execute(
-            f"SELECT id, {_BODY} FROM chunks WHERE id IN (SELECT rowid FROM {self.table} "
+            f"SELECT id, {BODY} FROM chunks WHERE id IN (SELECT rowid FROM {self.table} "
             "WHERE rowid IN (SELECT value FROM json_each(?))) ORDER BY id", (listed,))
-        docs = self._tokenized(conn, rows)
+        docs = tokenize_rows(conn, rows, self.vocab)
         start = 0
         for cid, length, size in zip(docs.ids, docs.lengths, docs.sizes, strict=True):
             end = start + size
