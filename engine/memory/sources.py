@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
-from ..errors import OctomemError
+from ..errors import OctomemError, UsageValueError
 from ..turns import TURN_KIND, beir_turn, epoch
 from ..types import Document
 from .limits import check_length
@@ -74,11 +74,13 @@ def find_sources(
         be read (missing, neither text nor a transcript) instead of raising: the caller
         stores the others, then fails naming each.
     :returns: ``(text files, [(transcript file, its format)])``.
+    :raises UsageValueError: ``fmt`` is unknown (a usage error: status 2 on the command
+        line); the message lists the formats.
     :raises OctomemError: a path does not exist, a named file is neither a text file
-        nor a transcript, or ``fmt`` is unknown.
+        nor a transcript.
     """
     if fmt not in INGEST_FORMATS:
-        raise OctomemError(f"--format: must be one of {', '.join(INGEST_FORMATS)}, got {fmt!r}")
+        raise UsageValueError(f"--format: must be one of {', '.join(INGEST_FORMATS)}, got {fmt!r}")
     texts: list[Path] = []
     transcripts: list[tuple[Path, TranscriptFormat]] = []
     for path in paths:
