@@ -26,6 +26,9 @@ CHUNK_FIELDS = (
     "valid_to, revision"
 )
 CHUNK_COLUMNS = "id, " + CHUNK_FIELDS
+#: ``json.dumps(value, ensure_ascii=False, sort_keys=True)`` without building an encoder
+#: per call (json.dumps does when given options: 6.5 -> 4.1 us a metadata dict)
+_ENCODE = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
 
 
 def dumps(value: Any, what: str) -> str:
@@ -36,7 +39,7 @@ def dumps(value: Any, what: str) -> str:
     if not value and type(value) in (list, dict):  # most tags and metadata (as json writes)
         return "[]" if type(value) is list else "{}"
     try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+        return _ENCODE(value)
     except (TypeError, ValueError) as exc:
         raise OctomemError(f"{what} is not JSON-serialisable: {exc}") from exc
 
