@@ -65,7 +65,7 @@ import apsw
 from octomem.engine.arms import ArmContext, ArmSpec
 from octomem.engine.errors import EmbedderMismatchError, InvalidQueryError, OctomemError
 from octomem.engine.hookspecs import hookimpl
-from octomem.engine.types import Filters, Hit, Run, run_of
+from octomem.engine.types import Filters, Hit, Run
 from octomem.plugins.sqlite.storage import SqliteStorage, require_sqlite
 
 from ..sqlite import changelog as vector_log
@@ -350,38 +350,6 @@ class SqliteVecSemanticArm:
         matrix.sync(self.storage.connection())
         return matrix
 
-    def _scan(self, bound: VectorSet, query: np.ndarray, filters: Filters, k: int) -> Run:
-        """Search with an exact numpy scan of the in-RAM copy (``scan = "numpy"``).
-
-        The filters are a mask from the storage's in-RAM filter index
-        (:mod:`octomem.plugins.sqlite.filter_index`), gathered by the matrix's chunk ids,
-        kept with its rows (and gathered vectors) while nothing changes (:mod:`.subsets`).
-        The change log's last position is read once; when either copy is behind, both
-        sync in one read transaction, so a hit is never a chunk deleted in between.
-        """
-        from ..sqlite import snapshot_sync
-        from .subsets import SubsetCache, subset_of
-
-        conn = self.storage.connection()
-        matrix = self._matrix_of(bound)
-        fields = self.storage.fields
-        with matrix.lock:
-            last = vector_log.last_seq(conn)
-            if not (snapshot_sync.current(matrix, last) and snapshot_sync.current(fields, last)):
-                with conn:
-                    matrix.sync(conn)
-                    fields.sync(conn)
-            cache = self._subsets.get(bound.table)
-            if cache is None:
-                cache = self._subsets[bound.table] = SubsetCache(
-                    int(self.options.filter_cache_mb * 2**20))
-            subset = subset_of(cache, matrix, fields, filters)
-            # filtered: exact; unfiltered (the current-only rule at most): may project
-            top = matrix.top_k(query, k, subset.mask, subset.rows, subset.gathered,
-                               exact=not filters.is_empty())
-        # tolist: Python ints and floats, as int()/float()
-        return run_of(top.ids.tolist(), top.scores.tolist(), NAME)
-
     def search(self, vector: np.ndarray, filters: Filters, k: int) -> Run:
         """Return the ``k`` chunks passing ``filters`` nearest to ``vector`` by cosine.
 
@@ -395,21 +363,17 @@ class SqliteVecSemanticArm:
             similarity in [-1, 1]; empty when unbound or ``vector`` is zero.
         :raises EmbedderMismatchError: ``vector`` has another dimension than the bound set.
         """
-        import numpy as np
+        from .scan import checked_query, scan
 
         bound = self.bound
         if k < 1 or bound is None:
             return []
-        query = np.ascontiguousarray(vector, dtype=np.float32).reshape(-1)
-        if query.shape != (bound.dim,):
-            raise EmbedderMismatchError(
-                f"query vector has shape {query.shape}, the bound vector set holds "
-                f"{bound.dim}-dimensional vectors of {bound.model_id!r}"
-            )
-        if not np.isfinite(query).all() or not query.any():
+        checked = checked_query(vector, bound)
+        if checked is None:
             return []
+        query, norm = checked
         if self._in_ram(bound):
-            return self._scan(bound, query, filters, int(k))
+            return scan(self, bound, query, norm, filters, int(k))
         k = min(int(k), KNN_MAX_K)
         skip: set[int] = set()
         plain = _current_only(filters) and not (filters.tags or filters.metadata)

@@ -39,8 +39,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import apsw
@@ -51,6 +50,7 @@ from ..sqlite import snapshot_sync
 from . import row_gather, vec0_reader
 from .matrix_snapshot import MatrixSnapshots
 from .projection import Projection, top_rows
+from .top import select_top
 
 #: Below the projection threshold, a mask keeping fewer than this share of the rows is
 #: scored by gathering its rows from the row-major copy (:mod:`.row_gather`); a larger
@@ -68,11 +68,11 @@ GATHER_BELOW = 32
 _BLAS = ThreadpoolController().select(user_api="blas").lib_controllers
 
 
-@contextmanager
-def one_blas_thread() -> Iterator[None]:
-    """A context in which BLAS calls use one thread (~0.006 ms: the libraries' own
-    get/set calls through threadpoolctl's handles; ``ThreadpoolController.limit`` took
-    0.02-0.06 ms, a twentieth of a filtered search at 10k).
+class one_blas_thread:  # noqa: N801 (a context used as a function, its name kept)
+    """A context in which BLAS calls use one thread (~2 us when BLAS runs one thread
+    already, ~5 us otherwise: the libraries' own get/set calls through threadpoolctl's
+    handles; ``ThreadpoolController.limit`` took 0.02-0.06 ms, a twentieth of a filtered
+    search at 10k, and a generator-based context ~10 us).
 
     A scan is a matrix-vector product, bound by memory bandwidth, which one core
     reaches (numpy's single-threaded ``sum`` reads 26 GB/s here). More threads only
@@ -81,16 +81,21 @@ def one_blas_thread() -> Iterator[None]:
     5.9 against 6.1 ms at 100k (2 cores); the keyword arm's worker thread needs the other
     core anyway (``retrieval.parallel_arms``).
     """
-    before = [lib.get_num_threads() for lib in _BLAS]
-    for lib, threads in zip(_BLAS, before, strict=True):
-        if threads != 1:
-            lib.set_num_threads(1)
-    try:
-        yield
-    finally:
-        for lib, threads in zip(_BLAS, before, strict=True):
+
+    __slots__ = ("changed",)
+
+    def __enter__(self) -> None:
+        changed = []
+        for lib in _BLAS:
+            threads = lib.get_num_threads()
             if threads != 1:
-                lib.set_num_threads(threads)
+                lib.set_num_threads(1)
+                changed.append((lib, threads))
+        self.changed = changed
+
+    def __exit__(self, *exc: object) -> None:
+        for lib, threads in self.changed:
+            lib.set_num_threads(threads)
 
 
 #: Rows per block when copying row-major vectors into the column-major matrix (0.08 s
@@ -321,11 +326,9 @@ class VectorMatrix(MatrixSnapshots):
             scores = (self.matrix[:n] @ q) * self.inv_norms[:n]
             if rows is not None:
                 scores = scores[rows]
-        top = top_rows(scores, k)
-        rows_top = top if rows is None else rows[top]
-        ids, best = self.ids[rows_top], scores[top]
-        order = np.lexsort((ids, -best))
-        return ScanResult(ids[order], best[order].astype(np.float32))
+        row_ids = self.ids[:n] if rows is None else self.ids[rows]
+        top = select_top(scores, row_ids, k)
+        return ScanResult(row_ids[top], scores[top].astype(np.float32, copy=False))
 
     def _gathers(self, allowed: int, exact: bool = False) -> bool:
         """True when a mask keeping ``allowed`` rows is scored by a gather of those rows

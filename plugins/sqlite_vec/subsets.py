@@ -6,7 +6,8 @@ numbers (~0.1 ms at 10k on 2 loaded cores), and, for a selective filter, gathers
 rows' vectors into a buffer before scoring them (:mod:`.row_gather`: ~0.1-0.3 ms at 10 %
 of 10k, ~9 ms at 10 % of 100k). The same filters are asked again and again: every
 question of one conversation (``--group-by``), one tag, one kind. This keeps, per
-filters, the mask, its rows and, for a selective filter, the gathered vectors, for as
+filters, the mask, its rows and, for a selective filter, the gathered vectors (with
+their chunk ids and inverse norms: :func:`.scan.kept_top` needs nothing else), for as
 long as both copies stay at the change-log position they were made at (any write moves
 it: then everything is dropped). The vectors are gathered when a filter is asked a
 second time, so a filter asked once (``as_of`` now, say) costs no copy. A search of a
@@ -51,19 +52,23 @@ class Subset:
     :ivar rows: int64 ``np.flatnonzero(mask)``, ``None`` with ``mask``.
     :ivar gathered: :func:`.row_gather.gather` of ``rows`` (float32, C-contiguous), or
         ``None`` when the scan does not gather them (not selective, or over budget).
+    :ivar ids: int64 chunk ids of ``rows``, kept with ``gathered`` (else ``None``).
+    :ivar inv_norms: float32 inverse L2 norms of ``rows``, kept with ``gathered``.
     """
 
     mask: np.ndarray | None
     rows: np.ndarray | None
     gathered: np.ndarray | None = None
+    ids: np.ndarray | None = None
+    inv_norms: np.ndarray | None = None
     tried: bool = False  # gathering was considered (on the second search of the filter)
 
     @property
     def nbytes(self) -> int:
-        """Bytes held: the mask, the row numbers and the gathered vectors (all budgeted:
-        at 1M rows a mask and its rows alone are up to 9 MB)."""
-        return sum(int(a.nbytes) for a in (self.mask, self.rows, self.gathered)
-                   if a is not None)
+        """Bytes held: the mask, the row numbers, the gathered vectors and their ids and
+        norms (all budgeted: at 1M rows a mask and its rows alone are up to 9 MB)."""
+        return sum(int(a.nbytes) for a in (self.mask, self.rows, self.gathered, self.ids,
+                                            self.inv_norms) if a is not None)
 
 
 def filters_key(filters: Filters) -> Hashable:
@@ -90,16 +95,17 @@ class SubsetCache:
         self.held = 0  # bytes of gathered vectors kept
 
     def get(self, key: Hashable, state: Any, make: Callable[[], Subset],
-            gather: Callable[[np.ndarray], np.ndarray | None], row_bytes: int) -> Subset:
+            gather: Callable[[Subset], None], row_bytes: int) -> Subset:
         """Return the subset of ``key`` in ``state``, making and keeping it when absent
         (its mask and rows), and gathering its rows when it is asked for a second time.
 
         :param state: anything equal while the copies are unchanged (e.g. both change-log
             positions and the row count); another state drops every kept subset.
         :param make: computes the subset without gathered vectors.
-        :param gather: returns the gathered vectors of the subset's rows when the scan
-            would gather them, else ``None``; called only when they fit the budget.
-        :param row_bytes: bytes of one gathered row (``dim * 4``).
+        :param gather: sets the subset's gathered vectors, ids and inverse norms when the
+            scan would gather its rows, else leaves them ``None``; called only when they fit
+            the budget.
+        :param row_bytes: bytes of one gathered row with its id and norm (``dim * 4 + 12``).
         """
         if state != self.state:
             self.entries.clear()
@@ -116,7 +122,7 @@ class SubsetCache:
                     and subset.nbytes + (len(rows) + 4) * row_bytes <= self.budget):
                 subset.tried = True  # asked again: gather its rows once, if the scan would
                 before = subset.nbytes
-                subset.gathered = gather(rows)
+                gather(subset)
                 self.held += subset.nbytes - before
         while self.entries and (self.held > self.budget or len(self.entries) > ENTRIES):
             _, old = self.entries.popitem(last=False)
@@ -133,9 +139,11 @@ def subset_of(cache: SubsetCache, matrix: VectorMatrix, fields: FilterIndex,
         mask = allowed_at(fields.mask(filters), matrix.ids[:matrix.count])
         return Subset(mask, None if mask is None else np.flatnonzero(mask))
 
-    def gather(rows: np.ndarray) -> np.ndarray | None:
-        return (row_gather.gather(matrix._rows_major(), rows)
-                if matrix._gathers(len(rows), exact=not filters.is_empty()) else None)
+    def gather(subset: Subset) -> None:
+        rows = subset.rows
+        if rows is not None and matrix._gathers(len(rows), exact=not filters.is_empty()):
+            subset.gathered = row_gather.gather(matrix._rows_major(), rows)
+            subset.ids, subset.inv_norms = matrix.ids[rows], matrix.inv_norms[rows]
 
     return cache.get(filters_key(filters), (matrix.seq, fields.seq, matrix.count), make,
-                     gather, 4 * matrix.dim)
+                     gather, 4 * matrix.dim + 12)
