@@ -32,8 +32,12 @@ def select_top(scores: np.ndarray, ids: np.ndarray, k: int) -> np.ndarray:
     """
     n = len(scores)
     if k < n:
-        cut = np.argpartition(scores, n - k)[n - k:] if n <= SHORT else top_rows(scores, k)
-        kth = scores[cut].min()
+        if n <= SHORT:
+            cut = np.argpartition(scores, n - k)[n - k:]
+            kth = scores[cut[0]]  # argpartition puts the k-th best first in the cut
+        else:
+            cut = top_rows(scores, k)
+            kth = scores[cut].min()
         if np.count_nonzero(scores >= kth) > k:  # rows tie with the k-th across the cut
             cut = np.flatnonzero(scores >= kth)
     else:
