@@ -24,7 +24,7 @@ from .errors import (
 from .fusion import Fused, order_documents, reciprocal_rank_fusion, weighted_score_fusion
 from .manager import ArmRegistry
 from .model_load import load_model
-from .relevance import HitJudge
+from .relevance import JUDGED_HITS, HitJudge
 from .rerank import more_wanted, rerank_depth, rerank_stage, similarities
 from .settings import LoadedSettings
 from .token_counts import BatchCounts, Ceilings, title_budget
@@ -384,7 +384,8 @@ class Pipeline:
         if self.arms.dedup is not None and hits:
             hits, collapsed = self.arms.dedup.dedup(hits, vectors)
             answer.collapsed.extend(collapsed)
-        judge = HitJudge(self.settings.retrieval, self.arms, runs)
+        judge = HitJudge(self.settings.retrieval, self.arms, runs, query.filters,
+                         [embedding_text(h.chunk) for h in hits[:JUDGED_HITS]])
         hits = [replace(h, rank=i, relevance=judge(
             query.text, h, embedding_text(h.chunk), cos.get(h.chunk.id)))
                 for i, h in enumerate(hits[: query.top_k], start=1)]

@@ -9,9 +9,16 @@ scale does not depend on the query or the store:
 - ``coverage``: the share of the query's content words (stop words and question
   scaffolding dropped, light suffix folding) found in the hit's title and text.
 
-``p = 1 / (1 + exp(-(w_cos·cos + w_cov·coverage + w_both·cos·coverage + bias)))`` —
-logistic regression (Cox, 1958), fitted by ``benchmarks/fit_ranking.py`` on tune
-splits only; the weights are data (``relevance.json`` beside this module). A cosine
+``p = 1 / (1 + exp(-(w_cos·cos + w_cov·coverage + w_both·cos·coverage + bias
++ w_unheard·unheard)))`` — logistic regression (Cox, 1958), fitted by
+``benchmarks/fit_ranking.py`` on tune splits only; the weights are data
+(``relevance.json`` beside this module). ``unheard`` is an answer's, not a hit's: how many
+of the query's content words no stored chunk the query could reach holds (the keyword arm
+finds none under the query's filters; :func:`unheard_words`). A question naming things the
+memory never mentions ("largemouth bass", asked of a memory that never spoke of fishing)
+is less likely answered by any of its hits, however close their other words; its weight
+``w_unheard`` (``unheard`` in ``relevance.json``, < 0) and the floor were chosen on the
+tune splits by ``benchmarks/fit_turn_relevance.py``. A cosine
 means something only for the embedder it was fitted with (``embedder``, a model id
 prefix: the shipped MiniLM); without a semantic arm, for a hit without a vector, or with
 another embedder, the keyword-only weights (coverage alone) apply.
@@ -37,7 +44,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -56,6 +63,12 @@ about from any some much many
 """.split())
 _WORD = re.compile(r"[^\W_]+")
 _SUFFIXES = ("ing", "ed", "es", "s", "ly")
+
+#: How many of an answer's first hits decide whether it abstains, whatever its ``top_k``:
+#: the floors were chosen judging each question's first 10 hits (the tool's default
+#: ``retrieval.top_k``; ``benchmarks/fit_ranking.py``, ``benchmarks/fit_relevance.py`` and
+#: the abstention pass, ``benchmarks/subsets.py``), so a floor means what it was chosen for.
+JUDGED_HITS = 10
 
 #: Kinds whose hits are scored with the document weights (``ingest``'s files and BEIR rows).
 DOCUMENT_KINDS = frozenset({"DOC"})
@@ -82,6 +95,28 @@ def content_words(text: str) -> frozenset[str]:
     """Return the folded content words of ``text`` (see :data:`FUNCTION_WORDS`)."""
     return frozenset(_fold(w) for w in (x.casefold() for x in _WORD.findall(text))
                      if w not in FUNCTION_WORDS)
+
+
+def unheard_words(query: str, held: Iterable[str], present: Callable[[str], bool]) -> int:
+    """Return how many of ``query``'s content words (:func:`content_words`) the memory
+    never mentions: no text of ``held`` (the answer's hits) holds the word, and
+    ``present`` is false for each of its spellings in the query ("planning" for
+    "plann"). ``present(word)`` says whether any stored chunk the query can reach holds
+    ``word`` (the keyword arm finds one under the query's filters)."""
+    words = content_words(query)
+    if not words:
+        return 0
+    missing = set(words)
+    for text in held:
+        missing -= content_words(text)
+        if not missing:
+            return 0
+    spellings: dict[str, list[str]] = {}
+    for raw in _WORD.findall(query):
+        for word in content_words(raw) & missing:
+            spellings.setdefault(word, []).append(raw)
+    return sum(not any(present(raw) for raw in spellings.get(word, [word]))
+               for word in missing)
 
 
 def coverage(query: frozenset[str], text: str) -> float:
@@ -144,13 +179,16 @@ class DocumentWeights:
 @dataclass(frozen=True, slots=True)
 class RelevanceModel:
     """Logistic weights ``(w_cos, w_cov, w_both, bias)`` with and without a cosine, the
-    model id prefix of the embedder whose cosines they were fitted on, and the weights of
-    documents' hits (``None``: documents are scored as turns)."""
+    model id prefix of the embedder whose cosines they were fitted on, the weights of
+    documents' hits (``None``: documents are scored as turns), and ``unheard``, the logit
+    added per unheard query word (:func:`unheard_words`) to a turn's or statement's
+    relevance, with or without a cosine (0: not used)."""
 
     hybrid: tuple[float, float, float, float]
     keyword: tuple[float, float]
     embedder: str = ""
     document: DocumentWeights | None = None
+    unheard: float = 0.0
 
     def fits(self, model_id: str | None) -> bool:
         """Return whether cosines of the embedder ``model_id`` are the ones fitted on."""
@@ -168,19 +206,21 @@ class RelevanceModel:
         document = (DocumentWeights(tuple(doc["hybrid"]), tuple(doc["keyword"]))
                     if doc else None)
         return cls(tuple(data["hybrid"]), tuple(data["keyword"]),  # type: ignore[arg-type]
-                   str(data.get("embedder", "")), document)
+                   str(data.get("embedder", "")), document, float(data.get("unheard", 0.0)))
 
-    def probability(self, cos: float | None, cov: float) -> float:
+    def probability(self, cos: float | None, cov: float, unheard: int = 0) -> float:
         """Return the relevance in [0, 1] of a hit with cosine ``cos`` (``None`` or NaN
-        when unknown) and coverage ``cov``; non-decreasing in both over cos in [-1, 1]
-        and cov in [0, 1] when ``w_cos, w_cov >= |w_both|`` (the shipped weights are)."""
+        when unknown) and coverage ``cov`` in an answer whose query has ``unheard``
+        unheard words; non-decreasing in cos and cov over cos in [-1, 1] and cov in
+        [0, 1] when ``w_cos, w_cov >= |w_both|`` (the shipped weights are), and
+        non-increasing in ``unheard`` when ``self.unheard <= 0`` (it is)."""
         if cos is None or math.isnan(cos):
             w_cov, bias = self.keyword
             z = w_cov * cov + bias
         else:
             w_cos, w_cov, w_both, bias = self.hybrid
             z = w_cos * cos + w_cov * cov + w_both * cos * cov + bias
-        return _sigmoid(z)
+        return _sigmoid(z + self.unheard * unheard)
 
 
 def _sigmoid(z: float) -> float:
@@ -210,6 +250,8 @@ class Relevance:
     :param cos_lift: a document's hit: its cosine minus the mean of the query's semantic
         run (``None`` for other hits or without a cosine).
     :param kw_z: a document's hit: its keyword score z-scored within the keyword run.
+    :param unheard: a turn's or statement's hit: the query's content words the memory
+        never mentions (:func:`unheard_words`), each lowering the relevance.
     """
 
     probability: float
@@ -218,12 +260,13 @@ class Relevance:
     coverage: float
     cos_lift: float | None = None
     kw_z: float | None = None
+    unheard: int = 0
 
 
 def relevance_of(query: str, text: str, cos: float | None, floor: float,
                  model: RelevanceModel | None = None, embedder: str | None = None,
-                 stats: RunStats | None = None, keyword_score: float | None = None
-                 ) -> Relevance:
+                 stats: RunStats | None = None, keyword_score: float | None = None,
+                 unheard: int = 0) -> Relevance:
     """Return the :class:`Relevance` of a hit whose title and text are ``text``.
 
     :param cos: the hit's cosine to the query; ``None`` or NaN when unknown.
@@ -234,6 +277,8 @@ def relevance_of(query: str, text: str, cos: float | None, floor: float,
     :param stats: given for a document's hit (:data:`DOCUMENT_KINDS`): the query's runs,
         so the document weights apply (when the model has them).
     :param keyword_score: the hit's score in the keyword run (``None``: not in it).
+    :param unheard: the answer's unheard query words (:func:`unheard_words`; turns and
+        statements only: a document's hit ignores it).
     """
     model = model or shipped_model()
     cov = coverage(content_words(query), text)
@@ -245,8 +290,8 @@ def relevance_of(query: str, text: str, cos: float | None, floor: float,
         kw_z = stats.kw_z(keyword_score)
         p = _sigmoid(model.document.z(cos, cov, lift, kw_z))
         return Relevance(p, band(p, floor), cos, cov, lift, kw_z)
-    p = model.probability(cos, cov)
-    return Relevance(p, band(p, floor), cos, cov)
+    p = model.probability(cos, cov, unheard)
+    return Relevance(p, band(p, floor), cos, cov, unheard=unheard)
 
 
 def abstain_reason(best: float, floor: float,
@@ -264,11 +309,29 @@ class HitJudge:
     :param retrieval: the ``retrieval`` settings (the two floors).
     :param arms: the store's arms (their names find each hit's keyword score).
     :param runs: the query's runs (a document's hit is judged against them).
+    :param filters: the query's filters (what the memory it may reach holds, for
+        :func:`unheard_words`); ``None``: unheard words are not counted.
+    :param texts: the titles and texts of the answer's first hits (``JUDGED_HITS``), the
+        ones :func:`unheard_words` looks in before asking the keyword arm.
     """
 
-    def __init__(self, retrieval: Any, arms: Any, runs: Sequence[Sequence[Any]]) -> None:
+    def __init__(self, retrieval: Any, arms: Any, runs: Sequence[Sequence[Any]],
+                 filters: Any = None, texts: Sequence[str] = ()) -> None:
         self.retrieval, self.arms, self._runs = retrieval, arms, runs
         self._stats: RunStats | None = None
+        self._filters, self._texts = filters, texts
+        self._unheard: dict[str, int] = {}
+
+    def unheard(self, query: str) -> int:
+        """Return ``query``'s unheard words in this store (:func:`unheard_words`; computed
+        once; 0 without filters or a keyword arm)."""
+        keyword = getattr(self.arms, "keyword", None)
+        if self._filters is None or keyword is None:
+            return 0
+        if query not in self._unheard:
+            self._unheard[query] = unheard_words(
+                query, self._texts, lambda word: bool(keyword.search(word, self._filters, 1)))
+        return self._unheard[query]
 
     def stats(self) -> RunStats:
         """Return the runs' :class:`RunStats` (computed once)."""
@@ -289,4 +352,6 @@ class HitJudge:
         return relevance_of(query, text, cos, floor,
                             embedder=getattr(self.arms.embedder, "model_id", None),
                             stats=self.stats() if doc else None,
-                            keyword_score=None if kw is None else kw.score)
+                            keyword_score=None if kw is None else kw.score,
+                            unheard=0 if doc or not shipped_model().unheard
+                            else self.unheard(query))

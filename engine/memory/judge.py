@@ -19,25 +19,23 @@ from typing import TYPE_CHECKING, Any
 from ..pipeline import Pipeline, embedding_text
 from ..relevance import (
     DOCUMENT_KINDS,
+    JUDGED_HITS,
     RunStats,
     abstain_reason,
     relevance_of,
     run_stats,
     shipped_model,
+    unheard_words,
 )
 from .scoped_fusion import Key, ScopedRuns
 
 if TYPE_CHECKING:
     from ..settings import RetrievalSettings
+    from ..types import Filters
     from .recall import RecallAnswer, ScopedHit
 
 #: The setting naming each kind's floor (``abstained`` names the one that was missed).
 TURN_FLOOR, DOCUMENT_FLOOR = "retrieval.relevance_floor", "retrieval.document_relevance_floor"
-#: How many of an answer's first hits decide whether it abstains, whatever its ``top_k``:
-#: the floors were chosen judging each question's first 10 hits (the tool's default
-#: ``retrieval.top_k``; ``benchmarks/fit_ranking.py``, ``benchmarks/fit_relevance.py`` and
-#: the abstention pass, ``benchmarks/subsets.py``), so a floor means what it was chosen for.
-JUDGED_HITS = 10
 
 
 def scope_stats(runs: ScopedRuns, pipelines: Mapping[str, Pipeline]) -> dict[str, RunStats]:
@@ -60,12 +58,28 @@ def is_document(hit: Any) -> bool:
     return hit.chunk.kind in DOCUMENT_KINDS and shipped_model().document is not None
 
 
+def unheard(text: str, hits: list[ScopedHit], pipelines: Mapping[str, Pipeline],
+            filters: Filters | None) -> int:
+    """Return how many of ``text``'s content words no scope's memory mentions
+    (:func:`~octomem.engine.relevance.unheard_words`: not in the first
+    :data:`JUDGED_HITS` hits, and no scope's keyword arm finds them under ``filters``);
+    0 when the shipped weights do not use it, without ``filters`` or without a keyword
+    arm."""
+    arms = [p.arms.keyword for p in pipelines.values() if p.arms.keyword is not None]
+    if filters is None or not arms or not shipped_model().unheard:
+        return 0
+    return unheard_words(text, [embedding_text(h.chunk) for h in hits[:JUDGED_HITS]],
+                         lambda word: any(arm.search(word, filters, 1) for arm in arms))
+
+
 def _relevance(hits: list[ScopedHit], text: str, cos: dict[Key, float],
                retrieval: RetrievalSettings, embedder: str | None,
-               stats: Mapping[str, RunStats], pipelines: Mapping[str, Pipeline]
-               ) -> list[tuple[float, str]]:
+               stats: Mapping[str, RunStats], pipelines: Mapping[str, Pipeline],
+               filters: Filters | None = None) -> list[tuple[float, str]]:
     """Give every hit its relevance; return each hit's ``(floor, floor setting)``."""
     floors = []
+    missing = (unheard(text, hits, pipelines, filters)
+               if not all(is_document(h) for h in hits) else 0)
     for hit in hits:
         doc = is_document(hit)
         floor = retrieval.document_relevance_floor if doc else retrieval.relevance_floor
@@ -74,7 +88,8 @@ def _relevance(hits: list[ScopedHit], text: str, cos: dict[Key, float],
         hit.relevance = relevance_of(
             text, embedding_text(hit.chunk), cos.get((hit.scope, hit.chunk.id)), floor,
             embedder=embedder, stats=stats.get(hit.scope) if doc else None,
-            keyword_score=None if kw_hit is None else kw_hit.score)
+            keyword_score=None if kw_hit is None else kw_hit.score,
+            unheard=0 if doc else missing)
         floors.append((floor, DOCUMENT_FLOOR if doc else TURN_FLOOR))
     return floors
 
@@ -106,8 +121,8 @@ def across_kinds(hits: list[ScopedHit], floors: list[tuple[float, str]]
 
 def judged(hits: list[ScopedHit], top_k: int, text: str, cos: dict[Key, float],
            retrieval: RetrievalSettings, embedder: str | None, answer: RecallAnswer,
-           stats: Mapping[str, RunStats], pipelines: Mapping[str, Pipeline]
-           ) -> list[ScopedHit]:
+           stats: Mapping[str, RunStats], pipelines: Mapping[str, Pipeline],
+           filters: Filters | None = None) -> list[ScopedHit]:
     """Return the answer's hits (at most ``top_k``) from ``hits`` (best first, before any
     cut), each with its relevance.
 
@@ -124,7 +139,7 @@ def judged(hits: list[ScopedHit], top_k: int, text: str, cos: dict[Key, float],
     """
     mixed = len({is_document(h) for h in hits}) > 1
     hits = hits if mixed else hits[: max(JUDGED_HITS, top_k)]
-    floors = _relevance(hits, text, cos, retrieval, embedder, stats, pipelines)
+    floors = _relevance(hits, text, cos, retrieval, embedder, stats, pipelines, filters)
     hits, floors = across_kinds(hits, floors)
     probability = [_probability(h) for h in hits]
     passes = [p >= f for p, (f, _) in zip(probability, floors, strict=True)]

@@ -419,7 +419,7 @@ def recall_scopes(
             hits = _per_document(hits)
         hits = judged(hits, request.top_k, request.text, cos, retrieval,
                       getattr(first.embedder, "model_id", None), answer,
-                      scope_stats(runs, pipelines), pipelines)
+                      scope_stats(runs, pipelines), pipelines, request.filters)
         if request.filters.include_superseded and request.filters.as_of is None:
             hits = current_first(hits, {s: p.arms.storage for s, p in pipelines.items()})
         for rank, hit in enumerate(hits, start=1):

@@ -176,7 +176,9 @@ class MemoryHit(BaseModel):
         None, description="what the relevance was computed from: the hit's cosine to the "
         "query and the share of the query's content words it holds; for a document's hit "
         "also cos_lift (its cosine minus the mean cosine of the query's semantic run) and "
-        "kw_z (its keyword score z-scored within the keyword run) (only with explain)")
+        "kw_z (its keyword score z-scored within the keyword run); for a turn's or "
+        "statement's hit, unheard when some of the query's content words are in nothing the "
+        "memory holds (each lowers the relevance) (only with explain)")
 
 
 def memory_hit(hit: ScopedHit, explain: bool) -> MemoryHit:
@@ -199,9 +201,12 @@ def memory_hit(hit: ScopedHit, explain: bool) -> MemoryHit:
 
 
 def _relevance_from(rel: Relevance) -> dict[str, float | None]:
-    """The inputs of ``rel`` (a document's hit adds ``cos_lift`` and ``kw_z``)."""
-    out = {"cos": None if rel.cos is None else round(rel.cos, 4),
-           "coverage": round(rel.coverage, 4)}
+    """The inputs of ``rel`` (a document's hit adds ``cos_lift`` and ``kw_z``; ``unheard``
+    when the query has words the memory never mentions)."""
+    out: dict[str, float | None] = {"cos": None if rel.cos is None else round(rel.cos, 4),
+                                    "coverage": round(rel.coverage, 4)}
+    if rel.unheard:
+        out["unheard"] = rel.unheard
     if rel.kw_z is not None:
         out["cos_lift"] = None if rel.cos_lift is None else round(rel.cos_lift, 4)
         out["kw_z"] = round(rel.kw_z, 4)
