@@ -18,7 +18,8 @@ finds none under the query's filters; :func:`unheard_words`). A question naming 
 memory never mentions ("largemouth bass", asked of a memory that never spoke of fishing)
 is less likely answered by any of its hits, however close their other words; its weight
 ``w_unheard`` (``unheard`` in ``relevance.json``, < 0) and the floor were chosen on the
-tune splits by ``benchmarks/fit_turn_relevance.py``. A cosine
+tune splits by ``benchmarks/fit_turn_relevance.py``, with MiniLM cosines: the
+keyword-only weights do not use it. A cosine
 means something only for the embedder it was fitted with (``embedder``, a model id
 prefix: the shipped MiniLM); without a semantic arm, for a hit without a vector, or with
 another embedder, the keyword-only weights (coverage alone) apply.
@@ -182,7 +183,7 @@ class RelevanceModel:
     model id prefix of the embedder whose cosines they were fitted on, the weights of
     documents' hits (``None``: documents are scored as turns), and ``unheard``, the logit
     added per unheard query word (:func:`unheard_words`) to a turn's or statement's
-    relevance, with or without a cosine (0: not used)."""
+    relevance when it has a cosine (the hybrid weights'; 0: not used)."""
 
     hybrid: tuple[float, float, float, float]
     keyword: tuple[float, float]
@@ -211,15 +212,15 @@ class RelevanceModel:
     def probability(self, cos: float | None, cov: float, unheard: int = 0) -> float:
         """Return the relevance in [0, 1] of a hit with cosine ``cos`` (``None`` or NaN
         when unknown) and coverage ``cov`` in an answer whose query has ``unheard``
-        unheard words; non-decreasing in cos and cov over cos in [-1, 1] and cov in
+        unheard words (used with a cosine only: the weight was chosen with the hybrid
+        weights, on MiniLM cosines); non-decreasing in cos and cov over cos in [-1, 1] and cov in
         [0, 1] when ``w_cos, w_cov >= |w_both|`` (the shipped weights are), and
         non-increasing in ``unheard`` when ``self.unheard <= 0`` (it is)."""
         if cos is None or math.isnan(cos):
             w_cov, bias = self.keyword
-            z = w_cov * cov + bias
-        else:
-            w_cos, w_cov, w_both, bias = self.hybrid
-            z = w_cos * cos + w_cov * cov + w_both * cos * cov + bias
+            return _sigmoid(w_cov * cov + bias)
+        w_cos, w_cov, w_both, bias = self.hybrid
+        z = w_cos * cos + w_cov * cov + w_both * cos * cov + bias
         return _sigmoid(z + self.unheard * unheard)
 
 
@@ -291,7 +292,7 @@ def relevance_of(query: str, text: str, cos: float | None, floor: float,
         p = _sigmoid(model.document.z(cos, cov, lift, kw_z))
         return Relevance(p, band(p, floor), cos, cov, lift, kw_z)
     p = model.probability(cos, cov, unheard)
-    return Relevance(p, band(p, floor), cos, cov, unheard=unheard)
+    return Relevance(p, band(p, floor), cos, cov, unheard=unheard if cos is not None else 0)
 
 
 def abstain_reason(best: float, floor: float,

@@ -41,12 +41,28 @@ def test_shipped_weight_lowers_relevance_per_unheard_word() -> None:
     assert model.document is not None
 
 
-@pytest.mark.parametrize("path", ["recall", "search"])
-def test_recall_and_search_count_words_the_memory_never_mentions(tmp_path: Path,
-                                                                 path: str) -> None:
+def test_keyword_only_relevance_does_not_use_them(tmp_path: Path) -> None:
     memory = open_memory(overrides={
         "data_dir": str(tmp_path / "data"), "pipeline": {"embedder": "hashing"},
         "retrieval": {"relevance_floor": 0.0}}, project_root=tmp_path)
+    try:
+        memory.remember("Three bass were my catch on the fishing trip to the lake", kind="FACT")
+        hit = memory.recall("largemouth bass caught at Lake Michigan", top_k=1).hits[0]
+        # the hashing embedder's cosines are not the fitted ones: coverage alone decides
+        assert hit.relevance.cos is None and hit.relevance.unheard == 0
+        assert hit.relevance.probability == pytest.approx(
+            shipped_model().probability(None, hit.relevance.coverage))
+    finally:
+        memory.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", ["recall", "search"])
+def test_recall_and_search_count_words_the_memory_never_mentions(tmp_path: Path,
+                                                                 path: str) -> None:
+    memory = open_memory(overrides={  # the packaged MiniLM: the cosines the weight knows
+        "data_dir": str(tmp_path / "data"), "retrieval": {"relevance_floor": 0.0}},
+        project_root=tmp_path)
     try:
         memory.remember("Three bass were my catch on the fishing trip to the lake", kind="FACT")
         memory.remember("The kayak rental closes at six", kind="FACT")
@@ -61,6 +77,7 @@ def test_recall_and_search_count_words_the_memory_never_mentions(tmp_path: Path,
         # "largemouth" and "michigan" are in no stored text ("lake" and "catch" are)
         assert {h.relevance.unheard for h in got[strange]} == {2}
         top = got[strange][0].relevance
+        assert top.cos is not None
         assert top.probability == pytest.approx(
             shipped_model().probability(top.cos, top.coverage, unheard=2))
     finally:
