@@ -10,6 +10,7 @@ tune set gives many more questions asked of a memory that cannot answer them tha
 bench's one other group each (LongMemEval tune: 870 instead of 30). For each answer it
 keeps, per hit of the first :data:`~octomem.engine.relevance.JUDGED_HITS`, the hit's
 logit under the shipped weights without the unheard term, and the answer's unheard words
+(at most :data:`~octomem.engine.relevance.UNHEARD_CAP` of them count)
 (:func:`~octomem.engine.relevance.unheard_words`, the keyword arm asked under the same
 filters).
 
@@ -39,7 +40,7 @@ from octomem.engine.manager import load_registry
 from octomem.engine.memory.recall import RecallRequest, recall_scopes
 from octomem.engine.memory.scopes import memory_knobs
 from octomem.engine.pipeline import Pipeline, embedding_text
-from octomem.engine.relevance import JUDGED_HITS, shipped_model, unheard_words
+from octomem.engine.relevance import JUDGED_HITS, UNHEARD_CAP, shipped_model, unheard_words
 from octomem.engine.settings import load_settings
 from octomem.engine.types import Filters
 
@@ -95,7 +96,8 @@ def collect(root: Path, folder: Path, split: str, group_by: str,
                 judged = dataset.qrels[qid] if group == own_group else {}
                 # the shipped unheard term taken out: the logit of cos and coverage alone
                 logits = np.array([
-                    _logit(h.relevance.probability) - model.unheard * h.relevance.unheard
+                    _logit(h.relevance.probability)
+                    - model.unheard * min(h.relevance.unheard, UNHEARD_CAP)
                     for h in hits if h.relevance is not None])
                 missing = unheard_words(text, [embedding_text(h.chunk) for h in hits],
                                         lambda w, f=filters: bool(keyword.search(w, f, 1)))
@@ -108,7 +110,7 @@ def collect(root: Path, folder: Path, split: str, group_by: str,
 
 def _arrays(answers: list[Answer]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     best = np.array([a.logits.max() if len(a.logits) else -np.inf for a in answers])
-    unheard = np.array([a.unheard for a in answers], dtype=np.float64)
+    unheard = np.array([min(a.unheard, UNHEARD_CAP) for a in answers], dtype=np.float64)
     own = np.array([a.own and a.evidence for a in answers])
     return best, unheard, own, np.array([not a.own for a in answers])
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from octomem.engine.memory.facade import open_memory
-from octomem.engine.relevance import shipped_model, unheard_words
+from octomem.engine.relevance import UNHEARD_CAP, shipped_model, unheard_words
 from octomem.engine.types import Filters, Query
 
 
@@ -37,6 +37,7 @@ def test_shipped_weight_lowers_relevance_per_unheard_word() -> None:
     two = model.probability(0.5, 0.5, unheard=2)
     odds = lambda p: p / (1 - p)  # noqa: E731
     assert odds(two) / odds(base) == pytest.approx(math.exp(-2.0))
+    assert UNHEARD_CAP == 2 and model.probability(0.5, 0.5, unheard=5) == two  # capped
     # a document's hit keeps its own weights: unheard words are not part of them
     assert model.document is not None
 
