@@ -10,11 +10,11 @@ question_type [--out FILE]``: reads every ``*.trec`` run in ``RUNS_DIR`` (what
 
 from __future__ import annotations
 
-import argparse
 import warnings
 from collections import defaultdict
 from pathlib import Path
 
+from .arguments import beir_folder, bench_parser, existing_dir, run_main
 from .dataset import load_dataset
 from .metrics import evaluate_runs
 
@@ -79,9 +79,9 @@ def table(result: dict[str, dict[str, tuple[int, dict[str, float]]]], field: str
 
 def main(argv: list[str] | None = None) -> None:
     """Command line (see the module docstring)."""
-    parser = argparse.ArgumentParser(prog="python -m octomem.benchmarks.by_field")
-    parser.add_argument("dataset", type=Path)
-    parser.add_argument("runs", type=Path, help="a folder of .trec runs (--save-runs)")
+    parser = bench_parser("by_field", __doc__)
+    parser.add_argument("dataset", type=beir_folder, help="a BEIR folder")
+    parser.add_argument("runs", type=existing_dir, help="a folder of .trec runs (--save-runs)")
     parser.add_argument("--split", default="test")
     parser.add_argument("--field", required=True, help="a key of the queries' metadata")
     parser.add_argument("--out", type=Path, help="write the table here too")
@@ -96,4 +96,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main, "python -m octomem.benchmarks.by_field")

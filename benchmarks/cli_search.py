@@ -26,7 +26,6 @@ the end (printing, the note on unembedded chunks, closing, exit). Run:
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import resource
@@ -35,6 +34,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from .arguments import at_least, bench_parser, existing_dir, run_main
 
 QUERIES = ("effects of vitamin D on bone density", "what did Caroline say about the adoption",
            "gene expression in tumour cells", "where did Melanie go camping last summer",
@@ -181,17 +182,19 @@ def report(rows: dict[str, list[dict[str, float]]], floor: list[float], rounds: 
     return "\n".join(lines)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     """Parse the command line, measure, print the table."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("project", type=Path, help="the project whose .octomem/ is searched")
+    parser = bench_parser("cli_search", __doc__)
+    parser.add_argument("project", type=existing_dir,
+                        help="the project whose .octomem/ is searched")
     parser.add_argument("--global-root", type=Path, help="global scope (default: an empty "
                         "folder beside PROJECT)")
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--rounds", type=at_least(1), default=7)
     parser.add_argument("--no-snapshots", action="store_true",
                         help="also time the search with arms.sqlite.snapshots=false")
-    parser.add_argument("--before", type=Path, help="PYTHONPATH entry of an older checkout")
-    args = parser.parse_args()
+    parser.add_argument("--before", type=existing_dir,
+                        help="PYTHONPATH entry of an older checkout")
+    args = parser.parse_args(argv)
     global_root = args.global_root or args.project.parent / f"{args.project.name}-global"
     global_root.mkdir(parents=True, exist_ok=True)
     first = os.getloadavg()[0]
@@ -201,4 +204,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main, "python -m octomem.benchmarks.cli_search")

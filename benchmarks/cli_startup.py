@@ -16,13 +16,14 @@ load average before and after. Run: ``python -m octomem.benchmarks.cli_startup -
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from .arguments import at_least, bench_parser, existing_dir, run_main
 
 HELP = ("import sys; from octomem.engine.cli import main; "
         "sys.argv = ['octomem', *sys.argv[1:]]; main()")
@@ -83,14 +84,14 @@ def report(times: dict[str, list[float]], load: tuple[float, float]) -> str:
     return "\n".join(rows)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     """Parse the command line, measure, print the table."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=20)
-    parser.add_argument("--before", type=Path, help="PYTHONPATH entry of an older checkout")
+    parser = bench_parser("cli_startup", __doc__)
+    parser.add_argument("--rounds", type=at_least(1), default=20)
+    parser.add_argument("--before", type=existing_dir, help="PYTHONPATH entry of an older checkout")
     parser.add_argument("--commands", default=",".join(COMMANDS),
                         help=f"which to time, comma-separated, of {', '.join(COMMANDS)}")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     chosen = [c for c in args.commands.split(",") if c]
     unknown = sorted(set(chosen) - set(COMMANDS))
     if unknown:
@@ -101,4 +102,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main, "python -m octomem.benchmarks.cli_startup")

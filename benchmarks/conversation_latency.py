@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -26,6 +25,8 @@ from typing import Any
 import numpy as np
 
 from octomem.engine.memory.facade import Memory, open_memory
+
+from .arguments import beir_folder, bench_parser, run_main
 
 VARIANTS = ("default", "reranker_off")
 
@@ -44,12 +45,19 @@ def _chat(folder: str, conversation: str, into: Path) -> tuple[int, list[str]]:
     return len(turns), questions
 
 
+def conversations(folder: Path) -> list[str]:
+    """Return the ``conv_id`` of every conversation in ``folder``'s corpus, sorted."""
+    with open(folder / "corpus.jsonl", encoding="utf-8") as rows:
+        found = {json.loads(line)["metadata"].get("conv_id") for line in rows if line.strip()}
+    return sorted(c for c in found if c)
+
+
 def _stats(values: list[float]) -> dict[str, float]:
     return {"p50": round(float(np.percentile(values, 50)), 2),
             "p95": round(float(np.percentile(values, 95)), 2)}
 
 
-def main(folder: str, conversation: str) -> dict[str, Any]:
+def measure(folder: str, conversation: str) -> dict[str, Any]:
     """Measure and print (see the module docstring); returns what it printed."""
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
@@ -95,5 +103,21 @@ def main(folder: str, conversation: str) -> dict[str, Any]:
     return out
 
 
+def main(argv: list[str] | None = None) -> None:
+    """Parse the command line (a LoCoMo-style BEIR folder, a conversation id), measure."""
+    parser = bench_parser("conversation_latency", __doc__)
+    parser.add_argument("dataset", type=beir_folder,
+                        help="a BEIR folder whose turns carry metadata.conv_id, session and "
+                             "speaker, e.g. ../shared/data/locomo")
+    parser.add_argument("conversation", help="the conversation to measure, e.g. conv-26")
+    args = parser.parse_args(argv)
+    known = conversations(args.dataset)
+    if args.conversation not in known:
+        shown = ", ".join(known[:12]) + (", ..." if len(known) > 12 else "")
+        parser.error(f"conversation: {args.conversation!r} is not in "
+                     f"{args.dataset / 'corpus.jsonl'} (its conversations: {shown or 'none'})")
+    measure(str(args.dataset), args.conversation)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    run_main(main, "python -m octomem.benchmarks.conversation_latency")

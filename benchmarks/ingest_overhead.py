@@ -24,7 +24,6 @@ The overhead ratio is ``(storage + keyword + vectors) / embedding`` (issue 6's t
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -43,6 +42,7 @@ from octomem.engine.memory.sources import beir_documents
 from octomem.engine.pipeline import Pipeline
 from octomem.engine.settings import load_settings
 
+from .arguments import at_least, beir_folder, bench_parser, run_main
 from .command import machine
 
 #: The issue's target for (storage + keyword + vectors) / embedding (issue 6).
@@ -194,11 +194,10 @@ def to_markdown(data: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Measure and write ``report.md`` and ``report.json`` under ``--out``."""
-    parser = argparse.ArgumentParser(prog="python -m octomem.benchmarks.ingest_overhead",
-                                     description=__doc__.splitlines()[0])
-    parser.add_argument("--beir", type=Path, required=True, help="a BEIR folder")
-    parser.add_argument("--docs", type=int, default=500)
-    parser.add_argument("--runs", type=int, default=3)
+    parser = bench_parser("ingest_overhead", __doc__)
+    parser.add_argument("--beir", type=beir_folder, required=True, help="a BEIR folder")
+    parser.add_argument("--docs", type=at_least(1), default=500)
+    parser.add_argument("--runs", type=at_least(1), default=3)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/ingest"))
     parser.add_argument("--label", default="")
     args = parser.parse_args(argv)
@@ -233,4 +232,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main, "python -m octomem.benchmarks.ingest_overhead")

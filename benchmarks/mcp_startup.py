@@ -20,7 +20,6 @@ median and max per step, with the 1-minute load average before and after.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import queue
@@ -33,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from .arguments import at_least, bench_parser, run_main
 from .mcp_startup_report import STEPS, write_report
 
 #: Longest one answer may take before the run is abandoned (seconds; a cold model
@@ -211,10 +211,9 @@ def measure(runs: int, python: str = sys.executable) -> list[StartupRun]:
 
 def main(argv: list[str] | None = None) -> int:
     """Measure and write ``report.md`` and ``report.json`` under ``--out``."""
-    parser = argparse.ArgumentParser(prog="python -m octomem.benchmarks.mcp_startup",
-                                     description=__doc__.splitlines()[0])
+    parser = bench_parser("mcp_startup", __doc__)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/mcp"))
-    parser.add_argument("--runs", type=int, default=7, help="runs per mode (default 7)")
+    parser.add_argument("--runs", type=at_least(1), default=7, help="runs per mode (default 7)")
     parser.add_argument("--label", default="", help="what was measured, e.g. a commit")
     args = parser.parse_args(argv)
     load_before = os.getloadavg()[0]
@@ -228,4 +227,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main, "python -m octomem.benchmarks.mcp_startup")

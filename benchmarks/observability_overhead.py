@@ -29,7 +29,6 @@ directly timed cost (1) is the number that bounds what observation adds.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import io
 import json
@@ -55,6 +54,7 @@ from octomem.mcp_server.loader import MemoryLoader
 from octomem.mcp_server.logs import configure_logging
 from octomem.mcp_server.server import create_server, new_observer
 
+from .arguments import at_least, beir_folder, bench_parser, run_main
 from .command import machine
 
 #: The budget issue 14 sets: what observation may add to an MCP recall's p50 (ms).
@@ -236,12 +236,12 @@ def write_report(out: Path, result: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run both parts and write the report."""
-    parser = argparse.ArgumentParser(prog="python -m octomem.benchmarks.observability_overhead")
+    parser = bench_parser("observability_overhead", __doc__)
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="a BEIR folder")
-    parser.add_argument("--docs", type=int, default=500)
-    parser.add_argument("--queries", type=int, default=300)
-    parser.add_argument("--calls", type=int, default=20_000)
+    parser.add_argument("--data", type=beir_folder, default=DEFAULT_DATA, help="a BEIR folder")
+    parser.add_argument("--docs", type=at_least(1), default=500)
+    parser.add_argument("--queries", type=at_least(1), default=300)
+    parser.add_argument("--calls", type=at_least(1), default=20_000)
     args = parser.parse_args(argv)
     configure_logging("text", "INFO")  # as `octomem serve` does (stderr, one line a call)
     load_before = os.getloadavg()[0]
@@ -269,4 +269,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_main(main, "python -m octomem.benchmarks.observability_overhead")

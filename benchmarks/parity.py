@@ -17,7 +17,6 @@ and ``parity.json``. Needs the ``sqlite`` storage (it reads FTS5's tables direct
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections import defaultdict
 from pathlib import Path
@@ -31,6 +30,7 @@ from octomem.engine.pipeline import Pipeline
 from octomem.engine.settings import load_settings
 from octomem.engine.types import Query
 
+from .arguments import beir_folder, bench_parser, run_main
 from .cache import IndexCache
 from .command import bench_registry, deep_merge
 from .dataset import load_dataset
@@ -196,10 +196,8 @@ def parity(dataset_dir: Path, split: str, out: Path, cache_dir: Path | None) -> 
 
 def main(argv: list[str] | None = None) -> None:
     """Command line: ``python -m octomem.benchmarks.parity DATASET_DIR --out DIR``."""
-    parser = argparse.ArgumentParser(
-        prog="python -m octomem.benchmarks.parity", description=__doc__
-    )
-    parser.add_argument("dataset", type=Path)
+    parser = bench_parser("parity", __doc__, description=__doc__)
+    parser.add_argument("dataset", type=beir_folder, help="a BEIR folder")
     parser.add_argument("--split", default="test")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--cache-dir", type=Path, default=None)
@@ -208,4 +206,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main, "python -m octomem.benchmarks.parity")

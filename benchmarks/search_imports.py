@@ -17,7 +17,6 @@ GIL that thread holds). Bytecode is written and a first round is not counted. Ru
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import statistics
@@ -28,6 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .arguments import at_least, bench_parser, existing_dir, run_main
 from .cli_search import QUERIES
 
 #: Top-level packages the model's load imports (fastembed's own imports included).
@@ -96,15 +96,16 @@ def groups(report: str) -> Counter[str]:
     return sums
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     """Parse the command line, measure, print the table."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("project", type=Path)
+    parser = bench_parser("search_imports", __doc__)
+    parser.add_argument("project", type=existing_dir,
+                        help="the project whose .octomem/ is searched")
     parser.add_argument("--global-root", type=Path)
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--rounds", type=at_least(1), default=7)
     parser.add_argument("--keyword-only", action="store_true")
-    parser.add_argument("--before", type=Path, help="PYTHONPATH entry of an older checkout")
-    args = parser.parse_args()
+    parser.add_argument("--before", type=existing_dir, help="PYTHONPATH entry of an older checkout")
+    args = parser.parse_args(argv)
     global_root = args.global_root or args.project.parent / f"{args.project.name}-global"
     argv = ["--project-root", str(args.project), "--global-root", str(global_root)]
     if args.keyword_only:
@@ -146,4 +147,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main, "python -m octomem.benchmarks.search_imports")

@@ -11,7 +11,6 @@ bench``. Writes ``tuning.json`` and ``tuning.md`` to ``--out``.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 from pathlib import Path
@@ -24,6 +23,7 @@ from octomem.engine.pipeline import Pipeline
 from octomem.engine.settings import load_settings
 from octomem.engine.types import Filters, Run
 
+from .arguments import beir_folder, bench_parser, run_main
 from .cache import IndexCache
 from .command import bench_registry, progress_bars
 from .dataset import BeirDataset, load_dataset, query_filters
@@ -330,8 +330,8 @@ def write(result: dict[str, Any], out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Command line: ``python -m octomem.benchmarks.tune DATASET_DIR [--split train] --out DIR``."""
-    parser = argparse.ArgumentParser(prog="python -m octomem.benchmarks.tune", description=__doc__)
-    parser.add_argument("dataset", type=Path)
+    parser = bench_parser("tune", __doc__, description=__doc__)
+    parser.add_argument("dataset", type=beir_folder, help="a BEIR folder")
     parser.add_argument("--split", default="train")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--cache-dir", type=Path, default=None)
@@ -340,4 +340,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main, "python -m octomem.benchmarks.tune")

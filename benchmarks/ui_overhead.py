@@ -17,7 +17,6 @@ the idle view's own timer wake-ups included), the 1-minute load average before a
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import socket
@@ -30,6 +29,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from .arguments import at_least, bench_parser, existing_dir, run_main
 from .mcp_startup import PROTOCOL_VERSION, _Lines, _send, cpu_seconds, environment
 
 #: Queries cycled through by the timed recalls (about the ingested documentation).
@@ -155,11 +155,11 @@ def write(result: dict[str, Any], out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Parse arguments, measure, write the report."""
-    parser = argparse.ArgumentParser(prog="python -m octomem.benchmarks.ui_overhead",
-                                     description=__doc__.splitlines()[0])
+    parser = bench_parser("ui_overhead", __doc__)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/ui"))
-    parser.add_argument("--docs", type=Path, default=Path("docs"))
-    parser.add_argument("--recalls", type=int, default=200)
+    parser.add_argument("--docs", type=existing_dir, default=Path("docs"),
+                        help="a folder of Markdown to ingest (default: docs)")
+    parser.add_argument("--recalls", type=at_least(1), default=200)
     args = parser.parse_args(argv)
     result = run(args.docs, args.recalls)
     write(result, args.out)
@@ -167,4 +167,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main, "python -m octomem.benchmarks.ui_overhead")

@@ -10,7 +10,6 @@ downloaded: the browser is ``/usr/bin/chromium`` driven by ``/usr/bin/chromedriv
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import tempfile
 from functools import partial
@@ -22,6 +21,8 @@ from octomem.engine.settings import parse_overrides
 from octomem.mcp_server.loader import MemoryLoader
 from octomem.mcp_server.ui.options import UiOptions
 from octomem.mcp_server.ui.server import prepare_ui
+
+from .arguments import bench_parser, existing_file, run_main
 
 #: The search shown.
 QUERY = "how do we deploy billing?"
@@ -97,11 +98,10 @@ def take(out: Path, chromium: str, driver: str, overrides: dict[str, Any] | None
 
 def main(argv: list[str] | None = None) -> None:
     """Parse arguments and take the screenshot."""
-    parser = argparse.ArgumentParser(prog="python -m octomem.benchmarks.ui_screenshot",
-                                     description=__doc__.splitlines()[0])
+    parser = bench_parser("ui_screenshot", __doc__)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/ui/search.png"))
-    parser.add_argument("--chromium", default="/usr/bin/chromium")
-    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    parser.add_argument("--chromium", type=existing_file, default="/usr/bin/chromium")
+    parser.add_argument("--chromedriver", type=existing_file, default="/usr/bin/chromedriver")
     parser.add_argument("--set", dest="pairs", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args(argv)
     path = take(args.out, args.chromium, args.chromedriver, parse_overrides(args.pairs))
@@ -109,4 +109,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main, "python -m octomem.benchmarks.ui_screenshot")
