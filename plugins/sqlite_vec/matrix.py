@@ -37,10 +37,12 @@ Memory: ``count * (dim * 4 + 8 + 4)`` bytes, e.g. ~150 MiB at 100k x 384, anothe
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import apsw
 import numpy as np
@@ -64,15 +66,34 @@ GATHER_SHARE = 0.2
 #: is scored exactly by a gather; a larger one goes through the projection. Gathering
 #: 1/32 of 1M row-major rows costs about what the projected scan does (~20 ms, 2 cores).
 GATHER_BELOW = 32
-#: threadpoolctl's handles on the BLAS libraries numpy loaded (read once: ~10 ms)
-_BLAS = ThreadpoolController().select(user_api="blas").lib_controllers
+
+
+def _thread_calls(lib: Any) -> tuple[Callable[[], int], Callable[[int], Any]]:
+    """Return a BLAS library's (get, set) thread-count calls: OpenBLAS's own C functions
+    when it threads with pthreads (~0.3 us a call, against 0.7-1.8 us through
+    threadpoolctl's methods, which add checks for Python threads setting limits at once:
+    here every change is undone by the thread that made it, so a thread reading another's
+    1 changes nothing), else threadpoolctl's methods (OpenMP's limits are per thread)."""
+    dynlib = getattr(lib, "dynlib", None)
+    if lib.internal_api == "openblas" and lib.threading_layer != "openmp" and dynlib is not None:
+        for prefix, suffix in itertools.product(("", "scipy_"), ("", "64_", "_64")):
+            get = getattr(dynlib, f"{prefix}openblas_get_num_threads{suffix}", None)
+            put = getattr(dynlib, f"{prefix}openblas_set_num_threads{suffix}", None)
+            if get is not None and put is not None:
+                return get, put
+    return lib.get_num_threads, lib.set_num_threads
+
+
+#: the (get, set) thread-count calls of the BLAS libraries numpy loaded (found once: ~10 ms)
+_BLAS = [_thread_calls(lib)
+         for lib in ThreadpoolController().select(user_api="blas").lib_controllers]
 
 
 class one_blas_thread:  # noqa: N801 (a context used as a function, its name kept)
-    """A context in which BLAS calls use one thread (~2 us when BLAS runs one thread
-    already, ~5 us otherwise: the libraries' own get/set calls through threadpoolctl's
-    handles; ``ThreadpoolController.limit`` took 0.02-0.06 ms, a twentieth of a filtered
-    search at 10k, and a generator-based context ~10 us).
+    """A context in which BLAS calls use one thread (~1.5 us: the libraries' own get/set
+    calls, :func:`_thread_calls`; ``ThreadpoolController.limit`` took 0.02-0.06 ms, a
+    twentieth of a filtered search at 10k, and a generator-based context through
+    threadpoolctl's handles ~10 us).
 
     A scan is a matrix-vector product, bound by memory bandwidth, which one core
     reaches (numpy's single-threaded ``sum`` reads 26 GB/s here). More threads only
@@ -86,16 +107,16 @@ class one_blas_thread:  # noqa: N801 (a context used as a function, its name kep
 
     def __enter__(self) -> None:
         changed = []
-        for lib in _BLAS:
-            threads = lib.get_num_threads()
+        for get, put in _BLAS:
+            threads = get()
             if threads != 1:
-                lib.set_num_threads(1)
-                changed.append((lib, threads))
+                put(1)
+                changed.append((put, threads))
         self.changed = changed
 
     def __exit__(self, *exc: object) -> None:
-        for lib, threads in self.changed:
-            lib.set_num_threads(threads)
+        for put, threads in self.changed:
+            put(threads)
 
 
 #: Rows per block when copying row-major vectors into the column-major matrix (0.08 s
