@@ -347,9 +347,8 @@ class VectorMatrix(MatrixSnapshots):
             scores = (self.matrix[:n] @ q) * self.inv_norms[:n]
             if rows is not None:
                 scores = scores[rows]
-        row_ids = self.ids[:n] if rows is None else self.ids[rows]
-        top = select_top(scores, row_ids, k)
-        return ScanResult(row_ids[top], scores[top].astype(np.float32, copy=False))
+        ids, best = select_top(scores, self.ids[:n] if rows is None else self.ids[rows], k)
+        return ScanResult(ids, best.astype(np.float32, copy=False))
 
     def _gathers(self, allowed: int, exact: bool = False) -> bool:
         """True when a mask keeping ``allowed`` rows is scored by a gather of those rows

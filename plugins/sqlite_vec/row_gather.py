@@ -82,6 +82,8 @@ def scores_of(gathered: np.ndarray, m: int, query: np.ndarray) -> np.ndarray:
     """Return the first ``m`` rows of ``gathered`` (from :func:`gather`) times ``query``:
     float32 ``(m,)``, bit for bit :func:`gathered_scores` of the same rows (the same
     blocks of :data:`BLOCK_ROWS`, each padded to :data:`PAD_ROWS`)."""
+    if len(gathered) <= BLOCK_ROWS:  # one block: the same product, one call
+        return np.matmul(gathered, query)[:m]
     out = np.empty(len(gathered), dtype=np.float32)
     for start in range(0, m, BLOCK_ROWS):
         end = start + (-(-min(BLOCK_ROWS, m - start) // PAD_ROWS) * PAD_ROWS)

@@ -22,6 +22,7 @@ from octomem.engine.types import Filters, Run, run_of
 
 from ..sqlite import changelog, snapshot_sync
 from . import row_gather
+from .arm import NAME
 from .matrix import one_blas_thread
 from .subsets import Subset, SubsetCache, subset_of
 from .top import select_top
@@ -70,8 +71,7 @@ def kept_top(subset: Subset, q: np.ndarray, k: int) -> tuple[np.ndarray, np.ndar
     with one_blas_thread():
         scores = row_gather.scores_of(subset.gathered, len(subset.rows), q)
     scores *= subset.inv_norms
-    top = select_top(scores, subset.ids, k)
-    return subset.ids[top], scores[top]
+    return select_top(scores, subset.ids, k)
 
 
 def scan(arm: SqliteVecSemanticArm, bound: VectorSet, query: np.ndarray, norm: np.float32,
@@ -83,8 +83,6 @@ def scan(arm: SqliteVecSemanticArm, bound: VectorSet, query: np.ndarray, norm: n
     :param query: float32 ``(dim,)`` and its ``norm`` from :func:`checked_query`.
     :returns: hits best first, ties by ascending chunk id.
     """
-    from .arm import NAME
-
     conn = arm.storage.connection()
     matrix = arm._matrix_of(bound)
     fields = arm.storage.fields

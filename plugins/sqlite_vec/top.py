@@ -22,9 +22,9 @@ from .projection import top_rows
 SHORT = 16_384
 
 
-def select_top(scores: np.ndarray, ids: np.ndarray, k: int) -> np.ndarray:
-    """Return the positions of the ``k`` best ``scores``, ordered by score descending,
-    then ``ids`` ascending.
+def select_top(scores: np.ndarray, ids: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return the ids and scores of the ``k`` best ``scores``, ordered by score descending,
+    then id ascending.
 
     The ``k``-th best score is found first; every row reaching it is kept (the ``k`` best
     and any row tying with the ``k``-th), and those are ordered. On 1,000 scores: 11 us
@@ -34,14 +34,13 @@ def select_top(scores: np.ndarray, ids: np.ndarray, k: int) -> np.ndarray:
     :param scores: float32 ``(n,)``, no NaN.
     :param ids: int64 ``(n,)``, the chunk id of each score (distinct).
     :param k: >= 1.
-    :returns: int64 ``(min(k, n),)`` positions into ``scores``.
+    :returns: int64 ids and float32 scores, ``(min(k, n),)`` each.
     """
     n = len(scores)
     if k < n:
         kth = (np.partition(scores, n - k)[n - k] if n <= SHORT
                else scores[top_rows(scores, k)].min())
         cut = np.flatnonzero(scores >= kth)
-    else:
-        cut = np.arange(n)
-    order = np.lexsort((ids[cut], -scores[cut]))[:k]
-    return cut[order]
+        ids, scores = ids[cut], scores[cut]
+    order = np.lexsort((ids, -scores))[:k]
+    return ids[order], scores[order]
