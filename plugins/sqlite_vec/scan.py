@@ -13,6 +13,7 @@ filtered search at 10k, where the fixed costs are most of the time (one ``gemv``
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -44,14 +45,16 @@ def checked_query(vector: np.ndarray, bound: VectorSet) -> tuple[np.ndarray, np.
     :param bound: the vector set searched.
     :raises EmbedderMismatchError: ``vector`` is not ``bound.dim`` long.
     """
-    query = np.ascontiguousarray(vector, dtype=np.float32).reshape(-1)
+    query = np.ascontiguousarray(vector, dtype=np.float32)
+    if query.ndim != 1:
+        query = query.reshape(-1)
     if query.shape != (bound.dim,):
         raise EmbedderMismatchError(
             f"query vector has shape {query.shape}, the bound vector set holds "
             f"{bound.dim}-dimensional vectors of {bound.model_id!r}"
         )
     norm = np.sqrt(query.dot(query))
-    if 0.0 < norm < np.inf:  # one dot product tells finite and non-zero
+    if 0.0 < float(norm) < math.inf:  # one dot product tells finite and non-zero
         return query, norm
     if not np.isfinite(query).all() or not query.any():
         return None
