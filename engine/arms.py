@@ -363,7 +363,10 @@ class HitReranker(Reranker, Protocol):
     It may also define ``groups(hits) -> Sequence[Hashable]`` (one label per hit): then
     the hits it scores are re-ordered only among the places hits of their own label held
     (the ``conversation`` reranker: one conversation in one scope), so its scores need
-    not be comparable between labels (:mod:`octomem.engine.rerank`).
+    not be comparable between labels (:mod:`octomem.engine.rerank`). And it may define
+    ``rerank_grouped(query, hits, similarity, keyword) -> (scores, labels or None)``:
+    both at once (``None``: every scored hit in one group), which the rerank stage then
+    calls instead of the two.
     """
 
     def wanted(self, hits: Sequence[FusedHit]) -> int:

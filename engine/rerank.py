@@ -86,16 +86,23 @@ def rerank(
     """
     import numpy as np
 
-    if is_hit_reranker(reranker):
-        scores = np.asarray(reranker.rerank_hits(text, hits, similarity, keyword), dtype=float)
+    grouped = getattr(reranker, "rerank_grouped", None)
+    if callable(grouped):  # scores and groups from one pass over the hits
+        scores, labels = grouped(text, hits, similarity, keyword)
+        scores = np.asarray(scores, dtype=float)
     else:
-        head = min(top_n, len(hits))
-        scores = np.full(len(hits), np.nan)
-        scores[:head] = reranker.rerank(text, [passage(h) for h in hits[:head]])
+        if is_hit_reranker(reranker):
+            scores = np.asarray(reranker.rerank_hits(text, hits, similarity, keyword),
+                                dtype=float)
+        else:
+            head = min(top_n, len(hits))
+            scores = np.full(len(hits), np.nan)
+            scores[:head] = reranker.rerank(text, [passage(h) for h in hits[:head]])
+        labels = reranker.groups(hits) if callable(getattr(reranker, "groups", None)) else None
     is_scored = ~np.isnan(scores)
     scored = np.flatnonzero(is_scored)
     order = np.arange(len(hits))
-    for places in _groups(reranker, hits, scored):
+    for places in _groups(labels, scored):
         order[places] = places[np.argsort(-scores[places], kind="stable")]  # ties: fused
     best = order[is_scored[order]]  # the scored hits, in their new order
     rank = np.zeros(len(hits), dtype=np.int64)
@@ -139,12 +146,12 @@ def rerank_stage(
     return hits, take(vectors, order), take(similarity, order)
 
 
-def _groups(reranker: Any, hits: Sequence[Any], scored: np.ndarray) -> list[np.ndarray]:
-    """Return the places (indices into ``hits``, ascending) of each group the reranker
-    re-orders apart: one group of every scored place without a ``groups`` method."""
+def _groups(labels: Sequence[Any] | None, scored: np.ndarray) -> list[np.ndarray]:
+    """Return the places (indices into the hits, ascending) of each group the reranker
+    re-orders apart, given each hit's group label (a reranker's ``groups(hits)``): one
+    group of every scored place when ``labels`` is ``None``."""
     import numpy as np
 
-    labels = reranker.groups(hits) if callable(getattr(reranker, "groups", None)) else None
     if labels is None:
         return [scored]
     at = scored.tolist()

@@ -195,15 +195,19 @@ def test_recall_ranks_as_the_scalar_reference_on_ingested_transcripts(
     memory: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen: list[tuple[np.ndarray, np.ndarray]] = []
-    real = ConversationReranker.rerank_hits
+    real = ConversationReranker.rerank_grouped  # what the rerank stage calls
 
     def recorded(self: ConversationReranker, query: str, hits: Any, similarity: Any,
-                 keyword: Any) -> np.ndarray:
-        scores = real(self, query, hits, similarity, keyword)
+                 keyword: Any) -> tuple[np.ndarray, Any]:
+        scores, labels = real(self, query, hits, similarity, keyword)
+        # None: one group, as the groups of every scored hit say
+        groups = self.groups(hits)
+        scored = [groups[i] for i in np.flatnonzero(~np.isnan(scores))]
+        assert labels == groups if labels is not None else len(set(scored)) == 1
         seen.append((scores, _ref_scores(self, query, hits, similarity, keyword)))
-        return scores
+        return scores, labels
 
-    monkeypatch.setattr(ConversationReranker, "rerank_hits", recorded)
+    monkeypatch.setattr(ConversationReranker, "rerank_grouped", recorded)
     fast = [[h.chunk.id for h in memory.recall(q, scope="global", count=False).hits]
             for q in QUERIES]
     assert len(seen) == len(QUERIES)
@@ -214,10 +218,10 @@ def test_recall_ranks_as_the_scalar_reference_on_ingested_transcripts(
         assert _order(scores) == _order(reference)
 
     def reference(self: ConversationReranker, query: str, hits: Any, similarity: Any,
-                  keyword: Any) -> np.ndarray:
-        return _ref_scores(self, query, hits, similarity, keyword)
+                  keyword: Any) -> tuple[np.ndarray, Any]:
+        return _ref_scores(self, query, hits, similarity, keyword), self.groups(hits)
 
-    monkeypatch.setattr(ConversationReranker, "rerank_hits", reference)
+    monkeypatch.setattr(ConversationReranker, "rerank_grouped", reference)
     slow = [[h.chunk.id for h in memory.recall(q, scope="global", count=False).hits]
             for q in QUERIES]
     assert fast == slow

@@ -99,7 +99,7 @@ def test_groups_split_as_by_hand(labels: list[object], data: st.DataObject) -> N
         labels = [labels[0]] * len(labels)
     chosen = data.draw(st.lists(st.booleans(), min_size=len(labels), max_size=len(labels)))
     scored = np.flatnonzero(np.array(chosen, dtype=bool))
-    got = [g.tolist() for g in _groups(_Labelled(labels), list(labels), scored)]
+    got = [g.tolist() for g in _groups(_Labelled(labels).groups(list(labels)), scored)]
     expected = _split_by_hand(labels, scored)
     assert got == expected
 

@@ -95,3 +95,27 @@ def test_the_rerankers_facts_read_in_one_loop_are_those_read_one_by_one() -> Non
     assert fresh.groups(hits) == [
         (None, None if f.turn is None else f.turn.conversation) for f in expected]
     assert {g for g in fresh.groups(hits)} == {(None, None), (None, "c0"), (None, "c1")}
+
+
+def test_scores_and_groups_at_once_are_the_two_asked_apart() -> None:
+    """``rerank_grouped`` returns the groups :meth:`groups` gives, or ``None`` (one group)
+    exactly when every turn it scored is of one conversation in one scope; the rerank
+    stage splits the hits the same either way."""
+    from octomem.engine.rerank import _groups
+
+    reranker = ConversationReranker()
+    two = [_turn(i, None if i % 4 == 0 else f"c{i % 2}") for i in range(1, 12)]
+    one = [_turn(i, None if i % 4 == 0 else "c0") for i in range(1, 12)]
+    scoped = [ScopedHit("local" if i % 3 else "global", h.chunk, h.score, h.rank, h.score)
+              for i, h in enumerate(one)]  # one conversation, two scopes: two groups
+    for hits, whole in ((two, False), (one, True), (scoped, False), (one[3:4], True)):
+        scores, labels = reranker.rerank_grouped("what did Ann ask", hits, None, None)
+        assert (labels is None) == whole
+        assert labels is None or labels == reranker.groups(hits)
+        scored = np.flatnonzero(~np.isnan(scores))
+        assert scored.tolist() == [i for i, h in enumerate(hits) if i % 4 != 3] or whole
+        apart = [g.tolist() for g in _groups(reranker.groups(hits), scored) if len(g)]
+        assert [g.tolist() for g in _groups(labels, scored) if len(g)] == apart
+    no_turns = [_turn(4, None), _turn(8, None)]
+    scores, labels = reranker.rerank_grouped("anything", no_turns, None, None)
+    assert np.isnan(scores).all() and labels is None

@@ -231,20 +231,35 @@ class ConversationReranker:
         :returns: ``(len(hits),)`` float64: a score for each turn (higher is better),
             NaN for every other hit (it keeps its fused place).
         """
+        return self.rerank_grouped(query, hits, similarity, keyword)[0]
+
+    def rerank_grouped(
+        self, query: str, hits: Sequence[Any], similarity: np.ndarray | None,
+        keyword: str | None,
+    ) -> tuple[np.ndarray, list[tuple[str | None, str | None]] | None]:
+        """Return :meth:`rerank_hits` and :meth:`groups` of ``hits`` from one read of
+        their kept facts; the groups are ``None`` when every turn among ``hits`` is of
+        one conversation in one scope (one group: what the rerank stage does without
+        groups, :func:`octomem.engine.rerank.rerank`)."""
         import numpy as np
 
         scores = np.full(len(hits), np.nan)
-        facts = self.known_all(hits)
-        index = [i for i, f in enumerate(facts) if f.turn is not None]
+        every = self.known_all(hits)
+        index = [i for i, f in enumerate(every) if f.turn is not None]
         if not index:
-            return scores
-        if len(index) < len(facts):  # documents among the turns: the turns alone
-            facts = [facts[i] for i in index]
-            hits = [hits[i] for i in index]
+            return scores, None
+        facts, turn_hits = every, hits
+        if len(index) < len(every):  # documents among the turns: the turns alone
+            facts = [every[i] for i in index]
+            turn_hits = [hits[i] for i in index]
         at = np.asarray(index, dtype=np.int64)
         cols = TurnColumns.of_rows([f.row for f in facts])  # type: ignore[misc]
         cos = similarity[at] if similarity is not None else np.full(len(at), np.nan)
-        kw = np.array([_score(hit.contributions, keyword) for hit in hits], dtype=np.float64)
+        if keyword:  # the keyword arm's score of each turn, 0 where it did not return it
+            own = [hit.contributions.get(keyword) for hit in turn_hits]
+            kw = np.array([0.0 if h is None else h.score for h in own], dtype=np.float64)
+        else:
+            kw = np.zeros(len(at))
         raw = turn_features(folded_words(query), cols, kw, cos,
                             held_terms(query_terms(query), [f.words for f in facts]),
                             np.array([f.asks for f in facts], dtype=bool))
@@ -254,7 +269,13 @@ class ConversationReranker:
         if self.options.addressed and recalls_assistant(query):
             turn_scores += addressed_bonus(cols.kind, True, self.options.addressed)
         scores[at] = turn_scores
-        return scores
+        one = int(cols.group.max()) == 0 or len(
+            {f.turn.conversation for f in facts}) == 1  # type: ignore[union-attr]
+        if one and len({getattr(hit, "scope", None) for hit in turn_hits}) == 1:
+            return scores, None
+        return scores, [(getattr(hit, "scope", None),
+                         None if f.turn is None else f.turn.conversation)
+                        for hit, f in zip(hits, every, strict=True)]
 
     def groups(self, hits: Sequence[Any]) -> list[tuple[str | None, str | None]]:
         """Return each hit's ``(scope, conversation)`` (``None`` for what is no turn): the
@@ -289,11 +310,6 @@ def addressed_bonus(kind: np.ndarray, recalls: bool, bonus: float) -> np.ndarray
 
 def _passage(chunk: Any) -> str:
     return f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
-
-
-def _score(contributions: dict[str, Any], arm: str | None) -> float:
-    hit = contributions.get(arm) if arm else None
-    return float(hit.score) if hit is not None else 0.0
 
 
 def build(options: ConversationOptions, context: ArmContext) -> ConversationReranker:
