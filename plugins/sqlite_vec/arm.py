@@ -339,8 +339,8 @@ class SqliteVecSemanticArm:
 
             opts = self.options
             reduce = (opts.approximate_above, opts.approximate_dims, opts.approximate_candidates)
-            matrix = self._matrices.setdefault(
-                bound.table, VectorMatrix(bound.table, bound.dim, reduce))
+            matrix = self._matrices.setdefault(bound.table, VectorMatrix(
+                bound.table, bound.dim, reduce, opts.approximate_scan == "int8"))
             matrix.snapshot.db = self.storage.snapshot_db
         return matrix
 

@@ -52,6 +52,7 @@ from ..sqlite import snapshot_sync
 from . import row_gather, vec0_reader
 from .matrix_snapshot import MatrixSnapshots
 from .projection import Projection, top_rows
+from .quantized import PackedCodes, QuantizedRows
 from .top import select_top
 
 #: Below the projection threshold, a mask keeping fewer than this share of the rows is
@@ -133,7 +134,7 @@ class ScanResult:
     scores: np.ndarray
 
 
-class VectorMatrix(MatrixSnapshots):
+class VectorMatrix(MatrixSnapshots, QuantizedRows):
     """The vectors of one vec0 table as numpy arrays, kept in step with the table
     (starting from its snapshot beside the file when one matches: :mod:`.matrix_snapshot`).
 
@@ -146,12 +147,16 @@ class VectorMatrix(MatrixSnapshots):
         vectors, a search first ranks every allowed row by a ``dims``-dimensional
         projection (:class:`.projection.Projection`), then scores the best ``candidates`` exactly;
         ``None`` keeps every search exact.
+    :param quantized: rank by the projection's int8 codes (:mod:`.quantized`) rather than
+        its float32 rows (``approximate_scan``); the codes are kept beside them.
     """
 
-    def __init__(self, table: str, dim: int, reduce: tuple[int, int, int] | None = None) -> None:
+    def __init__(self, table: str, dim: int, reduce: tuple[int, int, int] | None = None,
+                 quantized: bool = False) -> None:
         self.table = table
         self.dim = int(dim)
         self.reduce = reduce
+        self.quantized = quantized
         self.lock = threading.RLock()
         self.seq = -1  # -1: never loaded
         #: where its snapshots live (``db`` set by the arm; ``None``: none are used)
@@ -167,6 +172,10 @@ class VectorMatrix(MatrixSnapshots):
         self._sorted_ids = np.zeros(0, dtype=np.int64)  # ids[_order], set with it
         self.projection: Projection | None = None  # fitted once the set is large enough
         self.reduced = np.zeros((0, 0), dtype=np.float32, order="F")
+        #: int8 codes of the unit projected rows and their per-dimension scale, once coded
+        self.codes = np.zeros((0, 0), dtype=np.int8)
+        self.scale: np.ndarray | None = None
+        self.packed = PackedCodes()
         #: a row-major copy of :attr:`matrix` while that is column-major, made by the
         #: first selective search (:meth:`_rows_major`); ``None`` until then
         self.rowmajor: np.ndarray | None = None
@@ -175,7 +184,7 @@ class VectorMatrix(MatrixSnapshots):
     def _columns(self) -> tuple[np.ndarray, ...]:
         """The per-row arrays, in step row for row."""
         extra = () if self.rowmajor is None else (self.rowmajor,)
-        return (self.matrix, self.ids, self.inv_norms, self.reduced, *extra)
+        return (self.matrix, self.ids, self.inv_norms, self.reduced, self.codes, *extra)
 
     # -- keeping in step -------------------------------------------------------------
 
@@ -217,6 +226,8 @@ class VectorMatrix(MatrixSnapshots):
                 self.rowmajor = _grow(self.rowmajor, cap, "C")
             if self.projection is not None:
                 self.reduced = _grow(self.reduced, cap)
+            if self.scale is not None:
+                self.codes = _grow(self.codes, cap, "C")
 
     def _append(self, ids: np.ndarray, vectors: np.ndarray) -> None:
         """Add rows for ``ids`` (int64 ``(m,)``) and ``vectors`` (float32 ``(m, dim)``)."""
@@ -233,6 +244,8 @@ class VectorMatrix(MatrixSnapshots):
         self.ids[n:n + m] = ids
         if self.projection is not None:
             self.reduced[n:n + m] = self.projection.apply(vectors)
+        if self.scale is not None:
+            self._encode(n, n + m)
         self.count = n + m
         self._order = None
 
@@ -254,6 +267,7 @@ class VectorMatrix(MatrixSnapshots):
             for arr in self._columns():
                 if len(arr):
                     arr[pos] = arr[last]
+            self.packed.touch(pos)
             self.count = last
         self._order = None
         new = [c for c in changed if c in present]
@@ -269,6 +283,8 @@ class VectorMatrix(MatrixSnapshots):
         self.inv_norms[pos] = 1.0 / np.sqrt(np.dot(vector, vector))
         if self.projection is not None:
             self.reduced[pos] = self.projection.apply(vector[None, :])[0]
+        if self.scale is not None:
+            self._encode(pos, pos + 1)
 
     # -- reading ---------------------------------------------------------------------
 
@@ -373,6 +389,9 @@ class VectorMatrix(MatrixSnapshots):
         if self.projection is None:
             self._fit_projection()
             snapshot_sync.save(self)  # restored without it: the next process need not fit it
+        elif self.quantized and self.codes.shape[1] != self._dims():
+            self._quantize()  # a snapshot without codes (or of another width): code it
+            snapshot_sync.save(self)
         return True
 
     def _fit_projection(self) -> None:
@@ -389,6 +408,8 @@ class VectorMatrix(MatrixSnapshots):
         for i in range(0, self.count, 65_536):
             j = min(i + 65_536, self.count)
             self.reduced[i:j] = self.projection.apply(self.matrix[i:j])
+        if self.quantized:
+            self._quantize()
 
     def _candidates(self, q: np.ndarray, k: int, mask: np.ndarray | None) -> np.ndarray:
         """Rows of the best ``candidates + k`` allowed rows by projected cosine (int64); a
@@ -396,11 +417,14 @@ class VectorMatrix(MatrixSnapshots):
         eigenvectors as a ``dims``-wide fit (contiguous: column-major)."""
         assert self.projection is not None and self.reduce is not None
         n = self.count
-        dims = min(self.reduce[1], self.reduced.shape[1])
+        dims = self._dims()
         q_reduced = self.projection.apply(q[None, :])[0][:dims]
-        approx = (self.reduced[:n, :dims] @ q_reduced) * self.inv_norms[:n]
-        if mask is not None:
-            approx[~mask] = -np.inf
+        if self.quantized and self.scale is not None and self.codes.shape[1] == dims:
+            approx = self._code_scores(q_reduced, mask)
+        else:
+            approx = (self.reduced[:n, :dims] @ q_reduced) * self.inv_norms[:n]
+            if mask is not None:
+                approx[~mask] = -np.inf
         rows = top_rows(approx, self.reduce[2] + k)
         return rows if mask is None else rows[mask[rows]]
 

@@ -15,6 +15,8 @@ from pydantic import BaseModel, Field
 #: conversation, a LongMemEval haystack) exact, their results byte-identical. It was
 #: 200,000 until 2026-12-02 (where the exact scan first passed 20 ms on a quiet machine).
 APPROXIMATE_ABOVE = 50_000
+#: The projection's scan (``approximate_scan``): PLACEHOLDER
+APPROXIMATE_SCAN: Literal["int8", "float32"] = "int8"
 
 
 class SqliteVecOptions(BaseModel, extra="forbid", defer_build=True):
@@ -52,5 +54,13 @@ class SqliteVecOptions(BaseModel, extra="forbid", defer_build=True):
     approximate_candidates: int = Field(
         default=1000, ge=1, le=100_000,
         description="rows scored exactly after the projection (plus k)",
+        json_schema_extra={"group": "retrieval"},
+    )
+    approximate_scan: Literal["int8", "float32"] = Field(
+        default=APPROXIMATE_SCAN,
+        description="how the projection is scanned to pick the candidates: 'int8' (its "
+        "int8 codes, kept and snapshotted beside it, scanned by numkong: a quarter of the "
+        "bytes) or 'float32' (its float rows with numpy); the candidates are then scored "
+        "exactly either way",
         json_schema_extra={"group": "retrieval"},
     )
