@@ -201,3 +201,18 @@ def test_prepare_packs_restored_codes_before_the_first_search(tmp_path: Path) ->
     arm.search(_vectors(1, seed=8)[0], Filters(), 5)
     assert m.packed.packs == 1
     storage.close()
+
+
+def test_warm_makes_the_approximate_stage_ready_before_the_first_search(tmp_path: Path) -> None:
+    """A long-running process's warm-up fits, codes and packs; the search packs nothing."""
+    storage, _ = _store(tmp_path / "s.sqlite3", _vectors(1500, seed=9))
+    arm = _arm(storage, **APPROX)
+    assert arm.warm()
+    m = _matrix(arm)
+    assert m.projection is not None and m.scale is not None and m.packed.packs == 1
+    arm.search(_vectors(1, seed=10)[0], Filters(), 5)
+    assert m.packed.packs == 1
+    below = _arm(storage, approximate_above=10**6)  # below the threshold: nothing to ready
+    below.warm()
+    assert _matrix(below).packed.packs == 0
+    storage.close()

@@ -14,6 +14,7 @@ projected rows (~0.3 s at 1M) and saves the snapshot again.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import apsw
@@ -58,6 +59,8 @@ class MatrixSnapshots:
     projection: Projection | None
     snapshot: SnapshotState
     _order: np.ndarray | None
+
+    _pack: Callable[[], None]  # QuantizedRows' (an annotation: a stub would shadow it)
 
     def _clear(self) -> None: ...
 
@@ -139,8 +142,7 @@ class MatrixSnapshots:
             return
         if self.quantized and self.scale is not None and len(self.codes):  # packing reads them
             with self.lock:
-                if self.packed.stale(self.count):
-                    self.packed.pack(self.codes, self.count)
+                self._pack()
             return
         rows = self.reduced if self.projection is not None else self.matrix
         if rows.flags.c_contiguous or rows.flags.f_contiguous:  # ravel: a view, no copy

@@ -26,6 +26,8 @@ packed rows that were replaced or moved) with numpy, until they are
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -161,6 +163,25 @@ class QuantizedRows:
     codes: np.ndarray
     scale: np.ndarray | None
     packed: PackedCodes
+    quantized: bool
+    lock: threading.RLock
+
+    _projected: Callable[[int, int], bool]  # the matrix's (an annotation: no stub)
+
+    def ready(self) -> None:
+        """Make the approximate stage ready now, as the first unfiltered search would: the
+        projection fitted or coded when missing, the codes packed (a long-running
+        process's warm-up: its first search then scans at once). A no-op below
+        ``approximate_above``."""
+        with self.lock:
+            if self._projected(0, self.count):
+                self._pack()
+
+    def _pack(self) -> None:
+        """Pack the codes when an int8 scan would pack them first (call holding the lock)."""
+        if (self.quantized and self.scale is not None and self.codes.shape[1] == self._dims()
+                and self.packed.stale(self.count)):
+            self.packed.pack(self.codes, self.count)
 
     def _dims(self) -> int:
         """Projected dimensions scanned: ``approximate_dims``, at most the projection's."""
