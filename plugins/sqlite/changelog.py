@@ -82,12 +82,12 @@ def _prune(tx: apsw.Connection) -> None:
 def last_seq(conn: apsw.Connection) -> int:
     """Return the newest ``seq`` (0 when nothing was ever logged or the table is missing)."""
     try:  # one statement: every in-RAM copy asks on every search
-        row = conn.execute(f"SELECT max(seq) FROM {TABLE}").fetchone()
+        seq = conn.execute(f"SELECT max(seq) FROM {TABLE}").get  # one row, one value
     except apsw.SQLError:
         if exists(conn):
             raise
         return 0
-    return int(row[0] or 0)
+    return int(seq or 0)
 
 
 def changes_since(conn: apsw.Connection, table: str, seq: int) -> list[int | None] | None:

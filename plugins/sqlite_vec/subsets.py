@@ -74,7 +74,14 @@ class Subset:
 def filters_key(filters: Filters) -> Hashable:
     """Return a hashable key equal for equal ``filters`` (metadata as sorted ``str``
     pairs, the rendering the filter index compares)."""
-    meta = tuple(sorted((str(k), str(v)) for k, v in filters.metadata.items()))
+    items = filters.metadata.items()
+    if not items:
+        meta: tuple[tuple[str, str], ...] = ()
+    elif len(items) == 1:  # most filters: no sort, no generator
+        [(key, value)] = items
+        meta = ((str(key), str(value)),)
+    else:
+        meta = tuple(sorted((str(k), str(v)) for k, v in items))
     return (filters.kinds, filters.tags, filters.created_after, filters.created_before, meta,
             filters.valid_after, filters.valid_before, filters.as_of,
             filters.include_superseded)
@@ -93,6 +100,16 @@ class SubsetCache:
         self.state: Any = None
         self.entries: OrderedDict[Hashable, Subset] = OrderedDict()
         self.held = 0  # bytes of gathered vectors kept
+
+    def kept(self, key: Hashable, state: Any) -> Subset | None:
+        """Return the subset of ``key`` in ``state`` when it is kept and was asked before
+        (nothing left to gather), marked most recently used; else ``None`` (see :meth:`get`)."""
+        if state == self.state:
+            subset = self.entries.get(key)
+            if subset is not None and subset.tried:
+                self.entries.move_to_end(key)
+                return subset
+        return None
 
     def get(self, key: Hashable, state: Any, make: Callable[[], Subset],
             gather: Callable[[Subset], None], row_bytes: int) -> Subset:
@@ -134,6 +151,10 @@ def subset_of(cache: SubsetCache, matrix: VectorMatrix, fields: FilterIndex,
               filters: Filters) -> Subset:
     """Return the matrix rows ``filters`` allows (kept in ``cache``); call holding the
     matrix's lock, both copies synced (the state is their change-log positions)."""
+    key, state = filters_key(filters), (matrix.seq, fields.seq, matrix.count)
+    subset = cache.kept(key, state)
+    if subset is not None:
+        return subset
 
     def make() -> Subset:
         mask = allowed_at(fields.mask(filters), matrix.ids[:matrix.count])
@@ -145,5 +166,4 @@ def subset_of(cache: SubsetCache, matrix: VectorMatrix, fields: FilterIndex,
             subset.gathered = row_gather.gather(matrix._rows_major(), rows)
             subset.ids, subset.inv_norms = matrix.ids[rows], matrix.inv_norms[rows]
 
-    return cache.get(filters_key(filters), (matrix.seq, fields.seq, matrix.count), make,
-                     gather, 4 * matrix.dim + 12)
+    return cache.get(key, state, make, gather, 4 * matrix.dim + 12)
