@@ -25,6 +25,7 @@ from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata, func_meta
 from pydantic import ValidationError
 
 from .observe import refuse
+from .ordering import READ_TOOLS, CallOrder
 from .stdio import run_stdio
 
 #: Longest rendering of a refused value in an error message (characters).
@@ -100,12 +101,14 @@ class StrictServer(MCPServer):
     """An :class:`MCPServer` that checks every tool call with :class:`StrictArguments` first.
 
     Tools added with :meth:`add_strict_tool` are checked; their advertised input schemas
-    say ``additionalProperties: false``.
+    say ``additionalProperties: false``. Tool calls and resource reads run in the order
+    they arrived (:mod:`.ordering`): writes one at a time, reads beside other reads.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.argument_rules: dict[str, StrictArguments] = {}
+        self.order = CallOrder()
 
     def add_strict_tool(self, fn: Callable[..., Any], name: str, **kwargs: Any) -> None:
         """Add ``fn`` as the tool ``name`` (``kwargs`` as for ``add_tool``), checked strictly."""
@@ -136,4 +139,10 @@ class StrictServer(MCPServer):
             except ToolError as exc:
                 refuse()  # counted as invalid: the tool did not run
                 raise ToolError(f"Error executing tool {name}: {exc}") from None
-        return await super().call_tool(name, arguments, context)
+        async with self.order.turn(write=name not in READ_TOOLS):
+            return await super().call_tool(name, arguments, context)
+
+    async def read_resource(self, uri: Any, context: Any = None) -> Any:
+        """Read a resource after every write that arrived before it (:mod:`.ordering`)."""
+        async with self.order.turn(write=False):
+            return await super().read_resource(uri, context)
