@@ -56,3 +56,59 @@ def test_mcp_reingest_reports_and_keep_leaves_them(tmp_path: Path) -> None:
         assert all("fig" not in h["text"].lower() for h in hits)
         # a single file ingested on its own is no folder's: nothing else is touched
         assert mcp.ok("ingest", path_or_text="notes/kiwi.md")["missing"] == []
+
+
+def _ids(project: Path, query: str) -> list[str]:
+    """The ids of the hits for ``query`` whose text holds its first word."""
+    word = query.split()[0].lower()
+    return [h["id"] for h in octomem(project, "search", query, "--json").json()["hits"]
+            if word in h["text"].lower()]
+
+
+def test_a_file_that_comes_back_is_stored_again_but_a_deliberate_forget_holds(
+        tmp_path: Path) -> None:
+    """Trial 8: a file moved away and back (branch switch, git stash) was 'forgotten, not
+    re-added' forever; a failed ingest of its folder forgot it too."""
+    project = tmp_path / "project"
+    notes = project / "notes"
+    notes.mkdir(parents=True)
+    deploy = notes / "deploy.md"
+    deploy.write_text("Deploy key rotation happens every 90 days\n")
+    octomem(project, "ingest", "notes")
+    [doc_id] = _ids(project, "deploy key rotation")
+    aside = tmp_path / "deploy.md"
+    deploy.rename(aside)
+    failed = octomem(project, "ingest", "notes/", ok=False)  # the folder is empty now
+    assert failed.code == 1 and "no text file" in failed.err
+    assert "kept its document (this ingest failed)" in failed.out
+    assert _ids(project, "deploy key rotation") == [doc_id]  # a failed ingest forgot nothing
+    (notes / "other.md").write_text("Unrelated note about lunch\n")
+    gone = octomem(project, "ingest", "notes")
+    assert "forgot its document" in gone.out and _ids(project, "deploy key rotation") == []
+    aside.rename(deploy)  # it comes back
+    back = octomem(project, "ingest", "notes")
+    assert "added 1" in back.out and "not re-added" not in back.out
+    assert _ids(project, "deploy key rotation") == [doc_id]
+    deploy.write_text("Deploy key rotation happens every 30 days\n")
+    assert "replaced 1" in octomem(project, "ingest", "notes/deploy.md").out
+    # a deliberate forget is a tombstone: not re-added, even with new content
+    octomem(project, "forget", doc_id, "--reason", "not wanted")
+    deploy.write_text("Deploy key rotation happens every week\n")
+    again = octomem(project, "ingest", "notes")
+    assert "1 forgotten, not re-added" in again.out and _ids(project, "deploy key") == []
+
+
+def test_import_takes_back_a_file_forgotten_as_gone(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    notes = project / "notes"
+    notes.mkdir(parents=True)
+    (notes / "kiwi.md").write_text("The kiwi fruit ripens in a paper bag.\n")
+    (notes / "fig.md").write_text("The fig grows against the south wall.\n")
+    octomem(project, "ingest", "notes")
+    octomem(project, "export", "--scope", "local", str(tmp_path / "before.jsonl"))
+    (notes / "fig.md").unlink()
+    assert "forgot its document" in octomem(project, "ingest", "notes").out
+    assert _ids(project, "fig south wall") == []
+    imported = octomem(project, "import", str(tmp_path / "before.jsonl"), "--scope", "local")
+    assert "not re-added" not in imported.out + imported.err
+    assert len(_ids(project, "fig south wall")) == 1

@@ -12,8 +12,12 @@
   empty file is only noted.
 - A named folder holding no text file or transcript is an error (``no text file (.md,
   .txt, .rst) or transcript (.jsonl) in DIR``), status 1, after the other paths are
-  stored (and the files it held before are still reported gone); so is one whose
-  transcripts hold no turn (each noted ``note: FILE: no turns in it``).
+  stored; so is one whose transcripts hold no turn (each noted ``note: FILE: no turns in
+  it``).
+- Files a named folder no longer holds are reported (``gone: FILE: ...``) and, by
+  ``ingest.on_missing``, forgotten, but only when the ingest succeeded: an ingest that
+  ends with an error forgets nothing (each gone file is reported as kept). Such a forget
+  is no tombstone: the file is stored again when it comes back.
 - Ctrl-C says what was stored (documents are written in transactions of
   :data:`~octomem.engine.pipeline.DOCS_PER_TRANSACTION`, so a batch is stored whole or
   not at all) and what was not, how to finish (ingest the same paths again: what is
@@ -22,8 +26,8 @@
 - A transcript's last line that has no newline at its end and is not valid JSON is
   being written: it is left out with a note (``note: FILE:LINE: left out: ...``) and read
   on the next ingest; a malformed line anywhere else is an error.
-- A document or turn whose id is in the scope's forget log is not added again (the
-  report line says ``N forgotten, not re-added``).
+- A document or turn forgotten deliberately (``forget``: in the scope's forget log) is
+  not added again (the report line says ``N forgotten, not re-added``).
 - Chunks without a vector of the configured embedder are counted after every ingest and
   search (:func:`say_unembedded`).
 
@@ -163,9 +167,11 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
         tally.refused += turnless(paths or (), [*files, *(f for f, _ in skipped)], transcripts)
         if tally.parts_stored == 0 and (paths or beir is not None):  # say it, even if nothing
             render.ingest_report(console, AddReport(), 0, None)
+        failed = bool(tally.refused or tally.skipped)  # then only reported, none forgotten
         for folder in (p for p in paths or () if p.is_dir()):  # files it no longer holds
-            show.gone_files(console, reconcile(show.check_write_scope(scope), pipeline, folder,
-                                               memory.on_missing, IngestReport()))
+            show.gone_files(console, reconcile(
+                chosen, pipeline, folder, "keep" if failed else memory.on_missing,
+                IngestReport()), "this ingest failed" if failed else None)
     except KeyboardInterrupt:
         say_interrupted(err, tally, len(files) + len(transcripts), scope, pipeline)
         raise typer.Exit(INTERRUPTED) from None

@@ -200,12 +200,15 @@ def import_report(console: Console, report: ImportReport) -> None:
         console.print(f"[yellow]vectors not written: {escape(report.semantic_error)}[/yellow]")
 
 
-def gone_files(console: Console, report: IngestReport) -> None:
-    """Print the files an ingested folder no longer holds, and which were forgotten."""
+def gone_files(console: Console, report: IngestReport, kept_because: str | None = None) -> None:
+    """Print the files an ingested folder no longer holds, and which were forgotten.
+
+    :param kept_because: why none was forgotten, when not by ``ingest.on_missing = keep``.
+    """
     forgotten = {g.id for g in report.forgotten}
     for gone in report.missing:
         done = "forgot its document" if gone.id in forgotten else "kept its document " \
-            "(ingest.on_missing = keep)"
+            f"({kept_because or 'ingest.on_missing = keep'})"
         console.print(f"[yellow]gone:[/yellow] {escape(gone.path)}: {done} {gone.id}")
 
 

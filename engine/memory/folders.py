@@ -8,6 +8,10 @@ file document under it whose file no longer exists is *missing*; with ``on_missi
 "forget"`` (the default) it is forgotten with the reason ``file gone: PATH ...`` (kept in
 the forget log), with ``"keep"`` it stays and is only reported. Before this, a deleted
 file's text stayed current and ranked first for its words.
+
+Such a forget is not a tombstone (:func:`~.forget.is_tombstone`): a file that comes back
+(a branch switch, ``git stash``, a move and back) is stored again by the next ingest, and
+``import`` takes its document. Only a deliberate ``forget`` keeps an id out for good.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from urllib.parse import urlparse
 from ..arms import VersionedStorage
 from ..pipeline import AddReport, Pipeline
 from ..types import Document
-from .forget import forget
+from .forget import GONE_REASON, forget
 from .scopes import ScopeName
 
 #: The kind file documents are stored with (see :mod:`.ingest`).
@@ -86,8 +90,8 @@ def reconcile(scope: ScopeName, pipeline: Pipeline, folder: Path, on_missing: st
         gone = GoneFile(doc.id, str(path))
         report.missing.append(gone)
         if on_missing == "forget":
-            forget([(scope, pipeline)], doc.id, f"file gone: {path} was not in {folder.resolve()} "
-                   "when the folder was ingested again")
+            forget([(scope, pipeline)], doc.id, f"{GONE_REASON}{path} was not in "
+                   f"{folder.resolve()} when the folder was ingested again")
             report.forgotten.append(gone)
     return report
 

@@ -40,12 +40,27 @@ class ForgetOutcome:
 
 Scoped = Sequence[tuple[ScopeName, Pipeline]]
 
+#: How the reason of an ingest's own forget begins: a file gone from a folder ingested
+#: again (:func:`~.folders.reconcile`). Such an entry is history, not a tombstone: the
+#: file stored again when it comes back (a branch switch, ``git stash``, a move and back).
+GONE_REASON = "file gone: "
+
+
+def is_tombstone(record: ForgetRecord) -> bool:
+    """Return True when ``record`` keeps its id from being added again: every forget but
+    an ingest's own for a file gone from its folder (reason starting :data:`GONE_REASON`)."""
+    return not (record.id.startswith("file:") and (record.reason or "").startswith(GONE_REASON))
+
 
 def was_forgotten(storage: Storage, document_id: str) -> bool:
-    """Return True when ``document_id`` is in the forget log of ``storage`` (a storage
-    without a forget log has forgotten nothing). ``import`` and ``ingest`` skip such an
-    id, so a forgotten statement or turn never comes back."""
-    return isinstance(storage, VersionedStorage) and storage.get_forgotten(document_id) is not None
+    """Return True when ``document_id`` was forgotten deliberately: its forget-log entry of
+    ``storage`` is a tombstone (:func:`is_tombstone`; a storage without a forget log has
+    forgotten nothing). ``import`` and ``ingest`` skip such an id, so a forgotten
+    statement or turn never comes back; a file forgotten because it was gone comes back."""
+    if not isinstance(storage, VersionedStorage):
+        return False
+    record = storage.get_forgotten(document_id)
+    return record is not None and is_tombstone(record)
 
 
 def drop_forgotten(storage: Storage, documents: Iterable[Document],
