@@ -1,5 +1,7 @@
-"""Questions about the assistant's own words: ``recalls_assistant`` and the
-``conversation`` reranker's ``addressed`` bonus (real SQLite store, real fts5 arm)."""
+"""Whose turn answers: questions about the assistant's own words (``recalls_assistant``
+and the ``conversation`` reranker's ``addressed`` bonus), and questions about the subject
+matter (``impersonal``: both speakers scored alike). Real SQLite store, real fts5 arm;
+the demo's chat with the bundled MiniLM."""
 
 from __future__ import annotations
 
@@ -9,7 +11,9 @@ import pytest
 
 from octomem.engine.memory.facade import open_memory
 from octomem.engine.types import Document, Query
-from octomem.plugins.conversation.features import recalls_assistant
+from octomem.plugins.conversation.features import impersonal, recalls_assistant
+
+ROOT = Path(__file__).resolve().parents[1]
 
 FILLER = [
     "I baked bread this morning and it came out great.",
@@ -50,9 +54,12 @@ def test_a_question_recalls_the_assistant_when_you_is_followed_by_a_past_verb(
     assert recalls_assistant(query) is expected
 
 
-def _top(data_dir: Path, addressed: float | None, query: str) -> list[str]:
-    arms: dict[str, object] = {} if addressed is None else {
-        "conversation": {"addressed": addressed}}
+def _top(data_dir: Path, addressed: float | None, query: str,
+         impersonal_as_peer: bool = True) -> list[str]:
+    options: dict[str, object] = {"impersonal_as_peer": impersonal_as_peer}
+    if addressed is not None:
+        options["addressed"] = addressed
+    arms = {"conversation": options}
     memory = open_memory(overrides={
         "data_dir": str(data_dir), "arms": arms,
         "pipeline": {"embedder": None, "semantic": None, "reranker": "conversation"}})
@@ -79,3 +86,45 @@ def test_the_assistants_reply_comes_first_when_the_question_recalls_its_words(
     # a request to the assistant is no recall of its words: the bonus stays off
     request = "Can you list natural remedies for puffy eyes with cucumber?"
     assert _top(data_dir, None, request) == _top(data_dir, 0.0, request)
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("why did the video uploads fail on hotel wifi?", True),
+    ("How long does the cucumber stay on the eyelids?", True),
+    ("What did Ana say about Lisbon?", True),
+    ("How long did I wait for the decision on my asylum application?", False),
+    ("Where is my passport?", False),
+    ("what did you say about the cucumber?", False),
+    ("Can you recommend a good book for the train?", False),
+])
+def test_a_question_is_impersonal_without_i_me_my_or_you(query: str, expected: bool) -> None:
+    assert impersonal(query) is expected
+
+
+def test_an_impersonal_question_is_answered_by_either_speakers_turn(data_dir: Path) -> None:
+    query = "How long do cucumber slices stay on the eyelids for puffy eyes?"
+    role_weights = _top(data_dir, None, query, impersonal_as_peer=False)
+    default = _top(data_dir, None, query)
+    assert role_weights[0] == "chat-0"  # the user's weights: the short request first
+    assert default[0] == "chat-1"       # the reply that holds "ten minutes"
+    # a question about the asker's own words keeps the user/assistant weights
+    mine = "How long did I keep cucumber slices on my puffy eyes?"
+    assert _top(data_dir, None, mine) == _top(data_dir, None, mine, impersonal_as_peer=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("impersonal_as_peer", "first"), [(True, 1), (False, 4)])
+def test_the_demo_chat_answers_why_the_uploads_failed_first(
+    tmp_path: Path, impersonal_as_peer: bool, first: int,
+) -> None:
+    memory = open_memory(project_root=tmp_path / "project", global_root=tmp_path / "demo",
+                         overrides={"arms": {"conversation": {
+                             "impersonal_as_peer": impersonal_as_peer}}})
+    try:
+        memory.ingest(str(ROOT / "examples" / "kestrel"), scope="global")
+        hits = memory.recall("why did the video uploads fail on hotel wifi?", top_k=5).hits
+        texts = [h.chunk.text for h in hits]
+        answer = next(i for i, t in enumerate(texts, 1) if "That explains it" in t)
+        assert answer == first  # both arms rank it first; the LME role weights put it 4th
+    finally:
+        memory.close()

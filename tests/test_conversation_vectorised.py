@@ -26,6 +26,7 @@ from octomem.plugins.conversation.features import (
     FEATURES,
     Turn,
     folded_words,
+    impersonal,
     query_terms,
     recalls_assistant,
     term_matches,
@@ -124,8 +125,9 @@ def _ref_scores(reranker: ConversationReranker, query: str, hits: Any,
                                         query_terms(query), texts),
                           reranker.model.binary)
     recalls = recalls_assistant(query)  # "what did you ...": the assistant's words
+    alike = reranker.options.impersonal_as_peer and impersonal(query)  # no I/me/my/you
     for row, (i, turn) in zip(x, found, strict=True):
-        w = reranker.model.weights[turn.role or "peer"]
+        w = reranker.model.weights["peer" if alike else turn.role or "peer"]
         scores[i] = float(row @ w[:-1] + w[-1])
         if recalls and turn.role == "assistant":
             scores[i] += reranker.options.addressed

@@ -39,6 +39,11 @@ _WORD = re.compile(r"[^\W_]+")
 #: LongMemEval's tune split they occur in all 5 single-session-assistant questions
 #: (the evidence is the assistant's turn) and in none of the 25 others.
 ADDRESSED_AS = frozenset({"you", "your", "yours"})
+#: The words a question speaks of its asker by. LongMemEval's questions (28 of its 30 tune
+#: questions) ask the user about their own life ("where did I ...", "my ..."): the
+#: user/assistant weights were fitted on such questions, where the user's own short turn
+#: holds the fact and the assistant's reply only repeats it.
+FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself"})
 #: Irregular English past forms that, after "you", say the assistant already did or
 #: said something ("you told me", "the script you wrote"); regular ones end in "-ed".
 IRREGULAR_PAST = frozenset({
@@ -66,6 +71,14 @@ def recalls_assistant(query: str) -> bool:
         if first is None or _past(first) or _past(second):
             return True
     return False
+
+
+def impersonal(query: str) -> bool:
+    """Return whether ``query`` neither speaks of its asker (:data:`FIRST_PERSON`) nor
+    addresses the assistant (:data:`ADDRESSED_AS`): a question about the subject matter
+    ("why did the uploads fail?"), which either speaker's turn may answer."""
+    words = {w.casefold() for w in _WORD.findall(query)}
+    return not (words & FIRST_PERSON or words & ADDRESSED_AS)
 
 
 #: Least IDF weight of a query term among the candidates (a term every candidate holds

@@ -37,6 +37,7 @@ from .features import (
     TurnRow,
     folded_words,
     held_terms,
+    impersonal,
     query_terms,
     recalls_assistant,
     standardised,
@@ -113,6 +114,13 @@ class ConversationOptions(BaseModel, extra="forbid", defer_build=True):
         description="added to an assistant turn's score when the question refers to the "
         "assistant's own earlier words ('what did you suggest?', 'the list you gave me'); "
         "0 leaves the fitted weights alone",
+    )
+    impersonal_as_peer: bool = Field(
+        default=True, json_schema_extra={"group": "retrieval"},
+        description="score a user's and an assistant's turns alike, with the weights of "
+        "chats between named people, when the question neither speaks of its asker (I, "
+        "me, my) nor addresses the assistant (you): the user/assistant weights were "
+        "fitted on questions about the user's own life",
     )
 
 
@@ -265,7 +273,10 @@ class ConversationReranker:
                             np.array([f.asks for f in facts], dtype=bool))
         x = standardised(raw, self.model.binary)
         coef, bias = self._weights()
-        turn_scores = (x @ coef + bias)[np.arange(len(at)), cols.kind]
+        kind = cols.kind
+        if self.options.impersonal_as_peer and impersonal(query):
+            kind = np.zeros_like(kind)  # KINDS[0]: the peer weights, speakers alike
+        turn_scores = (x @ coef + bias)[np.arange(len(at)), kind]
         if self.options.addressed and recalls_assistant(query):
             turn_scores += addressed_bonus(cols.kind, True, self.options.addressed)
         scores[at] = turn_scores
