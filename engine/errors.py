@@ -15,6 +15,15 @@ class StoreBusyError(OctomemError):
     of that write was stored. The message names the file and what to do."""
 
 
+class StoreUnreadableError(OctomemError):
+    """A scope's store cannot be read: its file is damaged (truncated, overwritten) or is
+    not a store at all. octomem leaves it as it is; the message names the file and what to
+    do (restore it from a backup or an export, or move it away to start empty).
+
+    Reads over both scopes skip that scope and say so (``scopes_unavailable``); anything
+    aimed at that scope alone, and every write to it, fails with this error."""
+
+
 class PluginLoadError(OctomemError):
     """An entry point in group ``octomem`` failed to import or register.
 

@@ -25,6 +25,9 @@ class ScopeStatus(BaseModel):
     forgotten: int = Field(0, description="entries in the forget log (texts deleted)")
     size_bytes: int = Field(0, description="storage size on disk, bytes")
     semantic_error: str | None = None
+    unreadable: str | None = Field(
+        None, description="why this scope's store cannot be read (its file, what is wrong, "
+        "what to do); recall searches the other scope meanwhile, and says so")
     newest_document_at: str | None = Field(
         None, description="when the newest document was stored (ISO-8601, UTC), as every "
         "time the tools return")

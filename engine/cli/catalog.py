@@ -76,7 +76,8 @@ COMMANDS = (
     Entry("plugins", "commands", "List installed arms by kind: name, providing distribution, "
           "version."),
     Entry("status", "commands", "Show both scopes: where they live, counts, arms, the embedder "
-          "model, semantic availability."),
+          "model, semantic availability; exit status 1 when a scope's store cannot be read "
+          "(its file is named)."),
     Entry("config", "commands", "Print every effective setting (configured arms' options "
           "included), or the one named, with its cost group (identity: needs re-indexing; "
           "runtime; retrieval: reorders answers), the layer it came from and what it means."),
@@ -101,7 +102,8 @@ COMMANDS = (
           "--metrics-addr HOST:PORT`): calls per tool with p50/p95 latency, recall hits, empty "
           "and degraded answers, arm latency, writes, and each scope's counts."),
     Entry("verify", "verify", "Find stored rows that an answer cannot show (times outside the "
-          "calendar, left by an older octomem); exit status 1 when there are any. With "
+          "calendar, left by an older octomem) and stores that cannot be read; exit status 1 "
+          "when there are any. With "
           "`--repair`: a bad `created_at` or `valid_to` becomes now, a bad `event_time` or "
           "`last_recalled_at` is cleared, and the document is written again (its vectors "
           "computed again)."),

@@ -285,8 +285,13 @@ def reindex(
         embed_scopes(console, err, memory.scopes.existing(wanted))  # type: ignore[arg-type]
         if embedder is not None:
             console.print(f"recall uses these vectors while pipeline.embedder is {embedder!r}")
+        skipped = memory.scopes.skipped(wanted)  # type: ignore[arg-type]
     finally:
         close_memory(memory)
+    for name, why in skipped.items():
+        err.print(Text.assemble(("error: ", "red"), f"{name} scope not reindexed: {why}"))
+    if skipped:
+        raise typer.Exit(1)
 
 
 @registry.command(cls=Command)
@@ -302,7 +307,7 @@ def plugins(as_json: opt.MachineOpt = False) -> None:
 @registry.command(cls=Command)
 def status(as_json: opt.MachineOpt = False) -> None:
     """Show both scopes: where they live, counts, arms, the embedder model, semantic
-    availability."""
+    availability; exit status 1 when a scope's store cannot be read (its file is named)."""
     from . import machine
     from . import memory as show
 
@@ -312,6 +317,8 @@ def status(as_json: opt.MachineOpt = False) -> None:
         machine.dump(machine.status_json(info)) if as_json else show.status(console, info)
     finally:
         close_memory(memory)
+    if any(scope.get("unreadable") for scope in info["scopes"].values()):
+        raise typer.Exit(1)  # shown above: which file, what is wrong, what to do
 
 
 @registry.command(cls=Command)

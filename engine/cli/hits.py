@@ -241,8 +241,8 @@ def _rejected(console: Console, ans: RecallAnswer, explain: bool) -> None:
 def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool,
                  why: str | None = None, as_of: float | None = None) -> None:
     """Print a recall answer: the query, one line per hit, then how it was made (scopes,
-    arms, time; arms that could not run and why; how many repetitions of the hits shown
-    dedup collapsed, listed under ``explain``).
+    arms, time; arms that could not run and scopes that could not be read, and why; how
+    many repetitions of the hits shown dedup collapsed, listed under ``explain``).
 
     :param why: why an answer with no hits found nothing, when it did not abstain.
     :param as_of: the instant asked about (``--as-of``), epoch seconds.
@@ -266,6 +266,9 @@ def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool,
     emit(console, made_lines(made, console.width), style="dim")
     for arm, why in ans.arms_unavailable.items():
         console.print(f"[yellow]{escape(arm)} unavailable:[/yellow] {escape(why)}")
+    for name, why in getattr(ans, "scopes_unavailable", {}).items():
+        console.print(Text.assemble((f"{name} scope not searched: ", "yellow"), why),
+                      highlight=False)
     shown = {(h.scope, h.chunk.id) for h in ans.hits}
     collapsed = [c for c in ans.collapsed if (c.kept_scope, c.kept_chunk.id) in shown]
     for c in collapsed if explain else ():

@@ -130,13 +130,18 @@ def show_forgotten(console: Console, out: ForgetOutcome, json_out: bool,
 
 def status(console: Console, info: dict[str, Any]) -> None:
     """Print each scope as a short block of ``key  value`` lines that reads at any width:
-    sizes in kB/MB, times as dates, the embedder's model id whole, counts with history."""
+    sizes in kB/MB, times as dates, the embedder's model id whole, counts with history; a
+    scope whose store cannot be read: its file, what is wrong and what to do."""
     console.print(f"[bold]project[/bold] {escape(info['project_root'])}", highlight=False)
     for name, scope in info["scopes"].items():
         console.print()
         if not scope.get("exists"):
             emit(console, wrapped(f"{name}  {scope['root']}  (not created yet: the first add "
                                   "or ingest into it creates it)", console.width, "  ", first=""))
+            continue
+        if scope.get("unreadable"):
+            console.print(f"[bold]{name}[/bold]  {escape(scope['root'])}", highlight=False)
+            emit(console, aligned([("unreadable", scope["unreadable"])], console.width))
             continue
         console.print(f"[bold]{name}[/bold]  {escape(scope['root'])}", highlight=False)
         emit(console, aligned(status_rows(scope), console.width))

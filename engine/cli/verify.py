@@ -20,9 +20,10 @@ def verify(
     scope: VerifyScopeOpt = None,
 ) -> None:
     """Find stored rows that an answer cannot show (times outside the calendar, left by an
-    older octomem); exit status 1 when there are any. With `--repair`: a bad `created_at`
-    or `valid_to` becomes now, a bad `event_time` or `last_recalled_at` is cleared, and the
-    document is written again (its vectors computed again)."""
+    older octomem) and stores that cannot be read; exit status 1 when there are any. With
+    `--repair`: a bad `created_at` or `valid_to` becomes now, a bad `event_time` or
+    `last_recalled_at` is cleared, and the document is written again (its vectors computed
+    again)."""
     from ..memory.scopes import SCOPES, check_scope
     from ..memory.verify import find_problems, repair
 
@@ -31,13 +32,18 @@ def verify(
     memory = _memory()
     try:
         problems = repair(memory, scopes) if fix else find_problems(memory, scopes)
+        unreadable = memory.scopes.skipped(scopes)
     finally:
         memory.close()
     for problem in problems:
         console.print(("repaired " if fix else "") + escape(str(problem)), highlight=False)
-    if not problems:
-        console.print(f"verified the {' and '.join(scopes)} "
-                      f"{'scope' if len(scopes) == 1 else 'scopes'}: every row can be shown")
-    elif not fix:
+    read = [s for s in scopes if s not in unreadable]
+    if not problems and read:
+        console.print(f"verified the {' and '.join(read)} "
+                      f"{'scope' if len(read) == 1 else 'scopes'}: every row can be shown")
+    if unreadable:  # the other scope was verified (and repaired) all the same
+        raise OctomemError("; ".join(f"the {name} scope cannot be read: {why}"
+                                     for name, why in unreadable.items()))
+    if problems and not fix:
         raise OctomemError(f"{len(problems)} document(s) hold values no answer can show; "
                            "`octomem verify --repair` fixes them")

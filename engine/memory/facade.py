@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..arms import VersionedStorage
-from ..errors import InvalidQueryError
+from ..errors import InvalidQueryError, OctomemError, StoreUnreadableError
 from ..files import exposed
 from ..manager import ArmRegistry, load_registry
 from ..settings import LimitsSettings, LoadedSettings, load_settings
@@ -145,9 +145,23 @@ class Memory:
             as_of=as_of_instant(as_of), include_superseded=include_superseded,
         )
         request = RecallRequest(query, top_k or self.settings.retrieval.top_k, filters, per, False)
-        scoped = self.scopes.existing(self._scopes(scope))
-        answer = shape(without_unshowable(recall_scopes(scoped, request, self.knobs)),
-                       {s: p.arms.storage for s, p in scoped}, context, max_tokens)
+        wanted = self._scopes(scope)
+        scoped = self.scopes.existing(wanted)
+        try:
+            found = recall_scopes(scoped, request, self.knobs)
+        except OctomemError:
+            raise
+        except Exception as exc:  # a store damaged where opening it did not look
+            damaged = [e for s, p in scoped if (e := self.scopes.damaged(s, p)) is not None]
+            if not damaged:
+                raise
+            if len(wanted) == 1:
+                raise damaged[0] from exc
+            scoped = self.scopes.existing(wanted)
+            found = recall_scopes(scoped, request, self.knobs)
+        found.scopes_unavailable = self.scopes.skipped(wanted)
+        answer = shape(without_unshowable(found), {s: p.arms.storage for s, p in scoped},
+                       context, max_tokens)
         if count:
             for name in answer.scopes:
                 self.recall_log.record(name, [h.chunk.document_id for h in answer.hits
@@ -156,9 +170,18 @@ class Memory:
 
     def forget(self, text_or_id: str, scope: str | None = None, reason: str | None = None,
                expect_version: str | None = None) -> ForgetOutcome:
-        """Forget one statement by id or exact text; see :func:`.forget.forget`."""
-        return forget(self.scopes.existing(self._scopes(scope)), text_or_id, reason,
-                      expect_version)
+        """Forget one statement by id or exact text; see :func:`.forget.forget`.
+
+        :raises StoreUnreadableError: a scope it looks in cannot be read (nothing is
+            forgotten: the statement could be there too); the message names the other scope.
+        """
+        wanted = self._scopes(scope)
+        scoped = self.scopes.existing(wanted)
+        for name, why in self.scopes.skipped(wanted).items():
+            other = next(s for s in SCOPES if s != name)
+            raise StoreUnreadableError(f"{why}; forget looks in both scopes, so nothing was "
+                                       f"forgotten: name the {other} scope to forget there only")
+        return forget(scoped, text_or_id, reason, expect_version)
 
     def ingest(
         self, path_or_text: str, scope: str | None = None, title: str | None = None,
@@ -215,21 +238,33 @@ class Memory:
 
     def status(self, load_model: bool = False) -> dict[str, Any]:
         """Return each scope's root and counts (``exists`` false for a scope not created:
-        asking creates none), and ``permissions_warning`` when readable by others.
+        asking creates none), and ``permissions_warning`` when readable by others. A scope
+        whose store cannot be read has ``unreadable``: why, naming its file and what to do.
 
         :param load_model: load the embedding model, so ``semantic_available`` says whether
             it loads (not only whether one is configured).
         """
         scopes: dict[str, Any] = {}
         for scope in SCOPES:
-            pipeline = self.scopes.get(scope) if self.scopes.created(scope) else None
-            if pipeline is None:  # not created by asking: the first write creates it
+            pipeline = None
+            try:
+                pipeline = self.scopes.get(scope) if self.scopes.created(scope) else None
+                info = None if pipeline is None else {"exists": True, **pipeline.status()}
+                history = getattr(pipeline.arms.storage, "history_counts", None) \
+                    if pipeline is not None else None
+                if info is not None and callable(history):
+                    info.update(history())
+            except Exception as exc:  # a store damaged where opening it did not look
+                damaged = exc if isinstance(exc, StoreUnreadableError) else \
+                    None if pipeline is None else self.scopes.damaged(scope, pipeline)
+                if damaged is None:
+                    raise
+                scopes[scope] = {"root": str(self.roots.of(scope)), "exists": True,
+                                 "unreadable": str(damaged)}
+                continue
+            if pipeline is None or info is None:  # not created by asking: the first write
                 scopes[scope] = {"root": str(self.roots.of(scope)), "exists": False}
                 continue
-            info = {"exists": True, **pipeline.status()}
-            history = getattr(pipeline.arms.storage, "history_counts", None)
-            if callable(history):
-                info.update(history())
             info["permissions_warning"] = exposed(self.roots.of(scope))
             if load_model and (why := model_error(pipeline)) is not None:
                 info.update(semantic_available=False, semantic_error=why)

@@ -110,6 +110,7 @@ class RecallAnswer:
         and ``retrieval.relative_floor`` times the best hit's.
     :param best_rejected: when ``abstained``, the match with the best relevance, which
         was not returned (``rank`` 1: the best match), so ``explain`` can show why.
+    :param scopes_unavailable: scope -> why it was not searched (its store cannot be read).
     """
 
     hits: list[ScopedHit]
@@ -125,6 +126,7 @@ class RecallAnswer:
     abstained: str | None = None
     weak_left_out: int = 0
     best_rejected: ScopedHit | None = None
+    scopes_unavailable: dict[str, str] = field(default_factory=dict)
 
 
 def is_answer(hit: ScopedHit) -> bool:

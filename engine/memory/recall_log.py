@@ -55,7 +55,13 @@ class RecallLog:
                     return
                 self._write(*item)
             except Exception:  # a count is not worth a crash; the answer was given
-                log.exception("recall counts not written")
+                storage = self._storage_of(item[0]) if item is not None else None
+                check = getattr(storage, "damage", None)
+                why = check() if callable(check) else None
+                if why is None:
+                    log.exception("recall counts not written")
+                else:  # a damaged store: one line naming it, not a traceback
+                    log.warning("recall counts not written: %s", why)
             finally:
                 self._queue.task_done()
 

@@ -231,6 +231,10 @@ class MemoryRecallResult(BaseModel):
     hits: list[MemoryHit]
     arms_ran: list[str]
     arms_unavailable: dict[str, str] = Field(description="arm (scope) -> why it did not run")
+    scopes_unavailable: dict[str, str] = Field(
+        default_factory=dict, description="scope -> why it was not searched: its store "
+        "cannot be read (the file is named; it was left as it is); the hits come from the "
+        "other scope")
     semantic_available: bool
     collapsed: list[MemoryCollapsed] = Field(default_factory=list)
     unembedded_hits: list[str] = Field(
@@ -271,6 +275,7 @@ def recall_result(query: str, answer: RecallAnswer, explain: bool = False) -> Me
         query=preview(query), scopes=answer.scopes, hits=hits,
         budget=budget_result(getattr(answer, "budget", None)),
         arms_ran=answer.arms_ran, arms_unavailable=answer.arms_unavailable,
+        scopes_unavailable=getattr(answer, "scopes_unavailable", {}),
         semantic_available=answer.semantic_available,
         collapsed=[MemoryCollapsed(id=c.chunk.document_id, scope=c.scope,
                                    kept_id=c.kept_chunk.document_id, kept_scope=c.kept_scope,

@@ -8,6 +8,11 @@
 
 Both scopes use the same storage kind and arm settings. Their pipelines share one
 embedder, reranker and dedup instance, so a model is loaded once per process.
+
+A scope whose store cannot be read (a damaged file: :class:`~..errors.StoreUnreadableError`)
+does not take the other one down: reads over both scopes skip it and name it
+(:attr:`ScopeSet.unreadable`); asking for that scope alone, or writing to it, is that
+error. Its file is left as it is.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..assembly import check_arm_settings, check_compatible
-from ..errors import InvalidQueryError, OctomemError
+from ..errors import InvalidQueryError, OctomemError, StoreUnreadableError
 from ..manager import ArmRegistry
 from ..pipeline import Pipeline
 from ..settings import LoadedSettings, Settings
@@ -121,6 +126,8 @@ class ScopeSet:
         self.registry = registry
         self.roots = roots
         self._open: dict[ScopeName, Pipeline] = {}
+        #: scope -> why its store cannot be read (found when it was opened or searched)
+        self.unreadable: dict[ScopeName, str] = {}
         self._lock = threading.Lock()
         self._closed = False
 
@@ -137,6 +144,8 @@ class ScopeSet:
         """Return the pipeline of ``scope``, opening it; ``None`` when ``local`` does not
         exist and ``create`` is false.
 
+        :raises StoreUnreadableError: the scope's store cannot be read (then and on every
+            later call: :attr:`unreadable`).
         :raises OctomemError: the scope's arms cannot be built.
         """
         with self._lock:
@@ -145,9 +154,15 @@ class ScopeSet:
             pipeline = self._open.get(scope)
             if pipeline is not None:
                 return pipeline
+            if scope in self.unreadable:
+                raise StoreUnreadableError(self.unreadable[scope])
             if not (create or self.exists(scope)):
                 return None
-            pipeline = Pipeline(self.loaded, self.registry, self.roots.of(scope))
+            try:
+                pipeline = Pipeline(self.loaded, self.registry, self.roots.of(scope))
+            except StoreUnreadableError as exc:
+                self.unreadable[scope] = str(exc)
+                raise
             shared = next(iter(self._open.values()), None)
             if shared is not None:  # one embedder/reranker/dedup per process, not per scope
                 pipeline.arms = replace(
@@ -171,14 +186,52 @@ class ScopeSet:
         return pipeline
 
     def existing(self, scopes: tuple[ScopeName, ...] = SCOPES) -> list[tuple[ScopeName, Pipeline]]:
-        """Return ``(scope, pipeline)`` for each of ``scopes`` that exists, in search order."""
+        """Return ``(scope, pipeline)`` for each of ``scopes`` that exists, in search order.
+
+        Asked for several scopes, one whose store cannot be read is left out (and named
+        in :attr:`unreadable`); asked for one scope alone, that is an error.
+
+        :raises StoreUnreadableError: ``scopes`` is one scope, and its store cannot be read.
+        """
         out = []
         for scope in SCOPES:
-            if scope in scopes:
+            if scope not in scopes:
+                continue
+            try:
                 pipeline = self.get(scope)
-                if pipeline is not None:
-                    out.append((scope, pipeline))
+            except StoreUnreadableError:
+                if len(set(scopes)) == 1:
+                    raise
+                continue
+            if pipeline is not None:
+                out.append((scope, pipeline))
         return out
+
+    def mark_unreadable(self, scope: ScopeName, why: str) -> None:
+        """Record that ``scope``'s store turned out damaged while it was read (``why``: one
+        line naming the file and what to do), and close it: later calls treat it as one
+        that could not be opened."""
+        with self._lock:
+            self.unreadable[scope] = why
+            pipeline = self._open.pop(scope, None)
+        if pipeline is not None:
+            pipeline.close()
+
+    def damaged(self, scope: ScopeName, pipeline: Pipeline) -> StoreUnreadableError | None:
+        """Ask ``scope``'s storage whether its store is damaged (after a read of it failed
+        unexpectedly); if so, mark it unreadable (:meth:`mark_unreadable`) and return the
+        error that names it. A storage without a ``damage()`` check is never called damaged.
+        """
+        check = getattr(pipeline.arms.storage, "damage", None)
+        why = check() if callable(check) else None
+        if why is None:
+            return None
+        self.mark_unreadable(scope, why)
+        return StoreUnreadableError(why)
+
+    def skipped(self, scopes: tuple[ScopeName, ...] = SCOPES) -> dict[str, str]:
+        """Return ``scope -> why`` for each of ``scopes`` whose store cannot be read."""
+        return {s: why for s, why in self.unreadable.items() if s in scopes}
 
     def opened(self) -> list[Pipeline]:
         """Return the pipelines opened so far (none after :meth:`close`)."""

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 
 from ..arms import VersionedStorage
+from ..errors import StoreUnreadableError
 from ..turns import TURN_KIND
 from ..types import HANDOFF_KIND, Document
 from .facade import Memory
@@ -61,7 +62,10 @@ def _line(scope: ScopeName, doc: Document) -> str:
 
 def _storages(memory: Memory) -> Iterator[tuple[ScopeName, VersionedStorage]]:
     for scope in ORDER:
-        pipeline = memory.scopes.get(scope)
+        try:
+            pipeline = memory.scopes.get(scope)
+        except StoreUnreadableError:  # named at the top of the page (render)
+            continue
         storage = pipeline.arms.storage if pipeline is not None else None
         if isinstance(storage, VersionedStorage):
             yield scope, storage
@@ -120,6 +124,8 @@ def render(memory: Memory, max_bytes: int) -> str:
     """
     head = ["# octomem · session start", ""]
     found = sections(memory)
+    for scope, why in memory.scopes.skipped().items():
+        head += [f"_The {scope} scope was not read: {why}_", ""]
     if not any(s.entries for s in found):
         head.append("_Nothing is remembered yet: `remember` rules, preferences and "
                     "decisions as they come up, and a HANDOFF at the end of a session._")

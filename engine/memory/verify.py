@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from ..arms import VersionedStorage
-from ..errors import EmbedderMismatchError, EmbedderUnavailableError
+from ..errors import EmbedderMismatchError, EmbedderUnavailableError, StoreUnreadableError
 from ..pipeline import Pipeline
 from ..types import Chunk, Document
 from .facade import Memory
@@ -66,9 +66,24 @@ def _scan(scope: ScopeName, pipeline: Pipeline) -> Iterator[tuple[Problem, Docum
             yield Problem(scope, doc.id, ", ".join(bad)), doc, chunks
 
 
+def sound(memory: Memory, scopes: tuple[ScopeName, ...]) -> list[tuple[ScopeName, Pipeline]]:
+    """Return ``(scope, pipeline)`` of each of ``scopes`` whose store is sound: it opens
+    and its storage's ``damage()`` check (SQLite: ``PRAGMA quick_check``) finds nothing.
+    The others are left out and named in ``memory.scopes.unreadable``.
+
+    :raises StoreUnreadableError: ``scopes`` is one scope, and its store cannot be read.
+    """
+    out = [(s, p) for s, p in memory.scopes.existing(scopes)
+           if memory.scopes.damaged(s, p) is None]
+    if len(scopes) == 1 and not out and scopes[0] in memory.scopes.unreadable:
+        raise StoreUnreadableError(memory.scopes.unreadable[scopes[0]])
+    return out
+
+
 def find_problems(memory: Memory, scopes: tuple[ScopeName, ...]) -> list[Problem]:
-    """Return every stored document of ``scopes`` that holds a time no answer can show."""
-    return [problem for scope, pipeline in memory.scopes.existing(scopes)
+    """Return every stored document of ``scopes`` that holds a time no answer can show
+    (a scope whose store cannot be read is named in ``memory.scopes.unreadable``)."""
+    return [problem for scope, pipeline in sound(memory, scopes)
             for problem, _, _ in _scan(scope, pipeline)]
 
 
@@ -94,7 +109,7 @@ def repair(memory: Memory, scopes: tuple[ScopeName, ...]) -> list[Problem]:
     """
     fixed: list[Problem] = []
     now = time.time()
-    for scope, pipeline in memory.scopes.existing(scopes):
+    for scope, pipeline in sound(memory, scopes):
         stored: list[int] = []
         for problem, doc, chunks in list(_scan(scope, pipeline)):
             new_doc, new_chunks = repaired(doc, chunks, now)

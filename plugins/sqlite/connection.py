@@ -111,3 +111,13 @@ def _journal_wal(conn: apsw.Connection, busy_timeout_ms: int) -> None:
             if time.monotonic() >= deadline:
                 raise
             time.sleep(0.005)
+
+
+def unreadable(path: Path | str, problem: BaseException | str) -> str:
+    """Return the one line that says ``path`` cannot be read: what SQLite found
+    (``problem``) and what to do. Nothing is written to the file."""
+    found = problem.args[0] if isinstance(problem, BaseException) and problem.args else problem
+    lines = [line for line in str(found).splitlines() if line and not line.startswith("***")]
+    found = "; ".join(lines) or found  # quick_check's report: one line, without its header
+    return (f"{path}: {found}; octomem cannot read it and left it as it is (restore it from "
+            "a backup or an `octomem export`, or move it away to start empty)")

@@ -28,7 +28,7 @@ import apsw
 from pydantic import BaseModel, Field
 
 from octomem.engine.arms import ArmContext, ArmSpec
-from octomem.engine.errors import IncompatibleArmsError, OctomemError
+from octomem.engine.errors import IncompatibleArmsError, OctomemError, StoreUnreadableError
 from octomem.engine.files import private_dir, private_file
 from octomem.engine.hookspecs import hookimpl
 from octomem.engine.turns import CONVERSATION, POSITION, TURN_KIND
@@ -36,7 +36,7 @@ from octomem.engine.types import Chunk, Document, Filters
 
 from .bulk import SqliteBulkWrites
 from .calls import SqliteCallLog
-from .connection import StoreLockedError, locked, open_connection
+from .connection import StoreLockedError, locked, open_connection, unreadable
 from .filters import filter_sql, json_path
 from .history import SqliteHistory
 from .rows import (
@@ -65,6 +65,7 @@ __all__ = [
 
 NAME = "sqlite"
 _ITER_BATCH = 500
+
 
 
 class SqliteStorageOptions(BaseModel, extra="forbid", defer_build=True):
@@ -216,8 +217,8 @@ class SqliteStorage(SqliteHistory, SqliteCallLog, SqliteBulkWrites):
     def _migrate(self) -> None:
         """Create or upgrade the schema.
 
-        :raises OctomemError: the file is not an SQLite database or is corrupt; names the
-            file (it is left as it is: nothing is written to it).
+        :raises StoreUnreadableError: the file is not an SQLite database or is corrupt;
+            names the file (it is left as it is: nothing is written to it).
         """
         try:
             with self.transaction() as tx:
@@ -225,10 +226,21 @@ class SqliteStorage(SqliteHistory, SqliteCallLog, SqliteBulkWrites):
                 ensure_identity(tx)  # what snapshots beside the file are checked against
         except (apsw.CorruptError, apsw.NotADBError) as exc:
             self.close()
-            raise OctomemError(
-                f"{self.path}: {exc.args[0] if exc.args else exc}; octomem cannot read it and "
-                "left it as it is (restore it from a backup or an `octomem export`, or move it "
-                "away to start empty)") from exc
+            raise StoreUnreadableError(unreadable(self.path, exc)) from exc
+
+    def damage(self) -> str | None:
+        """Check the file's structure (``PRAGMA quick_check``: every page and b-tree,
+        O(file size); called only after a read failed unexpectedly).
+
+        :returns: one line naming the file, what SQLite found and what to do, or ``None``
+            when the file is sound.
+        """
+        try:
+            rows = self.connection().execute("PRAGMA quick_check(1)").fetchall()
+        except (apsw.CorruptError, apsw.NotADBError) as exc:
+            return unreadable(self.path, exc)
+        found = str(rows[0][0]) if rows else "ok"
+        return None if found == "ok" else unreadable(self.path, found)
 
     def _insert_chunks(
         self, tx: apsw.Connection, document: Document, chunks: Sequence[Chunk]
