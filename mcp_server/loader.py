@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from octomem.engine.errors import OctomemError
+from octomem.engine.errors import OctomemError, StoreUnreadableError
 from octomem.engine.memory.facade import Memory
 
 log = logging.getLogger(__name__)
@@ -120,7 +120,10 @@ class MemoryLoader:
         start = time.perf_counter()
         try:
             memory = self._opener()
-            memory.scopes.require("global")  # assemble now: settings and arms fail here
+            try:
+                memory.scopes.require("global")  # assemble now: settings and arms fail here
+            except StoreUnreadableError as exc:  # served without it: reads name it
+                log.warning("%s", one_line(str(exc)))
         except OctomemError as exc:
             log.error("memory pipeline could not be assembled: %s", one_line(str(exc)))
             _fail(run, exc)
@@ -229,7 +232,11 @@ class MemoryLoader:
 def _warm(run: _Run, memory: Memory) -> None:
     """Load the embedder's model now (if it has a ``load`` method) and embed
     :data:`WARM_UP_QUERY` once; record the outcome."""
-    embedder = memory.scopes.shared_arm("embedder")
+    try:
+        embedder = memory.scopes.shared_arm("embedder")
+    except StoreUnreadableError as exc:  # no readable scope to load it from
+        run.model_state, run.model_error = "failed", one_line(str(exc))
+        return
     load = getattr(embedder, "load", None)
     if embedder is None:
         run.model_state = "not-configured"

@@ -129,3 +129,24 @@ def test_the_mcp_server_serves_the_global_scope_beside_a_junk_local_store(
         start = client.read("octomem://session-start")
         assert f"_The local scope was not read: {said}_" in start and GLOBAL_FACT in start
     assert store.read_bytes() == b"\x00junk\xff" * 4000
+
+
+@pytest.mark.slow
+def test_the_mcp_server_serves_the_local_scope_beside_a_junk_global_store(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (tmp_path / "data").mkdir()
+    store = tmp_path / "data" / "octomem.sqlite3"  # the global scope: OCTOMEM_DATA_DIR
+    store.write_bytes(b"\x00junk\xff" * 4000)
+    said = f"{store}: file is not a database; {ADVICE}"
+    with stdio_client(tmp_path, project) as client:
+        stored = client.ok("remember", text="The build uses make")
+        assert stored["scope"] == "local"
+        answer = client.ok("recall", query="how is the build run")
+        assert answer["scopes"] == ["local"] and answer["scopes_unavailable"] == {"global": said}
+        assert answer["hits"][0]["id"] == stored["id"]
+        assert client.ok("status")["scopes"]["global"]["unreadable"] == said
+        assert said in client.error("remember", text="A global rule", scope="global")
+    assert store.read_bytes() == b"\x00junk\xff" * 4000

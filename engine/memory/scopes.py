@@ -239,8 +239,20 @@ class ScopeSet:
             return list(self._open.values())
 
     def shared_arm(self, kind: str) -> Any:
-        """Return the shared embedder, reranker or dedup (opening ``global`` if needed)."""
-        pipeline = next(iter(self._open.values()), None) or self.require("global")
+        """Return the shared embedder, reranker or dedup (opening ``global`` if none is
+        open; ``local`` when ``global`` cannot be read).
+
+        :raises StoreUnreadableError: no scope is open, ``global`` cannot be read and
+            ``local`` does not exist or cannot be read either.
+        """
+        pipeline = next(iter(self._open.values()), None)
+        if pipeline is None:
+            try:
+                pipeline = self.require("global")
+            except StoreUnreadableError:
+                pipeline = self.get("local")
+                if pipeline is None:
+                    raise
         return getattr(pipeline.arms, kind)
 
     def close(self) -> None:
