@@ -1,19 +1,63 @@
-"""Control characters in stored text, shown as escapes wherever text leaves octomem as
-text (a terminal, a Markdown resource, a page title): stored text must never send a
-terminal an escape sequence, a bell or a NUL, nor carry one into an agent's context.
+"""Control and invisible characters in stored text, shown as escapes wherever text leaves
+octomem as text (a terminal, a Markdown resource, a page title): stored text must never
+send a terminal an escape sequence, a bell or a NUL, nor carry one into an agent's
+context; nor may it hide what it says (a zero-width space inside a word) or reorder
+what is printed after it (a right-to-left override, U+202E, shows ``evil.txt`` as
+``txt.live``).
+
+Escaped: control characters (Unicode category Cc: C0, DEL and C1) other than newline
+and tab, as ``\\x1b``; format characters (category Cf: bidirectional overrides and
+isolates, zero-width space, word joiner, byte-order mark, soft hyphen, tag characters)
+and the line and paragraph separators (Zl, Zp: U+2028, U+2029, which some terminals and
+editors take as line breaks), as ``\\u202e`` (``\\U000e0001`` above U+FFFF). Kept: the
+zero-width non-joiner and joiner (U+200C, U+200D), which Persian and Indic scripts and
+emoji sequences need to be spelled right, and which neither reorder nor hide text.
 
 JSON output needs nothing: JSON escapes C0 controls itself, and keeps the text as stored.
 """
 
 from __future__ import annotations
 
-#: Control characters (Unicode category Cc: C0, DEL and C1) other than newline and tab,
-#: each mapped to its visible escape (``\x1b``).
-CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c not in (9, 10)}
+import unicodedata
+
+#: Categories escaped (Unicode: Cc control, Cf format, Zl line separator, Zp paragraph
+#: separator).
+ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+
+#: Characters of those categories kept as they are: newline, tab, ZWNJ, ZWJ.
+KEPT = frozenset({0x09, 0x0A, 0x200C, 0x200D})
+
+
+def escape_of(char: str) -> str:
+    """Return the visible escape of one character: ``\\x1b`` up to U+00FF, ``\\u202e`` up
+    to U+FFFF, ``\\U000e0001`` above."""
+    code = ord(char)
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+class _Escapes(dict[int, str]):
+    """``str.translate`` table over every code point, filled as characters are met: an
+    escaped character maps to its escape, any other to itself."""
+
+    def __missing__(self, code: int) -> str:
+        char = chr(code)
+        shown = escape_of(char) if code not in KEPT and \
+            unicodedata.category(char) in ESCAPED_CATEGORIES else char
+        self[code] = shown
+        return shown
+
+
+#: The translation table (a ``dict``; filled on first use of each character).
+CONTROLS = _Escapes()
 
 
 def visible(text: str) -> str:
-    """Return ``text`` with every control character except newline and tab shown as its
-    escape (``"\\x1b"`` for ESC, ``"\\x07"`` for BEL, ``"\\x00"`` for NUL); text without
-    any is returned as it is."""
+    """Return ``text`` with every control, format and line/paragraph separator character
+    except newline, tab, ZWNJ and ZWJ shown as its escape (``"\\x1b"`` for ESC, ``"\\x07"``
+    for BEL, ``"\\x00"`` for NUL, ``"\\u202e"`` for the right-to-left override,
+    ``"\\u200b"`` for the zero-width space); text without any is returned as it is."""
+    if text.isprintable():  # fast path: no Cc, Cf, Zl, Zp at all
+        return text
     return text.translate(CONTROLS)
