@@ -24,6 +24,12 @@ class StoreUnreadableError(OctomemError):
     aimed at that scope alone, and every write to it, fails with this error."""
 
 
+class StoreReadOnlyError(OctomemError):
+    """A storage cannot be written (a read-only file, an immutable flag, a read-only
+    mount); nothing of that write was stored. The message names the file and what to do.
+    Reads still work: ``search`` answers and leaves its recall counts unwritten."""
+
+
 class PluginLoadError(OctomemError):
     """An entry point in group ``octomem`` failed to import or register.
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..arms import VersionedStorage
+from ..errors import OctomemError, StoreReadOnlyError
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +55,10 @@ class RecallLog:
                 if item is None:
                     return
                 self._write(*item)
+            except StoreReadOnlyError as exc:  # a read-only store still answers: counts wait
+                log.debug("recall counts not written: %s", exc)
+            except OctomemError as exc:  # e.g. locked past the busy timeout: one line
+                log.warning("recall counts not written: %s", exc)
             except Exception:  # a count is not worth a crash; the answer was given
                 storage = self._storage_of(item[0]) if item is not None else None
                 check = getattr(storage, "damage", None)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import apsw
 
-from octomem.engine.errors import OctomemError, StoreBusyError
+from octomem.engine.errors import OctomemError, StoreBusyError, StoreReadOnlyError
 
 
 def vec0_path() -> str:
@@ -81,6 +81,14 @@ def locked(path: Path, busy_timeout_ms: int) -> StoreLockedError:
         "run the command again when that process is done (or raise "
         "arms.sqlite.busy_timeout_ms)"
     )
+
+
+def read_only(path: Path) -> StoreReadOnlyError:
+    """Return the error for a store SQLite opened read-only (the file is not writable, or
+    immutable, or on a read-only mount): it names the file and what to do."""
+    return StoreReadOnlyError(
+        f"{path} is read-only: nothing was written; make it writable for this user "
+        f"(chmod u+w; chattr -i if it is immutable; a read-only mount) to store anything")
 
 
 def cannot_open(path: Path, exc: Exception) -> OctomemError:

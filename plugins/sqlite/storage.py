@@ -36,7 +36,7 @@ from octomem.engine.types import Chunk, Document, Filters
 
 from .bulk import SqliteBulkWrites
 from .calls import SqliteCallLog
-from .connection import StoreLockedError, locked, open_connection, unreadable
+from .connection import StoreLockedError, locked, open_connection, read_only, unreadable
 from .filters import filter_sql, json_path
 from .history import SqliteHistory
 from .rows import (
@@ -191,6 +191,9 @@ class SqliteStorage(SqliteHistory, SqliteCallLog, SqliteBulkWrites):
         :returns: a context manager yielding the thread's apsw connection as ``tx``.
         :raises StoreLockedError: another process held the write lock past the busy
             timeout (an :class:`apsw.BusyError` too); names the file.
+        :raises StoreReadOnlyError: a write in the block was refused because the file is
+            read-only (SQLite opens such a file read-only: reads still work); nothing was
+            written.
         """
         conn = self.connection()
         if conn.in_transaction:
@@ -203,9 +206,11 @@ class SqliteStorage(SqliteHistory, SqliteCallLog, SqliteBulkWrites):
         self._local.begun = conn.total_changes()  # rows written before it (chunk cache)
         try:
             yield conn
-        except BaseException:
+        except BaseException as exc:
             if conn.in_transaction:  # SQLite may already have rolled back (e.g. SQLITE_FULL)
                 conn.execute("ROLLBACK")
+            if isinstance(exc, apsw.ReadOnlyError):
+                raise read_only(self.path) from exc
             raise
         try:
             conn.execute("COMMIT")
