@@ -53,7 +53,8 @@ def test_a_small_top_k_keeps_the_answer_of_a_mixed_store(tmp_path: Path) -> None
     for k, data in answers.items():
         assert "abstained" not in data, (k, data.get("abstained"))
         assert len(data["hits"]) == k
-        assert data["hits"][0]["text"].startswith("user: Remember the refund policy"), k
+        first = data["hits"][0]  # either turn: both state the policy
+        assert not _is_note(first) and "refund policy" in first["text"], k
     hits = answers[12]["hits"]
     turns, notes = [h for h in hits if not _is_note(h)], [h for h in hits if _is_note(h)]
     # the turns (medium band) come before every note (low band), whatever the fused score
