@@ -13,6 +13,7 @@ UTC, and a stored time like that once made every recall returning it fail).
 from __future__ import annotations
 
 import math
+import re
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Literal
 
@@ -24,6 +25,10 @@ EARLIEST = datetime(1, 1, 2, tzinfo=UTC).timestamp()
 LATEST = datetime(9999, 12, 31, tzinfo=UTC).timestamp()
 #: The range as people read it (both ends are midnight UTC; the end is excluded).
 _RANGE = "0001-01-02T00:00Z up to 9999-12-31T00:00Z"
+
+#: An ISO-8601 date whose year Python's calendar has no room for: year 0000 (ISO's 1 BC)
+#: or an expanded year (``+10000-01-01``, ``-0044-03-15``).
+_YEAR_OUTSIDE = re.compile(r"(?:0000|[+-]\d{4,6})-\d{2}-\d{2}(?:[T ].*)?")
 
 #: Which instant of a bare date a bound means: its first moment, or the first moment of
 #: the next day (an exclusive end, so ``until=2025-03-01`` keeps all of March 1st).
@@ -82,6 +87,10 @@ def parse_time(
     except OverflowError:  # the day after 9999-12-31
         moment = math.inf
     except ValueError:
+        if _YEAR_OUTSIDE.fullmatch(text):  # a valid ISO date, before or after the range
+            raise InvalidQueryError(
+                f"{argument}: {text!r:.80} is outside the times octomem keeps ({_RANGE})"
+            ) from None
         raise InvalidQueryError(
             f"{argument}: {text!r:.80} is not an ISO-8601 date or time; use e.g. 2025-03-01 or "
             "2025-03-01T14:30:00Z"
