@@ -61,3 +61,22 @@ def visible(text: str) -> str:
     if text.isprintable():  # fast path: no Cc, Cf, Zl, Zp at all
         return text
     return text.translate(CONTROLS)
+
+
+#: Longest query echoed back in a message or a heading, characters (a query is the user's
+#: own text: a few words are enough to recognise it; a 4,096-character one must not fill
+#: the screen). Not tuned: one 80-column line.
+ECHO_CHARS = 80
+
+
+def clipped(query: str, limit: int = ECHO_CHARS) -> str:
+    """Return ``query`` with its whitespace runs folded to one space, cut to ``limit``
+    characters with ``…`` appended when longer (a page title, a heading)."""
+    flat = " ".join(query.split())
+    return flat if len(flat) <= limit else flat[:limit].rstrip() + "…"
+
+
+def echoed(query: str, limit: int = ECHO_CHARS) -> str:
+    """Return ``query`` as a message echoes it: :func:`clipped`, quoted as ``repr`` quotes
+    it, control and invisible characters escaped (:func:`visible`): ``'xxxx…'``."""
+    return visible(repr(clipped(query, limit)))

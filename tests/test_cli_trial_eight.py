@@ -4,6 +4,7 @@ over real HTTP): invisible and bidirectional characters shown as escapes."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 import urllib.parse
 import urllib.request
@@ -62,3 +63,40 @@ def test_format_characters_escaped_in_resources_and_page_titles(tmp_path: Path) 
         title = body[body.index("<title>"):body.index("</title>")]
         _no_hidden(title)
         assert "a\\u202eb\\u200bc" in title
+
+
+def test_a_long_query_is_echoed_cut(tmp_path: Path) -> None:
+    long = "x" * 4096
+    ran = octomem(tmp_path, "search", long)
+    assert ran.out.splitlines()[0] == ("no hits for '" + "x" * 80 + "…': nothing is stored in "
+                                       "the local and global scopes; ingest or add first")
+    assert "x" * 81 not in ran.out + ran.err
+    octomem(tmp_path, "add", "the deploy runbook lives in the wiki")
+    hit = octomem(tmp_path, "search", "deploy runbook " + "y" * 500)
+    assert hit.out.splitlines()[0] == repr("deploy runbook " + "y" * 65 + "…"), hit.out[:300]
+    with running_view(tmp_path / "view") as view:
+        query = urllib.parse.quote("z" * 500)
+        with urllib.request.urlopen(f"{view.url.rstrip('/')}/?q={query}", timeout=60) as page:
+            body = page.read().decode()
+        title = body[body.index("<title>"):body.index("</title>")]
+        assert title == "<title>" + "z" * 80 + "… · octomem"
+        assert body.count("z" * 500) == 1  # only the search field keeps the query whole
+
+
+def test_a_year_outside_the_calendar_is_out_of_range_not_malformed(tmp_path: Path) -> None:
+    for value in ("0000-01-01", "+10000-01-01"):
+        ran = octomem(tmp_path, "search", "x", "--since", value, ok=False)
+        assert ran.code == 2
+        assert ran.err.startswith(f"error: --since: {value!r} is outside the times octomem "
+                                  "keeps (0001-01-02T00:00Z up to 9999-12-31T00:00Z)"), ran.err
+    ran = octomem(tmp_path, "search", "x", "--since", "2025-13-01", ok=False)
+    assert "is not an ISO-8601 date or time" in ran.err
+
+
+def test_the_browser_remember_form_defaults_to_the_cli_kind(tmp_path: Path) -> None:
+    cli_kind = octomem(tmp_path, "add", "a statement of the default kind", "--json").json()["kind"]
+    with running_view(tmp_path / "view", allow_writes=True) as view:
+        with urllib.request.urlopen(view.url, timeout=60) as page:
+            body = page.read().decode()
+    form = body[body.index('id="remember-form"'):]
+    assert re.search(r'name="kind" value="([^"]*)"', form).group(1) == cli_kind == "ITEM"

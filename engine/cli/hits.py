@@ -27,6 +27,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
+from ..controls import echoed
 from ..memory.recall import RecallAnswer
 from ..turns import TURN_KIND
 from .layout import emit, visible
@@ -248,13 +249,13 @@ def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool,
     :param as_of: the instant asked about (``--as-of``), epoch seconds.
     """
     if ans.hits:
-        console.print(Text(repr(query), style="bold"), highlight=False)
+        console.print(Text(echoed(query), style="bold"), highlight=False)
     elif getattr(ans, "abstained", None):
-        console.print(Text(f"no hits for {query!r}: {ans.abstained}"), highlight=False,
+        console.print(Text(f"no hits for {echoed(query)}: {ans.abstained}"), highlight=False,
                       soft_wrap=True)  # one line, folded by the terminal if at all
         _rejected(console, ans, explain)
     else:
-        console.print(Text(f"no hits for {query!r}" + (f": {why}" if why else "")),
+        console.print(Text(f"no hits for {echoed(query)}" + (f": {why}" if why else "")),
                       highlight=False, soft_wrap=True)
     for line in hit_lines(ans, explain, console.width, as_of):
         console.print(line, no_wrap=True, overflow="ignore", crop=False, highlight=False)

@@ -22,7 +22,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from octomem.engine.controls import visible
+from octomem.engine.controls import clipped, visible
+from octomem.engine.types import DEFAULT_KIND
 
 from ..loader import MemoryLoader
 from . import pages, writes
@@ -43,6 +44,8 @@ def create_ui_app(loader: MemoryLoader, guard: Guard, allow_writes: bool = False
     """
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     templates.env.filters["visible"] = visible  # control characters in the <title>
+    templates.env.filters["clipped"] = clipped  # a long query in the title and heading
+    templates.env.globals["default_kind"] = DEFAULT_KIND  # as the CLI and MCP default
     routes = [
         Route("/", pages.search_page, methods=["GET"]),
         Route("/memory", pages.memory_page, methods=["GET"]),
