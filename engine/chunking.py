@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .types import Chunk
 
 #: Paragraph breaks, then sentence ends, then whitespace: the boundaries tried in order.
 _PARAGRAPH = re.compile(r"\n\s*\n")
@@ -121,3 +125,8 @@ def word_count(texts: Sequence[str]) -> list[int]:
     Used when no embedder is configured, so chunks stay a sensible size anyway.
     """
     return [int(len(t.split()) * 1.3) + 1 for t in texts]
+
+
+def embedding_text(chunk: Chunk) -> str:
+    """Return the text a chunk is embedded as: its title (if any) and its text."""
+    return f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text

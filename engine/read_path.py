@@ -1,0 +1,168 @@
+"""The read path of one store: every retrieval arm, fusion, rerank, dedup, ``top_k``.
+
+:class:`ReadPath` is the half of :class:`~octomem.engine.pipeline.Pipeline` that answers
+a query (:meth:`ReadPath.search`); the write path (chunk, store, index, embed) is the
+pipeline's own. The memory domain's read over two scopes
+(:mod:`octomem.engine.memory.recall`) has the same stages, merged across scopes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from .assembly import Arms
+from .chunking import embedding_text
+from .concurrency import run_timed, start_timed
+from .errors import EmbedderUnavailableError, InvalidQueryError
+from .fusion import Fused, order_documents, reciprocal_rank_fusion, weighted_score_fusion
+from .model_load import load_model
+from .relevance import JUDGED_HITS, HitJudge
+from .rerank import more_wanted, rerank_depth, rerank_stage, similarities
+from .types import Answer, FusedHit, Query, Run
+
+if TYPE_CHECKING:  # imported where used: the MCP server lists tools before numpy loads
+    import numpy as np
+
+
+class ReadPath:
+    """Answer queries from one store's arms (a mixin of
+    :class:`~octomem.engine.pipeline.Pipeline`, which sets the attributes below).
+
+    :ivar arms: the assembled arms.
+    :ivar settings: the settings they were assembled from.
+    :ivar semantic_error: why the semantic arm cannot run (stored vectors of another
+        embedder), or ``None``.
+    """
+
+    arms: Arms
+    settings: Any
+    semantic_error: str | None
+
+    def _runs(self, query: Query, k: int, answer: Answer) -> tuple[list[Run], Any]:
+        """Run the keyword arm (on a worker thread while the semantic half runs, when
+        ``retrieval.parallel_arms``) and the semantic arm; keyword run first.
+
+        :returns: the runs and the query's vector (``None`` when no semantic arm ran)."""
+        keyword, semantic = self.arms.keyword, self.arms.semantic
+        if keyword is None:
+            return self._semantic_runs(query, k, answer)
+        parallel = semantic is not None and not self.semantic_error
+        start = start_timed if parallel and self.settings.retrieval.parallel_arms else run_timed
+        pending = start(keyword.search, query.text, query.filters, k)
+        answer.arms_ran.append(keyword.name)
+        runs, vector = self._semantic_runs(query, k, answer)
+        run, answer.timings_ms[keyword.name] = pending.result()
+        return [run, *runs], vector
+
+    def _single_arm(self) -> bool:
+        """True when at most one retrieval arm can run (keyword only, or semantic only)."""
+        semantic = self.arms.semantic is not None and not self.semantic_error
+        return (self.arms.keyword is None) or not semantic
+
+    def _semantic_runs(self, query: Query, k: int, answer: Answer) -> tuple[list[Run], Any]:
+        semantic = self.arms.semantic
+        if semantic is None:
+            return [], None
+        if self.semantic_error:
+            answer.arms_unavailable[semantic.name] = self.semantic_error
+            return [], None
+        try:
+            loading = load_model(self.arms.embedder)
+            start = time.perf_counter()
+            vector = self.arms.embedder.embed_query(query.text)
+        except EmbedderUnavailableError as exc:
+            answer.arms_unavailable[semantic.name] = str(exc)
+            return [], None
+        if loading:
+            answer.timings_ms["load_model"] = loading
+        answer.timings_ms["embed_query"] = (time.perf_counter() - start) * 1e3
+        start = time.perf_counter()
+        run = semantic.search(vector, query.filters, k)
+        answer.timings_ms[semantic.name] = (time.perf_counter() - start) * 1e3
+        answer.arms_ran.append(semantic.name)
+        return [run], vector
+
+    def _fuse(self, runs: list[Run]) -> list[Fused]:
+        retrieval = self.settings.retrieval
+        if retrieval.fusion == "weighted":
+            return weighted_score_fusion(runs, retrieval.weights)
+        return reciprocal_rank_fusion(runs, retrieval.rrf_k, retrieval.weights)
+
+    def search(self, query: Query) -> Answer:
+        """Answer a query: every retrieval arm (filters inside each), fusion, optional
+        rerank of the fused top-N, dedup, then ``top_k``.
+
+        :returns: an :class:`Answer` whose hits are best first, with each arm's rank and
+            raw score in ``contributions`` and what did not run in ``arms_unavailable``.
+        :raises InvalidQueryError: empty query text or ``top_k < 1``.
+        """
+        if not isinstance(query.text, str) or not query.text.strip():
+            raise InvalidQueryError("query: empty; give at least one word to search for")
+        if query.top_k < 1:
+            raise InvalidQueryError(f"top_k: must be >= 1, got {query.top_k}")
+        total = time.perf_counter()
+        answer = Answer(hits=[], arms_ran=[], arms_unavailable={}, semantic_available=False)
+        retrieval, reranker = self.settings.retrieval, self.arms.reranker
+        depth = max(query.top_k * 3, rerank_depth(reranker, retrieval.rerank_top_n))
+        k = max(self.settings.retrieval.candidate_k, query.top_k)
+        if self._single_arm() and self.settings.retrieval.fusion == "rrf":
+            k = min(k, depth)  # RRF of one run keeps its order: hits past depth go unused
+        runs, query_vector = self._runs(query, k, answer)
+        fused = self._fuse(runs)
+        answer = replace(answer, semantic_available=self.arms.semantic is not None
+                         and self.arms.semantic.name in answer.arms_ran,
+                         chunks_without_vector=self._without_vector())
+        hits = self._load(fused[:depth])
+        extra = more_wanted(reranker, hits, depth)
+        if extra:
+            hits += self._load(fused[depth:depth + extra], len(hits))
+        hits = order_documents(hits, fused, retrieval.fusion, retrieval.document_fusion,
+                               retrieval.weights)
+        vectors = self._vectors(hits)
+        similarity = similarities(vectors, query_vector)
+        if reranker is not None and hits:
+            hits, vectors, similarity = rerank_stage(
+                reranker, self.arms.keyword, query.text, hits, vectors, similarity,
+                retrieval.rerank_top_n, answer, keep=depth)
+        cos = {} if similarity is None else {
+            h.chunk.id: float(c) for h, c in zip(hits, similarity, strict=True)}
+        if vectors is not None:
+            embedded = vectors.any(axis=1).tolist()  # one call, not one per hit
+            answer.unembedded_hits.extend(
+                h.chunk.id for h, v in zip(hits, embedded, strict=True) if not v
+            )
+        if self.arms.dedup is not None and hits:
+            hits, collapsed = self.arms.dedup.dedup(hits, vectors)
+            answer.collapsed.extend(collapsed)
+        judge = HitJudge(self.settings.retrieval, self.arms, runs, query.filters,
+                         [embedding_text(h.chunk) for h in hits[:JUDGED_HITS]])
+        hits = [replace(h, rank=i, relevance=judge(
+            query.text, h, embedding_text(h.chunk), cos.get(h.chunk.id)))
+                for i, h in enumerate(hits[: query.top_k], start=1)]
+        kept = {h.chunk.id for h in hits}
+        answer.unembedded_hits[:] = [i for i in answer.unembedded_hits if i in kept]
+        answer.timings_ms["total"] = (time.perf_counter() - total) * 1e3
+        return replace(answer, hits=hits)
+
+    def _load(self, fused: Sequence[Fused], before: int = 0) -> list[FusedHit]:
+        """Load the chunks of ``fused`` as hits ranked from ``before + 1`` (a chunk deleted
+        meanwhile is skipped)."""
+        chunks = {c.id: c for c in self.arms.storage.get_chunks([f.chunk_id for f in fused])}
+        return [
+            FusedHit(chunks[f.chunk_id], f.score, rank, dict(f.contributions))
+            for rank, f in enumerate((f for f in fused if f.chunk_id in chunks), before + 1)
+        ]
+
+    def _without_vector(self) -> int:
+        """Return how many chunks the semantic arm cannot see (no vector of this embedder)."""
+        if self.arms.semantic is None or self.semantic_error:
+            return 0
+        return int(self.arms.semantic.missing_count())
+
+    def _vectors(self, hits: Sequence[FusedHit]) -> np.ndarray | None:
+        if self.arms.semantic is None or self.semantic_error or not hits:
+            return None
+        return self.arms.semantic.vectors([h.chunk.id for h in hits])
