@@ -6,7 +6,8 @@ Built on the engine core (pipeline, arms, settings); the CLI and the MCP server 
   :func:`~.facade.open_memory`, the one call every front end makes first;
 - :mod:`.remember` — one statement in: supersedes, handoffs, identical and near duplicates;
 - :mod:`.scopes` — the two scopes, one pipeline each, and where they live;
-- :mod:`.recall`, :mod:`.scoped_fusion`, :mod:`.recency` — the read path over both scopes;
+- :mod:`.recall`, :mod:`.scoped_search`, :mod:`.scoped_fusion`, :mod:`.recency` — the read
+  path over both scopes;
 - :mod:`.forget`, :mod:`.ingest`, :mod:`.sources` — forgetting, and files/BEIR rows in;
 - :mod:`.times` — parsing and rendering event times, ``as_of``;
 - :mod:`.transfer`, :mod:`.view` — export/import, and the Markdown/item views;

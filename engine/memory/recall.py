@@ -6,8 +6,8 @@ Order of work (each scope's filters applied inside each arm, before ranking):
 2. open one write transaction per scope searched (local first, then global), so the
    read and the ``recalls`` / ``last_recalled_at`` update of the returned rows are one
    transaction;
-3. run every retrieval arm in every scope, merge each arm's runs across scopes and fuse
-   (:mod:`.scoped_fusion`);
+3. run every retrieval arm in every scope (:mod:`.scoped_search`), merge each arm's runs
+   across scopes and fuse (:mod:`.scoped_fusion`);
 4. bounded recency bonus (:mod:`.recency`) on the fused score, then the reranker
    (:mod:`octomem.engine.rerank`: a cross-encoder over the top-N, or ``conversation``
    re-ordering conversation turns among their places);
@@ -25,24 +25,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from concurrent.futures import Future
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..arms import VersionedStorage
-from ..concurrency import run_timed, start_timed
-from ..errors import EmbedderUnavailableError, InvalidQueryError
+from ..errors import InvalidQueryError
 from ..fusion import order_documents
-from ..model_load import load_model
-from ..pipeline import Pipeline, embedding_text
-from ..relevance import Relevance, content_words, coverage
+from ..pipeline import Pipeline
+from ..relevance import Relevance
 from ..rerank import more_wanted, rerank_depth, rerank_stage, similarities
-from ..types import Chunk, Filters, FusedHit, Hit, Run
+from ..types import Chunk, Filters, FusedHit, Hit
 from .history_order import current_first
 from .judge import JUDGED_HITS, judged, scope_stats
 from .recency import bonus_of
-from .scoped_fusion import Key, Lexical, ScopedFused, ScopedRuns, fuse_scopes
+from .scoped_fusion import Key, ScopedFused, fuse_scopes
+from .scoped_search import embedding, keyword_runs, prepare_semantic, search_scopes, start_embedding
 from .scopes import MemoryKnobs
 
 if TYPE_CHECKING:  # imported where used: the MCP server lists tools before numpy loads
@@ -138,123 +136,6 @@ def is_answer(hit: ScopedHit) -> bool:
 
 def _ms(start: float) -> float:
     return (time.perf_counter() - start) * 1e3
-
-
-def _start_embedding(
-    scoped: Sequence[tuple[str, Pipeline]], text: str, answer: RecallAnswer,
-) -> tuple[Future[tuple[Any, float]], list[tuple[str, Any]]] | None:
-    """Start embedding the query once with the shared embedder (``None`` when no scope
-    can use it): on a worker thread when ``retrieval.parallel_arms`` and a keyword arm
-    will run meanwhile on this one (onnxruntime leaves the GIL while the keyword arm's
-    Python runs here), else right here.
-
-    :returns: the future of ``((vector or the embedder's error), milliseconds)`` and the
-        ``(scope, semantic arm)`` pairs that wait for it.
-    """
-    usable: list[tuple[str, Any]] = []
-    for scope, pipeline in scoped:
-        semantic = pipeline.arms.semantic
-        if semantic is None:
-            continue
-        if pipeline.semantic_error:
-            answer.arms_unavailable[f"{semantic.name} ({scope})"] = pipeline.semantic_error
-        else:
-            usable.append((scope, semantic))
-    embedder = scoped[0][1].arms.embedder if scoped else None
-    if not usable or embedder is None:
-        return None
-    keyword = any(p.arms.keyword is not None for _, p in scoped)
-    parallel = keyword and scoped[0][1].settings.retrieval.parallel_arms
-    return (start_timed if parallel else run_timed)(_embedded, embedder, text), usable
-
-
-def _embedded(embedder: Any, text: str) -> tuple[Any, float]:
-    """Return ``embedder``'s vector of ``text`` (or the :class:`EmbedderUnavailableError`
-    it raised, reported by :func:`_embedding`) and the milliseconds spent loading its
-    model first (:func:`~octomem.engine.model_load.load_model`)."""
-    try:
-        loading = load_model(embedder)
-        return embedder.embed_query(text), loading
-    except EmbedderUnavailableError as exc:
-        return exc, 0.0
-
-
-
-def _embedding(started: tuple[Future[tuple[Any, float]], list[tuple[str, Any]]] | None,
-               answer: RecallAnswer) -> Any:
-    """Wait for :func:`_start_embedding`'s vector; ``None`` when there is none (the
-    embedder's error then names each semantic arm it left out)."""
-    if started is None:
-        return None
-    future, usable = started
-    (vector, loading), ms = future.result()
-    if isinstance(vector, EmbedderUnavailableError):
-        for scope, semantic in usable:
-            answer.arms_unavailable[f"{semantic.name} ({scope})"] = str(vector)
-        return None
-    if loading:
-        answer.timings_ms["load_model"] = loading
-    answer.timings_ms["embed_query"] = ms - loading
-    return vector
-
-
-def _keywords(
-    scoped: Sequence[tuple[str, Pipeline]], request: RecallRequest, k: int
-) -> dict[str, Future[tuple[Run, float]]]:
-    """Run each scope's keyword search here (the query's embedding runs meanwhile on a
-    worker thread, :func:`_start_embedding`)."""
-    return {
-        scope: run_timed(pipeline.arms.keyword.search, request.text, request.filters, k)
-        for scope, pipeline in scoped if pipeline.arms.keyword is not None
-    }
-
-
-def _prepare_semantic(scoped: Sequence[tuple[str, Pipeline]]) -> None:
-    """While the query is embedded on a worker, let each semantic arm that can get ready
-    for its search (an optional ``prepare()``: sqlite-vec restores its in-RAM copy from
-    snapshots), instead of after the embedding."""
-    for _, pipeline in scoped:
-        prepare = getattr(pipeline.arms.semantic, "prepare", None)
-        if callable(prepare) and not pipeline.semantic_error:
-            prepare()
-
-
-def _search(
-    scoped: Sequence[tuple[str, Pipeline]], request: RecallRequest, vector: Any, k: int,
-    answer: RecallAnswer, keyword_runs: dict[str, Future[tuple[Run, float]]],
-) -> ScopedRuns:
-    comparable = frozenset(p.arms.semantic.name for _, p in scoped if p.arms.semantic is not None)
-    runs = ScopedRuns(by_score=comparable,
-                      lexical=_lexical(scoped, request.text) if len(scoped) > 1 else None)
-    for order, (scope, pipeline) in enumerate(scoped):
-        keyword, semantic = pipeline.arms.keyword, pipeline.arms.semantic
-        if keyword is not None:
-            run, answer.timings_ms[f"{keyword.name} ({scope})"] = keyword_runs[scope].result()
-            runs.add(scope, order, run)
-            answer.arms_ran.append(keyword.name)
-        if semantic is not None and vector is not None and not pipeline.semantic_error:
-            start = time.perf_counter()
-            runs.add(scope, order, semantic.search(vector, request.filters, k))
-            answer.timings_ms[f"{semantic.name} ({scope})"] = _ms(start)
-            answer.arms_ran.append(semantic.name)
-            answer.semantic_available = True
-            count = getattr(semantic, "missing_count", None)
-            missing = count() if callable(count) else len(semantic.missing())
-            answer.chunks_without_vector += int(missing)
-    answer.arms_ran[:] = list(dict.fromkeys(answer.arms_ran))
-    return runs
-
-
-def _lexical(scoped: Sequence[tuple[str, Pipeline]], text: str) -> Lexical:
-    """Return the coverage of ``text``'s content words in chunks of any scope (what
-    decides between scopes' keyword hits, see :mod:`.scoped_fusion`)."""
-    words, pipelines = content_words(text), dict(scoped)
-
-    def lexical(scope: str, ids: Sequence[int]) -> list[float]:
-        chunks = {c.id: c for c in pipelines[scope].arms.storage.get_chunks(list(ids))}
-        return [coverage(words, embedding_text(chunks[i])) if i in chunks else 0.0 for i in ids]
-
-    return lexical
 
 
 def _materialise(
@@ -379,18 +260,18 @@ def recall_scopes(
     retrieval = scoped[0][1].settings.retrieval
     first = scoped[0][1].arms
     k = max(retrieval.candidate_k, request.top_k)
-    embedding = _start_embedding(scoped, request.text, answer)
-    keyword_runs = _keywords(scoped, request, k)
-    if embedding is not None:
-        _prepare_semantic(scoped)
-    vector = _embedding(embedding, answer)
+    started = start_embedding(scoped, request.text, answer)
+    keyword = keyword_runs(scoped, request, k)
+    if started is not None:
+        prepare_semantic(scoped)
+    vector = embedding(started, answer)
     with ExitStack() as stack:
         txs = {}
         if request.count:
             for scope, pipeline in scoped:
                 if isinstance(pipeline.arms.storage, VersionedStorage):
                     txs[scope] = stack.enter_context(pipeline.arms.storage.transaction())
-        runs = _search(scoped, request, vector, k, answer, keyword_runs)
+        runs = search_scopes(scoped, request, vector, k, answer, keyword)
         fused = fuse_scopes(runs, k, retrieval)
         # the same candidates whatever top_k up to JUDGED_HITS: abstaining depends on them
         depth = max(request.top_k, JUDGED_HITS) * (10 if request.per == "document" else 3)
