@@ -51,6 +51,8 @@ BAD_VALUES = [
     ("fit_ranking fit", ["fit", "{tmp}/missing.pkl"],
      "argument collected: {tmp}/missing.pkl: no such file"),
     ("fit_relevance fit", ["fit", "{tmp}"], "argument collected: {tmp}: a folder, not a file"),
+    ("fit_turn_relevance fit", ["fit", "{tmp}/lme_tune.pkl"],
+     "argument collected: {tmp}/lme_tune.pkl: no such file"),
     ("ingest_overhead", ["--beir", "{tmp}/corpus.jsonl"],
      "argument --beir: {tmp}/corpus.jsonl: no such folder"),
     ("mcp_startup", ["--runs", "0", "--out", "{tmp}/out"],
