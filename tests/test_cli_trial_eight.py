@@ -100,3 +100,36 @@ def test_the_browser_remember_form_defaults_to_the_cli_kind(tmp_path: Path) -> N
             body = page.read().decode()
     form = body[body.index('id="remember-form"'):]
     assert re.search(r'name="kind" value="([^"]*)"', form).group(1) == cli_kind == "ITEM"
+
+
+def _fits(out: str, width: int) -> list[str]:
+    lines = out.splitlines()
+    assert all(len(line) <= width for line in lines), [ln for ln in lines if len(ln) > width]
+    return lines
+
+
+def test_one_entry_lines_fit_the_width(tmp_path: Path) -> None:
+    """The trial's cases at 80 columns: each near duplicate, superseded statement and gone
+    file is one line, its text cut with … rather than wrapped onto the next line."""
+    octomem(tmp_path, "add", "during ingest 1")
+    added = octomem(tmp_path, "add", "during ingest 1!", COLUMNS="80")
+    near = [ln for ln in _fits(added.out, 80) if ln.startswith("nearly the same (")]
+    assert len(near) == 1 and near[0].endswith("(local) during ingest…"), added.out
+    assert len(near[0]) == 80
+    old = octomem(tmp_path, "add", "The billing service uses PostgreSQL 14 on the primary "
+                  "cluster in the eu-west region, with a read replica", "--json").json()["id"]
+    new = octomem(tmp_path, "add", "The billing service uses PostgreSQL 16",
+                  "--supersedes", old, COLUMNS="80")
+    line = next(ln for ln in _fits(new.out, 80) if ln.startswith("superseded "))
+    assert line.startswith(f"superseded {old}: The billing service uses") and \
+        line.endswith("…") and len(line) == 80
+    folder = tmp_path / "docs" / ("a-rather-long-folder-name-for-the-deploy-notes" * 2)
+    folder.mkdir(parents=True)
+    (folder / "deploy.md").write_text("# Deploy\n\nDeploys go through staging first.\n")
+    (folder / "keep.md").write_text("# Keep\n\nThis file stays.\n")
+    octomem(tmp_path, "ingest", str(tmp_path / "docs"))
+    (folder / "deploy.md").unlink()
+    again = octomem(tmp_path, "ingest", str(tmp_path / "docs"), COLUMNS="80")
+    gone = [ln for ln in _fits(again.out, 80) if ln.startswith("gone: ")]
+    assert len(gone) == 1 and gone[0].startswith("gone: …") and "/deploy.md: " in gone[0]
+    assert re.search(r": (forgot|kept) its document .*file:[0-9a-f]+$", gone[0]), gone[0]

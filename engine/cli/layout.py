@@ -13,13 +13,14 @@ import textwrap
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from rich.cells import cell_len, set_cell_size
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 
 from ..controls import visible
 
-__all__ = ["SafeConsole", "aligned", "emit", "packed", "visible", "wrapped"]
+__all__ = ["SafeConsole", "aligned", "emit", "fitted", "packed", "visible", "wrapped"]
 
 class SafeConsole(Console):
     """A Rich console that shows control characters in what it prints as escapes
@@ -62,6 +63,33 @@ def wrapped(text: str, width: int, indent: str = "", first: str | None = None) -
     return textwrap.wrap(text, max(width, len(lead) + 10), initial_indent=lead,
                          subsequent_indent=indent, break_long_words=False,
                          break_on_hyphens=False) or [lead.rstrip()]
+
+
+def fitted(head: str, text: str, width: int, tail: str = "", cut_start: bool = False,
+           least: int = 12) -> str:
+    """Return ``head + text + tail`` on one line of at most ``width`` terminal cells,
+    ``text`` folded to one line and cut with "…" (at its end, or at its start when
+    ``cut_start``: a path keeps its file name) so that the whole line fits; ``text`` keeps
+    at least ``least`` cells, so on a very narrow terminal the line may still be wider
+    (the terminal folds it; nothing here re-wraps it inside a word).
+    """
+    flat = " ".join(text.split())
+    room = max(least, width - cell_len(head) - cell_len(tail))
+    if cell_len(flat) > room:
+        if cut_start:
+            flat = "…" + _cells_from_end(flat, room - 1)
+        else:
+            flat = set_cell_size(flat, room - 1).rstrip() + "…"
+    return head + flat + tail
+
+
+def _cells_from_end(text: str, cells: int) -> str:
+    """The longest end of ``text`` at most ``cells`` terminal cells wide."""
+    start, used = len(text), 0
+    while start > 0 and used + cell_len(text[start - 1]) <= cells:
+        start -= 1
+        used += cell_len(text[start])
+    return text[start:]
 
 
 def packed(lead: str, entries: Sequence[str], width: int, indent: str = "  ") -> list[str]:

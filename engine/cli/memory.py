@@ -15,7 +15,7 @@ from ..errors import OctomemError
 from ..memory.scopes import check_scope
 from ..memory.sources import EmptyFileError, read_text_file
 from .hits import print_answer
-from .layout import SafeConsole, aligned, emit, packed, visible, wrapped
+from .layout import SafeConsole, aligned, emit, fitted, packed, visible, wrapped
 from .values import human_size, human_time, plural
 
 if TYPE_CHECKING:  # the JSON results' pydantic models are built when JSON is printed
@@ -82,15 +82,16 @@ def show_remembered(console: Console, out: Remembered, json_out: bool) -> None:
             emit(console, wrapped(hint, console.width))
         return
     console.print(f"stored [bold]{out.document.id}[/bold] in the {out.scope} scope")
+    width = console.width
     if out.superseded is not None:
-        old_text = escape(_snippet(out.superseded.text, 80))
-        console.print(f"superseded {out.superseded.id}: {old_text}")
+        say(console, fitted(f"superseded {out.superseded.id}: ", visible(out.superseded.text),
+                            width))
     for old in out.replaced:
-        console.print(f"replaced handoff {old.id}: {escape(_snippet(old.text, 80))}")
+        say(console, fitted(f"replaced handoff {old.id}: ", visible(old.text), width))
     for near in out.near_duplicates:
-        text = escape(_snippet(near.document.text, 80))
-        console.print(f"[yellow]nearly the same ({near.similarity:.3f}):[/yellow] "
-                      f"{near.document.id} ({near.scope}) {text}")
+        label = f"nearly the same ({near.similarity:.3f}):"
+        say(console, fitted(f"{label} {near.document.id} ({near.scope}) ",
+                            visible(near.document.text), width), len(label))
     if out.semantic_error:
         console.print(f"[yellow]no vector: {escape(out.semantic_error)}[/yellow]")
 
@@ -214,7 +215,15 @@ def gone_files(console: Console, report: IngestReport, kept_because: str | None 
     for gone in report.missing:
         done = "forgot its document" if gone.id in forgotten else "kept its document " \
             f"({kept_because or 'ingest.on_missing = keep'})"
-        console.print(f"[yellow]gone:[/yellow] {escape(gone.path)}: {done} {gone.id}")
+        say(console, fitted("gone: ", visible(gone.path), console.width,
+                            f": {done} {gone.id}", cut_start=True), len("gone:"))
+
+
+def say(console: Console, line: str, yellow: int = 0) -> None:
+    """Print one entry's ``line`` as it is, never wrapped by Rich (:func:`fitted` made it
+    fit), its first ``yellow`` characters (a label) in yellow."""
+    console.print(Text.assemble((line[:yellow], "yellow"), line[yellow:]), no_wrap=True,
+                  overflow="ignore", crop=False, highlight=False)
 
 
 def file_documents(err: Console, files: list[Path], max_bytes: int,
