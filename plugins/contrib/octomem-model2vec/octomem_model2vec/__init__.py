@@ -194,6 +194,12 @@ class Model2VecEmbedder:
             self._model_id = f"model2vec:{self.label}:sha256-{digest}:max{self.max_tokens}"
         return self._model_id
 
+    @property
+    def loaded(self) -> bool:
+        """True once the model is in memory: a search then times its load apart, as
+        ``load_model``, and the CLI's footer says how much of the time it was."""
+        return self._model is not None
+
     def load(self) -> Any:
         """Load the model now (otherwise the first call that needs it does).
 

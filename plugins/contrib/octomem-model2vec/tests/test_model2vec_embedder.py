@@ -208,3 +208,20 @@ def test_an_unreadable_tokenizer_fails_on_first_use_not_at_construction(tiny_mod
     assert embedder.dim == 3
     with pytest.raises(EmbedderUnavailableError, match="cannot load .*tiny-m2v"):
         embedder.count_tokens(["red"])
+
+
+def test_a_search_reports_the_model_load_apart_from_the_query(tiny_model: Path,
+                                                              tmp_path: Path) -> None:
+    data = ["--data-dir", str(tmp_path / "data")]
+    m2v = ["--set", "pipeline.embedder=model2vec", "--set",
+           f"arms.model2vec.model_path={tiny_model}"]
+    runner = CliRunner()
+    out = runner.invoke(app, [*data, *m2v, "add", PASSWORD])
+    assert out.exit_code == 0, out.output
+    out = runner.invoke(app, [*data, *m2v, "search", "password", "--json"])
+    timings = json.loads(out.stdout)["timings_ms"]
+    assert timings["load_model"] > 0 and "embed_query" in timings
+    out = runner.invoke(app, [*data, *m2v, "search", "password"], env={"COLUMNS": "200"})
+    assert out.exit_code == 0, out.output
+    footer = out.output.splitlines()[-1]
+    assert footer.endswith(" ms of it loading the model)"), footer
