@@ -15,6 +15,8 @@ import stat
 from pathlib import Path
 from typing import TextIO
 
+from .errors import UsageValueError
+
 #: Modes of what octomem creates: owner only.
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -100,3 +102,17 @@ def exposure(path: Path) -> str | None:
     wanted = "700" if Path(path).is_dir() else "600"
     return (f"{path} is {mode:04o}: readable by other users (octomem leaves an existing "
             f"folder or file as it is; chmod {wanted} makes it private)")
+
+
+def check_project_root(project_root: Path) -> Path:
+    """Return ``project_root`` resolved when it is an existing directory: a typo must not
+    start a new, empty project's memory (nor a file be taken for one).
+
+    :raises UsageValueError: it is missing or not a directory (``--project-root PATH: no
+        such directory`` / ``not a directory``).
+    """
+    project = Path(project_root).expanduser().resolve()
+    if not project.is_dir():
+        why = "not a directory" if project.exists() else "no such directory"
+        raise UsageValueError(f"--project-root {project_root}: {why}")
+    return project

@@ -42,7 +42,7 @@ from typing import Any
 import anyio
 from mcp.server.mcpserver import MCPServer
 
-from octomem.engine.errors import OctomemError
+from octomem.engine.files import check_project_root
 from octomem.engine.memory.facade import open_memory
 from octomem.engine.settings import load_settings
 
@@ -103,11 +103,11 @@ def create_server(
     :raises ArmConfigError: an unknown key or bad value in any settings layer (checked
         now; arm lookup and plugin loading happen in the background and surface as
         tool errors).
-    :raises OctomemError: ``project_root`` is not an existing directory.
+    :raises UsageValueError: ``project_root`` is not an existing directory.
     """
     project = Path(project_root or Path.cwd()).expanduser().resolve()
-    if not project.is_dir():  # a typo must not start a new, empty project's memory
-        raise OctomemError(f"--project-root: {project_root} is not an existing directory")
+    if project_root is not None:  # a typo must not start a new, empty project's memory
+        check_project_root(project_root)
     loaded = load_settings(config_file, overrides, project_root=project)
     loader = MemoryLoader(partial(open_memory, config_file, overrides, project, global_root))
     writer = _observe(observer, loader, loaded.settings.call_log)

@@ -89,6 +89,10 @@ def _main(
         state.overrides.put("data_dir", str(data_dir), "--data-dir")
     if global_root is not None:  # shown by `config` with its source
         state.overrides.put("global_root", str(global_root), "--global-root")
+    if project_root is not None:  # every command: a typo must not start a new memory
+        from ..files import check_project_root
+
+        check_project_root(project_root)
     state.project_root, state.global_root = project_root, global_root
     state.debug = debug
 
@@ -356,7 +360,8 @@ def config(
 def serve(
     project_root: Annotated[Path | None, typer.Option(
         "--project-root", help=(
-            "The project this server serves; its `.octomem/` is the local scope (default: the "
+            "The project this server serves (an existing folder); its `.octomem/` is the local "
+            "scope (default: the "
             "current directory)."))] = None,
     global_root: Annotated[Path | None, typer.Option(
         "--global-root", help=(

