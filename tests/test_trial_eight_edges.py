@@ -44,3 +44,22 @@ def test_the_mcp_server_refuses_a_missing_project_root(tmp_path: Path) -> None:
     assert done.stderr.strip().splitlines()[-1] == \
         f"octomem: error: --project-root {nope}: no such directory"
     assert not nope.exists()
+
+
+def test_export_keeps_an_existing_file_unless_forced(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    octomem(project, "add", "The kiwi fruit ripens in a paper bag")
+    precious = tmp_path / "p.txt"
+    precious.write_text("precious\n")
+    ran = octomem(project, "export", "--scope", "local", str(precious), ok=False)
+    assert ran.code == 1 and ran.err.strip() == (
+        f"error: {precious} exists; pass --force to replace it, or `-` to write to stdout")
+    assert precious.read_text() == "precious\n"
+    folder = octomem(project, "export", str(tmp_path), "--force", ok=False)
+    assert folder.code == 1 and f"{tmp_path} is a folder" in folder.err
+    octomem(project, "export", "--scope", "local", str(precious), "--force")
+    assert '"The kiwi fruit ripens in a paper bag"' in precious.read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.txt", "project"]  # no part left
+    assert "kiwi fruit" in octomem(project, "export", "-").out
+    assert "--force" in octomem(project, "export", "--help").out

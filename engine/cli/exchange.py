@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TextIO
 
 import typer
 from rich.text import Text
@@ -20,32 +21,59 @@ from .values import plural
 
 @registry.command("export", cls=Command)
 def export_(
-    path: Annotated[Path, typer.Argument(help="File to write (`-` for stdout).")],
+    path: Annotated[Path, typer.Argument(help=(
+        "File to write (`-` for stdout); an existing file is kept unless `--force`."))],
     scope: opt.ExportScopeOpt = "local",
     fmt: Annotated[str, typer.Option(
         "--format", help="`jsonl` (lossless, for import) or `md` (for people).")] = "jsonl",
+    force: Annotated[bool, typer.Option(
+        "--force", help="Replace an existing file (once the export is complete).")] = False,
 ) -> None:
     """Export a scope: JSON Lines round-trips losslessly through `octomem import` (ids,
     kinds, tags, times, supersede links, recall counts); Markdown is for reading."""
-    from ..errors import UsageValueError
-    from ..files import open_private
+    from ..errors import OctomemError, UsageValueError
     from ..memory.transfer import export_scope
     from . import memory as show
 
     if fmt not in ("jsonl", "md"):  # before the file is created
         raise UsageValueError(f"--format: must be 'jsonl' or 'md', got {fmt!r}")
+    if str(path) != "-" and path.exists() and not (force and path.is_file()):
+        raise OctomemError(f"{path} is a folder; name a file to export to" if path.is_dir()
+                           else f"{path} exists; pass --force to replace it, or `-` to write "
+                           "to stdout")
     memory, left_out = _memory(), []
     try:
         if str(path) == "-":
             written = export_scope(memory, show.check_write_scope(scope), fmt, sys.stdout, left_out)
         else:
-            with open_private(path) as out:
-                written = export_scope(memory, show.check_write_scope(scope), fmt, out, left_out)
+            written = _write_whole(path, lambda out: export_scope(
+                memory, show.check_write_scope(scope), fmt, out, left_out))
             err.print(f"exported {plural(written, 'document')} of the {scope} scope to {path}")
         for why in left_out:
             err.print(Text.assemble(("warning: ", "yellow"), why))
     finally:
         close_memory(memory)
+
+
+def _write_whole(path: Path, write: Callable[[TextIO], int]) -> int:
+    """Run ``write`` into a new private file beside ``path``, then move it onto ``path``:
+    a failed export leaves no partial file and an existing ``path`` as it was.
+
+    :returns: what ``write`` returned.
+    :raises OSError: the file cannot be written or moved.
+    """
+    import os
+
+    from ..files import open_private
+
+    part = path.with_name(f".{path.name}.octomem-part")
+    try:
+        with open_private(part) as out:
+            written = write(out)
+        os.replace(part, path)
+    finally:
+        part.unlink(missing_ok=True)
+    return written
 
 
 @registry.command("import", cls=Command)
