@@ -121,7 +121,7 @@ def test_a_wider_terminal_shows_more_of_each_hit(store: Path, explain: bool) -> 
         block = "\n".join(lines[1:-1])
         shown[columns] = shown_of(block, full)
     assert shown[None] == shown["80"] >= 50  # piped: 80 columns
-    assert shown["80"] <= shown["120"] < shown["200"] < len(full), shown
+    assert shown["80"] <= shown["120"] < shown["200"] <= len(full), shown
     if not explain:
         assert shown["80"] < shown["120"]  # one line per hit, as wide as the terminal
 

@@ -49,18 +49,24 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize("columns", [None, "80", "120"])
-def test_piped_search_prints_one_line_per_hit(store: Path, columns: str | None) -> None:
+def test_piped_search_prints_each_hit_on_up_to_three_lines(store: Path,
+                                                            columns: str | None) -> None:
     out = run(store, "search", "deployment error rate roll back", "-k", "4",
               columns=columns).stdout
     lines = out.splitlines()
     assert "\x1b[" not in out  # no colour codes in a pipe
     assert lines[0] == "'deployment error rate roll back'"
-    hits = lines[1:5]
+    body = lines[1:-1]
+    rows = [i for i, line in enumerate(body) if not line.startswith(" ")]
+    hits = [body[i] for i in rows]
     assert [h.split()[0] for h in hits] == ["1", "2", "3", "4"]
     assert all(h.split()[2] == "global" and "Deploy checklist" in h for h in hits)
-    assert all(len(h) <= int(columns or 80) for h in hits)
-    assert all(h.endswith("…") for h in hits)  # the text is cut to the width, not wrapped
-    assert lines[5].startswith("scopes: ") and len(lines) == 6
+    assert all(len(line) <= int(columns or 80) for line in body)
+    indent = len(hits[0]) - len(hits[0].split("  global  ", 1)[1])
+    for start, end in zip(rows, [*rows[1:], len(body)], strict=True):
+        assert 1 <= end - start <= 3  # the text wraps under itself, at most 3 lines
+        assert all(line[:indent].strip() == "" for line in body[start + 1:end])
+    assert lines[-1].startswith("scopes: ")
 
 
 def test_explain_at_80_columns_puts_each_hit_under_its_row(store: Path) -> None:

@@ -133,3 +133,23 @@ def test_one_entry_lines_fit_the_width(tmp_path: Path) -> None:
     gone = [ln for ln in _fits(again.out, 80) if ln.startswith("gone: ")]
     assert len(gone) == 1 and gone[0].startswith("gone: …") and "/deploy.md: " in gone[0]
     assert re.search(r": (forgot|kept) its document .*file:[0-9a-f]+$", gone[0]), gone[0]
+
+
+def test_the_compact_list_shows_the_part_that_answers(tmp_path: Path) -> None:
+    """A long document hit shows its title and, under it, its sentence that matches the
+    query, wrapped within the width on up to 3 lines (the trial saw only the title)."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    filler = " ".join(f"Paragraph {n} is about the weekly planning meeting." for n in range(12))
+    (folder / "editor.md").write_text(
+        f"# Editor settings for the team\n\n{filler} Indentation uses tabs, displayed four "
+        "columns wide, in every language except YAML.\n")
+    octomem(tmp_path, "ingest", str(folder))
+    ran = octomem(tmp_path, "--set", "retrieval.document_relevance_floor=0", "search",
+                  "does the team indent with tabs", "-k", "1", COLUMNS="80")
+    lines = _fits(ran.out, 80)
+    body = lines[1:-1]
+    assert body[0].split()[0] == "1" and "Editor settings for the team — …" in body[0]
+    assert 2 <= len(body) <= 3, ran.out
+    said = " ".join(" ".join(body).split())
+    assert "Indentation uses tabs" in said and "Paragraph 0 " not in said

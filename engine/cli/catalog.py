@@ -95,7 +95,8 @@ COMMANDS = (
           "preferences, the current handoff, the most recent and most recalled statements, "
           "within a byte budget."),
     Entry("remember", "commands", "Same as `add` (the MCP tool's name)."),
-    Entry("recall", "commands", "Same as `search` (the MCP tool's name)."),
+    Entry("recall", "commands", "Same as `search` (the MCP tool's name). Each hit shows up "
+          "to 3 lines; the whole texts: `--json`; each arm's rank and score: `--explain`."),
     Entry("bench", "bench", "Measure arm combinations on a BEIR folder: quality (ranx) and "
           "cost, side by side."),
     Entry("metrics", "observe", "Print a running server's metrics (`octomem serve "

@@ -216,7 +216,11 @@ def search(
             "was cut."))] = None,
 ) -> None:
     """Recall: both scopes, keyword and semantic arms fused by reciprocal rank, a bounded
-    recency bonus, deduplicated; each hit names its scope."""
+    recency bonus, deduplicated; each hit names its scope.
+
+    Each hit shows up to 3 lines: a document's title, then its text from the sentence
+    that best matches the query. The whole texts: `--json`; each arm's rank and score:
+    `--explain`."""
     from ..errors import InvalidQueryError
     from ..memory.remember import check_kind
     from ..memory.times import as_of_instant
@@ -414,4 +418,6 @@ def session_start(
 
 # The MCP tools' names, for people who know those (the README uses them): the same commands.
 registry.command("remember", cls=Command, help="Same as `add` (the MCP tool's name).")(add)
-registry.command("recall", cls=Command, help="Same as `search` (the MCP tool's name).")(search)
+registry.command("recall", cls=Command, help=(
+    "Same as `search` (the MCP tool's name). Each hit shows up to 3 lines; the whole "
+    "texts: `--json`; each arm's rank and score: `--explain`."))(search)

@@ -32,6 +32,7 @@ from ..memory.recall import RecallAnswer
 from ..turns import TURN_KIND
 from .layout import emit, visible
 from .layout import wrapped as paragraph
+from .snippets import best_part
 from .turn_context import ContextLines
 
 #: Fewest characters a hit keeps for its text however narrow the terminal; below that,
@@ -42,6 +43,10 @@ GAP = "  "
 #: Lines a hit's text may take with ``--explain``, beside or under its row (the last cut
 #: with "…").
 SNIPPET_LINES = 2
+#: Lines a hit's text may take in the default (compact) list, beside its row and under
+#: itself (the last cut with "…"): enough for a document's title and the sentence that
+#: answers. Not tuned.
+COMPACT_LINES = 3
 #: Indent of a hit's text under its ``--explain`` row (past the rank column).
 SNIPPET_INDENT = 5
 #: Fewest columns a hit's text needs beside the ``--explain`` columns; with fewer, it goes
@@ -62,13 +67,20 @@ def cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
 
 
-def hit_text(chunk: Any) -> str:
+def hit_text(chunk: Any, query: str = "") -> str:
     """Return what a hit shows: ``title — text``, the text without a leading heading that
     repeats the title (a Markdown file's ``# Title``), all on one line. A conversation
     turn's title is its time: the turn's words come first (``text (time)``), so a cut line
-    still shows what was said."""
+    still shows what was said. With ``query``, the text starts at its sentence holding
+    most of the query's words (:func:`~.snippets.best_part`)."""
     text = one_line(chunk.text)
     title = one_line(chunk.title or "")
+    if query:
+        for lead in (f"# {title}", title) if title else ():
+            if text.startswith(lead):
+                text = text[len(lead):].lstrip(" :—-")
+                break
+        text = best_part(text, query)
     if not title:
         return text
     if getattr(chunk, "kind", None) == TURN_KIND:
@@ -106,9 +118,10 @@ def superseded(chunk: Any, as_of: float | None = None) -> bool:
 
 
 def hit_lines(ans: RecallAnswer, explain: bool, width: int,
-              as_of: float | None = None) -> list[Text]:
+              as_of: float | None = None, query: str = "") -> list[Text]:
     """Return the answer's hits as lines of at most ``width`` characters (with
-    ``explain``, a header line and a rule first).
+    ``explain``, a header line and a rule first). Without ``explain`` each hit takes up
+    to :data:`COMPACT_LINES` lines, its text from the part that matches ``query``.
 
     :param width: the console's width in characters.
     :param as_of: the instant the search asked about (``--as-of``), epoch seconds.
@@ -149,15 +162,13 @@ def hit_lines(ans: RecallAnswer, explain: bool, width: int,
         if grouped and hit is not ans.hits[0]:
             lines.append(Text(""))  # a hit and its turns stand apart from the next hit's
         mark = "(superseded) " if superseded(hit.chunk, as_of) else ""
-        text = mark + hit_text(hit.chunk)
+        text = mark + hit_text(hit.chunk, "" if explain else query)
         if below:  # the row, then the text on lines of its own
             lines.append(Text(columns(row).rstrip()))
             parts = [" " * indent + p for p in wrapped(text, room, SNIPPET_LINES)]
-        elif explain:  # the text beside its row, going on under itself
-            parts = wrapped(text, room, SNIPPET_LINES)
+        else:  # the text beside its row, going on under itself
+            parts = wrapped(text, room, SNIPPET_LINES if explain else COMPACT_LINES)
             parts = [columns(row) + parts[0]] + [" " * indent + p for p in parts[1:]]
-        else:  # one line per hit
-            parts = [columns(row) + cut(text, room)]
         lines += [_marked(part, indent, mark) for part in parts]
         lines += turns.lines(hit, context.get((hit.scope, hit.chunk.id), []), indent, room)
     return lines
@@ -257,7 +268,7 @@ def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool,
     else:
         console.print(Text(f"no hits for {echoed(query)}" + (f": {why}" if why else "")),
                       highlight=False, soft_wrap=True)
-    for line in hit_lines(ans, explain, console.width, as_of):
+    for line in hit_lines(ans, explain, console.width, as_of, query):
         console.print(line, no_wrap=True, overflow="ignore", crop=False, highlight=False)
     made = f"scopes: {', '.join(ans.scopes) or 'none'} · arms: {', '.join(ans.arms_ran) or 'none'}"
     if "total" in ans.timings_ms:
