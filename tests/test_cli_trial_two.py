@@ -111,7 +111,7 @@ def test_a_named_file_that_cannot_be_ingested_fails_the_command(tmp_path: Path) 
     good.write_text("# Deploy\nThe staging server is called kestrel.\n")
     empty.write_text("")
     done = run(tmp_path, "ingest", "--scope", "global", str(good), str(empty), code=1)
-    assert done.stderr.strip().splitlines()[-1] == f"error: not ingested: {empty}: empty file"
+    assert done.stderr.strip().splitlines()[-1] == f"error: {empty}: empty file"
     assert "added 1, replaced 0, unchanged 0 documents;" in done.stdout  # the other was stored
     assert "indexing 2 files" in done.stderr and "1 chunk indexed" in done.stdout
     folder = tmp_path / "notes"

@@ -75,7 +75,7 @@ def test_a_bad_transcript_named_on_its_own_fails_and_stores_nothing_of_it(
                    str(folder / "latin.txt"), ok=False)
     assert done.code == 1
     assert done.err.splitlines()[-1] == (
-        f"error: not ingested: {folder / 'bad.jsonl'}:2: unknown field 'sesion'; a chat turn "
+        f"error: {folder / 'bad.jsonl'}:2: unknown field 'sesion'; a chat turn "
         "has conversation, id, metadata, role, session, speaker, text, time, title; "
         f"{folder / 'latin.txt'}: not UTF-8 text (invalid start byte at byte 0)")
     ids = _stored(tmp_path)

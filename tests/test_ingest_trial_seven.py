@@ -25,7 +25,7 @@ def test_a_named_file_that_is_no_transcript_fails_after_the_others_are_stored(
     assert ran.code == 1
     assert "added 2, replaced 0, unchanged 0 documents" in ran.out
     error = ran.err.strip().splitlines()[-1]
-    assert error.startswith("error: not ingested: other.jsonl: neither a chat transcript")
+    assert error.startswith("error: other.jsonl: neither a chat transcript")
     assert "; nonexist.md: no such file or folder" in error
     stored = _stored(tmp_path)
     assert "Fresh note one" in stored and "Fresh note two" in stored

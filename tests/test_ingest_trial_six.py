@@ -194,7 +194,7 @@ def test_cli_a_folder_with_nothing_to_read_says_so(tmp_path: Path) -> None:
     (tmp_path / "notes.md").write_text("# Notes\nThe castle opens at nine.\n")
     both = octomem(tmp_path, "ingest", "notes.md", "pictures", ok=False)  # the other stored
     assert both.code == 1 and both.out.startswith("added 1, replaced 0, unchanged 0 documents;")
-    assert both.err.splitlines()[-1] == ("error: not ingested: no text file (.md, .txt, .rst) "
+    assert both.err.splitlines()[-1] == ("error: no text file (.md, .txt, .rst) "
                                          "or transcript (.jsonl) in pictures")
 
 

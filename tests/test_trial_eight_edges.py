@@ -63,3 +63,16 @@ def test_export_keeps_an_existing_file_unless_forced(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.txt", "project"]  # no part left
     assert "kiwi fruit" in octomem(project, "export", "-").out
     assert "--force" in octomem(project, "export", "--help").out
+
+
+def test_a_failed_one_file_ingest_prints_only_its_error(tmp_path: Path) -> None:
+    empty, good = tmp_path / "empty.md", tmp_path / "good.md"
+    empty.write_text("")
+    good.write_text("Deploy keys rotate every 90 days\n")
+    alone = octomem(tmp_path, "ingest", str(empty), ok=False)
+    assert alone.code == 1 and alone.out == ""
+    assert alone.err.strip().splitlines()[-1] == f"error: {empty}: empty file"
+    assert "added" not in alone.err
+    both = octomem(tmp_path, "ingest", str(empty), str(good), ok=False)
+    assert both.code == 1 and both.out.startswith("added 1, replaced 0, unchanged 0 documents")
+    assert both.err.strip().splitlines()[-1] == f"error: {empty}: empty file"  # the same form

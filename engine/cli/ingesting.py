@@ -2,9 +2,11 @@
 
 - A path the user named on the command line that cannot be ingested (missing, empty,
   not UTF-8, too large, a ``.jsonl`` that is no transcript, a transcript without turns or
-  with a malformed line) is an error naming the path (and line) and why, exit status 1,
-  after the other paths are stored; nothing of it is stored. The summary line is printed
-  even when nothing was stored.
+  with a malformed line) is an error naming the path (and line) and why, ``error: PATH:
+  why``, exit status 1, after the other paths are stored; nothing of it is stored. The
+  summary line (``added N, ...``) is printed when something was stored, or when files were
+  read but nothing of them could be (transcripts without turns, files skipped for an
+  error); not when every named path failed before anything was read.
 - A file inside a named folder that cannot be ingested is skipped with a note on stderr
   (``skipped: FILE:LINE: why``), every one of them, and the rest of the folder is
   stored; when a file was skipped for an error (not UTF-8, too large, unreadable, a
@@ -154,7 +156,8 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
         if files:
             docs = show.file_documents(err, files, memory.limits.file_bytes, named, tally.refused,
                                        tally.skipped)
-            store(console, pipeline, docs, len(files), plural(len(files), "file"), tally)
+            store(console, pipeline, docs, len(files), plural(len(files), "file"), tally,
+                  quiet=all(f in named for f in files))  # only named files: each one said why
         for path, turns in transcripts:
             if turns:
                 store(console, pipeline, turns, len(turns),
@@ -165,7 +168,7 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
                 err.print(Text.assemble(("note: ", "yellow"), f"{path}: no turns in it"),
                           highlight=False)
         tally.refused += turnless(paths or (), [*files, *(f for f, _ in skipped)], transcripts)
-        if tally.parts_stored == 0 and (paths or beir is not None):  # say it, even if nothing
+        if tally.parts_stored == 0 and (tally.skipped or transcripts):  # read, none stored
             render.ingest_report(console, AddReport(), 0, None)
         failed = bool(tally.refused or tally.skipped)  # then only reported, none forgotten
         for folder in (p for p in paths or () if p.is_dir()):  # files it no longer holds
@@ -201,9 +204,8 @@ def fail(tally: Tally) -> None:
     :raises OctomemError: either happened.
     """
     parts = []
-    if tally.refused:  # "not ingested:" tells them apart from what was stored
-        parts.append(("not ingested: " if tally.offered or tally.skipped else "")
-                     + "; ".join(why for _, why in tally.refused))
+    if tally.refused:  # each names its path, whatever else was stored
+        parts.append("; ".join(why for _, why in tally.refused))
     if tally.skipped:
         rest = "the rest was stored" if tally.offered else "nothing else was there to store"
         parts.append(f"{plural(len(tally.skipped), 'file')} in the folders skipped for an "
@@ -213,10 +215,12 @@ def fail(tally: Tally) -> None:
 
 
 def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int, label: str,
-          tally: Tally, whole: bool = False) -> None:
+          tally: Tally, whole: bool = False, quiet: bool = False) -> None:
     """Store ``docs`` (``whole``: in one transaction), then embed what was stored.
 
     :param total: how many documents ``docs`` holds at most (for the progress bar).
+    :param quiet: print no summary when ``docs`` turned out to hold nothing at all (each
+        named file refused says why itself).
     """
     from ..memory.forget import drop_forgotten
     from . import render
@@ -233,6 +237,8 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
         report = pipeline.add(tally.watch(kept), stored, embed=False,
                               **({"per_transaction": total} if whole else {}))
         bar.update(task, completed=total)  # every file looked at, skipped ones included
+        if quiet and not (report.added or report.replaced or report.unchanged or forgotten):
+            return
         tally.parts_stored += 1
         embedded = 0
         if report.chunk_ids and pipeline.arms.semantic and not pipeline.semantic_error:
