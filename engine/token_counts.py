@@ -8,7 +8,7 @@ word against the vocabulary when that is over budget) lets a text whose bound is
 its budget be stored whole without counting it: the chunks are the same as with the exact
 count, since ``split_text`` keeps any text within budget whole. Counting was ~35 % of
 ingest excluding embedding (10k documents of ``benchmarks/results/peers/ingest-10k.md``);
-92 % of those texts are within budget by their ceiling (counting 0.74-0.79 -> 0.37-0.44 s
+94 % of those texts are within budget by their ceiling (counting 0.74-0.79 -> 0.37-0.44 s
 CPU, load ~10).
 """
 

@@ -163,6 +163,9 @@ def test_ceilings_bound_the_tokenizer_and_are_met_by_punctuation(tokenizer: Toke
     assert ceilings[4] == 3 and ceilings[9:11] == [4 + 2, 2 + 2 * 2]
     words = "the cat sat on the mat " * 20  # in the vocabulary: refined, one token a word
     assert counter.ceilings([words], 50) == [120] < counter.ceilings([words])
+    curly = "“the” — cat\xa0sat " * 20  # plain beyond ASCII: refined too
+    assert exact(tokenizer, [curly]) <= counter.ceilings([curly], 50) == [120] \
+        < counter.ceilings([curly])
     blank = Tokenizer.from_str(tokenizer.to_str())
     blank.add_special_tokens([" "])  # a token of whitespace only: no ceiling is sound
     assert WordPieceCounter(blank).ceilings(["a b"]) == [None]

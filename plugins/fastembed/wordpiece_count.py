@@ -155,14 +155,14 @@ class WordPieceCounter:
                  ) -> list[int | None]:
         """Return, per text, a number its :meth:`count` cannot exceed, without WordPiece:
         its ASCII characters other than spaces and newlines plus :data:`EXPANSION` per
-        other character; above ``refine_above``, for plain ASCII holding no added token,
-        the sum over its pre-tokens of 1 for a word in the vocabulary, else the word's
-        length (a punctuation character: 1).
+        other character; above ``refine_above``, for a :func:`plain` text holding no added
+        token, the sum over its pre-tokens of 1 for a word in the vocabulary, else the
+        word's length (a punctuation character: 1).
 
         Why it holds: BERT's normalizer works character by character (NFD only reorders
         marks) and makes of an ASCII character at most one (controls dropped, whitespace
         a space, lowercased), of any other at most :data:`EXPANSION`; the pre-tokenizer cuts
-        the result at whitespace into non-empty pre-tokens (on plain ASCII:
+        the result at whitespace into non-empty pre-tokens (on a plain text:
         :data:`_PRE_TOKEN`'s); WordPiece makes of a pre-token of n characters at most n
         pieces (each covers at least one) or one ``[UNK]``; an added token matched first
         is one token for its characters, not all whitespace (else no ceiling is given).
@@ -179,14 +179,14 @@ class WordPieceCounter:
             ceiling = len(text) - text.count(" ") - text.count("\n")
             if not text.isascii():
                 ceiling += (EXPANSION - 1) * (len(text) - len(text.encode("ascii", "ignore")))
-            elif refine_above is not None and ceiling > refine_above and _ASCII.match(text) \
+            if refine_above is not None and ceiling > refine_above and plain(text) \
                     and not self._holds_added(text):
-                ceiling = self._word_ceiling(text)
+                ceiling = min(ceiling, self._word_ceiling(text))
             out.append(ceiling)
         return out
 
     def _word_ceiling(self, text: str) -> int:
-        """Return :meth:`ceilings`' word-by-word bound of a plain ASCII text (loops in C:
+        """Return :meth:`ceilings`' word-by-word bound of a :func:`plain` text (loops in C:
         a Python loop over the words cost as much as the WordPiece it saves)."""
         words = _PRE_TOKEN.findall(text.lower())
         known = list(filter(self._vocab.__contains__, words))  # one token each
