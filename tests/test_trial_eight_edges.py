@@ -76,3 +76,21 @@ def test_a_failed_one_file_ingest_prints_only_its_error(tmp_path: Path) -> None:
     both = octomem(tmp_path, "ingest", str(empty), str(good), ok=False)
     assert both.code == 1 and both.out.startswith("added 1, replaced 0, unchanged 0 documents")
     assert both.err.strip().splitlines()[-1] == f"error: {empty}: empty file"  # the same form
+
+
+def test_a_malformed_chat_transcript_names_every_bad_line(tmp_path: Path) -> None:
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text('{"text": "hi", "speaker": "ann"}\nnot json\n'
+                    '{"speeker": "bob", "text": "yo"}\n[1]\n')
+    ran = octomem(tmp_path, "ingest", str(chat), ok=False)
+    assert ran.code == 1 and ran.out == ""
+    assert ran.err.strip().splitlines()[-1] == (
+        f"error: {chat}:2: not valid JSON: Expecting value at column 1; {chat}:3: unknown "
+        "field 'speeker'; a chat turn has conversation, id, metadata, role, session, "
+        f"speaker, text, time, title; {chat}:4: expected a JSON object, got list")
+    many = tmp_path / "many.jsonl"
+    many.write_text('{"text": "hi", "speaker": "ann"}\n' + "oops\n" * 25)
+    err = octomem(tmp_path, "ingest", str(many), ok=False).err.strip().splitlines()[-1]
+    assert err.count(f"{many}:") == 20 and err.endswith("; and 5 more bad lines")
+    assert f"{many}:21:" in err and f"{many}:22:" not in err
+    assert octomem(tmp_path, "search", "hi", "--json").json()["hits"] == []  # nothing stored

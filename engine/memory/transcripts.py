@@ -79,14 +79,30 @@ class TranscriptError(OctomemError):
     """A transcript line that cannot be read; the message names the file and line."""
 
 
-def _lines(path: Path, notes: list[str] | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+#: How many bad lines of one transcript an error names (then "and N more").
+MAX_BAD_LINES = 20
+
+
+def bad_lines(path: Path, bad: list[str]) -> TranscriptError:
+    """Return one error naming every bad line of ``path`` (``FILE:LINE: why`` each, up to
+    :data:`MAX_BAD_LINES`, then how many more)."""
+    shown = "; ".join(bad[:MAX_BAD_LINES])
+    more = f"; and {len(bad) - MAX_BAD_LINES} more bad lines" if len(bad) > MAX_BAD_LINES else ""
+    return TranscriptError(shown + more)
+
+
+def _lines(path: Path, notes: list[str] | None = None, bad: list[str] | None = None,
+           ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line number, object)`` for every non-blank line of a JSON Lines file.
 
     The last line, when it has no newline at its end and is not valid JSON, is being
     written (Claude Code appends to the session it is in): it is left out with a note
     appended to ``notes`` (with ``notes`` given), and read on the next ingest.
 
-    :raises TranscriptError: a line is not JSON, or not a JSON object; a byte is not UTF-8.
+    :param bad: when given, a line that is not JSON or not an object is appended here as
+        ``FILE:LINE: why`` and passed over, instead of raised.
+    :raises TranscriptError: a line is not JSON, or not a JSON object (no ``bad``); a byte
+        is not UTF-8.
     """
     try:
         with path.open(encoding="utf-8") as fh:
@@ -102,11 +118,16 @@ def _lines(path: Path, notes: list[str] | None = None) -> Iterator[tuple[int, di
                                      "on the next ingest")
                         return
                     why = f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
-                    raise TranscriptError(f"{path}:{lineno}: not valid JSON: {why}") from None
-                if not isinstance(row, dict):
-                    raise TranscriptError(f"{path}:{lineno}: expected a JSON object, got "
-                                          f"{type(row).__name__}")
-                yield lineno, row
+                    message = f"{path}:{lineno}: not valid JSON: {why}"
+                else:
+                    if isinstance(row, dict):
+                        yield lineno, row
+                        continue
+                    message = f"{path}:{lineno}: expected a JSON object, got " \
+                        f"{type(row).__name__}"
+                if bad is None:
+                    raise TranscriptError(message)
+                bad.append(message)
     except UnicodeDecodeError as exc:
         raise TranscriptError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") \
             from None
@@ -189,11 +210,20 @@ def read_chat(path: Path, notes: list[str] | None = None) -> list[Document]:
 
     :param notes: when given, an unfinished last line is left out and noted here
         (:func:`_lines`); otherwise it is an error like any other.
-    :raises TranscriptError: a malformed line, naming the file and line.
+    :raises TranscriptError: malformed lines, naming the file and each line (up to
+        :data:`MAX_BAD_LINES`).
     """
     positions: dict[str, int] = {}
     uri = path.resolve().as_uri()
-    return [_chat_turn(path, n, row, positions, uri) for n, row in _lines(path, notes)]
+    turns, bad = [], []
+    for n, row in _lines(path, notes, bad):
+        try:
+            turns.append(_chat_turn(path, n, row, positions, uri))
+        except TranscriptError as exc:
+            bad.append(str(exc))
+    if bad:
+        raise bad_lines(path, bad)
+    return turns
 
 
 @dataclass(slots=True)
