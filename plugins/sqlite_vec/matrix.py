@@ -32,7 +32,8 @@ than ``gemv_n``), and it is the same whatever the filter keeps.
 
 Memory: ``count * (dim * 4 + 8 + 4)`` bytes, e.g. ~150 MiB at 100k x 384, another
 ``count * dim * 4`` once a selective filter made the row-major copy, plus
-``count * dims * 4`` for the projected copy past the threshold (~370 MiB at 1M x 96).
+``count * dims * 4`` for the projected copy past the threshold (~370 MiB at 1M x 96) and
+``count * dims`` twice for its int8 codes and numkong's packed copy (~2 x 92 MiB).
 """
 
 from __future__ import annotations
