@@ -112,6 +112,18 @@ class InvalidQueryError(OctomemError, ValueError):
     """A query or filter value is unusable; the message names the argument."""
 
 
+def check_question(text: object, top_k: int) -> None:
+    """Refuse a search or recall that cannot be answered: its ``text`` is not a string
+    with a word in it, or ``top_k < 1``.
+
+    :raises InvalidQueryError: naming the argument.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidQueryError("query: empty; give at least one word to search for")
+    if top_k < 1:
+        raise InvalidQueryError(f"top_k: must be >= 1, got {top_k}")
+
+
 class NotFoundError(OctomemError, KeyError):
     """No stored item has the given id or text."""
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .assembly import Arms
 from .chunking import embedding_text
 from .concurrency import run_timed, start_timed
-from .errors import EmbedderUnavailableError, InvalidQueryError
+from .errors import EmbedderUnavailableError, check_question
 from .fusion import Fused, order_documents, reciprocal_rank_fusion, weighted_score_fusion
 from .model_load import load_model
 from .relevance import JUDGED_HITS, HitJudge
@@ -99,10 +99,7 @@ class ReadPath:
             raw score in ``contributions`` and what did not run in ``arms_unavailable``.
         :raises InvalidQueryError: empty query text or ``top_k < 1``.
         """
-        if not isinstance(query.text, str) or not query.text.strip():
-            raise InvalidQueryError("query: empty; give at least one word to search for")
-        if query.top_k < 1:
-            raise InvalidQueryError(f"top_k: must be >= 1, got {query.top_k}")
+        check_question(query.text, query.top_k)
         total = time.perf_counter()
         answer = Answer(hits=[], arms_ran=[], arms_unavailable={}, semantic_available=False)
         retrieval, reranker = self.settings.retrieval, self.arms.reranker

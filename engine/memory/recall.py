@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..arms import VersionedStorage
-from ..errors import InvalidQueryError
+from ..errors import check_question
 from ..fusion import order_documents
 from ..pipeline import Pipeline
 from ..relevance import Relevance
@@ -247,10 +247,7 @@ def recall_scopes(
     :returns: hits best first, each with its scope; what ran, what did not and why.
     :raises InvalidQueryError: empty query text or ``top_k < 1``.
     """
-    if not isinstance(request.text, str) or not request.text.strip():
-        raise InvalidQueryError("query: empty; give at least one word to search for")
-    if request.top_k < 1:
-        raise InvalidQueryError(f"top_k: must be >= 1, got {request.top_k}")
+    check_question(request.text, request.top_k)
     total = time.perf_counter()
     answer = RecallAnswer(hits=[], scopes=[s for s, _ in scoped])
     if not scoped:
