@@ -17,7 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["at_least", "beir_folder", "existing_dir", "existing_file", "bench_parser", "run_main"]
+__all__ = ["at_least", "beir_folder", "existing_dir", "existing_file", "bench_parser",
+           "fit_commands", "run_main"]
 
 
 def bench_parser(module: str, doc: str | None, **kwargs: Any) -> argparse.ArgumentParser:
@@ -88,6 +89,35 @@ def beir_folder(text: str) -> Path:
             f"{path}: no {' or '.join(missing)}; a BEIR folder holds corpus.jsonl, "
             "queries.jsonl and qrels/<split>.tsv")
     return path
+
+
+def fit_commands(
+    parser: argparse.ArgumentParser, write_help: str,
+) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """Add the ``collect`` and ``fit`` commands the fitting scripts share
+    (``benchmarks/fit_ranking.py``, ``benchmarks/fit_turn_relevance.py``).
+
+    ``collect CACHE_ROOT DATASET --group-by FIELD --out FILE [--split S] [--only G,...]``
+    asks one tune set's questions; ``fit COLLECTED... [--write]`` fits on what
+    ``collect`` wrote.
+
+    :param write_help: what ``fit --write`` writes.
+    :returns: the two sub-parsers, for a script's own extra options.
+    """
+    sub = parser.add_subparsers(dest="command", required=True)
+    collect = sub.add_parser("collect")
+    collect.add_argument("cache_root", type=Path)
+    collect.add_argument("dataset", type=beir_folder, help="a BEIR folder")
+    collect.add_argument("--split", default="test")
+    collect.add_argument("--group-by", required=True)
+    collect.add_argument("--only", default="",
+                         help="comma-separated groups (LoCoMo's tune half)")
+    collect.add_argument("--out", type=Path, required=True)
+    fit = sub.add_parser("fit")
+    fit.add_argument("collected", type=existing_file, nargs="+",
+                     help="the files `collect` wrote, one per tune set")
+    fit.add_argument("--write", action="store_true", help=write_help)
+    return collect, fit
 
 
 def run_main(main: Callable[[], Any], prog: str) -> None:

@@ -50,7 +50,7 @@ from octomem.plugins.conversation.features import (
 )
 from octomem.plugins.conversation.ranker import ADDRESSED_BONUS, addressed_bonus
 
-from .arguments import beir_folder, bench_parser, existing_file, run_main
+from .arguments import bench_parser, fit_commands, run_main
 from .dataset import load_dataset, parse_group_by
 
 BINARY = tuple(f == "speaker" for f in FEATURES)
@@ -299,18 +299,8 @@ def main(argv: list[str] | None = None) -> None:
     import pickle
 
     parser = bench_parser("fit_ranking", __doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    c = sub.add_parser("collect")
-    c.add_argument("cache_root", type=Path)
-    c.add_argument("dataset", type=beir_folder, help="a BEIR folder")
-    c.add_argument("--split", default="test")
-    c.add_argument("--group-by", required=True)
-    c.add_argument("--only", default="", help="comma-separated groups (LoCoMo's tune half)")
-    c.add_argument("--out", type=Path, required=True)
+    c, _ = fit_commands(parser, "write the package's weight files")
     c.add_argument("--keyword-only", action="store_true", help="no semantic arm (no vectors)")
-    f = sub.add_parser("fit")
-    f.add_argument("collected", type=existing_file, nargs="+", help="files `collect` wrote")
-    f.add_argument("--write", action="store_true", help="write the package's weight files")
     args = parser.parse_args(argv)
     if args.command == "collect":
         only = {g for g in args.only.split(",") if g}

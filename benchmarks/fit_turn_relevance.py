@@ -43,7 +43,7 @@ from octomem.engine.relevance import JUDGED_HITS, UNHEARD_CAP, shipped_model, un
 from octomem.engine.settings import load_settings
 from octomem.engine.types import Filters
 
-from .arguments import beir_folder, bench_parser, existing_file, run_main
+from .arguments import bench_parser, fit_commands, run_main
 from .dataset import load_dataset, parse_group_by
 from .fit_ranking import FLOORS
 
@@ -159,18 +159,7 @@ def fit(sets: dict[str, list[Answer]]) -> dict[str, object]:
 def main(argv: list[str] | None = None) -> None:
     """Command line: ``collect`` one tune set's answers, or ``fit`` several."""
     parser = bench_parser("fit_turn_relevance", __doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    c = sub.add_parser("collect")
-    c.add_argument("cache_root", type=Path)
-    c.add_argument("dataset", type=beir_folder, help="a BEIR folder")
-    c.add_argument("--split", default="test")
-    c.add_argument("--group-by", required=True)
-    c.add_argument("--only", default="", help="comma-separated groups (LoCoMo's tune half)")
-    c.add_argument("--out", type=Path, required=True)
-    f = sub.add_parser("fit")
-    f.add_argument("collected", type=existing_file, nargs="+",
-                   help="the files `collect` wrote, one per tune set")
-    f.add_argument("--write", action="store_true", help="write engine/relevance.json")
+    fit_commands(parser, "write engine/relevance.json")
     args = parser.parse_args(argv)
     if args.command == "collect":
         only = {g for g in args.only.split(",") if g}
