@@ -212,6 +212,9 @@ class FastembedEmbedder:
 
     def _construct(self) -> Any:
         """Return fastembed's ``TextEmbedding`` of a hub or local model."""
+        from .runtime import import_numpy_first
+
+        import_numpy_first()
         from fastembed import TextEmbedding
 
         source, what = self._source, self._describe()
@@ -236,10 +239,10 @@ class FastembedEmbedder:
         """Give ``model`` (a fastembed ``TextEmbedding``) a session without spin-waiting
         worker threads (option ``spin``): fastembed exposes no such session option, so
         the session is created again from the same file with the same settings."""
-        import onnxruntime as ort
-
         from .query import session_options  # imports numpy: not when the embedder is built
+        from .runtime import import_onnxruntime
 
+        ort = import_onnxruntime()
         inner = getattr(model, "model", None)
         session = getattr(inner, "model", None)
         path = getattr(session, "_model_path", None)

@@ -104,10 +104,11 @@ def prepared(source: Path, name: Path, unpadded: bool = False) -> Path | None:
 
 
 def _build(source: Path, target: Path, unpadded: bool = False) -> None:
-    import onnx
-    import onnxruntime as ort
-
     from .requantize import save_optimised
+    from .runtime import import_onnxruntime
+
+    ort = import_onnxruntime()
+    import onnx
 
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         optimized = Path(tmp) / "optimized.onnx"

@@ -37,8 +37,9 @@ def session_options(threads: int, spin: bool, optimize: bool = True) -> Any:
     :param optimize: all graph optimisations (``False``: none, for a graph saved already
         optimised by :func:`.requantize.optimized`).
     """
-    import onnxruntime as ort
+    from .runtime import import_onnxruntime
 
+    ort = import_onnxruntime()
     options = ort.SessionOptions()
     level = ort.GraphOptimizationLevel
     options.graph_optimization_level = level.ORT_ENABLE_ALL if optimize else level.ORT_DISABLE_ALL
@@ -112,10 +113,10 @@ class QueryEncoder:
     def open(cls, path: str | Path, providers: list[str], tokenizer: Any, threads: int,
              spin: bool, optimize: bool = True) -> QueryEncoder:
         """Open a session of the ONNX file ``path`` with :func:`session_options`."""
-        import onnxruntime as ort
+        from .runtime import import_onnxruntime
 
-        session = ort.InferenceSession(str(path), providers=providers,
-                                       sess_options=session_options(threads, spin, optimize))
+        session = import_onnxruntime().InferenceSession(
+            str(path), providers=providers, sess_options=session_options(threads, spin, optimize))
         return cls(session, tokenizer)
 
     def embed(self, text: str) -> np.ndarray:

@@ -37,9 +37,9 @@ def onnxruntime_version() -> str:
     try:
         full = metadata.version("onnxruntime")
     except metadata.PackageNotFoundError:
-        import onnxruntime
+        from .runtime import import_onnxruntime
 
-        full = onnxruntime.__version__
+        full = import_onnxruntime().__version__
     return ".".join(full.split(".")[:2])
 
 
@@ -86,8 +86,9 @@ def requantize(source: Path, source_sha256: str, cache_dir: Path | None = None) 
 def save_optimised(source: Path, target: Path, level: object) -> None:
     """Have onnxruntime optimise the ONNX file ``source`` at ``level`` (an
     ``onnxruntime.GraphOptimizationLevel``) and write the optimised graph to ``target``."""
-    import onnxruntime as ort
+    from .runtime import import_onnxruntime
 
+    ort = import_onnxruntime()
     options = ort.SessionOptions()
     options.graph_optimization_level = level
     options.optimized_model_filepath = str(target)
@@ -97,7 +98,9 @@ def save_optimised(source: Path, target: Path, level: object) -> None:
 def _build(source: Path, target: Path) -> None:
     import logging
 
-    import onnxruntime as ort
+    from .runtime import import_onnxruntime
+
+    ort = import_onnxruntime()
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
