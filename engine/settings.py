@@ -221,6 +221,10 @@ class Settings(BaseModel):
         None, "runtime", "bearer token `serve --http` requires (empty: none on loopback, a "
         "generated one elsewhere); shown masked",
     )
+    ui_token: SecretStr | None = _field(
+        None, "runtime", "access token a browser view with --allow-remote requires (at least "
+        "16 characters; empty: a generated one, printed at start); shown masked",
+    )
     pipeline: PipelineSettings = Field(default_factory=PipelineSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     session_start: SessionStartSettings = Field(default_factory=SessionStartSettings)

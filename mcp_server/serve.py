@@ -32,6 +32,7 @@ from octomem.engine.settings import load_settings
 
 from .http import (
     Address,
+    AddressValueError,
     check_free,
     listen_error,
     parse_address,
@@ -72,13 +73,23 @@ class ServeOptions:
 
 
 def check_addresses(options: ServeOptions) -> tuple[Address | None, Address | None]:
-    """Parse ``--http`` and ``--metrics-addr``; the metrics address must be loopback.
+    """Parse ``--http`` and ``--metrics-addr``; the metrics address must be loopback, and
+    no two of the servers (``--http``, ``--metrics-addr``, ``--ui-port``) may share a port.
 
-    :raises AddressError: either is malformed, or the metrics address is not loopback.
+    :raises AddressError: either is malformed, the metrics address is not loopback, or
+        two servers were given the same port (:class:`AddressValueError`: a usage error).
     """
     http = parse_address(options.http, "--http") if options.http else None
     metrics = parse_address(options.metrics_addr, "--metrics-addr") \
         if options.metrics_addr else None
+    ports = [(name, port) for name, port in (
+        ("--http", http.port if http else 0), ("--metrics-addr", metrics.port if metrics else 0),
+        ("--ui-port", options.ui.port if options.ui else 0)) if port]
+    for i, (name, port) in enumerate(ports):
+        for other, same in ports[i + 1:]:
+            if same == port:
+                raise AddressValueError(f"{other} {port} is also {name}'s port: each server "
+                                        "(MCP over HTTP, metrics, browser view) needs its own")
     return http, require_loopback(metrics, "--metrics-addr") if metrics else None
 
 

@@ -53,7 +53,7 @@ from .loader import SHUTDOWN_WAIT_S, MemoryLoader
 from .observe import Observer
 from .resources import register_resources
 from .tools import register_tools
-from .ui.options import UiOptions
+from .ui.options import UiOptions, with_token
 
 
 def prepare_view(loader: MemoryLoader, options: UiOptions, observer: Observer | None) -> Any:
@@ -111,7 +111,8 @@ def create_server(
     loaded = load_settings(config_file, overrides, project_root=project)
     loader = MemoryLoader(partial(open_memory, config_file, overrides, project, global_root))
     writer = _observe(observer, loader, loaded.settings.call_log)
-    view = prepare_view(loader, ui, observer) if ui is not None else None
+    view = (prepare_view(loader, with_token(ui, loaded.settings), observer)
+            if ui is not None else None)
 
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[MemoryLoader]:

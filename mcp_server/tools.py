@@ -32,7 +32,6 @@ from octomem.engine.memory.results import (
     recall_result,
     remember_result,
 )
-from octomem.engine.types import DEFAULT_KIND
 
 from . import descriptions as say
 from .arguments import StrictServer
@@ -62,9 +61,9 @@ ForgetScope = Annotated[
     Field(description="look only in this scope; default: both"),
 ]
 Kind = Annotated[
-    str,
+    str | None,
     Field(description="one word, stored in capitals, e.g. FACT, PREFERENCE, DECISION, RULE, "
-                      "HANDOFF",
+                      "HANDOFF; default ITEM (a text already stored keeps its kind)",
           json_schema_extra={"pattern": KIND_INPUT_PATTERN}),
 ]
 Tags = Annotated[
@@ -208,11 +207,12 @@ class MemoryTools:
         self.loader = loader
 
     def remember(
-        self, text: Text, scope: WriteScope = None, kind: Kind = DEFAULT_KIND, tags: Tags = None,
+        self, text: Text, scope: WriteScope = None, kind: Kind = None, tags: Tags = None,
         event_time: IsoTime = None, supersedes: Supersedes = None,
     ) -> RememberResult:
         """Store one statement in a scope, embed it, report near duplicates."""
-        text, kind, labels = check_text(text, "text"), check_kind(kind), check_tags(tags)
+        text, labels = check_text(text, "text"), check_tags(tags)
+        kind = None if kind is None else check_kind(kind)
         with tool_errors():
             memory = self.loader.memory(warm=True)
             with self.loader.write_lock:

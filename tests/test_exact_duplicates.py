@@ -90,6 +90,9 @@ async def test_mcp_remember_twice_answers_the_stored_statement(data_dir: Path) -
         assert first["already_stored"] is False and second["already_stored"] is True
         assert second["id"] == first["id"] and second["near_duplicates"] == []
         assert second["message"] is None
+        plain = (await client.call_tool("remember", {"text": args["text"]})).structured_content
+        assert plain["already_stored"] is True and plain["kind"] == "RULE"
+        assert plain["message"] is None  # no kind asked: nothing to say about it (trial 9)
         other = (await client.call_tool("remember", {**args, "kind": "FACT"})).structured_content
         assert other["already_stored"] is True and other["id"] == first["id"]
         assert other["kind"] == "RULE" and other["message"] == (
@@ -112,6 +115,11 @@ def test_add_with_another_kind_says_how_to_change_it_and_forget_by_text_works(
         "stored",
         f"already stored as PREFERENCE, not RULE; to make it RULE: octomem add TEXT --kind "
         f"RULE --supersedes {first['id']}"]
+    plain = octomem(tmp_path, "add", text, "--scope", "global")  # no --kind: no advice on it
+    assert plain.out.splitlines() == [
+        f"already stored: {first['id']} in the global scope has this text; nothing new was "
+        "stored"]
+    assert octomem(tmp_path, "add", "A new plain statement", "--json").json()["kind"] == "ITEM"
     gone = octomem(tmp_path, "forget", text)
     assert gone.out.startswith(f"forgot {first['id']} from the global scope")
     first = octomem(tmp_path, "add", text, "--kind", "PREFERENCE", "--json").json()

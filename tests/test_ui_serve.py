@@ -93,3 +93,34 @@ def test_serve_refuses_a_remote_view_at_once(tmp_path: Path) -> None:
                           env={**os.environ, "HOME": str(tmp_path)}, stdin=subprocess.DEVNULL)
     assert done.returncode == 2 and done.stdout == ""  # a usage error
     assert "--allow-remote" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_view_token_comes_from_setting_ui_token(tmp_path: Path) -> None:
+    """``OCTOMEM_UI_TOKEN`` (setting ``ui_token``) is the remote view's token; any other
+    command runs with it set, and a short one is refused in one line."""
+    token = "chosen-by-the-user-1234"
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "OCTOMEM_DATA_DIR": str(tmp_path / "d"),
+           "OCTOMEM_PIPELINE__EMBEDDER": "hashing", "OCTOMEM_UI_TOKEN": token}
+    status = subprocess.run([OCTOMEM, "config"], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=120, env=env, stdin=subprocess.DEVNULL)
+    assert status.returncode == 0, status.stderr
+    assert "ui_token" in status.stdout and token not in status.stdout  # shown masked
+    port = free_port()
+    proc = subprocess.Popen([OCTOMEM, "ui", "--host", "127.0.0.1", "--allow-remote",
+                             "--port", str(port)], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        assert f"?token={token}" in proc.stdout.readline()
+        url = f"http://127.0.0.1:{port}/status"
+        assert httpx.get(url, timeout=30).status_code == 401
+        assert httpx.get(url, timeout=30, headers={
+            "Authorization": f"Bearer {token}"}).status_code == 200
+    finally:
+        proc.kill()
+        proc.wait()
+    short = subprocess.run([OCTOMEM, "ui", "--allow-remote", "--port", "0"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+                           env={**env, "OCTOMEM_UI_TOKEN": "short"})
+    assert short.returncode != 0 and "Traceback" not in short.stderr
+    assert "ui_token (OCTOMEM_UI_TOKEN): the token must be at least 16" in short.stderr

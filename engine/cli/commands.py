@@ -156,7 +156,7 @@ def ingest(
 @registry.command(cls=Command)
 def add(
     text: Annotated[str, typer.Argument(help="The statement to store; - reads it from stdin.")],
-    kind: opt.KindOpt = "ITEM",
+    kind: opt.KindOpt = None,
     tag: Annotated[list[str] | None, typer.Option("--tag", help="A tag; repeatable.")] = None,
     scope: opt.AddScopeOpt = None,
     event_time: Annotated[str | None, typer.Option(
@@ -175,7 +175,7 @@ def add(
 
     memory = _memory()
     try:
-        new_kind = unfamiliar_kind(kind, stored_kinds(memory))  # asked before it is stored
+        new_kind = kind and unfamiliar_kind(kind, stored_kinds(memory))  # asked before storing
         out = memory.remember(text, scope, kind, tuple(tag or ()), event_time, supersedes)
         show.show_remembered(console, out, as_json)
         if new_kind:

@@ -242,7 +242,7 @@ VerifyScopeOpt = Annotated[str | None, typer.Option("--scope", help=(
 LogScopeOpt = Annotated[str | None, typer.Option("--scope", help=(
     "Only the calls logged in `local` or in `global` (default: both)."))]
 #: ``add --kind``: kinds are an open set (:mod:`octomem.engine.memory.kinds`).
-KindOpt = Annotated[str, typer.Option("--kind", help=(
+KindOpt = Annotated[str | None, typer.Option("--kind", show_default=False, help=(
     "One word, stored in capitals: ITEM (the default), FACT, PREFERENCE, DECISION, RULE, TODO, or "
     "your own; HANDOFF replaces the previous handoff. A kind neither built in nor already "
     "stored is kept, with a warning (a typo would make a kind of its own)."))]
@@ -269,9 +269,9 @@ LogLevelOpt = Annotated[str | None, typer.Option("--log-level", help=(
     "default is `WARNING`: only the one-line banner shows until something goes wrong."))]
 
 # ``serve``'s options for the browser view beside it (``octomem ui`` is :mod:`.view`).
-UI_TOKEN_HELP = ("every request then needs the token (`OCTOMEM_UI_TOKEN`, else one is "
-                 "generated and printed).")
-UiPortOpt = Annotated[int | None, typer.Option("--ui-port", help=(
+UI_TOKEN_HELP = ("every request then needs the token (setting `ui_token`, e.g. "
+                 "`OCTOMEM_UI_TOKEN`, else one is generated and printed).")
+UiPortOpt = Annotated[int | None, typer.Option("--ui-port", min=0, max=65535, help=(
     "Also serve the browser view (see `octomem ui`) on this port, over the same memory, "
     "stopped with the server."))]
 UiHostOpt = Annotated[str, typer.Option("--ui-host", help=(

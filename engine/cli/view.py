@@ -27,7 +27,8 @@ ProjectOpt = Annotated[Path | None, typer.Option(
 GlobalOpt = Annotated[Path | None, typer.Option(
     "--global-root", help="The global scope's directory (setting `global_root`; default "
     "`data_dir`).")]
-PortOpt = Annotated[int, typer.Option("--port", help="TCP port of the view.")]
+PortOpt = Annotated[int, typer.Option("--port", min=0, max=65535, help=(
+    "TCP port of the view (0: any free port, printed at start)."))]
 HostOpt = Annotated[str, typer.Option(
     "--host", help="Address to listen on: loopback only (`127.0.0.1`, `::1`) unless "
     "`--allow-remote`.")]

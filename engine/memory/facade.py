@@ -21,7 +21,7 @@ from ..files import exposed
 from ..manager import ArmRegistry, load_registry
 from ..settings import LimitsSettings, LoadedSettings, load_settings
 from ..turns import TURN_KIND
-from ..types import DEFAULT_KIND, Document, Filters
+from ..types import Document, Filters
 from .context import ShapedAnswer, check_shape, shape
 from .duplicates import NearDuplicate, near_duplicates
 from .folders import IngestReport, folder_named, reconcile
@@ -92,7 +92,7 @@ class Memory:
     # ---- remember, recall, forget, ingest ------------------------------------------
 
     def remember(
-        self, text: str, scope: str | None = None, kind: str = DEFAULT_KIND,
+        self, text: str, scope: str | None = None, kind: str | None = None,
         tags: Sequence[str] = (), event_time: str | float | None = None,
         supersedes: str | None = None, expect_version: str | None = None,
     ) -> Remembered:

@@ -63,7 +63,8 @@ class Remembered:
     :param superseded: the statement ``supersedes`` named, now marked superseded.
     :param already_stored: ``document`` is an identical current statement of the scope
         stored before (:func:`.duplicates.identical`): nothing new was stored.
-    :param asked_kind: the kind ``remember`` was given (``document.kind`` is the stored one).
+    :param asked_kind: the kind ``remember`` was given, ``None`` when none was
+        (``document.kind`` is the stored one).
     """
 
     scope: ScopeName
@@ -139,7 +140,7 @@ def _target(
 
 
 def remember(
-    memory: Memory, text: str, scope: str | None = None, kind: str = DEFAULT_KIND,
+    memory: Memory, text: str, scope: str | None = None, kind: str | None = None,
     tags: Sequence[str] = (), event_time: str | float | None = None,
     supersedes: str | None = None, expect_version: str | None = None,
 ) -> Remembered:
@@ -153,6 +154,9 @@ def remember(
     ``already_stored`` (unless ``supersedes`` is given). The write is never refused
     for a near duplicate; those are reported.
 
+    :param kind: its kind (``None``: ``ITEM``, :data:`~octomem.engine.types.DEFAULT_KIND`;
+        a statement found already stored keeps its kind, and only a kind given is
+        compared with it: ``Remembered.asked_kind``).
     :param event_time: when what it says happened (ISO-8601 date or time).
     :param expect_version: the version of ``supersedes`` the caller read; checked
         inside the write transaction.
@@ -165,7 +169,8 @@ def remember(
     text = text.strip()
     check_length(len(text), memory.limits.remember_chars, "text", "limits.remember_chars",
                  hint="; a text this long is a document: ingest it")
-    kind = check_kind(kind)
+    asked = None if kind is None else check_kind(kind)
+    kind = asked or DEFAULT_KIND
     target, old = _target(memory, scope, supersedes, expect_version)
     tags = tuple(dict.fromkeys(t.strip() for t in tags if t.strip()))
     document = Document(text=text, kind=kind, tags=tags,
@@ -173,11 +178,11 @@ def remember(
     pipeline = memory.scopes.require(target, create=True)
     if old is None and (same := identical(pipeline.arms.storage, document)) is not None:
         return Remembered(target, same, has_vectors(pipeline, same), already_stored=True,
-                          asked_kind=kind)
+                          asked_kind=asked)
     vector, semantic_error = _embed(pipeline, embedding_text_of(document))
     near = [] if kind == HANDOFF_KIND else memory.near_duplicates(
         text, vector, exclude=(supersedes,) if supersedes else ())
-    out = Remembered(target, document, False, semantic_error, near, asked_kind=kind)
+    out = Remembered(target, document, False, semantic_error, near, asked_kind=asked)
     report = _write(pipeline, document, old, out, expect_version)
     out.embedded = _store_vector(pipeline, report, vector, out)
     return out

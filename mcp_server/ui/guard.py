@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-import os
 import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
@@ -126,8 +125,9 @@ def split_host(header: str) -> tuple[str, str]:
 def check_bind(host: str, allow_remote: bool, token: str | None = None) -> str | None:
     """Return the access token a server on ``host`` requires (``None`` on loopback).
 
-    :param token: the token to use when remote (default: ``OCTOMEM_UI_TOKEN``, else a new
-        random one the caller prints).
+    :param token: the token to use when remote (setting ``ui_token``, i.e.
+        ``OCTOMEM_UI_TOKEN``: :func:`.options.with_token`), else a new random one the
+        caller prints.
     :raises UiAccessError: a non-loopback ``host`` without ``allow_remote``, or a token
         shorter than 16 characters.
     """
@@ -138,9 +138,10 @@ def check_bind(host: str, allow_remote: bool, token: str | None = None) -> str |
             f"{host}: the browser view listens on loopback addresses only (127.0.0.1, ::1); "
             "to serve other machines add --allow-remote (serve: --ui-allow-remote), which "
             "then requires a token")
-    token = token or os.environ.get(TOKEN_ENV) or secrets.token_urlsafe(24)
+    token = token or secrets.token_urlsafe(24)
     if len(token) < 16:
-        raise UiAccessError(f"{TOKEN_ENV}: the token must be at least 16 characters long")
+        raise UiAccessError(f"setting ui_token ({TOKEN_ENV}): the token must be at least "
+                            "16 characters long")
     return token
 
 

@@ -25,7 +25,7 @@ from ..loader import MemoryLoader
 from .app import create_ui_app
 from .chart import CallSource
 from .guard import Guard, check_bind
-from .options import UiOptions
+from .options import UiOptions, with_token
 
 log = logging.getLogger(__name__)
 
@@ -130,9 +130,9 @@ def serve_ui(options: UiOptions, config_file: Path | None = None,
     from octomem.engine.settings import load_settings
 
     project = Path(project_root or Path.cwd()).resolve()
-    load_settings(config_file, overrides, project_root=project)
+    settings = load_settings(config_file, overrides, project_root=project).settings
     loader = MemoryLoader(partial(open_memory, config_file, overrides, project, global_root))
-    server = prepare_ui(loader, options).start()
+    server = prepare_ui(loader, with_token(options, settings)).start()
     loader.start()
     print(f"octomem: browser view of {project} on {server.url} (Ctrl-C stops it)", flush=True)
     try:

@@ -20,7 +20,6 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from octomem.engine.errors import InvalidQueryError, OctomemError
-from octomem.engine.types import DEFAULT_KIND
 
 from .guard import split_host
 from .pages import ctx, error_page, render
@@ -92,7 +91,7 @@ async def remember(request: Request) -> Response:
         if supersedes and not version:
             raise InvalidQueryError("version: missing; reload the statement's page")
         out = await _write(request, lambda m: m.remember(
-            text, fields.get("scope") or None, fields.get("kind", "").strip() or DEFAULT_KIND,
+            text, fields.get("scope") or None, fields.get("kind", "").strip() or None,
             words(fields.get("tags", "")), fields.get("event_time", "").strip() or None,
             supersedes, expect_version=version))
     except OctomemError as exc:
