@@ -11,7 +11,7 @@ from octomem.engine.manager import load_registry
 from octomem.engine.pipeline import DOCS_PER_TRANSACTION, Pipeline
 from octomem.engine.settings import load_settings
 from octomem.engine.sql.rows import inherit
-from octomem.engine.types import Chunk, Document
+from octomem.engine.types import Chunk, Document, Filters
 
 
 def test_one_count_call_per_batch_and_the_same_chunks(
@@ -152,3 +152,38 @@ def test_inherit_sets_every_chunk_field_as_before() -> None:
             valid_to=chunk.valid_to if retired else None,
             revision=chunk.revision if retired else 3)
         assert inherit(chunk, doc) == expected
+
+
+def test_bulk_chunk_ids_are_those_sqlite_gave(tmp_path: Path) -> None:
+    """New chunks' ids are not read back row by row: after a forget (AUTOINCREMENT never
+    reuses an id) and when the ids are not consecutive (a trigger moves the sequence on),
+    each stored chunk's id is the one its row has."""
+    settings = load_settings(None, {"pipeline": {"embedder": "hashing"},
+                                    "arms": {"hashing": {"max_tokens": 8}}})
+    pipeline = Pipeline(settings, load_registry(), tmp_path / "store")
+    conn = pipeline.arms.storage.connection()
+
+    def stored(report_ids: list[int]) -> list[tuple[int, str, int]]:
+        rows = {r[0]: r for r in conn.execute("SELECT id, document_id, ordinal FROM chunks")}
+        return [rows[i] for i in report_ids]
+
+    first = pipeline.add([Document(f"first note {i}", id=f"a{i}") for i in range(3)],
+                         embed=False)
+    assert stored(first.chunk_ids) == [(1, "a0", 0), (2, "a1", 0), (3, "a2", 0)]
+    pipeline.forget("a2")  # id 3 is gone, and never given again
+    long_text = " ".join(f"word{i}" for i in range(12))  # two chunks at 8 tokens
+    second = pipeline.add([Document("second note", id="b0"), Document(long_text, id="b1")],
+                          embed=False)
+    assert stored(second.chunk_ids) == [(4, "b0", 0), (5, "b1", 0), (6, "b1", 1)]
+    # a gap inside one batch: ids from the sequence, read back in order
+    conn.execute("CREATE TEMP TRIGGER skip AFTER INSERT ON chunks WHEN NEW.ordinal = 0 BEGIN "
+                 "INSERT INTO chunks (id, document_id, ordinal, text, kind, created_at) "
+                 "VALUES (NEW.id + 10, NEW.document_id, -1, '', 'item', 0); "
+                 "DELETE FROM chunks WHERE id = NEW.id + 10; END")
+    third = pipeline.add([Document(long_text, id="c0"), Document("third note", id="c1")],
+                         embed=False)
+    assert stored(third.chunk_ids) == [(7, "c0", 0), (18, "c0", 1), (19, "c1", 0)]
+    assert [c.id for c in pipeline.arms.storage.document_chunks("c0")] == [7, 18]
+    hits = pipeline.arms.keyword.search("third", Filters(), 5)
+    assert [h.chunk_id for h in hits] == [19]
+    pipeline.close()

@@ -190,6 +190,22 @@ def test_ceilings_bound_the_tokenizer_on_generated_texts(texts: list[str]) -> No
         assert all(c is not None and c >= n for c, n in zip(ceilings, counts, strict=True))
 
 
+#: Plain pieces (ASCII, tab, CR, no-break and thin spaces, curly quote, dash, ellipsis) and
+#: words in the vocabulary and not, to test the refined ceiling's value.
+PLAIN_PIECES = [p for p in PIECES if plain(p) and not p.startswith("[")] + [
+    "the ", "Protein", "cells", "xqzv", "a1", "12"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(PLAIN_PIECES), max_size=120).map("".join))
+def test_refined_ceilings_sum_the_pre_tokens(text: str) -> None:
+    """Refined, a plain text's ceiling is the sum over its pre-tokens (BERT's, lowercased)
+    of 1 for one in the vocabulary, else its length (the longer words alone are looked up)."""
+    vocab = _SHARED._vocab
+    words = wordpiece_count._PRE_TOKEN.findall(text.lower())
+    assert _SHARED.ceilings([text], 0) == [sum(1 if w in vocab else len(w) for w in words)]
+
+
 @pytest.mark.skipif(not SHARED.is_dir(), reason="needs the shared SciFact and LoCoMo copies")
 def test_ceilings_bound_the_tokenizer_on_real_corpora(tokenizer: Tokenizer) -> None:
     texts = []

@@ -30,6 +30,37 @@ def existing_ids(conn: apsw.Connection, ids: Sequence[str]) -> set[str]:
     return {r[0] for r in rows}
 
 
+#: The id the next ``chunks`` row will get: ``chunks.id`` is ``AUTOINCREMENT``, so a new
+#: row's id is larger than any id the table ever held (``sqlite_sequence``) or holds.
+_NEXT_CHUNK_ID = (
+    "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'chunks'), 0), "
+    "coalesce((SELECT max(id) FROM chunks), 0)) + 1"
+)
+
+
+def insert_chunks(tx: apsw.Connection, rows: Sequence[tuple[Any, ...]]) -> list[int]:
+    """Insert ``chunks`` rows (values of ``CHUNK_FIELDS``) inside ``tx`` and return their
+    new ids, in order.
+
+    The ids are not read back row by row (``RETURNING id`` was ~20 % of inserting 10k
+    chunk rows: 0.137 -> 0.110 s CPU, load ~6): under ``AUTOINCREMENT`` each new row's
+    id is larger than every id the table held before it, so the rows of one
+    ``executemany`` get strictly increasing ids from at least the next id taken before
+    it; when the last one (``last_insert_rowid``, which the change-log trigger's own
+    insert does not alter) is that first id plus the number of rows less one, they are
+    exactly the ids between. Otherwise (never seen) they are read back: the rows with an
+    id from that first one on, in id order, are exactly these.
+    """
+    first = int(tx.execute(_NEXT_CHUNK_ID).get)
+    tx.executemany(
+        f"INSERT INTO chunks ({CHUNK_FIELDS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+    last = tx.last_insert_rowid()
+    if last - first + 1 == len(rows):
+        return list(range(first, last + 1))
+    return [r[0] for r in tx.execute("SELECT id FROM chunks WHERE id >= ? ORDER BY id",
+                                     (first,))]
+
+
 def add_documents(
     tx: apsw.Connection, pairs: Sequence[tuple[Document, Sequence[Chunk]]]
 ) -> list[list[Chunk]]:
@@ -54,9 +85,7 @@ def add_documents(
                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", documents)
     if not chunks:
         return [[] for _ in pairs]
-    ids = [r[0] for r in tx.executemany(
-        f"INSERT INTO chunks ({CHUNK_FIELDS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
-        rows)]
+    ids = insert_chunks(tx, rows)
     for chunk, i in zip(chunks, ids, strict=True):
         # the ids SQLite gave: set on these new, not yet shared values (a frozen dataclass
         # is written this way by its own __init__), not copied by dataclasses.replace
