@@ -9,9 +9,10 @@ then ``octomem search QUERY`` over ``PROJECT`` (its local scope; the global scop
 folder) with the snapshots of the in-RAM copies used,
 and, with ``--no-snapshots``, the same with ``arms.sqlite.snapshots=false``; with
 ``--before DIR``, the same search from another checkout put first on ``PYTHONPATH``.
-The measured process wraps the embedder's ``load`` (importing fastembed and onnxruntime,
-reading the model and tokenizer, building the session: the model load) and the command's
-steps, and reports when each began and ended. Bytecode is written and one round runs
+The measured process wraps the embedder's ``load`` (the model load: importing
+onnxruntime and tokenizers, reading the tokenizer and the ONNX file, building the
+session; numpy only when the loading thread imports it before the arms do) and the
+command's steps, and reports when each began and ended. Bytecode is written and one round runs
 first uncounted, so every process starts from cached ``.pyc`` files.
 
 Reports medians of: the wall time; the model load; the wall time less the model load;
