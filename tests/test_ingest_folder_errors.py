@@ -114,3 +114,74 @@ def test_mcp_ingest_of_a_folder_lists_the_bad_files_and_stores_the_rest(tmp_path
         assert "no file in" in message and "bad.jsonl:2: unknown field 'sesion'" in message
     assert sorted(i for i in _stored(project) if not i.startswith("file:")) == ["trip:0",
                                                                                 "trip:1"]
+
+
+def test_names_that_are_not_utf8_and_special_files(tmp_path: Path) -> None:
+    """Trial 9: a Latin-1 file name crashed the folder's whole ingest (nothing stored), a
+    FIFO in a folder hung it forever, and a named FIFO or /dev/null stored nothing
+    silently with status 0."""
+    import os
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "zebra.md").write_text("A new note about zebras\n")
+    latin = os.fsdecode(bytes(folder) + b"/caf\xe9.md")
+    Path(latin).write_text("hi\n")
+    Path(os.fsdecode(bytes(folder) + b"/r\xe9sum\xe9.jsonl")).write_text(_jsonl(GOOD_CHAT))
+    os.mkfifo(folder / "pipe.md")  # read, it would block until a writer came
+    done = octomem(tmp_path, "ingest", str(folder), ok=False)
+    assert done.code == 1
+    assert sorted(line for line in done.err.splitlines() if line.startswith("skipped: ")) == [
+        f"skipped: {folder}/caf\\xe9.md: its name is not UTF-8; rename the file to ingest it",
+        f"skipped: {folder}/r\\xe9sum\\xe9.jsonl: its name is not UTF-8; rename the file to "
+        "ingest it"]
+    assert ("left alone: 1 file in the folders, neither text nor a transcript (not a regular "
+            "file)") in done.err
+    hits = octomem(tmp_path, "search", "zebras", "--json").json()["hits"]
+    assert hits[0]["text"].endswith("A new note about zebras")  # the rest was stored
+    for named, why in ((latin, f"{folder}/caf\\xe9.md: its name is not UTF-8; rename the "
+                                "file to ingest it"),
+                       (str(folder / "pipe.md"), f"{folder / 'pipe.md'}: not a regular file "
+                        "(a FIFO, socket or device); nothing is read from it"),
+                       ("/dev/null", "/dev/null: not a regular file (a FIFO, socket or "
+                        "device); nothing is read from it")):
+        alone = octomem(tmp_path, "ingest", named, ok=False)
+        assert (alone.code, alone.err.strip()) == (1, f"error: {why}"), named
+    (tmp_path / "dangling.md").symlink_to(tmp_path / "no-such-target")
+    dangling = octomem(tmp_path, "ingest", "dangling.md", ok=False)
+    assert dangling.err.strip() == ("error: dangling.md: no such file or folder (a symlink "
+                                    "to a missing target)")
+
+
+def test_a_skipped_file_does_not_keep_gone_files(tmp_path: Path) -> None:
+    """Trial 9: one unreadable file in a folder made every ingest of it fail, so files
+    deleted from it were never forgotten; the unreadable file is still there (kept)."""
+    folder = tmp_path / "notes"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "sub" / "team.txt").write_text("Team notes about llamas\n")
+    (folder / "latin.txt").write_bytes("café".encode("latin-1"))
+    (folder / "good.md").write_text("Good notes about alpacas\n")
+    first = octomem(tmp_path, "ingest", str(folder), ok=False)
+    assert first.code == 1 and "added 2," in first.out
+    (folder / "sub" / "team.txt").unlink()
+    again = octomem(tmp_path, "ingest", str(folder), ok=False)
+    assert again.code == 1 and "skipped: " in again.err
+    assert f"gone: {folder / 'sub' / 'team.txt'}: forgot its document" in again.out
+    assert octomem(tmp_path, "search", "llamas", "--json").json()["hits"] == []
+    kept = octomem(tmp_path, "search", "alpacas", "--json").json()["hits"]
+    assert kept[0]["text"].endswith("Good notes about alpacas")
+
+
+def test_mcp_ingest_names_a_file_whose_name_is_not_utf8(tmp_path: Path) -> None:
+    import os
+
+    project = tmp_path / "project"
+    folder = project / "notes"
+    folder.mkdir(parents=True)
+    (folder / "zebra.md").write_text("A new note about zebras\n")
+    Path(os.fsdecode(bytes(folder) + b"/caf\xe9.md")).write_text("hi\n")
+    with stdio_client(tmp_path, project) as mcp:
+        done = mcp.ok("ingest", path_or_text="notes")
+        assert done["skipped"] == [{"path": f"{folder}/caf\\xe9.md", "why": (
+            f"{folder}/caf\\xe9.md: its name is not UTF-8; rename the file to ingest it")}]
+        assert len(done["added"]) == 1

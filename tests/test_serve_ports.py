@@ -30,3 +30,27 @@ def test_bad_ports_are_usage_errors(tmp_path: Path, args: list[str], said: str) 
     ran = octomem(tmp_path, *args, ok=False)
     assert (ran.code, ran.out, ran.err) == (2, "", said + "\n")
     assert not (tmp_path / ".octomem").exists()
+
+
+def test_arguments_and_stdin_that_are_not_utf8_are_usage_errors(tmp_path: Path) -> None:
+    """Trial 9: bytes that are not UTF-8 in an argument or in ``add -``'s stdin ended in a
+    traceback (UnicodeEncodeError, or a tokenizer's TypeError for ``search``)."""
+    import os
+    import subprocess
+    import sys
+
+    octomem_script = str(Path(sys.executable).with_name("octomem"))
+    env = {**os.environ, "HOME": str(tmp_path), "OCTOMEM_PIPELINE__EMBEDDER": "hashing"}
+    for command in ("add", "search", "forget"):
+        done = subprocess.run([octomem_script.encode(), command.encode(), b"caf\xe9"],
+                              cwd=tmp_path, env=env, capture_output=True, timeout=120)
+        assert (done.returncode, done.stdout) == (2, b""), done.stderr
+        assert done.stderr.decode() == (
+            "error: argument 'caf\\xe9' is not UTF-8 text (a file whose name is not UTF-8: "
+            f"rename it); see `octomem {command} --help`\n")
+    piped = subprocess.run([octomem_script, "add", "-"], input=b"\xff\xfe bad", cwd=tmp_path,
+                           env=env, capture_output=True, timeout=120)
+    assert (piped.returncode, piped.stderr.decode()) == (2, (
+        "error: TEXT: stdin is not UTF-8 text (invalid start byte at byte 0); see `octomem "
+        "add --help`\n"))
+    assert not (tmp_path / ".octomem").exists()

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.text import Text
 
-from ..errors import OctomemError
+from ..errors import OctomemError, UsageValueError
 from ..overrides import Overrides
 from . import catalog
 from . import options as opt
@@ -169,7 +169,12 @@ def add(
     """Remember one statement (local scope by default) and print its id, what it replaced
     and existing statements that say nearly the same."""
     if text == "-":
-        text = sys.stdin.read()
+        data = sys.stdin.buffer.read()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise UsageValueError(f"TEXT: stdin is not UTF-8 text ({exc.reason} at byte "
+                                  f"{exc.start})") from None
     from ..memory.kinds import stored_kinds, unfamiliar_kind
     from . import memory as show
 

@@ -36,6 +36,18 @@ ClickException: type[Exception] = next(
     c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
 
 
+def not_utf8(args: list[str]) -> str | None:
+    """Return the first of ``args`` that holds bytes that are not UTF-8 (Python keeps them
+    as lone surrogates, which no text octomem stores or prints may hold), escaped for
+    printing (``caf\\xe9``); ``None`` when every one is UTF-8."""
+    for arg in args:
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            return os.fsencode(arg).decode("utf-8", "backslashreplace")
+    return None
+
+
 def usage_line(exc: Any) -> str:
     """Return a click error as one line: ``error: MESSAGE; see `octomem CMD --help```.
 
@@ -173,6 +185,10 @@ def run() -> int:
     from .commands import app, state
 
     err = SafeConsole(stderr=True, soft_wrap=True, highlight=False)
+    if (bad := not_utf8(sys.argv[1:])) is not None:  # bytes the terminal could not decode
+        err.print(Text(f"error: argument '{bad}' is not UTF-8 text (a file whose name is not "
+                       f"UTF-8: rename it){help_hint(sys.argv[1:])}"))
+        return USAGE_STATUS
     try:
         status: Any = app(prog_name="octomem", standalone_mode=False)
     except ClickException as exc:

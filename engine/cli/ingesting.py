@@ -17,8 +17,10 @@
   stored; so is one whose transcripts hold no turn (each noted ``note: FILE: no turns in
   it``).
 - Files a named folder no longer holds are reported (``gone: FILE: ...``) and, by
-  ``ingest.on_missing``, forgotten, but only when the ingest succeeded: an ingest that
-  ends with an error forgets nothing (each gone file is reported as kept). Such a forget
+  ``ingest.on_missing``, forgotten, unless a path named on the command line failed: then
+  nothing is forgotten (each gone file is reported as kept). A file inside the folder
+  skipped for an error does not stop it: that file keeps its document (it is still
+  there), and files really gone are forgotten. Such a forget
   is no tombstone: the file is stored again when it comes back.
 - Ctrl-C says what was stored (documents are written in transactions of
   :data:`~octomem.engine.pipeline.DOCS_PER_TRANSACTION`, so a batch is stored whole or
@@ -98,6 +100,7 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
     :raises typer.Exit: status 130 after Ctrl-C, once what was stored is said.
     """
     from ..memory.folders import IngestReport, reconcile
+    from ..memory.readable import is_special, shown
     from ..memory.sources import (
         NOTHING_TO_READ,
         beir_corpus_path,
@@ -115,7 +118,8 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
     refused: list[tuple[Path, str]] = []  # named paths not ingested: an error at the end
     files, found = find_sources(paths, fmt, passed_over, refused) if paths else ([], [])
     if passed_over:
-        kinds = sorted({f.suffix.lower() or "no suffix" for f in passed_over})
+        kinds = sorted({"not a regular file" if is_special(f) else shown(f.suffix.lower())
+                        or "no suffix" for f in passed_over})
         err.print(Text(f"left alone: {plural(len(passed_over), 'file')} in the folders, neither "
                        f"text nor a transcript ({', '.join(kinds)})"), highlight=False)
     named = {p for p in paths or () if p.is_file()}
@@ -170,7 +174,8 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
         tally.refused += turnless(paths or (), [*files, *(f for f, _ in skipped)], transcripts)
         if tally.parts_stored == 0 and (tally.skipped or transcripts):  # read, none stored
             render.ingest_report(console, AddReport(), 0, None)
-        failed = bool(tally.refused or tally.skipped)  # then only reported, none forgotten
+        failed = bool(tally.refused)  # then only reported, none forgotten (a file skipped
+        # for an error is still there: it keeps its document; a gone file is gone either way)
         for folder in (p for p in paths or () if p.is_dir()):  # files it no longer holds
             show.gone_files(console, reconcile(
                 chosen, pipeline, folder, "keep" if failed else memory.on_missing,

@@ -11,6 +11,7 @@ from .duplicates import NearDuplicate
 from .forget import ForgetOutcome
 from .limits import preview
 from .models import ArmContribution, StoredItem
+from .readable import shown
 from .recall import RecallAnswer, ScopedHit
 from .remember import Remembered
 from .times import iso_or_none as iso
@@ -343,7 +344,7 @@ def ingest_result(scope: str, report: AddReport) -> IngestResult:
                         unchanged=report.unchanged, chunks=report.chunks,
                         embedded=report.embedded, semantic_error=report.semantic_error,
                         missing=gone("missing"), forgotten=gone("forgotten"),
-                        skipped=[SkippedFileItem(path=str(path), why=why)
+                        skipped=[SkippedFileItem(path=shown(path), why=why)
                                  for path, why in getattr(report, "skipped", ())],
                         forgotten_not_readded=list(getattr(report, "skipped_forgotten", ())),
                         unfinished=list(getattr(report, "unfinished", ())))

@@ -15,6 +15,7 @@ from ..errors import OctomemError, UsageValueError
 from ..turns import TURN_KIND, beir_turn, epoch
 from ..types import Document
 from .limits import check_length
+from .readable import check_readable, is_special, shown
 from .times import in_range
 from .transcripts import TranscriptFormat, not_a_transcript, sniff
 
@@ -102,9 +103,16 @@ def _expand(path: Path, fmt: IngestFormat, texts: list[Path],
         transcript; nothing of it was added.
     """
     if not path.exists():
-        raise OctomemError(f"{path}: no such file or folder")
-    named = path.is_file()
+        raise OctomemError(f"{shown(path)}: no such file or folder"
+                           + (" (a symlink to a missing target)" if path.is_symlink() else ""))
+    named = not path.is_dir()
+    if named:
+        check_readable(path)
     for file in [path] if named else _walk(path):
+        if not named and is_special(file):
+            if passed_over is not None:
+                passed_over.append(file)
+            continue
         suffix = file.suffix.lower()
         if suffix == TRANSCRIPT_SUFFIX:
             how = _transcript_format(file, fmt, named)
@@ -153,8 +161,10 @@ def file_document(path: Path) -> Document:
     """Read one text file as a document; its id is derived from the absolute path, so
     ingesting the same file again updates it instead of adding a copy.
 
-    :raises OctomemError: the file is not UTF-8 text.
+    :raises OctomemError: the file is not UTF-8 text, its name is not UTF-8, or it is not
+        a regular file (:func:`.readable.check_readable`).
     """
+    check_readable(path)
     resolved = path.resolve()
     try:
         text = resolved.read_text(encoding="utf-8")

@@ -48,6 +48,7 @@ from ..turns import (
     turn_metadata,
 )
 from ..types import Document
+from .readable import check_readable
 from .times import in_range
 
 TranscriptFormat = Literal["chat", "claude-code"]
@@ -305,7 +306,10 @@ def read_transcript(path: Path, fmt: TranscriptFormat | None = None,
 
     :raises TranscriptError: the file is neither format, ``fmt`` is given and the file's
         first record is of the other format, or a malformed line.
+    :raises OctomemError: its name is not UTF-8, or it is not a regular file
+        (:func:`.readable.check_readable`).
     """
+    check_readable(path)
     found = sniff(path)
     if fmt is not None and found is not None and found != fmt:
         raise TranscriptError(f"{path}: {FORMAT_MISMATCH[fmt]}")
