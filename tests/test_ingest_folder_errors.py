@@ -139,14 +139,15 @@ def test_names_that_are_not_utf8_and_special_files(tmp_path: Path) -> None:
             "file)") in done.err
     hits = octomem(tmp_path, "search", "zebras", "--json").json()["hits"]
     assert hits[0]["text"].endswith("A new note about zebras")  # the rest was stored
-    for named, why in ((latin, f"{folder}/caf\\xe9.md: its name is not UTF-8; rename the "
-                                "file to ingest it"),
-                       (str(folder / "pipe.md"), f"{folder / 'pipe.md'}: not a regular file "
-                        "(a FIFO, socket or device); nothing is read from it"),
-                       ("/dev/null", "/dev/null: not a regular file (a FIFO, socket or "
-                        "device); nothing is read from it")):
+    for named, status, why in (
+            (latin, 2, f"argument '{folder}/caf\\xe9.md' is not UTF-8 text (a file whose name "
+             "is not UTF-8: rename it); see `octomem ingest --help`"),
+            (str(folder / "pipe.md"), 1, f"{folder / 'pipe.md'}: not a regular file (a FIFO, "
+             "socket or device); nothing is read from it"),
+            ("/dev/null", 1, "/dev/null: not a regular file (a FIFO, socket or device); "
+             "nothing is read from it")):
         alone = octomem(tmp_path, "ingest", named, ok=False)
-        assert (alone.code, alone.err.strip()) == (1, f"error: {why}"), named
+        assert (alone.code, alone.err.strip()) == (status, f"error: {why}"), named
     (tmp_path / "dangling.md").symlink_to(tmp_path / "no-such-target")
     dangling = octomem(tmp_path, "ingest", "dangling.md", ok=False)
     assert dangling.err.strip() == ("error: dangling.md: no such file or folder (a symlink "
