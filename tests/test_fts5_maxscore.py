@@ -67,13 +67,16 @@ def _both(index: PostingIndex, tokens: list[str], k: int, allowed: np.ndarray | 
                      min_size=1, max_size=4),
     k=st.integers(1, 25),
     mask_seed=st.one_of(st.none(), st.integers(0, 2**16)),
+    dense=st.booleans(),
 )
 def test_pruned_ranking_is_the_exhaustive_one_to_the_last_bit(
     first: list[str], later: list[str], removed: list[int], reindexed: list[int],
-    queries: list[list[str]], k: int, mask_seed: int | None,
+    queries: list[list[str]], k: int, mask_seed: int | None, dense: bool,
 ) -> None:
     with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
         patch.setattr(fts5_postings, "REBUILD_MIN", 10**6)  # keep dead and added slots
+        # every non-essential term looked up through the dense buffer, or none
+        patch.setattr(maxscore, "DENSE_LOOKUP", 10**9 if dense else 0)
         storage = SqliteStorage(Path(folder) / "db.sqlite3")
         arm = Fts5KeywordArm(storage, Fts5Options(in_ram="always"))
         ids = _add(storage, arm, first)
@@ -157,4 +160,44 @@ def test_the_pruning_option_turns_it_off_with_the_same_answers(
         assert got == [(h.chunk_id, h.score) for h in on.search("prion kinase cell", Filters(), k)]
         assert calls == [1]  # the default pruned
         calls.clear()
+    storage.close()
+
+
+def test_dense_lookup_finds_what_the_binary_search_finds(tmp_path: Path) -> None:
+    """A term's built part and its added part, looked up for slots in and out of both."""
+    rng = np.random.default_rng(7)
+    built = np.sort(rng.choice(5000, 900, replace=False)).astype(np.int32)
+    added = np.arange(5000, 5300, 3, dtype=np.int32)
+    parts = [(built, rng.integers(1, 70000, len(built)).astype(np.uint32)),
+             (added, rng.integers(1, 9, len(added)).astype(np.uint32))]
+    slots = rng.permutation(5400)[:2000].astype(np.int64)
+    buffer = np.zeros(5400, dtype=np.float64)
+    found, tf = maxscore.lookup_dense(parts, slots, buffer)
+    want_found, want_tf = maxscore.lookup(parts, slots)
+    assert found.tolist() == want_found.tolist() and tf.tolist() == want_tf.tolist()
+    assert 0 < found.sum() < len(slots)
+    assert not buffer.any()  # zero again for the caller's scores
+
+
+@pytest.mark.parametrize("dense", [0, 10**9])
+def test_pruned_ranking_on_thousands_of_chunks_at_large_k(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dense: int
+) -> None:
+    """3,000 chunks of Zipf-like words, k up to 200: many essential terms, theta kept from
+    the pool of the best k and each term's postings, every answer the exhaustive one."""
+    rng = np.random.default_rng(11)
+    words = [f"w{i}x" for i in range(60)]
+    weights = 1.0 / np.arange(1, 61)
+    texts = [" ".join(rng.choice(words, rng.integers(3, 25), p=weights / weights.sum()))
+             for _ in range(3000)]
+    storage, arm, _, index = _synced(tmp_path, texts)
+    monkeypatch.setattr(maxscore, "DENSE_LOOKUP", dense)
+    conn = storage.connection()
+    for i in range(25):
+        query = list(rng.choice(words, rng.integers(2, 9)))
+        tokens = arm._tokens(conn, query)
+        assert tokens is not None
+        for k in (1, 10, 100, 200):
+            pruned, exhaustive = _both(index, tokens, k, None, monkeypatch)
+            assert pruned == exhaustive and len(pruned) == min(k, len(exhaustive)), (i, k)
     storage.close()

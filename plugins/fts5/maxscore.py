@@ -25,6 +25,13 @@ would hold 17 % of the postings with this bound, 15 % with each term's exact max
 19 % with ``k1 + 1``; theta growing as terms are scored, 24 % are scanned (p50 78k of
 393k), and the keyword arm's p50 fell from 97-154 to 42-68 ms at load 8-9 (same hits).
 
+Two steps keep the rest of the work in proportion to what changes
+(``benchmarks/results/synthetic/2026-12-02/keyword``: -18 % of the arm's CPU at 1M,
+the same answers): theta is the k-th best of the previous best k and of this term's
+postings that beat it, not of every chunk seen (scores only grow, so no other chunk
+can enter the best k); and a non-essential term with many candidates is looked up
+through the dense score buffer (:func:`lookup_dense`) instead of binary searches.
+
 The answer is the exhaustive ranking's to the last bit: the surviving candidates are
 scored again term by term in query order with the same float64 expression, so each
 sum is the same sequence of additions (adding 0.0 for an absent term changes nothing),
@@ -55,6 +62,14 @@ SLACK = 1e-9
 #: path also scans a 1M-row score array). Never slower; below 10k the exhaustive sum
 #: takes ~1 ms and is kept.
 MIN_POSTINGS = 10_000
+#: A non-essential term's postings are scattered into the dense buffer (and its
+#: candidates read back from it) instead of binary-searched, when its candidates times
+#: this exceed its postings: ``searchsorted`` costs ~log2(postings) random probes per
+#: candidate, the scatter two passes over the postings. Chosen on SciFact *train*
+#: claims (809) at 1M chunks of the realistic scale corpus, k = 100, the arm's CPU
+#: summed over the code before: 2 -> 0.819, 4 -> 0.818, 8 -> 0.833 (load 11; the same
+#: answers).
+DENSE_LOOKUP = 4
 
 
 class Postings(Protocol):
@@ -102,19 +117,48 @@ def lookup(parts: list[tuple[np.ndarray, np.ndarray]], slots: np.ndarray
     return found, tf
 
 
+def lookup_dense(parts: list[tuple[np.ndarray, np.ndarray]], slots: np.ndarray,
+                 buffer: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Find ``slots`` in a term's postings through a dense buffer: the same answer as
+    :func:`lookup`, cheaper when ``slots`` are many against the postings.
+
+    :param parts: ``(slots, tfs)`` arrays (every count >= 1).
+    :param slots: int64 ``(m,)`` slots looked up.
+    :param buffer: float64 ``(slots,)`` all zero; zero again on return.
+    :returns: bool ``(m,)`` found, and float64 ``(m,)`` counts (0 where not found).
+    """
+    try:
+        for part_slots, part_tfs in parts:
+            buffer[part_slots] = part_tfs
+        tf = buffer[slots]
+    finally:
+        for part_slots, _ in parts:
+            buffer[part_slots] = 0.0
+    return tf > 0.0, tf
+
+
+def _top_slots(pool: np.ndarray, values: np.ndarray, k: int) -> tuple[np.ndarray, float]:
+    """Return the slots of ``pool`` holding its ``k`` largest ``values`` (all when fewer)
+    and the k-th largest value (0.0 when fewer than ``k``)."""
+    if len(pool) < k:
+        return pool, 0.0
+    best = np.argpartition(values, len(values) - k)[len(values) - k:]
+    return pool[best], float(values[best].min())
+
+
+def _pool(top: np.ndarray, slots: np.ndarray) -> np.ndarray:
+    """Return ``slots`` (ascending, distinct) and the ``top`` slots not among them: each once."""
+    if not len(slots):
+        return top
+    at = np.minimum(np.searchsorted(slots, top), len(slots) - 1)
+    return np.concatenate((top[slots[at] != top], slots))
+
+
 def _kth(values: np.ndarray, k: int) -> float:
     """Return the k-th largest of ``values``, or 0.0 when there are fewer."""
     if len(values) < k:
         return 0.0
     return float(np.partition(values, len(values) - k)[len(values) - k])
-
-
-def _theta(values: np.ndarray, k: int, rest: float) -> float:
-    """Return the k-th largest of ``values`` when it exceeds ``rest`` (the bounds of the
-    terms left), else 0.0: a count, cheaper than the partition, settles most calls."""
-    if np.count_nonzero(values * (1.0 - SLACK) > rest) < k:
-        return 0.0
-    return _kth(values, k)
 
 
 class _Query:
@@ -155,7 +199,8 @@ def pruned_top(index: Postings, terms: Sequence[int], n_rows: int, norm: np.ndar
     """
     q = _Query(index, terms, n_rows, tf_max, norm_min)
     seen: list[np.ndarray] = []
-    theta, done = 0.0, 0
+    top: np.ndarray | None = None  # the slots of the best `limit` partial scores seen
+    theta, done, kth = 0.0, 0, 0.0
     try:
         for j, term in enumerate(q.order):
             if theta > 0.0 and q.rest[j] < theta * (1.0 - SLACK):
@@ -166,10 +211,17 @@ def pruned_top(index: Postings, terms: Sequence[int], n_rows: int, norm: np.ndar
                 slots, tf = slots[keep], tf[keep]
             before = scores[slots]  # one gather and one scatter, not a fancy +=
             seen.append(slots[before == 0.0])
-            scores[slots] = before + q.times[term] * contributions(q.idf[term], tf, norm[slots])
+            after = before + q.times[term] * contributions(q.idf[term], tf, norm[slots])
+            scores[slots] = after
             done = j + 1
             if q.rest[done] < q.done[done]:  # theta may now exceed what is left
-                theta = max(theta, _theta(scores[np.concatenate(seen)], limit, q.rest[done]))
+                # Scores only grow, so a slot outside the last best `limit` (each now at
+                # least their k-th, `kth`) and outside this term's postings that beat
+                # `kth` cannot be needed: the k-th best of all seen is that pool's.
+                pool = np.concatenate(seen) if top is None else _pool(top, slots[after > kth])
+                top, kth = _top_slots(pool, scores[pool], limit)
+                if kth * (1.0 - SLACK) > q.rest[done]:  # what is left cannot lift the rest
+                    theta = max(theta, kth)
         cand = np.concatenate(seen) if seen else np.zeros(0, dtype=np.int64)
         partial = scores[cand]
     finally:
@@ -181,7 +233,11 @@ def pruned_top(index: Postings, terms: Sequence[int], n_rows: int, norm: np.ndar
         keep = partial + q.rest[j] >= theta * (1.0 - SLACK)
         cand, partial = cand[keep], partial[keep]
         term = q.order[j]
-        found, tf = lookup(index.raw_parts(term), cand)
+        parts = index.raw_parts(term)
+        if len(cand) * DENSE_LOOKUP > sum(len(p[0]) for p in parts):
+            found, tf = lookup_dense(parts, cand, scores)
+        else:
+            found, tf = lookup(parts, cand)
         partial[found] += q.times[term] * contributions(q.idf[term], tf[found], norm[cand[found]])
         theta = max(theta, _kth(partial, limit))
     cand = cand[partial >= theta * (1.0 - SLACK)]
