@@ -137,8 +137,9 @@ def ingest(
 
     Re-ingesting an unchanged file does nothing; a changed one becomes a new revision (the
     old chunks are kept as history); a transcript that grew adds its new turns. A malformed
-    transcript line is an error naming the file and line, and nothing of that file is
-    stored (in a folder, the file is skipped with that note and the rest is stored). A folder
+    transcript is an error naming the file and each bad line (up to 20), and nothing of
+    that file is stored (in a folder, the file is skipped with that note and the rest is
+    stored); an ingest that stores nothing creates no `.octomem/`. A folder
     ingested again reports the files it no longer holds and forgets them (setting
     `ingest.on_missing`: `forget`, or `keep`).
     """

@@ -22,6 +22,9 @@
   skipped for an error does not stop it: that file keeps its document (it is still
   there), and files really gone are forgotten. Such a forget
   is no tombstone: the file is stored again when it comes back.
+- A scope without a store yet gets one only when something is to be stored: an ingest
+  whose every path failed, or whose files all turned out unreadable, creates none (the
+  named text files are read up to the first good one before the store is made).
 - Ctrl-C says what was stored (documents are written in transactions of
   :data:`~octomem.engine.pipeline.DOCS_PER_TRANSACTION`, so a batch is stored whole or
   not at all) and what was not, how to finish (ingest the same paths again: what is
@@ -42,6 +45,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -128,11 +132,12 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
         (p, f"{NOTHING_TO_READ} in {p}") for p in paths or ()
         if p.is_dir() and not any(f.is_relative_to(p) for f in found_in)]
     if refused and len(refused) == len(paths or ()) and beir is None \
-            and memory.scopes.get(chosen) is None:  # type: ignore[arg-type]
+            and not memory.scopes.created(chosen):  # type: ignore[arg-type]
         raise OctomemError("; ".join(why for _, why in refused))  # no store created
     skipped: list[tuple[Path, str]] = []
     transcripts = []
-    existing = memory.scopes.get(chosen)  # type: ignore[arg-type]
+    existing = (memory.scopes.get(chosen)  # type: ignore[arg-type]
+                if memory.scopes.created(chosen) else None)  # type: ignore[arg-type]
     owner, seen = turn_owner(existing and existing.arms.storage), {}  # ids of other files
     for path, how in found:  # read whole before anything is stored: a bad line stores none
         try:
@@ -148,22 +153,28 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
             else:
                 skipped.append((path, str(exc)))
                 err.print(Text.assemble(("skipped: ", "yellow"), str(exc)), highlight=False)
-    pipeline = memory.scopes.require(chosen, create=True)  # nothing created before
     tally = Tally(refused=refused, skipped=skipped,
                   parts=(beir is not None) + bool(files) + sum(bool(t) for _, t in transcripts),
                   expected=len(files) + sum(len(t) for _, t in transcripts))
+    docs: Iterator[Any] = show.file_documents(err, files, memory.limits.file_bytes, named,
+                                              refused, skipped)
+    pipeline = existing
     try:
-        if beir is not None:
+        if pipeline is None:  # no store yet: created only when something is to be stored
+            needed = beir is not None or any(turns for _, turns in transcripts)
+            if not needed:  # the files, read up to the first one that can be stored
+                docs, needed = peek(docs)
+            if needed:
+                pipeline = memory.scopes.require(chosen, create=True)  # type: ignore[arg-type]
+        if beir is not None and pipeline is not None:
             total = count_lines(beir_corpus_path(beir))
             tally.expected += total
             store(console, pipeline, beir_documents(beir), total, f"{beir.name} corpus", tally)
-        if files:
-            docs = show.file_documents(err, files, memory.limits.file_bytes, named, tally.refused,
-                                       tally.skipped)
+        if files and pipeline is not None:
             store(console, pipeline, docs, len(files), plural(len(files), "file"), tally,
                   quiet=all(f in named for f in files))  # only named files: each one said why
         for path, turns in transcripts:
-            if turns:
+            if turns and pipeline is not None:
                 store(console, pipeline, turns, len(turns),
                       f"{path.name} ({plural(len(turns), 'turn')})", tally, whole=True)
             elif path in named:
@@ -172,19 +183,28 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
                 err.print(Text.assemble(("note: ", "yellow"), f"{path}: no turns in it"),
                           highlight=False)
         tally.refused += turnless(paths or (), [*files, *(f for f, _ in skipped)], transcripts)
-        if tally.parts_stored == 0 and (tally.skipped or transcripts):  # read, none stored
+        if tally.parts_stored == 0 and (tally.skipped or transcripts or not named.issuperset(
+                files)):  # read, none stored (files in folders: store() said it if it ran)
             render.ingest_report(console, AddReport(), 0, None)
         failed = bool(tally.refused)  # then only reported, none forgotten (a file skipped
         # for an error is still there: it keeps its document; a gone file is gone either way)
-        for folder in (p for p in paths or () if p.is_dir()):  # files it no longer holds
-            show.gone_files(console, reconcile(
+        for folder in (p for p in paths or () if p.is_dir() and pipeline is not None):
+            show.gone_files(console, reconcile(  # files it no longer holds
                 chosen, pipeline, folder, "keep" if failed else memory.on_missing,
                 IngestReport()), "this ingest failed" if failed else None)
     except KeyboardInterrupt:
         say_interrupted(err, tally, len(files) + len(transcripts), scope, pipeline)
         raise typer.Exit(INTERRUPTED) from None
-    say_unembedded(err, [(scope, pipeline)])
+    if pipeline is not None:
+        say_unembedded(err, [(scope, pipeline)])
     fail(tally)
+
+
+def peek(docs: Iterator[Any]) -> tuple[Iterator[Any], bool]:
+    """Return ``docs`` whole again and whether it holds anything, having read its first
+    item (a file that cannot be stored before it is read, noted or refused as it is)."""
+    first = next(docs, None)
+    return (docs if first is None else chain([first], docs)), first is not None
 
 
 def turnless(paths: Iterable[Path], files: list[Path],
@@ -263,10 +283,11 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
 
 
 def say_interrupted(err: Console, tally: Tally, sources: int, scope: str,
-                    pipeline: Pipeline) -> None:
+                    pipeline: Pipeline | None) -> None:
     """Tell, after Ctrl-C, what an ingest stored and what it did not.
 
     :param sources: files and transcripts found under the named paths.
+    :param pipeline: the scope written to; ``None`` when no store was created yet.
     """
     left = tally.offered[tally.stored:]
     line = f"interrupted: {tally.stored:,} of {plural(tally.expected, 'document')} stored" \
@@ -282,7 +303,7 @@ def say_interrupted(err: Console, tally: Tally, sources: int, scope: str,
         err.print(Text("run the same ingest again to store the rest: what is stored is "
                        "skipped as unchanged"), highlight=False)
     try:
-        say_unembedded(err, [(scope, pipeline)])
+        say_unembedded(err, [(scope, pipeline)] if pipeline is not None else [])
     except Exception:  # noqa: BLE001 - the store may be mid-write; the lines above stand
         return
 

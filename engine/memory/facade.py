@@ -195,7 +195,8 @@ class Memory:
         longer holds and forgets them unless ``ingest.on_missing = "keep"``
         (:mod:`.folders`). Every file is read before anything is stored;
         each transcript is stored in one transaction. An id in the scope's forget log
-        is not added again (``report.skipped_forgotten``). See :mod:`.ingest`.
+        is not added again (``report.skipped_forgotten``). A scope without a store gets
+        one only when something is to be stored. See :mod:`.ingest`.
 
         :param fmt: how ``.jsonl`` files are read (:data:`~.sources.IngestFormat`).
         :param confine: read only paths inside the project root and the setting
@@ -211,6 +212,8 @@ class Memory:
         groups = ingest_groups(path_or_text, self.roots.project, title, uri, tuple(tags), fmt,
                                roots, self.limits.file_bytes, report.skipped,
                                turn_owner(self._storage_of(target)), report.unfinished)
+        if not any(groups) and not self.scopes.created(target):
+            return target, report  # nothing to store (a folder's files all skipped): no store
         pipeline = self.scopes.require(target, create=True)
         for group in groups:  # a transcript's turns: one transaction
             whole = len(group) if group[0].kind == TURN_KIND else None

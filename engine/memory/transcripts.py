@@ -135,17 +135,36 @@ def _lines(path: Path, notes: list[str] | None = None, bad: list[str] | None = N
 
 
 def sniff(path: Path) -> TranscriptFormat | None:
-    """Return the transcript format of a JSON Lines file from its first record, or
-    ``None`` when it is neither (or empty, or not JSON)."""
+    """Return the transcript format of a JSON Lines file from its first record (a JSON
+    object; up to :data:`MAX_BAD_LINES` bad lines before it are passed over, so that
+    reading the file then names them all), or ``None`` when it is neither (or empty, or
+    not JSON, or not UTF-8)."""
+    seen = 0
     try:
-        for _, row in _lines(path):
-            if "sessionId" in row or row.get("type") in CLAUDE_TYPES:
-                return "claude-code"
-            if "text" in row and ("speaker" in row or "role" in row):
-                return "chat"
-            return None
-    except TranscriptError:
+        with path.open(encoding="utf-8") as fh:
+            for line in fh:
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError:
+                    row = None
+                if isinstance(row, dict):
+                    return _format_of(row)
+                seen += 1
+                if seen > MAX_BAD_LINES:
+                    return None
+    except UnicodeDecodeError:
         return None
+    return None
+
+
+def _format_of(row: dict[str, Any]) -> TranscriptFormat | None:
+    """Return the format a transcript's first record says, else ``None``."""
+    if "sessionId" in row or row.get("type") in CLAUDE_TYPES:
+        return "claude-code"
+    if "text" in row and ("speaker" in row or "role" in row):
+        return "chat"
     return None
 
 
@@ -257,37 +276,54 @@ def _claude_record(row: dict[str, Any], where: str) -> tuple[str, list[str]] | N
         return None
     message = row.get("message")
     if not isinstance(message, dict):
-        raise TranscriptError(f"{where}: a {kind} record without a 'message' object")
+        article = "an" if kind == "assistant" else "a"
+        raise TranscriptError(f"{where}: {article} {kind} record without a 'message' object")
     texts = [t.strip() for t in _claude_texts(message.get("content"), where) if t.strip()]
     if kind == "user":
         texts = [t for t in texts if not t.startswith(CLAUDE_COMMAND_PREFIXES)]
     return (kind, texts) if texts else None
 
 
+def _claude_turn(path: Path, lineno: int, row: dict[str, Any], turns: list[_Pending]) -> None:
+    """Add a Claude Code record's kept text to ``turns``: to the last turn when the same
+    speaker goes on, else as a new turn.
+
+    :raises TranscriptError: the record is malformed (naming the file and line).
+    """
+    where = f"{path}:{lineno}"
+    kept = _claude_record(row, where)
+    if kept is None:
+        return
+    role, texts = kept
+    if turns and turns[-1].role == role:
+        turns[-1].texts += texts
+        return
+    uuid = _string(row, "uuid", where) or f"{path.stem}:{lineno}"
+    session = _string(row, "sessionId", where, path.stem) or path.stem
+    extra = {"source": "claude-code"}
+    if isinstance(row.get("cwd"), str):
+        extra["project"] = row["cwd"]
+    turns.append(_Pending(role, uuid, session, _time(row.get("timestamp"), where, "timestamp"),
+                          texts, extra))
+
+
 def read_claude_code(path: Path, notes: list[str] | None = None) -> list[Document]:
     """Read a Claude Code session transcript (module docstring) as turn documents
     (``notes``: as :func:`read_chat`).
 
-    :raises TranscriptError: a line that is not a JSON object, a user or assistant record
-        without a message, or a timestamp that is not ISO-8601; naming the file and line.
+    :raises TranscriptError: lines that are not a JSON object, user or assistant records
+        without a message, or timestamps that are not ISO-8601; naming the file and each
+        line (up to :data:`MAX_BAD_LINES`).
     """
     turns: list[_Pending] = []
-    for lineno, row in _lines(path, notes):
-        where = f"{path}:{lineno}"
-        kept = _claude_record(row, where)
-        if kept is None:
-            continue
-        role, texts = kept
-        if turns and turns[-1].role == role:
-            turns[-1].texts += texts
-            continue
-        uuid = _string(row, "uuid", where) or f"{path.stem}:{lineno}"
-        session = _string(row, "sessionId", where, path.stem) or path.stem
-        extra = {"source": "claude-code"}
-        if isinstance(row.get("cwd"), str):
-            extra["project"] = row["cwd"]
-        turns.append(_Pending(role, uuid, session, _time(row.get("timestamp"), where,
-                                                          "timestamp"), texts, extra))
+    bad: list[str] = []
+    for lineno, row in _lines(path, notes, bad):
+        try:
+            _claude_turn(path, lineno, row, turns)
+        except TranscriptError as exc:
+            bad.append(str(exc))
+    if bad:
+        raise bad_lines(path, bad)
     uri = path.resolve().as_uri()
     return [
         Document(
