@@ -8,6 +8,7 @@ pipeline's own. The memory domain's read over two scopes
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -19,9 +20,9 @@ from .concurrency import run_timed, start_timed
 from .errors import EmbedderUnavailableError, check_question
 from .fusion import Fused, order_documents, reciprocal_rank_fusion, weighted_score_fusion
 from .model_load import load_model
-from .relevance import JUDGED_HITS, HitJudge
+from .relevance import JUDGED_HITS, HitJudge, content_words
 from .rerank import more_wanted, rerank_depth, rerank_stage, similarities
-from .types import Answer, FusedHit, Query, Run
+from .types import Answer, Chunk, FusedHit, Hit, Query, Run
 
 if TYPE_CHECKING:  # imported where used: the MCP server lists tools before numpy loads
     import numpy as np
@@ -41,21 +42,59 @@ class ReadPath:
     settings: Any
     semantic_error: str | None
 
-    def _runs(self, query: Query, k: int, answer: Answer) -> tuple[list[Run], Any]:
+    def _runs(self, query: Query, k: int, depth: int,
+              answer: Answer) -> tuple[list[Run], Any, dict[int, Chunk]]:
         """Run the keyword arm (on a worker thread while the semantic half runs, when
         ``retrieval.parallel_arms``) and the semantic arm; keyword run first.
 
-        :returns: the runs and the query's vector (``None`` when no semantic arm ran)."""
+        Side by side, whichever half ends first reads its run's first ``depth`` chunks
+        while the other still runs (:meth:`_read_ahead`): the keyword arm's usually end
+        inside the query's embedding, which holds no GIL, so the answer's loading then
+        reads only the semantic run's chunks.
+
+        :returns: the runs, the query's vector (``None`` when no semantic arm ran) and
+            the chunks read ahead by id."""
         keyword, semantic = self.arms.keyword, self.arms.semantic
         if keyword is None:
-            return self._semantic_runs(query, k, answer)
-        parallel = semantic is not None and not self.semantic_error
-        start = start_timed if parallel and self.settings.retrieval.parallel_arms else run_timed
-        pending = start(keyword.search, query.text, query.filters, k)
+            return (*self._semantic_runs(query, k, answer), {})
         answer.arms_ran.append(keyword.name)
-        runs, vector = self._semantic_runs(query, k, answer)
-        run, answer.timings_ms[keyword.name] = pending.result()
-        return [run, *runs], vector
+        if semantic is None or self.semantic_error or not self.settings.retrieval.parallel_arms:
+            pending = run_timed(keyword.search, query.text, query.filters, k)
+            runs, vector = self._semantic_runs(query, k, answer)
+            run, answer.timings_ms[keyword.name] = pending.result()
+            return [run, *runs], vector, {}
+        semantic_done = threading.Event()
+        worker = start_timed(self._keyword_half, query, k, depth, semantic_done)
+        try:
+            runs, vector = self._semantic_runs(query, k, answer)
+        finally:
+            semantic_done.set()
+        ahead = self._read_ahead(runs[0][:depth]) if runs and not worker.done() else {}
+        (run, answer.timings_ms[keyword.name], read), _ = worker.result()
+        return [run, *runs], vector, {**read, **ahead}
+
+    def _keyword_half(self, query: Query, k: int, depth: int,
+                      other_done: threading.Event) -> tuple[Run, float, dict[int, Chunk]]:
+        """Search the keyword arm, then read its run's first ``depth`` chunks ahead unless
+        the semantic half is done already.
+
+        :returns: the run, the milliseconds its search took, the chunks read ahead."""
+        assert self.arms.keyword is not None
+        start = time.perf_counter()
+        run = self.arms.keyword.search(query.text, query.filters, k)
+        ms = (time.perf_counter() - start) * 1e3
+        return run, ms, {} if other_done.is_set() else self._read_ahead(run[:depth])
+
+    def _read_ahead(self, hits: Sequence[Hit]) -> dict[int, Chunk]:
+        """Read the chunks of ``hits`` and the content words of the first
+        :data:`~.relevance.JUDGED_HITS` ones' texts (:func:`~.relevance.content_words`
+        keeps them), as the answer's loading and relevance would.
+
+        :returns: the chunks by id (a chunk deleted meanwhile is missing)."""
+        chunks = self.arms.storage.get_chunks([h.chunk_id for h in hits])
+        for chunk in chunks[:JUDGED_HITS]:
+            content_words(embedding_text(chunk))
+        return {c.id: c for c in chunks}
 
     def _single_arm(self) -> bool:
         """True when at most one retrieval arm can run (keyword only, or semantic only)."""
@@ -107,15 +146,15 @@ class ReadPath:
         k = max(self.settings.retrieval.candidate_k, query.top_k)
         if self._single_arm() and self.settings.retrieval.fusion == "rrf":
             k = min(k, depth)  # RRF of one run keeps its order: hits past depth go unused
-        runs, query_vector = self._runs(query, k, answer)
+        runs, query_vector, ahead = self._runs(query, k, depth, answer)
         fused = self._fuse(runs)
         answer = replace(answer, semantic_available=self.arms.semantic is not None
                          and self.arms.semantic.name in answer.arms_ran,
                          chunks_without_vector=self._without_vector())
-        hits = self._load(fused[:depth])
+        hits = self._load(fused[:depth], 0, ahead)
         extra = more_wanted(reranker, hits, depth)
         if extra:
-            hits += self._load(fused[depth:depth + extra], len(hits))
+            hits += self._load(fused[depth:depth + extra], len(hits), ahead)
         hits = order_documents(hits, fused, retrieval.fusion, retrieval.document_fusion,
                                retrieval.weights)
         vectors = self._vectors(hits)
@@ -144,10 +183,15 @@ class ReadPath:
         answer.timings_ms["total"] = (time.perf_counter() - total) * 1e3
         return replace(answer, hits=hits)
 
-    def _load(self, fused: Sequence[Fused], before: int = 0) -> list[FusedHit]:
+    def _load(self, fused: Sequence[Fused], before: int = 0,
+              ahead: dict[int, Chunk] | None = None) -> list[FusedHit]:
         """Load the chunks of ``fused`` as hits ranked from ``before + 1`` (a chunk deleted
-        meanwhile is skipped)."""
-        chunks = {c.id: c for c in self.arms.storage.get_chunks([f.chunk_id for f in fused])}
+        meanwhile is skipped); those in ``ahead`` (read during the search) are not read
+        again."""
+        ahead = ahead or {}
+        chunks = {c.id: c for c in self.arms.storage.get_chunks(
+            [f.chunk_id for f in fused if f.chunk_id not in ahead])}
+        chunks.update((f.chunk_id, ahead[f.chunk_id]) for f in fused if f.chunk_id in ahead)
         return [
             FusedHit(chunks[f.chunk_id], f.score, rank, dict(f.contributions))
             for rank, f in enumerate((f for f in fused if f.chunk_id in chunks), before + 1)

@@ -86,7 +86,8 @@ class RetrievalSettings(BaseModel, extra="forbid"):
     parallel_arms: bool = _field(
         True, "runtime", "overlap the keyword arm with the query's embedding on two threads "
         "(a pipeline's search: the keyword arm on a worker while the query is embedded and "
-        "the semantic arm searches; a recall: the query embedded on a worker while the "
+        "the semantic arm searches, the half that ends first reading its run's first chunks "
+        "ahead; a recall: the query embedded on a worker while the "
         "keyword arm searches on the calling thread); same answer, on 2+ cores",
     )
     rerank_top_n: int = _field(

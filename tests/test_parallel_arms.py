@@ -82,3 +82,83 @@ def test_parallel_and_sequential_arms_give_the_same_answer(
         assert embedded_on[0].startswith("octomem-arm") and embedded_on[1] == "MainThread"
     else:
         assert threads[0].startswith("octomem-arm") and threads[1] == "MainThread"
+
+
+def _reads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[int]]]:
+    """(thread name, ids) of every ``get_chunks`` call of the ``sqlite`` storage."""
+    from octomem.plugins.sqlite.storage import SqliteStorage
+
+    seen: list[tuple[str, list[int]]] = []
+    get_chunks = SqliteStorage.get_chunks
+
+    def recording(self, chunk_ids):  # type: ignore[no-untyped-def]
+        seen.append((threading.current_thread().name, [int(i) for i in chunk_ids]))
+        return get_chunks(self, chunk_ids)
+
+    monkeypatch.setattr(SqliteStorage, "get_chunks", recording)
+    return seen
+
+
+def _slow(monkeypatch: pytest.MonkeyPatch, cls: type, name: str) -> None:
+    """Make ``cls.name`` take 0.2 s longer, so the other half of a search ends first."""
+    import time
+
+    real = getattr(cls, name)
+
+    def slow(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        time.sleep(0.2)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(cls, name, slow)
+
+
+@pytest.mark.parametrize("slow_half", ["embedding", "keyword"])
+def test_the_half_that_ends_first_reads_its_chunks_ahead_and_the_answer_is_the_same(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, slow_half: str
+) -> None:
+    """Side by side, the half that ends first reads its run's first chunks while the other
+    still runs (the keyword arm's on the worker during a slow embedding; the semantic
+    arm's on the calling thread during a slow keyword arm); loading the answer then reads
+    only the chunks not read ahead, and the hits, scores and relevance are the serial
+    search's, byte for byte."""
+    from octomem.plugins.sqlite_vec.arm import SqliteVecSemanticArm
+
+    answers, reads = {}, _reads(monkeypatch)
+    if slow_half == "embedding":
+        _slow(monkeypatch, HashingEmbedder, "embed_query")
+    else:
+        _slow(monkeypatch, Fts5KeywordArm, "search")
+    runs: dict[str, list[int]] = {}
+    for name, cls in (("fts5", Fts5KeywordArm), ("sqlite-vec", SqliteVecSemanticArm)):
+        real = cls.search
+
+        def recording(self, *args, _real=real, _name=name, **kwargs):  # type: ignore[no-untyped-def]
+            run = _real(self, *args, **kwargs)
+            if _name not in runs:
+                runs[_name] = [h.chunk_id for h in run]
+            return run
+
+        monkeypatch.setattr(cls, "search", recording)
+    overrides = {"data_dir": str(data_dir), "pipeline": {"embedder": "hashing"}}
+    memory = open_memory(overrides=overrides)
+    for i, fact in enumerate(FACTS * 8):  # 40 chunks: more than a search loads (top_k 5: 15)
+        memory.remember(f"{fact}, note {i} of the {['ops', 'finance'][i % 2]} team",
+                        scope="global")
+    pipeline = memory.scopes.require("global")
+    for parallel in (True, False):
+        object.__setattr__(pipeline.settings.retrieval, "parallel_arms", parallel)
+        reads.clear()
+        runs.clear()
+        got = pipeline.search(Query("invoice approval archive deploys", top_k=5))
+        answers[parallel] = [(h.chunk.id, h.score, h.relevance) for h in got.hits]
+        if parallel:
+            first = "fts5" if slow_half == "embedding" else "sqlite-vec"
+            thread = "octomem-arm" if first == "fts5" else "MainThread"
+            ahead = [ids for name, ids in reads if name.startswith(thread)][0]
+            assert ahead == runs[first][:15] and len(ahead) == 15
+            loaded = [ids for name, ids in reads if name == "MainThread"][-1]
+            assert not set(loaded) & set(ahead)  # read once
+        else:
+            assert [name for name, _ in reads] == ["MainThread"]
+    memory.close()
+    assert answers[True] == answers[False] and len(answers[True]) == 5
