@@ -144,7 +144,7 @@ class MemoryLoader:
             run.warmed.set()
             close_now = run.closed
         if not close_now:  # searches use FTS5's own index until this is done
-            _warm_pipelines(memory.scopes.existing(), ("keyword",))
+            _warm_pipelines(memory.scopes.existing(), ("keyword", "storage"))
         with self._lock:
             close_now = run.closed
             run.done = True
@@ -263,11 +263,13 @@ def _warm(run: _Run, memory: Memory) -> None:
 
 
 def _warm_pipelines(
-    pipelines: list[tuple[str, Any]], kinds: tuple[str, ...] = ("semantic", "keyword")
+    pipelines: list[tuple[str, Any]],
+    kinds: tuple[str, ...] = ("semantic", "keyword", "storage"),
 ) -> None:
     """Let each ``(scope, pipeline)``'s arms of ``kinds`` load what their first search
     would (``Pipeline.warm``: ``sqlite-vec``'s in-RAM vectors, ``fts5``'s in-RAM
-    postings); failures are logged only (the first search meets and reports them)."""
+    postings, the storage's chunk pages); failures are logged only (the first search
+    meets and reports them)."""
     for scope, pipeline in pipelines:
         start = time.perf_counter()
         try:

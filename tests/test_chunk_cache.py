@@ -76,3 +76,33 @@ def test_a_superseded_chunk_is_read_again_and_a_writing_transaction_reads_its_ow
     assert warm.get_chunks([chunk.id]) == []
     warm.close()
     other.close()
+
+
+def test_pipeline_warm_ends_with_the_storage_reading_every_page_of_its_chunks_table(
+    data_dir: Path,
+) -> None:
+    """``Pipeline.warm`` warms the storage last: the ``sqlite`` storage walks the chunks
+    table's own b-tree (not a smaller index: every page a chunk read could need), and
+    chunks read afterwards are the same as before."""
+    from octomem.engine.memory.facade import open_memory
+    from octomem.engine.types import Query
+
+    memory = open_memory(overrides={"data_dir": str(data_dir),
+                                    "pipeline": {"embedder": "hashing"}})
+    for i in range(30):
+        memory.remember(f"Fact number {i} about the deploy window", scope="global")
+    pipeline = memory.scopes.require("global")
+    storage = pipeline.arms.storage
+    before = storage.get_chunks(_ids(storage))
+    statements: list[str] = []
+    conn = pipeline.arms.storage.connection()
+    conn.exec_trace = lambda cursor, sql, bindings: statements.append(sql) or True
+    assert pipeline.warm() == ["sqlite-vec", "fts5", "sqlite"]
+    conn.exec_trace = None
+    page_in = [s for s in statements if "NOT INDEXED" in s]
+    assert page_in == ["SELECT count(*) FROM chunks NOT INDEXED"]
+    plan = conn.execute("EXPLAIN QUERY PLAN " + page_in[0]).fetchall()
+    assert [row[-1] for row in plan] == ["SCAN chunks"]  # the table, no covering index
+    assert storage.get_chunks(_ids(storage)) == before and len(before) == 30
+    assert pipeline.search(Query("deploy window", top_k=5)).hits
+    memory.close()

@@ -335,6 +335,15 @@ class SqliteStorage(SqliteHistory, SqliteCallLog, SqliteBulkWrites):
             "ORDER BY created_at, rowid", (content_hash(text), text)).fetchall()
         return [d for d in map(document_of, rows) if d.text == text]
 
+    def warm(self) -> bool:
+        """Read the chunks table's pages into the page cache (``count(*)`` walks its
+        b-tree, decoding no row): chunk reads then never wait on the disk (issue 15,
+        benchmarks/results/synthetic/2026-12-02/hotpath/). ``Pipeline.warm``'s last kind.
+
+        :returns: True (something was loaded)."""
+        self.connection().execute("SELECT count(*) FROM chunks NOT INDEXED").fetchall()
+        return True
+
     def get_chunks(self, chunk_ids: Sequence[int]) -> list[Chunk]:
         """Return the chunks with these ids, in the given order; unknown ids are skipped.
         Once the filter index is loaded, recently read chunks come from RAM
