@@ -90,7 +90,7 @@ def import_(
 
     memory = _memory()
     try:
-        with path.open(encoding="utf-8") as lines:
+        with path.open(encoding="utf-8-sig") as lines:  # a leading byte-order mark dropped
             report = import_lines(memory, lines, str(path), scope)
         show.import_report(console, report)
     finally:

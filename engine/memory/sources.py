@@ -3,6 +3,7 @@ BEIR corpora (whose rows may be conversation turns)."""
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import json
 import os
@@ -159,17 +160,21 @@ def _recorded_at(mtime: float) -> float:
 
 def file_document(path: Path) -> Document:
     """Read one text file as a document; its id is derived from the absolute path, so
-    ingesting the same file again updates it instead of adding a copy.
+    ingesting the same file again updates it instead of adding a copy. A leading UTF-8
+    byte-order mark (some Windows editors write one) is not part of the text.
 
     :raises OctomemError: the file is not UTF-8 text, its name is not UTF-8, or it is not
         a regular file (:func:`.readable.check_readable`).
     """
     check_readable(path)
     resolved = path.resolve()
+    data = resolved.read_bytes()
+    bom = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0  # not text
     try:
-        text = resolved.read_text(encoding="utf-8")
+        text = data[bom:].decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise OctomemError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+        raise OctomemError(
+            f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start + bom})") from exc
     doc_id = "file:" + hashlib.sha256(str(resolved).encode()).hexdigest()[:24]
     return Document(
         text=text, id=doc_id, title=_title(path, text), uri=resolved.as_uri(), kind="DOC",
@@ -205,7 +210,7 @@ def read_text_file(path: Path, max_bytes: int | None, argument: str | None = Non
 
 
 def _jsonl(path: Path) -> Iterator[dict]:
-    with path.open(encoding="utf-8") as fh:
+    with path.open(encoding="utf-8-sig") as fh:  # a leading byte-order mark is dropped
         for lineno, line in enumerate(fh, start=1):
             if not line.strip():
                 continue

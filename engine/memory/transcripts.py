@@ -94,7 +94,8 @@ def bad_lines(path: Path, bad: list[str]) -> TranscriptError:
 
 def _lines(path: Path, notes: list[str] | None = None, bad: list[str] | None = None,
            ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line number, object)`` for every non-blank line of a JSON Lines file.
+    """Yield ``(line number, object)`` for every non-blank line of a JSON Lines file (a
+    leading UTF-8 byte-order mark dropped).
 
     The last line, when it has no newline at its end and is not valid JSON, is being
     written (Claude Code appends to the session it is in): it is left out with a note
@@ -106,7 +107,7 @@ def _lines(path: Path, notes: list[str] | None = None, bad: list[str] | None = N
         is not UTF-8.
     """
     try:
-        with path.open(encoding="utf-8") as fh:
+        with path.open(encoding="utf-8-sig") as fh:  # a leading byte-order mark is dropped
             for lineno, line in enumerate(fh, start=1):
                 if not line.strip():
                     continue
