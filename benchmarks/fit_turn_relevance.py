@@ -39,7 +39,13 @@ from octomem.engine.manager import load_registry
 from octomem.engine.memory.recall import RecallRequest, recall_scopes
 from octomem.engine.memory.scopes import memory_knobs
 from octomem.engine.pipeline import Pipeline, embedding_text
-from octomem.engine.relevance import JUDGED_HITS, UNHEARD_CAP, shipped_model, unheard_words
+from octomem.engine.relevance import (
+    JUDGED_HITS,
+    UNHEARD_CAP,
+    aside,
+    shipped_model,
+    unheard_words,
+)
 from octomem.engine.settings import load_settings
 from octomem.engine.types import Filters
 
@@ -52,6 +58,9 @@ from .fit_ranking import FLOORS
 KEPT_TARGET, EMPTY_TARGET = 0.95, 0.90
 #: Unheard-word weights tried (logit per unheard word; 0 = not used).
 WEIGHTS = np.round(np.arange(0.0, -3.01, -0.25), 2)
+#: Assistant-aside weights tried (logit added to an assistant's turn asked about the
+#: user's own life, :func:`~octomem.engine.relevance.aside`; 0 = not used).
+ASIDE_WEIGHTS = np.round(np.arange(0.0, -6.01, -0.25), 2)
 
 
 @dataclass
@@ -60,8 +69,9 @@ class Answer:
 
     own: bool            # asked of its own group
     evidence: bool       # own, and a judged turn is among the first JUDGED_HITS hits
-    logits: np.ndarray   # (n,) float64: each hit's logit without the unheard term
+    logits: np.ndarray   # (n,) float64: each hit's logit without the unheard/aside terms
     unheard: int         # the answer's unheard query words
+    aside: np.ndarray | None = None  # (n,) bool: the hit takes the assistant-aside term
 
 
 def _logit(p: float) -> float:
@@ -94,66 +104,85 @@ def collect(root: Path, folder: Path, split: str, group_by: str,
                                        memory_knobs(pipeline.settings))
                 hits = answer.hits[:JUDGED_HITS]
                 judged = dataset.qrels[qid] if group == own_group else {}
-                # the shipped unheard term taken out: the logit of cos and coverage alone
+                # the shipped unheard and aside terms taken out: cos and coverage alone
+                judged_hits = [h for h in hits if h.relevance is not None]
                 logits = np.array([
                     _logit(h.relevance.probability)
                     - model.unheard * min(h.relevance.unheard, UNHEARD_CAP)
-                    for h in hits if h.relevance is not None])
+                    - (model.aside if h.relevance.aside else 0.0) for h in judged_hits])
+                asides = np.array([h.relevance.cos is not None
+                                   and aside(text, h.chunk.metadata) for h in judged_hits],
+                                  dtype=bool)
                 missing = unheard_words(text, [embedding_text(h.chunk) for h in hits],
                                         lambda w, f=filters: bool(keyword.search(w, f, 1)))
                 evidence = any(judged.get(h.chunk.document_id, 0) > 0 for h in hits)
-                out.append(Answer(group == own_group, evidence, logits, missing))
+                out.append(Answer(group == own_group, evidence, logits, missing, asides))
     finally:
         pipeline.close()
     return out
 
 
-def _arrays(answers: list[Answer]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    best = np.array([a.logits.max() if len(a.logits) else -np.inf for a in answers])
+def _arrays(answers: list[Answer]) -> tuple[np.ndarray, ...]:
+    """Per answer: the best logit of its hits without the aside term and of its aside
+    hits alone (-inf without any), its unheard words (capped), own-with-evidence and
+    other-group masks."""
+    plain, asides = [], []
+    for a in answers:
+        marks = a.aside if a.aside is not None else np.zeros(len(a.logits), dtype=bool)
+        plain.append(a.logits[~marks].max() if (~marks).any() else -np.inf)
+        asides.append(a.logits[marks].max() if marks.any() else -np.inf)
     unheard = np.array([min(a.unheard, UNHEARD_CAP) for a in answers], dtype=np.float64)
     own = np.array([a.own and a.evidence for a in answers])
-    return best, unheard, own, np.array([not a.own for a in answers])
+    return (np.array(plain), np.array(asides), unheard, own,
+            np.array([not a.own for a in answers]))
 
 
-def shares(answers: list[Answer], weight: float, floor: float) -> tuple[float, float]:
+def shares(answers: list[Answer], weight: float, floor: float,
+           aside_weight: float = 0.0) -> tuple[float, float]:
     """Return (own questions with evidence that keep an answer, other-group questions
-    that get none) at ``weight`` and ``floor``."""
-    return _shares(_arrays(answers), weight, floor)
+    that get none) at the unheard ``weight``, ``floor`` and ``aside_weight``."""
+    return _shares(_arrays(answers), weight, floor, aside_weight)
 
 
-def _shares(arrays: tuple[np.ndarray, ...], weight: float, floor: float) -> tuple[float, float]:
-    best, unheard, own, other = arrays
+def _shares(arrays: tuple[np.ndarray, ...], weight: float, floor: float,
+            aside_weight: float = 0.0) -> tuple[float, float]:
+    plain, asides, unheard, own, other = arrays
+    best = np.maximum(plain, asides + aside_weight)
     p = 1 / (1 + np.exp(-(best + weight * unheard)))
     return float(np.mean(p[own] >= floor)), float(np.mean(p[other] < floor))
 
 
 def fit(sets: dict[str, list[Answer]]) -> dict[str, object]:
-    """Choose the unheard weight and the floor (see the module docstring).
+    """Choose the unheard weight, the assistant-aside weight and the floor (see the module
+    docstring; ties keep the unheard weight nearer 0, then the aside weight nearer 0,
+    then the higher floor).
 
     :raises ValueError: a set has no own question with evidence or no other-group one.
     """
     arrays = {}
     for name, answers in sets.items():
         arrays[name] = _arrays(answers)
-        if not arrays[name][2].any() or not arrays[name][3].any():
+        if not arrays[name][3].any() or not arrays[name][4].any():
             raise ValueError(f"{name}: no own or no other-group questions to choose from")
-    best: tuple[tuple[float, float], float, float] | None = None
+    best: tuple[tuple[float, float], float, float, float] | None = None
     for weight in WEIGHTS:  # from 0 down: ties keep the weight nearer 0
-        for floor in FLOORS[::-1]:  # ties keep the higher floor
-            got = [_shares(a, weight, floor) for a in arrays.values()]
-            score = (round(min(min(k - KEPT_TARGET, e - EMPTY_TARGET) for k, e in got), 9),
-                     round(float(np.mean([(k + e) / 2 for k, e in got])), 9))
-            if best is None or score > best[0]:
-                best = (score, float(weight), float(floor))
+        for aside_weight in ASIDE_WEIGHTS:
+            for floor in FLOORS[::-1]:  # ties keep the higher floor
+                got = [_shares(a, weight, floor, aside_weight) for a in arrays.values()]
+                score = (round(min(min(k - KEPT_TARGET, e - EMPTY_TARGET) for k, e in got), 9),
+                         round(float(np.mean([(k + e) / 2 for k, e in got])), 9))
+                if best is None or score > best[0]:
+                    best = (score, float(weight), float(aside_weight), float(floor))
     assert best is not None
-    _, weight, floor = best
+    _, weight, aside_weight, floor = best
     per_set = {}
     for name, answers in sets.items():
-        kept, empty = shares(answers, weight, floor)
+        kept, empty = shares(answers, weight, floor, aside_weight)
         per_set[name] = {"kept_own": round(kept, 4), "abstained_other": round(empty, 4),
-                         "own_questions": int(arrays[name][2].sum()),
-                         "other_questions": int(arrays[name][3].sum())}
-    return {"unheard": weight, "floor": floor, "per_set": per_set}
+                         "own_questions": int(arrays[name][3].sum()),
+                         "other_questions": int(arrays[name][4].sum())}
+    return {"unheard": weight, "assistant_aside": aside_weight, "floor": floor,
+            "per_set": per_set}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -172,7 +201,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.write:
         path = Path(__file__).resolve().parents[1] / "engine" / "relevance.json"
         data = json.loads(path.read_text(encoding="utf-8"))
-        data.update({"unheard": result["unheard"], "floor": result["floor"]})
+        data.update({"unheard": result["unheard"], "floor": result["floor"],
+                     "assistant_aside": result["assistant_aside"]})
         path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
 

@@ -19,7 +19,15 @@ memory never mentions ("largemouth bass", asked of a memory that never spoke of 
 is less likely answered by any of its hits, however close their other words; its weight
 ``w_unheard`` (``unheard`` in ``relevance.json``, < 0) and the floor were chosen on the
 tune splits by ``benchmarks/fit_turn_relevance.py``, with MiniLM cosines: the
-keyword-only weights do not use it. A cosine
+keyword-only weights do not use it. ``aside`` is the hit's, 1 for an assistant's turn
+(``role`` "assistant" in its metadata) when the question speaks of its asker ("I", "my")
+and does not address the assistant ("you"; :func:`about_asker`): a question about the
+user's own life is answered by what the user said, and on LongMemEval's tune split 39 of
+the 89 questions asked of another haystack that passed the floor did so through an
+assistant's reply that shares the question's topic ("How many playlists do I have on
+Spotify?" -> a reply about Spotify playlists). Its weight ``w_aside`` (``assistant_aside``
+in ``relevance.json``, <= 0; hybrid weights only) was chosen on the tune splits with the
+floor by the same script. A cosine
 means something only for the embedder it was fitted with (``embedder``, a model id
 prefix: the shipped MiniLM); without a semantic arm, for a hit without a vector, or with
 another embedder, the keyword-only weights (coverage alone) apply.
@@ -45,7 +53,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -78,6 +86,19 @@ JUDGED_HITS = 10
 #: weight and floor with the same figures (own kept / other empty LME 96.6/89.8, LoCoMo
 #: 95.2/95.7); a cap of 1 gives LME 96.6/89.4, LoCoMo 97.1/94.7 (further from the targets).
 UNHEARD_CAP = 2
+
+#: The words a question speaks of its asker by (:func:`about_asker`, and the
+#: ``conversation`` reranker's ``impersonal``). LongMemEval's questions (28 of its 30 tune
+#: questions) ask the user about their own life ("where did I ...", "my ..."): the
+#: user/assistant weights were fitted on such questions, where the user's own short turn
+#: holds the fact and the assistant's reply only repeats it.
+FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself"})
+#: The words a question names the assistant by ("what did you suggest ..."): in
+#: LongMemEval's tune split they occur in all 5 single-session-assistant questions
+#: (the evidence is the assistant's turn) and in none of the 25 others.
+ADDRESSED_AS = frozenset({"you", "your", "yours"})
+#: The metadata key and value of an assistant's turn (transcript ingest writes them).
+ROLE, ASSISTANT = "role", "assistant"
 
 #: Kinds whose hits are scored with the document weights (``ingest``'s files and BEIR rows).
 DOCUMENT_KINDS = frozenset({"DOC"})
@@ -126,6 +147,23 @@ def unheard_words(query: str, held: Iterable[str], present: Callable[[str], bool
             spellings.setdefault(word, []).append(raw)
     return sum(not any(present(raw) for raw in spellings.get(word, [word]))
                for word in missing)
+
+
+@lru_cache(maxsize=4096)
+def about_asker(query: str) -> bool:
+    """Return whether ``query`` speaks of its asker (a word of :data:`FIRST_PERSON`)
+    without addressing the assistant (no word of :data:`ADDRESSED_AS`): "where did I
+    stay in Hawaii?", not "what did you tell me about Hawaii?"."""
+    words = {w.casefold() for w in _WORD.findall(query)}
+    return bool(words & FIRST_PERSON) and not words & ADDRESSED_AS
+
+
+def aside(query: str, metadata: Any) -> bool:
+    """Return whether a hit with chunk ``metadata`` is an assistant's turn answering a
+    question about its asker (:func:`about_asker`): its relevance takes
+    ``RelevanceModel.aside``."""
+    return (isinstance(metadata, Mapping) and metadata.get(ROLE) == ASSISTANT
+            and about_asker(query))
 
 
 def coverage(query: frozenset[str], text: str) -> float:
@@ -189,15 +227,18 @@ class DocumentWeights:
 class RelevanceModel:
     """Logistic weights ``(w_cos, w_cov, w_both, bias)`` with and without a cosine, the
     model id prefix of the embedder whose cosines they were fitted on, the weights of
-    documents' hits (``None``: documents are scored as turns), and ``unheard``, the logit
+    documents' hits (``None``: documents are scored as turns), ``unheard``, the logit
     added per unheard query word (:func:`unheard_words`) to a turn's or statement's
-    relevance when it has a cosine (the hybrid weights'; 0: not used)."""
+    relevance when it has a cosine (the hybrid weights'; 0: not used), and ``aside``, the
+    logit added to an assistant's turn when the question is about its asker
+    (:func:`aside`; hybrid weights only; 0: not used)."""
 
     hybrid: tuple[float, float, float, float]
     keyword: tuple[float, float]
     embedder: str = ""
     document: DocumentWeights | None = None
     unheard: float = 0.0
+    aside: float = 0.0
 
     def fits(self, model_id: str | None) -> bool:
         """Return whether cosines of the embedder ``model_id`` are the ones fitted on."""
@@ -215,22 +256,26 @@ class RelevanceModel:
         document = (DocumentWeights(tuple(doc["hybrid"]), tuple(doc["keyword"]))
                     if doc else None)
         return cls(tuple(data["hybrid"]), tuple(data["keyword"]),  # type: ignore[arg-type]
-                   str(data.get("embedder", "")), document, float(data.get("unheard", 0.0)))
+                   str(data.get("embedder", "")), document, float(data.get("unheard", 0.0)),
+                   float(data.get("assistant_aside", 0.0)))
 
-    def probability(self, cos: float | None, cov: float, unheard: int = 0) -> float:
+    def probability(self, cos: float | None, cov: float, unheard: int = 0,
+                    aside: bool = False) -> float:
         """Return the relevance in [0, 1] of a hit with cosine ``cos`` (``None`` or NaN
         when unknown) and coverage ``cov`` in an answer whose query has ``unheard``
         unheard words (at most :data:`UNHEARD_CAP` count; used with a cosine only: the
         weight was chosen with the hybrid weights, on MiniLM cosines); non-decreasing in
         cos and cov over cos in [-1, 1] and cov in [0, 1] when ``w_cos, w_cov >= |w_both|``
         (the shipped weights are), and non-increasing in ``unheard`` when
-        ``self.unheard <= 0`` (it is)."""
+        ``self.unheard <= 0`` (it is); ``aside`` (:func:`aside`) adds ``self.aside``
+        with a cosine."""
         if cos is None or math.isnan(cos):
             w_cov, bias = self.keyword
             return _sigmoid(w_cov * cov + bias)
         w_cos, w_cov, w_both, bias = self.hybrid
         z = w_cos * cos + w_cov * cov + w_both * cos * cov + bias
-        return _sigmoid(z + self.unheard * min(unheard, UNHEARD_CAP))
+        return _sigmoid(z + self.unheard * min(unheard, UNHEARD_CAP)
+                        + (self.aside if aside else 0.0))
 
 
 def _sigmoid(z: float) -> float:
@@ -262,6 +307,8 @@ class Relevance:
     :param kw_z: a document's hit: its keyword score z-scored within the keyword run.
     :param unheard: a turn's or statement's hit: the query's content words the memory
         never mentions (:func:`unheard_words`), each lowering the relevance.
+    :param aside: an assistant's turn asked about the user's own life (:func:`aside`),
+        its relevance lowered by ``RelevanceModel.aside``.
     """
 
     probability: float
@@ -271,12 +318,13 @@ class Relevance:
     cos_lift: float | None = None
     kw_z: float | None = None
     unheard: int = 0
+    aside: bool = False
 
 
 def relevance_of(query: str, text: str, cos: float | None, floor: float,
                  model: RelevanceModel | None = None, embedder: str | None = None,
                  stats: RunStats | None = None, keyword_score: float | None = None,
-                 unheard: int = 0) -> Relevance:
+                 unheard: int = 0, aside: bool = False) -> Relevance:
     """Return the :class:`Relevance` of a hit whose title and text are ``text``.
 
     :param cos: the hit's cosine to the query; ``None`` or NaN when unknown.
@@ -289,6 +337,8 @@ def relevance_of(query: str, text: str, cos: float | None, floor: float,
     :param keyword_score: the hit's score in the keyword run (``None``: not in it).
     :param unheard: the answer's unheard query words (:func:`unheard_words`; turns and
         statements only: a document's hit ignores it).
+    :param aside: the hit is an assistant's turn and the query is about its asker
+        (:func:`aside`; turns only).
     """
     model = model or shipped_model()
     cov = coverage(content_words(query), text)
@@ -300,8 +350,9 @@ def relevance_of(query: str, text: str, cos: float | None, floor: float,
         kw_z = stats.kw_z(keyword_score)
         p = _sigmoid(model.document.z(cos, cov, lift, kw_z))
         return Relevance(p, band(p, floor), cos, cov, lift, kw_z)
-    p = model.probability(cos, cov, unheard)
-    return Relevance(p, band(p, floor), cos, cov, unheard=unheard if cos is not None else 0)
+    p = model.probability(cos, cov, unheard, aside)
+    return Relevance(p, band(p, floor), cos, cov, unheard=unheard if cos is not None else 0,
+                     aside=aside and cos is not None and model.aside != 0.0)
 
 
 def abstain_reason(best: float, floor: float,
@@ -364,4 +415,6 @@ class HitJudge:
                             stats=self.stats() if doc else None,
                             keyword_score=None if kw is None else kw.score,
                             unheard=0 if doc or not shipped_model().unheard
-                            else self.unheard(query))
+                            else self.unheard(query),
+                            aside=not doc and self.retrieval.assistant_aside
+                            and aside(query, hit.chunk.metadata))

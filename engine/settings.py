@@ -105,14 +105,15 @@ class RetrievalSettings(BaseModel, extra="forbid"):
         30.0, "retrieval", "days after which the recency bonus halves", gt=0.0, le=36_500.0
     )
     relevance_floor: float = _field(
-        0.028, "retrieval", "recall and search return no hits (with a reason) when the best "
-        "hit's relevance is below this; 0 never abstains. 0.028 (with the unheard-word weight "
-        "-1.0 of engine/relevance.json): chosen on the tune splits (LoCoMo "
-        "conv-26/30/41/42/43, LongMemEval --split tune, hybrid with MiniLM cosines), each "
-        "question asked of its own group and of every other one, as nearest issue 12's "
-        "targets on both: own questions keeping their evidence LoCoMo 95.2%, LongMemEval "
-        "96.6%; asked of another conversation, no hits 95.7%, 89.8% (0.052 without the "
-        "unheard words: 98.1%, 89.7%; 91.2%, 91.6%), benchmarks/fit_turn_relevance.py",
+        0.033, "retrieval", "recall and search return no hits (with a reason) when the best "
+        "hit's relevance is below this; 0 never abstains. 0.033 (with the unheard-word weight "
+        "-0.5 and the assistant-aside weight -3.0 of engine/relevance.json): chosen on the "
+        "tune splits (LoCoMo conv-26/30/41/42/43, LongMemEval --split tune, hybrid with "
+        "MiniLM cosines), each question asked of its own group and of every other one, as "
+        "nearest issue 12's targets on both: own questions keeping their evidence LoCoMo "
+        "97.4%, LongMemEval 96.6%; asked of another conversation, no hits 93.5%, 93.0% "
+        "(0.033 with unheard -0.75 and no aside term: 95.8%, 96.6%; 95.3%, 91.3%), "
+        "benchmarks/fit_turn_relevance.py",
         ge=0.0, le=1.0,
     )
     document_relevance_floor: float = _field(
@@ -134,6 +135,16 @@ class RetrievalSettings(BaseModel, extra="forbid"):
         "--split tune: 89.7% either way, hits shown 8.67 -> 7.17); a cut at the floor "
         "itself would lose 14% (LoCoMo) and 7% (LongMemEval) of the evidence",
         ge=0.0, le=1.0,
+    )
+    assistant_aside: bool = _field(
+        True, "retrieval", "lower the relevance of an assistant's turn (role assistant) when "
+        "the question speaks of its asker (I, my) and does not address the assistant (you), "
+        "by assistant_aside of engine/relevance.json (-3.0 logit, chosen with "
+        "retrieval.relevance_floor on the tune splits, benchmarks/fit_turn_relevance.py): "
+        "on LongMemEval --split tune 39 of the 89 questions asked of another haystack that "
+        "passed the floor did so through an assistant's reply on the question's topic. "
+        "false: for transcripts where the assistant's turns hold the user's facts (a coding "
+        "agent's 'why did my build fail?')",
     )
     duplicate_threshold: float = _field(
         0.85, "retrieval", "cosine at or above which remember reports an existing statement "

@@ -24,10 +24,10 @@ def test_explain_shows_the_rejected_best_match(tmp_path: Path) -> None:
     assert header[:5] == ["#", "rel", "scope", "fts5", "sqlite-vec"]
     assert row.split()[:3] == ["1", "0.01", "global"] and "The user prefers tabs" in row
     data = octomem(tmp_path, "search", "indentation preference", "--json").json()
-    assert data["hits"] == [] and "retrieval.relevance_floor 0.028" in data["abstained"]
+    assert data["hits"] == [] and "retrieval.relevance_floor 0.033" in data["abstained"]
     best = data["best_rejected"]
     assert best["text"] == "The user prefers tabs" and best["scope"] == "global"
-    assert best["rank"] == 1 and best["band"] == "low" and 0 < best["relevance"] < 0.028
+    assert best["rank"] == 1 and best["band"] == "low" and 0 < best["relevance"] < 0.033
     assert best["relevance_from"] == {"cos": None, "coverage": 0.0}  # hashing: words only
     arms = best["arms"]
     assert "sqlite-vec" in arms

@@ -148,7 +148,7 @@ def test_recall_leaves_out_hits_far_weaker_than_the_best(tmp_path: Path) -> None
     trimmed = recall(0.04)
     best = every.hits[0].relevance.probability
     weak = [h for h in every.hits
-            if h.relevance.probability < min(0.028, 0.04 * best)]
+            if h.relevance.probability < min(0.033, 0.04 * best)]
     assert every.weak_left_out == 0 and len(every.hits) == 10
     assert weak  # the filler notes share no word and no meaning with the question
     assert trimmed.hits[0].chunk.text.startswith("The frontend")

@@ -218,7 +218,7 @@ async def test_stdio_transcript_reply_with_its_question_and_abstention(tmp_path:
             why = await call(client, "recall", query="quarterly tax filing deadline for "
                              "the Norwegian subsidiary", explain=True)
             best = why["best_rejected"]
-            assert why["hits"] == [] and best["band"] == "low" and best["relevance"] < 0.028
+            assert why["hits"] == [] and best["band"] == "low" and best["relevance"] < 0.033
             assert best["text"] in {f"{s}: {t}" for s, t in CHAT}
             assert best["arms"]["sqlite-vec"]["rank"] >= 1
             assert best["relevance_from"]["cos"] == round(best["arms"]["sqlite-vec"]["score"],

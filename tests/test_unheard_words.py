@@ -32,11 +32,11 @@ def test_counts_words_in_no_hit_and_nowhere_in_the_store() -> None:
 
 def test_shipped_weight_lowers_relevance_per_unheard_word() -> None:
     model = shipped_model()
-    assert model.unheard == -1.0
+    assert model.unheard == -0.5
     base = model.probability(0.5, 0.5)
     two = model.probability(0.5, 0.5, unheard=2)
     odds = lambda p: p / (1 - p)  # noqa: E731
-    assert odds(two) / odds(base) == pytest.approx(math.exp(-2.0))
+    assert odds(two) / odds(base) == pytest.approx(math.exp(2 * model.unheard))
     assert UNHEARD_CAP == 2 and model.probability(0.5, 0.5, unheard=5) == two  # capped
     # a document's hit keeps its own weights: unheard words are not part of them
     assert model.document is not None

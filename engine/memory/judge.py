@@ -22,6 +22,7 @@ from ..relevance import (
     JUDGED_HITS,
     RunStats,
     abstain_reason,
+    aside,
     relevance_of,
     run_stats,
     shipped_model,
@@ -89,7 +90,8 @@ def _relevance(hits: list[ScopedHit], text: str, cos: dict[Key, float],
             text, embedding_text(hit.chunk), cos.get((hit.scope, hit.chunk.id)), floor,
             embedder=embedder, stats=stats.get(hit.scope) if doc else None,
             keyword_score=None if kw_hit is None else kw_hit.score,
-            unheard=0 if doc else missing)
+            unheard=0 if doc else missing,
+            aside=not doc and retrieval.assistant_aside and aside(text, hit.chunk.metadata))
         floors.append((floor, DOCUMENT_FLOOR if doc else TURN_FLOOR))
     return floors
 

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from octomem.engine.relevance import content_words
+# the words a question names the assistant by, and its asker by (shared with relevance)
+from octomem.engine.relevance import ADDRESSED_AS, FIRST_PERSON, content_words
 
 if TYPE_CHECKING:  # numpy is imported where arrays are made: building the arm stays light
     import numpy as np
@@ -35,15 +36,6 @@ KINDS = ("peer", "user", "assistant")
 #: turns are numbered from 0; a larger number is not a position).
 MAX_POSITION = 2**62
 _WORD = re.compile(r"[^\W_]+")
-#: The words a question names the assistant by ("what did you suggest ..."): in
-#: LongMemEval's tune split they occur in all 5 single-session-assistant questions
-#: (the evidence is the assistant's turn) and in none of the 25 others.
-ADDRESSED_AS = frozenset({"you", "your", "yours"})
-#: The words a question speaks of its asker by. LongMemEval's questions (28 of its 30 tune
-#: questions) ask the user about their own life ("where did I ...", "my ..."): the
-#: user/assistant weights were fitted on such questions, where the user's own short turn
-#: holds the fact and the assistant's reply only repeats it.
-FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself"})
 #: Irregular English past forms that, after "you", say the assistant already did or
 #: said something ("you told me", "the script you wrote"); regular ones end in "-ed".
 IRREGULAR_PAST = frozenset({
