@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import apsw
 import pytest
+from cli_run import octomem
 from mcp import Client
 from typer.testing import CliRunner
 
@@ -131,3 +133,32 @@ def test_bucket_quantile_interpolates_like_histogram_quantile() -> None:
     assert bucket_quantile(buckets, 0.25) == pytest.approx(0.01)
     assert bucket_quantile([(0.1, 0.0), (math.inf, 3.0)], 0.5) == 0.1
     assert math.isnan(bucket_quantile([(0.1, 0.0), (math.inf, 0.0)], 0.5))
+
+
+async def test_log_tail_at_80_columns_breaks_no_entry(data_dir: Path, tmp_path: Path) -> None:
+    """A table too wide for the console (its cells would wrap inside a time or an
+    argument) becomes one entry per call, its arguments broken only between two."""
+    project = tmp_path / "project"
+    project.mkdir()
+    await serve_some_calls(data_dir, project, call_log=True)
+    common = ("--data-dir", str(data_dir), "log", "tail")
+    lines = octomem(project, *common, COLUMNS="80").out.splitlines()
+    assert all(len(line) <= 80 and line == line.rstrip() for line in lines), lines
+    head = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z  (local|global)  (\w+)  "
+                      r"(ok|error)  \d+\.\d ms(  \d+ hits?)?$")
+    heads = [i for i, line in enumerate(lines) if head.match(line)]
+    assert [head.match(lines[i])[2] for i in heads] == [
+        "remember", "remember", "recall", "forget", "forget", "status"]
+    recall = heads[2]
+    assert lines[recall].endswith(" ms  1 hit") and "  local  recall  ok  " in lines[recall]
+    assert lines[recall + 1] == '  arguments: kinds=["FACT"] query_chars=29 top_k=3'
+    assert re.fullmatch(r"  ids: [0-9a-f]{8}", lines[recall + 2])
+    assert lines[heads[3] + 1] == "  arguments: text_or_id_chars=22"
+    assert heads[5] == len(lines) - 1  # status: no arguments, no ids
+    narrow = octomem(project, *common, COLUMNS="40").out.splitlines()
+    first = narrow[1:narrow.index(next(n for n in narrow if n.startswith("  ids: ")))]
+    assert first == ['  arguments: kind="FACT" tags_count=2', "    text_chars=48"]
+    wide = octomem(project, *common, COLUMNS="200").out.splitlines()
+    assert "time (UTC)" in wide[1] and "arguments" in wide[1]
+    assert any(re.search(r"\.\d{3}Z +local +recall +ok .*kinds=\[\"FACT\"\] query_chars=29 "
+                         r"top_k=3", line) for line in wide)

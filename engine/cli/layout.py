@@ -92,16 +92,18 @@ def _cells_from_end(text: str, cells: int) -> str:
     return text[start:]
 
 
-def packed(lead: str, entries: Sequence[str], width: int, indent: str = "  ") -> list[str]:
-    """Return ``lead`` followed by ``entries`` separated by ", ", broken into lines of at
-    most ``width`` columns only between entries (an entry wider than a line stands alone).
+def packed(lead: str, entries: Sequence[str], width: int, indent: str = "  ",
+           sep: str = ",") -> list[str]:
+    """Return ``lead`` followed by ``entries`` separated by ``sep`` and a space, broken into
+    lines of at most ``width`` columns only between entries (an entry wider than a line
+    stands alone).
 
     :param indent: the start of every line after the first.
     """
     lines: list[str] = []
     line = lead
     for i, entry in enumerate(entries):
-        piece = entry + ("," if i < len(entries) - 1 else "")
+        piece = entry + (sep if i < len(entries) - 1 else "")
         joint = "" if not line or line.endswith(" ") else " "
         if len(line + joint + piece) <= width or line == indent:
             line += joint + piece

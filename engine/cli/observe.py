@@ -23,6 +23,7 @@ from rich.table import Table
 
 from ..errors import OctomemError
 from .commands import _memory, console
+from .layout import emit, packed
 from .lazy import registry
 from .options import Command, Group, JsonLinesOpt, LogScopeOpt
 from .usage import bounded
@@ -34,6 +35,8 @@ if TYPE_CHECKING:  # the memory is imported by the command that reads it: --help
 DEFAULT_METRICS_ADDR = "127.0.0.1:9469"
 #: Seconds ``octomem metrics`` waits for the server's answer.
 SCRAPE_TIMEOUT_S = 10.0
+#: A width no table reaches: the call table is measured at it for its natural width.
+_UNBOUNDED = 100_000
 
 log_app = typer.Typer(help="The opt-in MCP call log (setting `call_log`, `OCTOMEM_CALL_LOG=1`).",
                       no_args_is_help=True, cls=Group)
@@ -68,7 +71,19 @@ def tail(
         console.print("no calls logged: the call log is off unless the server runs with "
                       "OCTOMEM_CALL_LOG=1 (setting call_log)")
         return
-    console.print(calls_table(calls))
+    print_calls(calls)
+
+
+def print_calls(calls: Sequence[tuple[str, CallRecord]]) -> None:
+    """Print logged calls as a table when it fits the console's width, else one entry per
+    call (:func:`call_lines`): a table cell too narrow for its text would wrap inside a
+    time or an argument."""
+    table = calls_table(calls)
+    unbounded = console.options.update_width(_UNBOUNDED)  # a measure is cut to its width
+    if console.measure(table, options=unbounded).maximum <= console.width:
+        console.print(table)
+    else:
+        emit(console, call_lines(calls, console.width))
 
 
 def call_json(scope: str, record: CallRecord) -> dict[str, Any]:
@@ -86,11 +101,36 @@ def calls_table(calls: Sequence[tuple[str, CallRecord]]) -> Table:
                           ("arguments", "left"), ("ids", "left")):
         table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
     for scope, r in calls:
-        args = " ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in r.arguments.items())
         table.add_row(_iso(r.at), scope, r.tool, r.outcome, f"{r.latency_ms:.1f}",
-                      "" if r.hits is None else str(r.hits), escape(args),
-                      " ".join(i[:8] for i in r.ids[:3]) + (" ..." if len(r.ids) > 3 else ""))
+                      "" if r.hits is None else str(r.hits), escape(" ".join(_arguments(r))),
+                      " ".join(_ids(r)))
     return table
+
+
+def call_lines(calls: Sequence[tuple[str, CallRecord]], width: int) -> list[str]:
+    """Return logged calls, oldest first, as plain lines for a console narrower than the
+    table: per call ``TIME  SCOPE  TOOL  OUTCOME  MS ms[  N hits]``, then its arguments
+    and ids indented, broken into lines of ``width`` columns only between two of them."""
+    lines: list[str] = []
+    for scope, r in calls:
+        hits = "" if r.hits is None else f"  {r.hits} hit{'' if r.hits == 1 else 's'}"
+        lines.append(f"{_iso(r.at)}  {scope}  {r.tool}  {r.outcome}  "
+                     f"{r.latency_ms:.1f} ms{hits}")
+        for label, words in (("arguments:", _arguments(r)), ("ids:", _ids(r))):
+            if words:
+                lines += packed(f"  {label} ", words, width, indent="    ", sep="")
+    return lines
+
+
+def _arguments(record: CallRecord) -> list[str]:
+    """``name=value`` per argument, the value as compact JSON (no space inside)."""
+    return [f"{k}={json.dumps(v, ensure_ascii=False, separators=(',', ':'))}"
+            for k, v in record.arguments.items()]
+
+
+def _ids(record: CallRecord) -> list[str]:
+    """The first three ids' first 8 characters (``...`` when there are more)."""
+    return [i[:8] for i in record.ids[:3]] + (["..."] if len(record.ids) > 3 else [])
 
 
 def _iso(at: float) -> str:
