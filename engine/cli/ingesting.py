@@ -28,8 +28,8 @@
 - Ctrl-C says what was stored (documents are written in transactions of
   :data:`~octomem.engine.pipeline.DOCS_PER_TRANSACTION`, so a batch is stored whole or
   not at all) and what was not, how to finish (ingest the same paths again: what is
-  stored is skipped as unchanged; ``octomem reindex`` embeds chunks left without a
-  vector), and ends with status 130.
+  stored is skipped as unchanged, and its chunks left without a vector are embedded;
+  ``octomem reindex`` embeds any scope's), and ends with status 130.
 - A transcript's last line that has no newline at its end and is not valid JSON is
   being written: it is left out with a note (``note: FILE:LINE: left out: ...``) and read
   on the next ingest; a malformed line anywhere else is an error.
@@ -266,20 +266,36 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
             return
         tally.parts_stored += 1
         embedded = 0
-        if report.chunk_ids and pipeline.arms.semantic and not pipeline.semantic_error:
-            task2 = bar.add_task("embedding chunks", total=len(report.chunk_ids))
+        earlier = unembedded_chunks(pipeline, report.unchanged)
+        if (report.chunk_ids or earlier) and pipeline.arms.semantic \
+                and not pipeline.semantic_error:
+            task2 = bar.add_task("embedding chunks", total=len(report.chunk_ids) + len(earlier))
 
             def done(n: int) -> None:
                 tally.embedded += n
                 bar.advance(task2, n)
 
             try:
-                embedded = pipeline.embed_pending(done, report.chunk_ids)
+                embedded = pipeline.embed_pending(done, sorted(report.chunk_ids + earlier))
             except OctomemError as exc:
                 report.semantic_error = str(exc)
     tally.expected -= len(forgotten)
     render.ingest_report(console, report, embedded, pipeline.semantic_error,
-                         label if tally.parts > 1 else None, len(forgotten))
+                         label if tally.parts > 1 else None, len(forgotten),
+                         len(earlier) if embedded else 0)
+
+
+def unembedded_chunks(pipeline: Pipeline, document_ids: list[str]) -> list[int]:
+    """Return the ids of the chunks of ``document_ids`` (documents an ingest found
+    unchanged) that have no vector of the configured embedder: an earlier ingest was
+    killed before embedding them. Empty when the scope has no such chunk at all (cheap)."""
+    semantic = pipeline.arms.semantic
+    if not document_ids or semantic is None or pipeline.semantic_error \
+            or not semantic.missing_count():
+        return []
+    missing = set(semantic.missing())
+    storage = pipeline.arms.storage
+    return [c.id for d in document_ids for c in storage.document_chunks(d) if c.id in missing]
 
 
 def say_interrupted(err: Console, tally: Tally, sources: int, scope: str,

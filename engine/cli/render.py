@@ -44,15 +44,18 @@ def progress(console: Console) -> Progress | LineProgress:
 
 def ingest_report(console: Console, report: AddReport, embedded: int,
                   semantic_error: str | None, part: str | None = None,
-                  forgotten: int = 0) -> None:
+                  forgotten: int = 0, earlier: int = 0) -> None:
     """Print what an ingest did; ``part`` names which of several parts it was (e.g.
     ``9 files``, ``chat.jsonl (10 turns)``); ``forgotten``: how many documents read were
-    in the forget log and not added again."""
+    in the forget log and not added again; ``earlier``: how many of the chunks embedded an
+    earlier (killed) ingest had left without a vector."""
     console.print(
         f"{part + ': ' if part else ''}added {len(report.added):,}, replaced "
         f"{len(report.replaced):,}, unchanged {plural(len(report.unchanged), 'document')}"
         f"{f', {forgotten} forgotten, not re-added' if forgotten else ''}; "
-        f"{plural(report.chunks, 'chunk')} indexed, {embedded:,} embedded", highlight=False,
+        f"{plural(report.chunks, 'chunk')} indexed, {embedded:,} embedded"
+        f"{f' ({earlier:,} left without a vector by an earlier ingest)' if earlier else ''}",
+        highlight=False,
         soft_wrap=True)
     problem = report.semantic_error or semantic_error
     if problem:
