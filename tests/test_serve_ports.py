@@ -10,12 +10,12 @@ from cli_run import octomem
 
 
 @pytest.mark.parametrize(("args", "said"), [
-    (["ui", "--port", "70000"], "error: invalid value for '--port': Input should be less "
-     "than or equal to 65535; see `octomem ui --help`"),
-    (["ui", "--port", "-1"], "error: invalid value for '--port': Input should be greater "
-     "than or equal to 0; see `octomem ui --help`"),
-    (["serve", "--ui-port", "70000"], "error: invalid value for '--ui-port': Input should be "
-     "less than or equal to 65535; see `octomem serve --help`"),
+    (["ui", "--port", "70000"], "error: invalid value for '--port': 70000 is not a TCP port "
+     "(0..65535; 0: any free port); see `octomem ui --help`"),
+    (["ui", "--port", "-1"], "error: invalid value for '--port': -1 is not a TCP port "
+     "(0..65535; 0: any free port); see `octomem ui --help`"),
+    (["serve", "--ui-port", "70000"], "error: invalid value for '--ui-port': 70000 is not a "
+     "TCP port (0..65535; 0: any free port); see `octomem serve --help`"),
     (["serve", "--http", "127.0.0.1:18805", "--ui-port", "18805"], "error: --ui-port 18805 is "
      "also --http's port: each server (MCP over HTTP, metrics, browser view) needs its own; "
      "see `octomem serve --help`"),

@@ -268,10 +268,20 @@ LogLevelOpt = Annotated[str | None, typer.Option("--log-level", help=(
     "per tool call; the default), `WARNING`, `ERROR`. Started at a terminal over stdio the "
     "default is `WARNING`: only the one-line banner shows until something goes wrong."))]
 
+def port_in_range(port: int | None) -> int | None:
+    """Check a TCP port option (``--port``, ``--ui-port``): 0..65535 (0: any free port).
+
+    :raises typer.BadParameter: outside that range (a usage error, status 2).
+    """
+    if port is not None and not 0 <= port <= 65535:
+        raise typer.BadParameter(f"{port} is not a TCP port (0..65535; 0: any free port)")
+    return port
+
+
 # ``serve``'s options for the browser view beside it (``octomem ui`` is :mod:`.view`).
 UI_TOKEN_HELP = ("every request then needs the token (setting `ui_token`, e.g. "
                  "`OCTOMEM_UI_TOKEN`, else one is generated and printed).")
-UiPortOpt = Annotated[int | None, typer.Option("--ui-port", min=0, max=65535, help=(
+UiPortOpt = Annotated[int | None, typer.Option("--ui-port", callback=port_in_range, help=(
     "Also serve the browser view (see `octomem ui`) on this port, over the same memory, "
     "stopped with the server."))]
 UiHostOpt = Annotated[str, typer.Option("--ui-host", help=(

@@ -15,7 +15,7 @@ import typer
 
 from .commands import state
 from .lazy import registry
-from .options import UI_TOKEN_HELP, Command, ui_options
+from .options import UI_TOKEN_HELP, Command, port_in_range, ui_options
 
 #: The view's default port (``octomem.mcp_server.ui.options.DEFAULT_PORT``).
 DEFAULT_PORT = 8766
@@ -27,7 +27,7 @@ ProjectOpt = Annotated[Path | None, typer.Option(
 GlobalOpt = Annotated[Path | None, typer.Option(
     "--global-root", help="The global scope's directory (setting `global_root`; default "
     "`data_dir`).")]
-PortOpt = Annotated[int, typer.Option("--port", min=0, max=65535, help=(
+PortOpt = Annotated[int, typer.Option("--port", callback=port_in_range, help=(
     "TCP port of the view (0: any free port, printed at start)."))]
 HostOpt = Annotated[str, typer.Option(
     "--host", help="Address to listen on: loopback only (`127.0.0.1`, `::1`) unless "
