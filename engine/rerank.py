@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .arms import HitReranker
-from .types import Hit
+from .types import FusedHit, Hit
 
 if TYPE_CHECKING:
     import numpy as np
@@ -114,9 +114,37 @@ def rerank(
         hit = hits[i]
         if ranks[i]:
             own = Hit(hit.chunk.id, values[i], ranks[i], name)  # type: ignore[attr-defined]
-            hit = replace(hit, contributions={**hit.contributions, name: own})  # type: ignore[attr-defined, type-var]
+            hit = with_contributions(hit, {**hit.contributions, name: own})  # type: ignore[attr-defined]
         out.append(hit)
     return out, kept, bool(len(scored))
+
+
+def with_contributions(hit: H, contributions: dict[str, Hit]) -> H:
+    """Return ``hit`` with ``contributions``: a new :class:`~.types.FusedHit` (frozen),
+    built directly; any other frozen dataclass through ``dataclasses.replace``; a mutable
+    one (a recall's :class:`~.memory.recall.ScopedHit`, made for this answer alone)
+    updated in place, which costs ~0.1 us against ~3 us for ``replace`` (30 hits a
+    recall)."""
+    kind = type(hit)
+    if kind is FusedHit:
+        return FusedHit(hit.chunk, hit.score, hit.rank, contributions,  # type: ignore[attr-defined]
+                        hit.relevance)  # type: ignore[attr-defined, return-value]
+    if _frozen(kind):
+        return replace(hit, contributions=contributions)  # type: ignore[type-var]
+    hit.contributions = contributions  # type: ignore[attr-defined]
+    return hit
+
+
+#: Whether a dataclass is frozen, by class (read once per class).
+_FROZEN: dict[type, bool] = {}
+
+
+def _frozen(kind: type) -> bool:
+    known = _FROZEN.get(kind)
+    if known is None:
+        params = getattr(kind, "__dataclass_params__", None)
+        known = _FROZEN[kind] = params is None or bool(params.frozen)
+    return known
 
 
 def rerank_stage(

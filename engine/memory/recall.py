@@ -37,7 +37,7 @@ from ..relevance import Relevance
 from ..rerank import more_wanted, rerank_depth, rerank_stage, similarities
 from ..types import Chunk, Filters, FusedHit, Hit
 from .history_order import current_first
-from .judge import JUDGED_HITS, judged, scope_stats
+from .judge import JUDGED_HITS, is_document, judged, scope_stats
 from .recency import bonus_of
 from .scoped_fusion import Key, ScopedFused, fuse_scopes
 from .scoped_search import embedding, keyword_runs, prepare_semantic, search_scopes, start_embedding
@@ -149,8 +149,13 @@ def _materialise(
     """
     if len(pipelines) == 1:  # one scope: the chunks by id, no key per hit
         (scope, pipeline), = pipelines.items()
-        by_id = {c.id: c for c in pipeline.arms.storage.get_chunks([f.key[1] for f in fused])}
-        found = [(f, by_id.get(f.key[1])) for f in fused]
+        ids = [f.key[1] for f in fused]
+        loaded = pipeline.arms.storage.get_chunks(ids)
+        if len(loaded) == len(ids):  # every one found, in order (unknown ids are skipped)
+            found: Any = zip(fused, loaded, strict=True)
+        else:
+            by_id = {c.id: c for c in loaded}
+            found = [(f, by_id.get(f.key[1])) for f in fused]
     else:
         chunks: dict[Key, Chunk] = {}
         for scope, pipeline in pipelines.items():
@@ -297,9 +302,11 @@ def recall_scopes(
             hits = _dedup(first.dedup, hits, vectors, answer)
         if request.per == "document":
             hits = _per_document(hits)
+        # the runs' statistics score documents' hits only: none among them, none needed
+        stats = scope_stats(runs, pipelines) if any(is_document(h) for h in hits) else {}
         hits = judged(hits, request.top_k, request.text, cos, retrieval,
-                      getattr(first.embedder, "model_id", None), answer,
-                      scope_stats(runs, pipelines), pipelines, request.filters)
+                      getattr(first.embedder, "model_id", None), answer, stats, pipelines,
+                      request.filters)
         if request.filters.include_superseded and request.filters.as_of is None:
             hits = current_first(hits, {s: p.arms.storage for s, p in pipelines.items()})
         for rank, hit in enumerate(hits, start=1):

@@ -21,6 +21,7 @@ def without_unshowable(answer: RecallAnswer) -> RecallAnswer:
                 f"skipped {c.document_id} ({hit.scope}): its {', '.join(bad)} cannot be shown; "
                 "`octomem verify --repair` fixes it")
             continue
-        kept.append(replace(hit, rank=len(kept) + 1))
+        # ranks are 1..n already: a hit needs a new one only after a skipped hit
+        kept.append(hit if hit.rank == len(kept) + 1 else replace(hit, rank=len(kept) + 1))
     answer.hits = kept
     return answer

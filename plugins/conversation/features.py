@@ -270,10 +270,12 @@ def held_terms(terms: Sequence[str], words: Sequence[frozenset[str]]) -> np.ndar
 
     if not terms:
         return np.zeros((len(words), 0), dtype=bool)
-    # one column per term (a term's test over every candidate in one comprehension:
-    # half the time of one comprehension nested over candidates and terms)
-    return np.ascontiguousarray(np.array([[t in held for held in words] for t in terms],
-                                         dtype=bool).T)
+    # every test in one flat comprehension, term by term (half the time of one nested
+    # over candidates and terms), read as bytes: ~0.7x the time of np.array over a list
+    # of lists (LoCoMo conv-26's recalls, 155 candidates, 5 terms)
+    tests = bytearray([t in held for t in terms for held in words])
+    by_term = np.frombuffer(tests, dtype=bool).reshape(len(terms), len(words))
+    return np.ascontiguousarray(by_term.T)
 
 
 def _coverage(matches: np.ndarray | None, group: np.ndarray, prev: np.ndarray,
