@@ -4,9 +4,11 @@ A hybrid search has two independent halves: the keyword arm (SQLite FTS5, or its
 postings: C code and numpy with some Python) and query embedding followed by the vector
 scan (onnxruntime and BLAS: outside the GIL). Running one half on a worker thread
 overlaps them on a multi-core machine; the answer is the same either way (setting
-``retrieval.parallel_arms``). A pipeline's search puts the keyword arm on the worker; a
-recall puts the query's embedding there (:mod:`.memory.recall`), so the keyword arm's
-Python, holding the GIL, never delays the embedding's start. Arms already have to be
+``retrieval.parallel_arms``). A pipeline's search puts the keyword arm on the worker; so
+does a recall with the bundled model, once the query is tokenized, and runs the model on
+the calling thread meanwhile (another embedder: the embedding on the worker, the keyword
+arm here; :mod:`.memory.scoped_search`), so the keyword arm's Python, holding the GIL,
+never delays the embedding's start. Arms already have to be
 thread-safe: the MCP server calls them from worker threads, and the ``sqlite`` storage
 keeps one connection per thread.
 """

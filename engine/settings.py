@@ -87,8 +87,9 @@ class RetrievalSettings(BaseModel, extra="forbid"):
         True, "runtime", "overlap the keyword arm with the query's embedding on two threads "
         "(a pipeline's search: the keyword arm on a worker while the query is embedded and "
         "the semantic arm searches, the half that ends first reading its run's first chunks "
-        "ahead; a recall: the query embedded on a worker while the "
-        "keyword arm searches on the calling thread); same answer, on 2+ cores",
+        "ahead; a recall: the bundled model's query tokenized and run on the calling "
+        "thread while the keyword arm searches on a worker, another embedder's on a worker "
+        "while the keyword arm searches here); same answer, on 2+ cores",
     )
     rerank_top_n: int = _field(
         20, "retrieval", "fused hits the reranker re-scores", ge=1, le=1000

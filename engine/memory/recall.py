@@ -263,7 +263,7 @@ def recall_scopes(
     first = scoped[0][1].arms
     k = max(retrieval.candidate_k, request.top_k)
     started = start_embedding(scoped, request.text, answer)
-    keyword = keyword_runs(scoped, request, k)
+    keyword = keyword_runs(scoped, request, k, started)
     if started is not None:
         prepare_semantic(scoped)
     vector = embedding(started, answer)

@@ -1,17 +1,20 @@
 """Every retrieval arm in every scope, the query embedded once: the runs a recall fuses.
 
-Stage 3 of :mod:`.recall`: the query's embedding starts first (on a worker thread while
-the keyword arms run here, when ``retrieval.parallel_arms``), each semantic arm gets
-ready meanwhile, then every arm searches every scope with the filters inside its own
-search; the runs are gathered per arm and scope (:class:`~.scoped_fusion.ScopedRuns`),
-with what ran, what could not and why, and each search's time, on the answer.
+Stage 3 of :mod:`.recall`: the query's embedding starts first, the keyword arms search
+meanwhile when ``retrieval.parallel_arms`` (the bundled model's ONNX run here and the
+keyword arms on workers; another embedder on a worker and the keyword arms here), each
+semantic arm gets ready meanwhile, then every arm searches every scope with the filters
+inside its own search; the runs are gathered per arm and scope
+(:class:`~.scoped_fusion.ScopedRuns`), with what ran, what could not and why, and each
+search's time, on the answer.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..concurrency import run_timed, start_timed
@@ -30,16 +33,41 @@ def _ms(start: float) -> float:
     return (time.perf_counter() - start) * 1e3
 
 
+@dataclass(slots=True)
+class Started:
+    """A recall's query embedding under way (:func:`start_embedding`).
+
+    :param usable: the ``(scope, semantic arm)`` pairs that wait for the vector.
+    :param future: the vector (or the embedder's error) and the milliseconds it took,
+        computed on a worker or already here; ``None`` when ``job`` is to run here.
+    :param job: the embedder's :meth:`query_job` call, the query tokenized already: run
+        on this thread by :func:`embedding`, while the keyword arms search on workers.
+    :param ms: the milliseconds spent before ``job`` (the model's load apart).
+    :param loading: the milliseconds the model's load took.
+    """
+
+    usable: list[tuple[str, Any]]
+    future: Future[tuple[Any, float]] | None = None
+    job: Callable[[], Any] | None = None
+    ms: float = 0.0
+    loading: float = 0.0
+
+    @property
+    def here(self) -> bool:
+        """True when the embedding runs on this thread (the keyword arms on workers)."""
+        return self.job is not None
+
+
 def start_embedding(
     scoped: Sequence[tuple[str, Pipeline]], text: str, answer: RecallAnswer,
-) -> tuple[Future[tuple[Any, float]], list[tuple[str, Any]]] | None:
+) -> Started | None:
     """Start embedding the query once with the shared embedder (``None`` when no scope
-    can use it): on a worker thread when ``retrieval.parallel_arms`` and a keyword arm
-    will run meanwhile on this one (onnxruntime leaves the GIL while the keyword arm's
-    Python runs here), else right here.
-
-    :returns: the future of ``((vector or the embedder's error), milliseconds)`` and the
-        ``(scope, semantic arm)`` pairs that wait for it.
+    can use it). With ``retrieval.parallel_arms`` and a keyword arm to run meanwhile: an
+    embedder with a ``query_job(text)`` (the bundled MiniLM) tokenizes here and leaves
+    its ONNX run, which holds no GIL, to :func:`embedding` on this thread, the keyword
+    arms searching on workers (:func:`keyword_runs`), so neither half waits for the GIL
+    before its work starts; another embedder runs on a worker while the keyword arms
+    search here. Else it embeds right here.
     """
     usable: list[tuple[str, Any]] = []
     for scope, pipeline in scoped:
@@ -55,7 +83,21 @@ def start_embedding(
         return None
     keyword = any(p.arms.keyword is not None for _, p in scoped)
     parallel = keyword and scoped[0][1].settings.retrieval.parallel_arms
-    return (start_timed if parallel else run_timed)(_embedded, embedder, text), usable
+    prepare = getattr(embedder, "query_job", None)
+    if parallel and callable(prepare):
+        try:
+            loading = load_model(embedder)
+            start = time.perf_counter()
+            job = prepare(text)
+        except EmbedderUnavailableError as exc:  # reported by embedding(), as a worker's
+            return Started(usable, run_timed(_failed, exc))
+        if job is not None:
+            return Started(usable, None, job, _ms(start), loading)
+    return Started(usable, (start_timed if parallel else run_timed)(_embedded, embedder, text))
+
+
+def _failed(exc: EmbedderUnavailableError) -> tuple[Any, float]:
+    return exc, 0.0
 
 
 def _embedded(embedder: Any, text: str) -> tuple[Any, float]:
@@ -69,16 +111,23 @@ def _embedded(embedder: Any, text: str) -> tuple[Any, float]:
         return exc, 0.0
 
 
-def embedding(started: tuple[Future[tuple[Any, float]], list[tuple[str, Any]]] | None,
-               answer: RecallAnswer) -> Any:
-    """Wait for :func:`start_embedding`'s vector; ``None`` when there is none (the
-    embedder's error then names each semantic arm it left out)."""
+def embedding(started: Started | None, answer: RecallAnswer) -> Any:
+    """Wait for :func:`start_embedding`'s vector (or run its job here); ``None`` when
+    there is none (the embedder's error then names each semantic arm it left out)."""
     if started is None:
         return None
-    future, usable = started
-    (vector, loading), ms = future.result()
+    if started.job is not None:
+        start, loading = time.perf_counter(), started.loading
+        try:
+            vector = started.job()
+        except EmbedderUnavailableError as exc:  # e.g. vectors of another dimension
+            vector = exc
+        ms = started.ms + _ms(start) + loading
+    else:
+        assert started.future is not None
+        (vector, loading), ms = started.future.result()
     if isinstance(vector, EmbedderUnavailableError):
-        for scope, semantic in usable:
+        for scope, semantic in started.usable:
             answer.arms_unavailable[f"{semantic.name} ({scope})"] = str(vector)
         return None
     if loading:
@@ -88,12 +137,15 @@ def embedding(started: tuple[Future[tuple[Any, float]], list[tuple[str, Any]]] |
 
 
 def keyword_runs(
-    scoped: Sequence[tuple[str, Pipeline]], request: RecallRequest, k: int
+    scoped: Sequence[tuple[str, Pipeline]], request: RecallRequest, k: int,
+    started: Started | None = None,
 ) -> dict[str, Future[tuple[Run, float]]]:
-    """Run each scope's keyword search here (the query's embedding runs meanwhile on a
-    worker thread, :func:`start_embedding`)."""
+    """Start each scope's keyword search: on a worker when the query's embedding runs on
+    this thread (``started.here``), else here (the embedding, if any, runs meanwhile on a
+    worker: :func:`start_embedding`)."""
+    start = start_timed if started is not None and started.here else run_timed
     return {
-        scope: run_timed(pipeline.arms.keyword.search, request.text, request.filters, k)
+        scope: start(pipeline.arms.keyword.search, request.text, request.filters, k)
         for scope, pipeline in scoped if pipeline.arms.keyword is not None
     }
 

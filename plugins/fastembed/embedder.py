@@ -410,6 +410,15 @@ class FastembedEmbedder:
             return self._checked(self._query.embed(text))[0]
         return self._checked(np.stack(list(self._model.query_embed(text))))[0]
 
+    def query_job(self, text: str) -> Callable[[], np.ndarray] | None:
+        """Tokenize ``text`` now; return the rest of :meth:`embed_query` as a call (its ONNX
+        run holds no GIL: a recall's keyword arm searches on a worker meanwhile), or
+        ``None`` for a model run through fastembed. :raises EmbedderUnavailableError: as
+        :meth:`embed_query`."""
+        self.load()
+        run = self._query.prepared([text]) if self._query is not None else None
+        return None if run is None else lambda: self._checked(run())[0]
+
     def _checked(self, rows: np.ndarray) -> np.ndarray:
         import numpy as np
 

@@ -18,7 +18,7 @@ recall runs its keyword arm on the other core meanwhile.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -132,6 +132,16 @@ class QueryEncoder:
         :returns: ``(len(texts), dim)``, the model's float dtype, rows of unit L2 norm.
         :raises ValueError: the batch needs padding and the graph has no mask input.
         """
+        return self.prepared(texts)()
+
+    def prepared(self, texts: Sequence[str]) -> Callable[[], np.ndarray]:
+        """Tokenize ``texts`` now; return the rest of :meth:`embed_batch` (the ONNX run,
+        which holds no GIL, then the pooling) as a call, so a recall can tokenize before
+        its keyword arm starts on a worker and run the model meanwhile.
+
+        :returns: a call giving :meth:`embed_batch`'s rows.
+        :raises ValueError: the batch needs padding and the graph has no mask input.
+        """
         import numpy as np
 
         encoded = self.tokenizer.encode_batch(list(texts))
@@ -144,11 +154,16 @@ class QueryEncoder:
             raise ValueError("this model takes no attention mask: embed one text per call")
         if self._types:
             feed["token_type_ids"] = np.zeros(ids.shape, dtype=np.int64)
-        output = self.session.run(None, feed)[0]
-        sums = np.sum(output, axis=1, where=mask[:, :, np.newaxis].astype(bool), dtype=np.float64)
-        pooled = sums / np.maximum(np.sum(mask, axis=1, keepdims=True), 1e-9)
-        norms = np.maximum(np.linalg.norm(pooled, ord=2, axis=1, keepdims=True), NORM_EPS)
-        rows = pooled / norms
-        if np.issubdtype(output.dtype, np.floating):
-            return rows.astype(output.dtype, copy=False)
-        return rows
+
+        def run() -> np.ndarray:
+            output = self.session.run(None, feed)[0]
+            sums = np.sum(output, axis=1, where=mask[:, :, np.newaxis].astype(bool),
+                          dtype=np.float64)
+            pooled = sums / np.maximum(np.sum(mask, axis=1, keepdims=True), 1e-9)
+            norms = np.maximum(np.linalg.norm(pooled, ord=2, axis=1, keepdims=True), NORM_EPS)
+            rows = pooled / norms
+            if np.issubdtype(output.dtype, np.floating):
+                return rows.astype(output.dtype, copy=False)
+            return rows
+
+        return run
