@@ -411,10 +411,8 @@ class FastembedEmbedder:
         return self._checked(np.stack(list(self._model.query_embed(text))))[0]
 
     def query_job(self, text: str) -> Callable[[], np.ndarray] | None:
-        """Tokenize ``text`` now; return the rest of :meth:`embed_query` as a call (its ONNX
-        run holds no GIL: a recall's keyword arm searches on a worker meanwhile), or
-        ``None`` for a model run through fastembed. :raises EmbedderUnavailableError: as
-        :meth:`embed_query`."""
+        """Tokenize ``text`` now; the rest of :meth:`embed_query` as a call (``None``: run
+        by fastembed). :raises EmbedderUnavailableError: the model cannot be loaded."""
         self.load()
         run = self._query.prepared([text]) if self._query is not None else None
         return None if run is None else lambda: self._checked(run())[0]
