@@ -378,7 +378,14 @@ def test_the_loader_embeds_a_warm_up_query_once_the_model_loads(
         embedded.append(text)
         return embed(self, text)
 
+    job = FastembedEmbedder.query_job
+
+    def recording_job(self, text):  # type: ignore[no-untyped-def]
+        embedded.append(text)  # a recall's query, run on the calling thread
+        return job(self, text)
+
     monkeypatch.setattr(FastembedEmbedder, "embed_query", recording)
+    monkeypatch.setattr(FastembedEmbedder, "query_job", recording_job)
     loader = MemoryLoader(lambda: open_memory(overrides={"data_dir": str(data_dir)}))
     loader.start()
     try:

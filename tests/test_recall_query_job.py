@@ -1,7 +1,9 @@
-"""A recall with the bundled MiniLM tokenizes its query on the calling thread, starts the
-keyword arm on a worker and runs the model there meanwhile (``retrieval.parallel_arms``;
-issue 12, latency): the same vectors bit for bit, the same answer as the sequential
-recall, the threads as said, and an embedder's failure still reported, not raised."""
+"""A recall with the bundled MiniLM, once loaded, tokenizes its query on the calling
+thread, starts the keyword arm on a worker and runs the model on the calling thread
+meanwhile (``retrieval.parallel_arms``; issue 12, latency): the same vectors bit for bit,
+the same answer as the sequential recall, the threads as said (a model not loaded yet
+loads on a worker while the keyword arm searches), and an embedder's failure still
+reported, not raised."""
 
 from __future__ import annotations
 
@@ -78,6 +80,12 @@ def test_parallel_recall_runs_the_model_here_and_answers_as_the_sequential_one(
                              project_root=tmp_path)
         if not answers:
             memory.ingest(str(chat), scope="global")
+        embedder = memory.scopes.require("global").arms.embedder
+        if parallel:  # not loaded yet: loaded on a worker, the keyword arm searching here
+            assert not embedder.loaded
+            first = memory.recall("the invoice archive", scope="global", count=False)
+            assert seen["model"] == [] and seen["keyword"][-1] == "MainThread"
+            assert first.hits and "load_model" in first.timings_ms
         got = memory.recall("did Bo take the dog up the ridge", scope="global", top_k=5,
                             count=False, as_of="2030-01-01")
         answers[parallel] = [(h.chunk.id, h.score, h.relevance) for h in got.hits]

@@ -66,8 +66,9 @@ def start_embedding(
     embedder with a ``query_job(text)`` (the bundled MiniLM) tokenizes here and leaves
     its ONNX run, which holds no GIL, to :func:`embedding` on this thread, the keyword
     arms searching on workers (:func:`keyword_runs`), so neither half waits for the GIL
-    before its work starts; another embedder runs on a worker while the keyword arms
-    search here. Else it embeds right here.
+    before its work starts; another embedder, or a model not loaded yet (a one-shot
+    process's first query: the load overlaps the keyword arms), runs on a worker while
+    the keyword arms search here. Else it embeds right here.
     """
     usable: list[tuple[str, Any]] = []
     for scope, pipeline in scoped:
@@ -84,7 +85,8 @@ def start_embedding(
     keyword = any(p.arms.keyword is not None for _, p in scoped)
     parallel = keyword and scoped[0][1].settings.retrieval.parallel_arms
     prepare = getattr(embedder, "query_job", None)
-    if parallel and callable(prepare):
+    # a model still to load loads on the worker, the keyword arm searching meanwhile
+    if parallel and callable(prepare) and getattr(embedder, "loaded", True):
         try:
             loading = load_model(embedder)
             start = time.perf_counter()
