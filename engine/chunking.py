@@ -40,7 +40,9 @@ def _split_long(piece: str, max_tokens: int, count: CountTokens) -> list[str]:
     if len(sentences) > 1:
         return _pack(sentences, max_tokens, count)
     words = _pieces(piece, _WORD)
-    if len(words) <= 1:  # one enormous "word": cut on characters, ~4 chars a token
+    if len(words) <= 1:  # one long "word": kept when it fits, else cut on characters,
+        if count([piece])[0] <= max_tokens:  # ~4 a token (counted once: bounded reads)
+            return [piece]
         step = max(1, max_tokens * 4)
         return [piece[i : i + step] for i in range(0, len(piece), step)]
     windows: list[list[str]] = []

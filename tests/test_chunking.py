@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from octomem.engine.chunking import split_text, word_count
@@ -34,6 +34,7 @@ def test_a_sentence_over_budget_is_cut_on_words() -> None:
 @settings(max_examples=60)
 @given(st.lists(st.text(alphabet="abc .\n", min_size=0, max_size=40), max_size=30),
        st.integers(1, 30))
+@example(["", "", "a" * 15], 1)  # one word that fits, 16+ characters a token: kept whole
 def test_no_chunk_exceeds_budget_and_no_word_is_lost(parts: list[str], budget: int) -> None:
     text = " ".join(parts)
     chunks = split_text(text, budget, words)

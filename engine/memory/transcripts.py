@@ -142,7 +142,7 @@ def sniff(path: Path) -> TranscriptFormat | None:
     not JSON, or not UTF-8)."""
     seen = 0
     try:
-        with path.open(encoding="utf-8") as fh:
+        with path.open(encoding="utf-8-sig") as fh:
             for line in fh:
                 if not line.strip():
                     continue
