@@ -58,7 +58,7 @@ def _answer(pipeline: Pipeline, text: str, judged: dict[str, int]) -> np.ndarray
     k = max(pipeline.settings.retrieval.candidate_k, ABSTENTION_TOP_K)
     vector = arms.embedder.embed_query(text)
     stats = run_stats([h.score for h in arms.semantic.search(vector, Filters(), k)],
-                      [h.score for h in arms.keyword.search(text, Filters(), k)])
+                      [h.score for h in arms.keyword.search(text, Filters(), k)], k)
     rows = []
     for hit in answer.hits:
         rel, kw = hit.relevance, hit.contributions.get(arms.keyword.name)

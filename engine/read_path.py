@@ -174,7 +174,7 @@ class ReadPath:
             hits, collapsed = self.arms.dedup.dedup(hits, vectors)
             answer.collapsed.extend(collapsed)
         judge = HitJudge(self.settings.retrieval, self.arms, runs, query.filters,
-                         [embedding_text(h.chunk) for h in hits[:JUDGED_HITS]])
+                         [embedding_text(h.chunk) for h in hits[:JUDGED_HITS]], k)
         hits = [replace(h, rank=i, relevance=judge(
             query.text, h, embedding_text(h.chunk), cos.get(h.chunk.id)))
                 for i, h in enumerate(hits[: query.top_k], start=1)]

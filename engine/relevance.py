@@ -43,6 +43,25 @@ that run). ``p = σ(w · (cos, coverage, cos·coverage, cos_lift, kw_z) + bias)`
 keyword-only ``σ(w · (coverage, kw_z) + bias)``. Turns and statements keep the weights
 above (fitted on chat turns).
 
+Those two features mean what they were fitted on only when the runs are a *background*:
+the query's nearest neighbours in a store larger than the run. Every SciFact train run
+the document weights were fitted on (own and masked, :mod:`octomem.benchmarks.masked`
+keeps them full) held ``candidate_k`` = 100 cosines of a 5,183-abstract store. In a
+store whose reachable chunks are fewer than the run asks for, the run *is* the store:
+with one file the hit itself is most of the run's mean, so ``cos_lift`` and ``kw_z``
+collapse to 0 (and FTS5 clamps BM25's idf at 1e-6), and a hit quoting the file's own
+words scored 0.02. So a document's hit is scored with the document weights only when its
+runs are full (:attr:`RunStats.background`: the semantic run, or the keyword run when
+there is no semantic run, holds as many entries as were asked); otherwise it falls back
+to the turn weights and ``retrieval.relevance_floor`` (cosine, coverage and unheard
+words: absolute features, no background needed). The criterion has no tuned constant:
+it is the condition the weights were fitted under. A leave-one-out background (the hit
+against the mean of the run's other entries) was weighed and not taken: on a full run it
+moves the lift by ``(cos − mean)/(k − 1)``, 1 % at ``k`` = 100, and on a run that is the
+whole store its "background" is the store's one or two other chunks, not the query's
+neighbourhood, so its lift says how the file differs from its siblings, not whether it
+answers. SciFact's figures are unchanged by construction (every run there is full).
+
 An answer is empty, with a reason (abstention: nothing stored answers the query), when
 no hit reaches its floor: ``retrieval.relevance_floor``, or
 ``retrieval.document_relevance_floor`` for a document's hit.
@@ -181,11 +200,15 @@ class RunStats:
     :param cos_mean: mean cosine of the semantic arm's run (``None``: no semantic run).
     :param kw_mean: mean keyword score of the keyword arm's run (0 when empty).
     :param kw_std: their standard deviation (0 when fewer than two).
+    :param background: whether the runs are a background for the document weights (full
+        runs, see the module docstring); ``False``: a document's hit is scored with the
+        turn weights and floor.
     """
 
     cos_mean: float | None = None
     kw_mean: float = 0.0
     kw_std: float = 0.0
+    background: bool = True
 
     def kw_z(self, score: float | None) -> float:
         """Return ``(score - kw_mean) / kw_std`` (``score`` ``None``: the hit is not in
@@ -195,14 +218,21 @@ class RunStats:
         return ((score or 0.0) - self.kw_mean) / self.kw_std
 
 
-def run_stats(cosines: Sequence[float], keyword_scores: Sequence[float]) -> RunStats:
+def run_stats(cosines: Sequence[float], keyword_scores: Sequence[float],
+              k: int | None = None) -> RunStats:
     """Return the :class:`RunStats` of a semantic run's scores (cosines) and a keyword
-    run's scores (higher is better), each in any order."""
+    run's scores (higher is better), each in any order.
+
+    :param k: how many entries each arm was asked for (``candidate_k``); the runs are a
+        background when the semantic run (the keyword run when there is no semantic run)
+        holds at least ``k``: the store held more than the run. ``None``: assumed full.
+    """
     cos_mean = sum(cosines) / len(cosines) if cosines else None
     n = len(keyword_scores)
     mean = sum(keyword_scores) / n if n else 0.0
     std = math.sqrt(sum((x - mean) ** 2 for x in keyword_scores) / n) if n > 1 else 0.0
-    return RunStats(cos_mean, mean, std)
+    held = len(cosines) if cosines else n
+    return RunStats(cos_mean, mean, std, k is None or held >= k)
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,10 +363,11 @@ def relevance_of(query: str, text: str, cos: float | None, floor: float,
     :param embedder: the model id of the embedder ``cos`` comes from; a cosine of an
         embedder the model was not fitted on is not used (:meth:`RelevanceModel.fits`).
     :param stats: given for a document's hit (:data:`DOCUMENT_KINDS`): the query's runs,
-        so the document weights apply (when the model has them).
+        so the document weights apply (when the model has them and the runs are a
+        :attr:`RunStats.background`; else the turn weights, with ``unheard``).
     :param keyword_score: the hit's score in the keyword run (``None``: not in it).
-    :param unheard: the answer's unheard query words (:func:`unheard_words`; turns and
-        statements only: a document's hit ignores it).
+    :param unheard: the answer's unheard query words (:func:`unheard_words`; used with
+        the turn weights only: a document-weighted hit ignores it).
     :param aside: the hit is an assistant's turn and the query is about its asker
         (:func:`aside`; turns only).
     """
@@ -345,7 +376,7 @@ def relevance_of(query: str, text: str, cos: float | None, floor: float,
     if cos is None or math.isnan(cos) or not model.fits(embedder):
         cos = None
     cos = None if cos is None else float(cos)
-    if stats is not None and model.document is not None:
+    if stats is not None and stats.background and model.document is not None:
         lift = None if cos is None or stats.cos_mean is None else cos - stats.cos_mean
         kw_z = stats.kw_z(keyword_score)
         p = _sigmoid(model.document.z(cos, cov, lift, kw_z))
@@ -374,11 +405,13 @@ class HitJudge:
         :func:`unheard_words`); ``None``: unheard words are not counted.
     :param texts: the titles and texts of the answer's first hits (``JUDGED_HITS``), the
         ones :func:`unheard_words` looks in before asking the keyword arm.
+    :param k: how many entries each arm was asked for (``None``: the runs are taken as a
+        background, :func:`run_stats`).
     """
 
     def __init__(self, retrieval: Any, arms: Any, runs: Sequence[Sequence[Any]],
-                 filters: Any = None, texts: Sequence[str] = ()) -> None:
-        self.retrieval, self.arms, self._runs = retrieval, arms, runs
+                 filters: Any = None, texts: Sequence[str] = (), k: int | None = None) -> None:
+        self.retrieval, self.arms, self._runs, self._k = retrieval, arms, runs, k
         self._stats: RunStats | None = None
         self._filters, self._texts = filters, texts
         self._unheard: dict[str, int] = {}
@@ -395,18 +428,21 @@ class HitJudge:
         return self._unheard[query]
 
     def stats(self) -> RunStats:
-        """Return the runs' :class:`RunStats` (computed once)."""
+        """Return the runs' :class:`RunStats` (computed once; a background when the runs
+        hold the ``k`` asked, :func:`run_stats`)."""
         if self._stats is None:
             names = (getattr(self.arms.semantic, "name", None),
                      getattr(self.arms.keyword, "name", None))
             scores = [[h.score for run in self._runs for h in run if h.arm == n] for n in names]
-            self._stats = run_stats(scores[0], scores[1])
+            self._stats = run_stats(scores[0], scores[1], self._k)
         return self._stats
 
     def __call__(self, query: str, hit: Any, text: str, cos: float | None) -> Relevance:
         """Return the relevance of ``hit`` (a fused hit: ``chunk``, ``contributions``)
-        whose title and text are ``text``; ``cos`` its cosine, ``None`` when unknown."""
-        doc = hit.chunk.kind in DOCUMENT_KINDS and shipped_model().document is not None
+        whose title and text are ``text``; ``cos`` its cosine, ``None`` when unknown. A
+        document's hit whose runs are no background is judged as a turn (weights, floor)."""
+        doc = (hit.chunk.kind in DOCUMENT_KINDS and shipped_model().document is not None
+               and self.stats().background)
         kw = hit.contributions.get(getattr(self.arms.keyword, "name", ""))
         floor = (self.retrieval.document_relevance_floor if doc
                  else self.retrieval.relevance_floor)

@@ -5,7 +5,10 @@ their cosine and coverage, a document's hit (:data:`~octomem.engine.relevance.DO
 also from how far it stands above the query's runs over its scope's store
 (:class:`~octomem.engine.relevance.RunStats`, taken from the runs this recall made, so no
 second search). Each kind has its floor: ``retrieval.relevance_floor`` for turns and
-statements, ``retrieval.document_relevance_floor`` for documents. An answer is empty,
+statements, ``retrieval.document_relevance_floor`` for documents. A document's hit in a
+scope whose runs are no background (the scope holds fewer reachable chunks than the run
+asked for: :attr:`~octomem.engine.relevance.RunStats.background`) is judged as a turn:
+turn weights, ``retrieval.relevance_floor``. An answer is empty,
 with the reason, when no hit reaches its own floor; otherwise the hits below both their
 floor and ``retrieval.relative_floor`` times the best hit's relevance are left out.
 """
@@ -39,9 +42,11 @@ if TYPE_CHECKING:
 TURN_FLOOR, DOCUMENT_FLOOR = "retrieval.relevance_floor", "retrieval.document_relevance_floor"
 
 
-def scope_stats(runs: ScopedRuns, pipelines: Mapping[str, Pipeline]) -> dict[str, RunStats]:
+def scope_stats(runs: ScopedRuns, pipelines: Mapping[str, Pipeline],
+                k: int | None = None) -> dict[str, RunStats]:
     """Return each scope's :class:`RunStats`: its semantic run's cosines and its keyword
-    run's scores, as this recall's arms returned them (``candidate_k`` each)."""
+    run's scores, as this recall's arms returned them (``k`` asked of each: a scope's
+    runs are a background when they hold it, :func:`~octomem.engine.relevance.run_stats`)."""
     out = {}
     for scope, pipeline in pipelines.items():
         arms = pipeline.arms
@@ -49,7 +54,7 @@ def scope_stats(runs: ScopedRuns, pipelines: Mapping[str, Pipeline]) -> dict[str
         kw = arms.keyword.name if arms.keyword is not None else None
         cosines = runs.scores(scope, sem) if sem is not None else []
         scores = runs.scores(scope, kw) if kw is not None else []
-        out[scope] = run_stats(cosines, scores)
+        out[scope] = run_stats(cosines, scores, k)
     return out
 
 
@@ -78,11 +83,11 @@ def _relevance(hits: list[ScopedHit], text: str, cos: dict[Key, float],
                stats: Mapping[str, RunStats], pipelines: Mapping[str, Pipeline],
                filters: Filters | None = None) -> list[tuple[float, str]]:
     """Give every hit its relevance; return each hit's ``(floor, floor setting)``."""
+    background = RunStats()
+    weighted = [is_document(h) and stats.get(h.scope, background).background for h in hits]
     floors = []
-    missing = (unheard(text, hits, pipelines, filters)
-               if not all(is_document(h) for h in hits) else 0)
-    for hit in hits:
-        doc = is_document(hit)
+    missing = unheard(text, hits, pipelines, filters) if not all(weighted) else 0
+    for hit, doc in zip(hits, weighted, strict=True):
         floor = retrieval.document_relevance_floor if doc else retrieval.relevance_floor
         keyword = pipelines[hit.scope].arms.keyword
         kw_hit = hit.contributions.get(keyword.name) if keyword is not None else None

@@ -303,7 +303,7 @@ def recall_scopes(
         if request.per == "document":
             hits = _per_document(hits)
         # the runs' statistics score documents' hits only: none among them, none needed
-        stats = scope_stats(runs, pipelines) if any(is_document(h) for h in hits) else {}
+        stats = scope_stats(runs, pipelines, k) if any(is_document(h) for h in hits) else {}
         hits = judged(hits, request.top_k, request.text, cos, retrieval,
                       getattr(first.embedder, "model_id", None), answer, stats, pipelines,
                       request.filters)
