@@ -6,7 +6,10 @@ documents and conversation turns the two kinds are ordered by their relevance.
 The store: 40 notes full of "refund" and "window" (documents) and one chat whose turns
 state the refund policy. The notes rank above the turns by fused score (the semantic
 arm's cosines of the notes are higher), but their relevance is below the document
-floor, the turns' above the turn floor."""
+floor, the turns' above the turn floor. The arms are asked for the store's 42 chunks
+(``retrieval.candidate_k``, :data:`RUNS`), so their runs are full and the notes are
+judged with the document weights, as this test was written with (a store smaller than
+the runs asked for judges its files as turns: ``tests/test_small_store_relevance.py``)."""
 
 from __future__ import annotations
 
@@ -20,6 +23,8 @@ from octomem.engine.memory.judge import JUDGED_HITS
 
 WORDS = "invoice deploy shard gamma customer delta cache schema webhook stripe alpha retry"
 QUESTION = "refund window policy"
+#: Runs as long as the store (42 chunks): full, so the document weights apply.
+RUNS = ("--set", "retrieval.candidate_k=42")
 
 
 def _mixed_store(root: Path) -> None:
@@ -48,7 +53,7 @@ def _is_note(hit: dict) -> bool:
 
 def test_a_small_top_k_keeps_the_answer_of_a_mixed_store(tmp_path: Path) -> None:
     _mixed_store(tmp_path)
-    answers = {k: octomem(tmp_path, "search", QUESTION, "-k", str(k), "--json").json()
+    answers = {k: octomem(tmp_path, *RUNS, "search", QUESTION, "-k", str(k), "--json").json()
                for k in (1, 3, 12)}
     for k, data in answers.items():
         assert "abstained" not in data, (k, data.get("abstained"))
@@ -74,7 +79,7 @@ def test_a_small_top_k_keeps_the_answer_of_a_mixed_store(tmp_path: Path) -> None
 def test_abstaining_and_its_best_match_do_not_depend_on_top_k(tmp_path: Path) -> None:
     _mixed_store(tmp_path)
     question = "how long is the refund window?"  # the best is not the first by fused score
-    answers = {k: octomem(tmp_path, "search", question, "-k", str(k), "--json",
+    answers = {k: octomem(tmp_path, *RUNS, "search", question, "-k", str(k), "--json",
                           "--explain").json() for k in (1, 2, 5, JUDGED_HITS)}
     reasons = {data.get("abstained") for data in answers.values()}
     bests = {(d["best_rejected"]["text"], d["best_rejected"]["relevance"])
@@ -85,6 +90,7 @@ def test_abstaining_and_its_best_match_do_not_depend_on_top_k(tmp_path: Path) ->
     assert f"relevance {relevance:.3f} is below" in reasons.pop()
     for data in answers.values():
         assert data["hits"] == [] and data["best_rejected"]["rank"] == 1
-    lines = octomem(tmp_path, "search", question, "-k", "1", "--explain").out.splitlines()
+    lines = octomem(tmp_path, *RUNS, "search", question, "-k", "1",
+                    "--explain").out.splitlines()
     row = lines[lines.index("the best match, not returned:") + 3]
     assert row.split()[:2] == ["1", f"{relevance:.2f}"]
