@@ -43,24 +43,19 @@ that run). ``p = σ(w · (cos, coverage, cos·coverage, cos_lift, kw_z) + bias)`
 keyword-only ``σ(w · (coverage, kw_z) + bias)``. Turns and statements keep the weights
 above (fitted on chat turns).
 
-Those two features mean what they were fitted on only when the runs are a *background*:
-the query's nearest neighbours in a store larger than the run. Every SciFact train run
-the document weights were fitted on (own and masked, :mod:`octomem.benchmarks.masked`
-keeps them full) held ``candidate_k`` = 100 cosines of a 5,183-abstract store. In a
-store whose reachable chunks are fewer than the run asks for, the run *is* the store:
-with one file the hit itself is most of the run's mean, so ``cos_lift`` and ``kw_z``
-collapse to 0 (and FTS5 clamps BM25's idf at 1e-6), and a hit quoting the file's own
-words scored 0.02. So a document's hit is scored with the document weights only when its
-runs are full (:attr:`RunStats.background`: the semantic run, or the keyword run when
-there is no semantic run, holds as many entries as were asked); otherwise it falls back
-to the turn weights and ``retrieval.relevance_floor`` (cosine, coverage and unheard
-words: absolute features, no background needed). The criterion has no tuned constant:
-it is the condition the weights were fitted under. A leave-one-out background (the hit
-against the mean of the run's other entries) was weighed and not taken: on a full run it
-moves the lift by ``(cos − mean)/(k − 1)``, 1 % at ``k`` = 100, and on a run that is the
-whole store its "background" is the store's one or two other chunks, not the query's
-neighbourhood, so its lift says how the file differs from its siblings, not whether it
-answers. SciFact's figures are unchanged by construction (every run there is full).
+Those two features mean what they were fitted on only when the runs are a *background*,
+the query's nearest neighbours in a store larger than the run: every SciFact train run
+(own and masked, :mod:`octomem.benchmarks.masked` keeps them full) held ``candidate_k``
+= 100 cosines of 5,183 abstracts. In a store with fewer reachable chunks than the run
+asks for, the run *is* the store: with one file the hit is most of the run's mean, so
+``cos_lift`` and ``kw_z`` collapse to 0 (FTS5 clamps idf at 1e-6) and a note asked in
+its own words scored 0.02. So the document weights apply only when the runs are full
+(:attr:`RunStats.background`); else a document's hit gets the turn weights and
+``retrieval.relevance_floor`` (cosine, coverage, unheard words: no background needed).
+No tuned constant: it is the condition the weights were fitted under, so SciFact's
+figures are unchanged by construction. A leave-one-out background was not taken: on a
+full run it moves the lift by ``(cos − mean)/(k − 1)`` (1 % at k = 100), and in a store
+of one or two files its "background" is the file's siblings, not the neighbourhood.
 
 An answer is empty, with a reason (abstention: nothing stored answers the query), when
 no hit reaches its floor: ``retrieval.relevance_floor``, or
@@ -200,9 +195,8 @@ class RunStats:
     :param cos_mean: mean cosine of the semantic arm's run (``None``: no semantic run).
     :param kw_mean: mean keyword score of the keyword arm's run (0 when empty).
     :param kw_std: their standard deviation (0 when fewer than two).
-    :param background: whether the runs are a background for the document weights (full
-        runs, see the module docstring); ``False``: a document's hit is scored with the
-        turn weights and floor.
+    :param background: whether the runs are full, a background for the document weights
+        (module docstring); ``False``: a document's hit gets the turn weights and floor.
     """
 
     cos_mean: float | None = None

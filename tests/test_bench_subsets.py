@@ -141,7 +141,7 @@ def test_abstention_without_groups_hides_the_relevant_documents(beir: Path,
     # words (a2 garden, a3 water), q3 "parrot words" nothing without b2, q4 nothing. The
     # store is smaller than its runs (no background), so its documents are judged with the
     # turn weights: half the words, 0.069 with the keyword-only weights, passes the turn
-    # floor 0.028 (it was below the document floor 0.07 while runs this short counted).
+    # floor 0.033 (it was below the document floor 0.07 while runs this short counted).
     assert measured["other_empty"] == 0.5
     assert measured["own_empty"] == 0.25 and measured["own_evidence_at_10"] == 0.75
     assert measured["own_evidence_before"] == 3 and measured["own_kept"] == 1.0
