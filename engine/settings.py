@@ -118,11 +118,10 @@ class RetrievalSettings(BaseModel, extra="forbid"):
         ge=0.0, le=1.0,
     )
     document_relevance_floor: float = _field(
-        0.07, "retrieval", "the floor of a document's hit (kind DOC: ingested files, BEIR "
-        "corpora; the document weights of engine/relevance.json when the store holds more "
-        "chunks than the runs ask for, candidate_k, else the turn weights and floor): recall "
-        "and search return no hits when no hit reaches its own kind's floor; 0 never abstains "
-        "on documents. 0.07: chosen on SciFact train qrels (809 claims, fts5 + MiniLM) as "
+        0.07, "retrieval", "the floor of a DOC hit (files, BEIR corpora; document weights of "
+        "engine/relevance.json when the store has more chunks than the runs ask for, else "
+        "turn weights and floor): no hits when no hit reaches its kind's floor; 0 never "
+        "abstains on documents. 0.07: chosen on SciFact train qrels (809 claims, fts5 + MiniLM) as "
         "the highest floor at which 95% of the claims whose cited abstract made the top 10 "
         "keep an answer (95.0%); asked with their cited abstracts hidden, 25.3% then get no "
         "hits (16.8% with the turn weights and floor), benchmarks/fit_relevance.py",
