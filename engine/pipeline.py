@@ -49,6 +49,9 @@ class AddReport:
     :param seconds_embedding: wall time of embedding + vector writes (seconds).
     :param semantic_error: why no vectors were written, or ``None``.
     :param chunk_ids: ids of the chunks this call stored, ascending.
+    :param resumed: ids of chunks of documents found unchanged that had no vector (an
+        earlier add was killed, or its embedder failed, before embedding them): embedded
+        with this call's own (:meth:`Pipeline.to_embed`).
     """
 
     added: list[str] = field(default_factory=list)
@@ -60,6 +63,7 @@ class AddReport:
     seconds_embedding: float = 0.0
     semantic_error: str | None = None
     chunk_ids: list[int] = field(default_factory=list)
+    resumed: list[int] = field(default_factory=list)
 
 
 class Pipeline(ReadPath):
@@ -193,8 +197,10 @@ class Pipeline(ReadPath):
         its next revision, the old chunks kept as superseded so ``as_of`` finds them).
 
         :param progress: called with the number of documents just written.
-        :param embed: embed the chunks this call stored now (otherwise :meth:`embed_pending`
-            later); older chunks without a vector are left to ``octomem reindex``.
+        :param embed: embed now the chunks this call stored and those of the documents it
+            found unchanged that have no vector (:meth:`to_embed`; otherwise
+            :meth:`embed_pending` later); other chunks without a vector are left to
+            ``octomem reindex``.
         :param per_transaction: documents written per transaction, whatever their length
             (a transcript is written in one: all its turns or none); ``None``: the
             default batches.
@@ -215,11 +221,27 @@ class Pipeline(ReadPath):
         if embed:
             start = time.perf_counter()
             try:
-                report.embedded = self.embed_pending(chunk_ids=report.chunk_ids)
+                report.embedded = self.embed_pending(chunk_ids=self.to_embed(report))
             except (EmbedderUnavailableError, EmbedderMismatchError) as exc:
                 report.semantic_error = str(exc)
             report.seconds_embedding = time.perf_counter() - start
         return report
+
+    def to_embed(self, report: AddReport) -> list[int]:
+        """Return the ids of the chunks an add should embed, ascending: those it stored
+        (``report.chunk_ids``) and those of the documents it found unchanged that have no
+        vector of the configured embedder (an earlier add was killed, or its embedder
+        failed, between storing and embedding them), which are set as ``report.resumed``.
+        Looks no further than the counts when the scope has no chunk without a vector."""
+        semantic = self.arms.semantic
+        report.resumed = []
+        if report.unchanged and semantic is not None and not self.semantic_error \
+                and semantic.missing_count():
+            missing = set(semantic.missing())
+            storage = self.arms.storage
+            report.resumed = [c.id for d in report.unchanged
+                              for c in storage.document_chunks(d) if c.id in missing]
+        return sorted(report.chunk_ids + report.resumed)
 
     def embed_pending(
         self, progress: Progress | None = None, chunk_ids: Sequence[int] | None = None

@@ -2,13 +2,15 @@
 vectors were written (here: stored with the semantic arm off, the state such a kill
 leaves) embeds those documents' chunks and says so, instead of reporting them unchanged
 with nothing embedded. Chunks of other documents are left to ``octomem reindex``. The
-CLI runs as a user runs it, on a real SQLite file."""
+CLI runs as a user runs it, and the MCP tool through a real stdio client, on a real
+SQLite file."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from cli_run import octomem
+from mcp_stdio import stdio_client
 
 
 def test_a_rerun_ingest_embeds_the_chunks_an_earlier_one_left(tmp_path: Path) -> None:
@@ -31,3 +33,26 @@ def test_a_rerun_ingest_embeds_the_chunks_an_earlier_one_left(tmp_path: Path) ->
         "added 0, replaced 0, unchanged 2 documents; 0 chunks indexed, 0 embedded"]
     octomem(tmp_path, "ingest", "other.md")
     assert "no vector yet" not in octomem(tmp_path, "search", "billing").err
+
+
+def test_the_mcp_ingest_tool_embeds_them_too(tmp_path: Path) -> None:
+    """The same through the MCP ``ingest`` tool, a real client over stdio: the first
+    server stores with the semantic arm off, the second ingests the folder again."""
+    project = tmp_path / "project"
+    (project / "notes").mkdir(parents=True)
+    (project / "notes" / "a.md").write_text("The billing service uses PostgreSQL 16.\n")
+    (project / "notes" / "b.md").write_text("The search service runs on two nodes.\n")
+    (project / "other.md").write_text("The cache expires after ten minutes.\n")
+    with stdio_client(tmp_path, project, OCTOMEM_PIPELINE__SEMANTIC="") as mcp:
+        for source in ("notes", "other.md"):
+            assert mcp.ok("ingest", path_or_text=source)["embedded"] == 0
+    with stdio_client(tmp_path, project) as mcp:
+        again = mcp.ok("ingest", path_or_text="notes")
+        assert (len(again["unchanged"]), again["chunks"]) == (2, 0)
+        assert (again["embedded"], again["embedded_earlier"]) == (2, 2)
+        answer = mcp.ok("recall", query="billing service PostgreSQL")
+        assert answer["chunks_without_vector"] == 1  # other.md's: not part of this ingest
+        assert "sqlite-vec" in answer["arms_ran"] and answer["hits"][0]["text"].startswith(
+            "The billing service")
+        third = mcp.ok("ingest", path_or_text="notes")
+        assert (third["embedded"], third["embedded_earlier"]) == (0, 0)

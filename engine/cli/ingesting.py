@@ -266,36 +266,22 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
             return
         tally.parts_stored += 1
         embedded = 0
-        earlier = unembedded_chunks(pipeline, report.unchanged)
-        if (report.chunk_ids or earlier) and pipeline.arms.semantic \
-                and not pipeline.semantic_error:
-            task2 = bar.add_task("embedding chunks", total=len(report.chunk_ids) + len(earlier))
+        pending = pipeline.to_embed(report)  # this ingest's, and its unchanged documents'
+        if pending and pipeline.arms.semantic and not pipeline.semantic_error:
+            task2 = bar.add_task("embedding chunks", total=len(pending))
 
             def done(n: int) -> None:
                 tally.embedded += n
                 bar.advance(task2, n)
 
             try:
-                embedded = pipeline.embed_pending(done, sorted(report.chunk_ids + earlier))
+                embedded = pipeline.embed_pending(done, pending)
             except OctomemError as exc:
                 report.semantic_error = str(exc)
     tally.expected -= len(forgotten)
     render.ingest_report(console, report, embedded, pipeline.semantic_error,
                          label if tally.parts > 1 else None, len(forgotten),
-                         len(earlier) if embedded else 0)
-
-
-def unembedded_chunks(pipeline: Pipeline, document_ids: list[str]) -> list[int]:
-    """Return the ids of the chunks of ``document_ids`` (documents an ingest found
-    unchanged) that have no vector of the configured embedder: an earlier ingest was
-    killed before embedding them. Empty when the scope has no such chunk at all (cheap)."""
-    semantic = pipeline.arms.semantic
-    if not document_ids or semantic is None or pipeline.semantic_error \
-            or not semantic.missing_count():
-        return []
-    missing = set(semantic.missing())
-    storage = pipeline.arms.storage
-    return [c.id for d in document_ids for c in storage.document_chunks(d) if c.id in missing]
+                         len(report.resumed) if embedded else 0)
 
 
 def say_interrupted(err: Console, tally: Tally, sources: int, scope: str,

@@ -209,4 +209,5 @@ def merge_reports(into: AddReport, other: AddReport) -> AddReport:
     into.seconds_embedding += other.seconds_embedding
     into.semantic_error = other.semantic_error or into.semantic_error
     into.chunk_ids += other.chunk_ids
+    into.resumed += other.resumed
     return into

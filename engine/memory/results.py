@@ -320,6 +320,9 @@ class IngestResult(BaseModel):
     unchanged: list[str] = Field(default_factory=list, description="ids re-ingested identically")
     chunks: int = Field(description="chunks stored by this call")
     embedded: int = Field(description="chunks embedded by this call")
+    embedded_earlier: int = Field(
+        0, description="of those, chunks of unchanged documents that an earlier ingest "
+        "(killed, or its embedder failing) left without a vector")
     semantic_error: str | None = None
     missing: list[GoneFileItem] = Field(
         default_factory=list, description="files the ingested folder held before and no "
@@ -346,7 +349,9 @@ def ingest_result(scope: str, report: AddReport) -> IngestResult:
 
     return IngestResult(scope=scope, added=report.added, revised=report.replaced,
                         unchanged=report.unchanged, chunks=report.chunks,
-                        embedded=report.embedded, semantic_error=report.semantic_error,
+                        embedded=report.embedded,
+                        embedded_earlier=len(report.resumed) if report.embedded else 0,
+                        semantic_error=report.semantic_error,
                         missing=gone("missing"), forgotten=gone("forgotten"),
                         skipped=[SkippedFileItem(path=shown(path), why=why)
                                  for path, why in getattr(report, "skipped", ())],
