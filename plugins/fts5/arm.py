@@ -184,6 +184,39 @@ def _indexed(tx: apsw.Connection, rowids: list[int]) -> list[int]:
         return rowids
 
 
+#: The body FTS5 indexes for a ``chunks`` row: title and text as one field, as
+#: :meth:`Fts5KeywordArm.index` joins them (``f"{title}\n{text}"``, the text alone
+#: without a title).
+_BODY = "CASE WHEN coalesce(title, '') = '' THEN text ELSE title || char(10) || text END"
+#: Fewest chunks indexed by one ``INSERT ... SELECT`` over their id range (fewer take the
+#: row path, whose statements cost no more: not tuned; bulk ingest's runs are ~1,000).
+RANGE_MIN = 16
+
+
+def _index_range(tx: apsw.Connection, ids: list[int]) -> bool:
+    """Index stored chunks of consecutive ascending ids (as bulk ingest stores a run:
+    :func:`~octomem.plugins.sqlite.bulk.insert_chunks`) by one statement reading their
+    bodies from ``chunks``, ids the index held deleted first, and return True; else
+    (other ids, fewer than :data:`RANGE_MIN`, a row missing) write nothing, return False.
+    """
+    if len(ids) < RANGE_MIN or ids != list(range(ids[0], ids[0] + len(ids))):
+        return False
+    first, last = ids[0], ids[-1]
+    if tx.execute("SELECT count(*) FROM chunks WHERE id BETWEEN ? AND ?", (first, last)).get \
+            != len(ids):
+        return False
+    try:
+        old = [(r[0],) for r in tx.execute(
+            f"SELECT id FROM {TABLE}_docsize WHERE id BETWEEN ? AND ?", (first, last))]
+    except apsw.SQLError:  # no such table (an index built with columnsize=0)
+        old = [(i,) for i in ids]
+    if old:
+        tx.executemany(f"DELETE FROM {TABLE} WHERE rowid = ?", old)
+    tx.execute(f"INSERT INTO {TABLE} (rowid, body) SELECT id, {_BODY} FROM chunks "
+               "WHERE id BETWEEN ? AND ? ORDER BY id", (first, last))
+    return True
+
+
 def _create_index(tx: apsw.Connection) -> None:
     """Create the FTS5 table and index the chunks already stored (title + text as one field)."""
     tx.execute(
@@ -191,9 +224,7 @@ def _create_index(tx: apsw.Connection) -> None:
         "body, content='', contentless_delete=1, tokenize='porter unicode61')"
     )
     tx.execute(
-        f"INSERT INTO {TABLE} (rowid, body) SELECT id, CASE WHEN coalesce(title, '') = '' "
-        "THEN text ELSE title || char(10) || text END FROM chunks"
-    )
+        f"INSERT INTO {TABLE} (rowid, body) SELECT id, {_BODY} FROM chunks")
 
 
 class Fts5KeywordArm:
@@ -239,6 +270,9 @@ class Fts5KeywordArm:
         Re-indexing a chunk id replaces its previous entry. The change log
         (:mod:`~octomem.plugins.sqlite.changelog`) records the ids for the in-RAM copies.
         """
+        if _index_range(tx, [chunk.id for chunk in chunks]):
+            vector_log.record(tx, TABLE, [chunk.id for chunk in chunks])
+            return
         bodies = {c.id: f"{c.title}\n{c.text}" if c.title else c.text for c in chunks}
         if bodies:  # one statement each for the batch (a repeated id: its last body)
             old = _indexed(tx, list(bodies))
