@@ -23,7 +23,7 @@ import typer
 from rich.text import Text
 
 from ..errors import InvalidQueryError, OctomemError, UsageValueError
-from .layout import SafeConsole
+from .layout import SafeConsole, flush_stdout
 
 if TYPE_CHECKING:
     from ..memory.facade import Memory
@@ -165,6 +165,7 @@ def main() -> None:
         status = run()
     except SystemExit as exc:  # a command's own exit (``sys.exit(message)`` prints it)
         if exc.code is not None and not isinstance(exc.code, int):
+            flush_stdout()  # after what the command printed, on one pipe too
             print(exc.code, file=sys.stderr)
         status = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
     finish(status)

@@ -9,9 +9,10 @@ width in characters (Rich uses ``COLUMNS``, or 80 when the output is not a termi
 
 from __future__ import annotations
 
+import sys
 import textwrap
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import IO, Any
 
 from rich.cells import cell_len, set_cell_size
 from rich.console import Console, ConsoleOptions, RenderableType
@@ -34,6 +35,9 @@ class SafeConsole(Console):
 
     ``COLUMNS=0`` counts as unset (80 columns when not a terminal), as ``COLUMNS=abc`` does:
     Rich would take it as a width of 0 and print nothing at all.
+
+    A console on stderr flushes stdout before each write (:class:`AfterStdout`), so on one
+    pipe (``2>&1``) a warning follows the output printed before it, as it was said.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -41,6 +45,16 @@ class SafeConsole(Console):
         super().__init__(*args, **kwargs)
         if kwargs.get("width") is None and self._width is not None and self._width <= 0:
             self._width = None  # size() then falls back to the terminal's, or 80
+
+    @property
+    def file(self) -> IO[str]:
+        """The stream written to, as Rich picks it; stderr wrapped in :class:`AfterStdout`."""
+        file = Console.file.fget(self)  # type: ignore[attr-defined]
+        return AfterStdout(file) if file is sys.stderr else file
+
+    @file.setter
+    def file(self, new_file: IO[str]) -> None:
+        self._file = new_file
 
     def render(self, renderable: RenderableType,
                options: ConsoleOptions | None = None) -> Iterable[Segment]:
@@ -50,6 +64,33 @@ class SafeConsole(Console):
                 yield segment
             else:
                 yield Segment(visible(segment.text), segment.style, segment.control)
+
+
+class AfterStdout:
+    """stderr written only after what Python holds of stdout is flushed: JSON, an export or a
+    session-start text is written with ``print``/``write`` (block-buffered on a pipe), so on
+    one pipe (``2>&1``) a warning said after it used to land before it, or inside it where a
+    buffer's worth had gone out. Every other attribute is the stream's own."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        """Flush stdout, then write ``text`` to the stream; return the characters written."""
+        flush_stdout()
+        return self.stream.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+def flush_stdout() -> None:
+    """Flush ``sys.stdout`` (nothing when it is closed or gone: a closed pipe)."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def wrapped(text: str, width: int, indent: str = "", first: str | None = None) -> list[str]:
