@@ -66,26 +66,17 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
+from .words import FUNCTION_WORDS, content_words  # noqa: F401 (part of this module's API)
+from .words import WORD as _WORD
+
 #: The weights shipped with the package.
 WEIGHTS_FILE = Path(__file__).with_name("relevance.json")
-#: Words that carry no content in a query: Lucene's English stop words (as the ``fts5``
-#: arm) plus the scaffolding of questions and first/second person pronouns.
-FUNCTION_WORDS = frozenset("""
-a an and are as at be but by for if in into is it no not of on or such that the their
-then there these they this to was will with what when where who whom whose which why
-how did does do doing done has have had would could should can may might ever been
-being were am i me my mine we us our you your yours he him his she her hers its them
-about from any some much many
-""".split())
-_WORD = re.compile(r"[^\W_]+")
-_SUFFIXES = ("ing", "ed", "es", "s", "ly")
 
 #: How many of an answer's first hits decide whether it abstains, whatever its ``top_k``:
 #: the floors were chosen judging each question's first 10 hits (the tool's default
@@ -121,24 +112,6 @@ Band = Literal["high", "medium", "low"]
 #: Lowest relevance of a ``high`` hit: more likely than not to answer the query (the
 #: probability is calibrated on the tune splits, so 0.5 means what it says).
 HIGH = 0.5
-
-
-def _fold(word: str) -> str:
-    """Strip one common English suffix from words longer than 4 letters when 3 letters or
-    more remain ("groups" -> "group", "painted" -> "paint"; "runs" stays): a light
-    stand-in for a stemmer, as the relevance weights were fitted with it."""
-    if len(word) > 4:
-        for suffix in _SUFFIXES:
-            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-                return word[: -len(suffix)]
-    return word
-
-
-@lru_cache(maxsize=4096)
-def content_words(text: str) -> frozenset[str]:
-    """Return the folded content words of ``text`` (see :data:`FUNCTION_WORDS`)."""
-    return frozenset(_fold(w) for w in (x.casefold() for x in _WORD.findall(text))
-                     if w not in FUNCTION_WORDS)
 
 
 def unheard_words(query: str, held: Iterable[str], present: Callable[[str], bool]) -> int:

@@ -1,0 +1,66 @@
+"""A text's content words, as relevance and the ``conversation`` reranker count them.
+
+:func:`content_words` is the one definition: the words of ``text`` (runs of letters and
+digits, casefolded), without :data:`FUNCTION_WORDS`, each with one common English suffix
+folded off (:func:`fold`). A word is folded once per process: every later text holding it
+reads the folded form from :data:`FOLDED` (a search judges ~10 texts of ~40 words each;
+folding every word again was ~60 % of :func:`content_words`' time, 120 -> 70 us per
+SciFact chunk of ~280 characters at load 13, the same sets).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+#: Words that carry no content in a query: Lucene's English stop words (as the ``fts5``
+#: arm) plus the scaffolding of questions and first/second person pronouns.
+FUNCTION_WORDS = frozenset("""
+a an and are as at be but by for if in into is it no not of on or such that the their
+then there these they this to was will with what when where who whom whose which why
+how did does do doing done has have had would could should can may might ever been
+being were am i me my mine we us our you your yours he him his she her hers its them
+about from any some much many
+""".split())
+#: A word: a run of letters and digits (Unicode), underscores excluded.
+WORD = re.compile(r"[^\W_]+")
+SUFFIXES = ("ing", "ed", "es", "s", "ly")
+#: Distinct words :data:`FOLDED` keeps before it starts over (~100 bytes each).
+FOLDED_MAX = 200_000
+
+
+def fold(word: str) -> str:
+    """Strip one common English suffix from words longer than 4 letters when 3 letters or
+    more remain ("groups" -> "group", "painted" -> "paint"; "runs" stays): a light
+    stand-in for a stemmer, as the relevance weights were fitted with it."""
+    if len(word) > 4:
+        for suffix in SUFFIXES:
+            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+                return word[: -len(suffix)]
+    return word
+
+
+class _Folded(dict[str, str]):
+    """A word as it occurs -> its content word (casefolded, :func:`fold`), ``""`` for a
+    function word; filled on first sight (``__missing__``), emptied past
+    :data:`FOLDED_MAX` words."""
+
+    def __missing__(self, raw: str) -> str:
+        word = raw.casefold()
+        content = "" if word in FUNCTION_WORDS else fold(word)
+        if len(self) >= FOLDED_MAX:
+            self.clear()
+        self[raw] = content
+        return content
+
+
+#: The process's folded words (:class:`_Folded`).
+FOLDED = _Folded()
+_NONE = frozenset({""})
+
+
+@lru_cache(maxsize=4096)
+def content_words(text: str) -> frozenset[str]:
+    """Return the folded content words of ``text`` (see :data:`FUNCTION_WORDS`)."""
+    words = frozenset(map(FOLDED.__getitem__, WORD.findall(text)))
+    return words - _NONE if "" in words else words
