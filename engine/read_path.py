@@ -18,11 +18,17 @@ from .assembly import Arms
 from .chunking import embedding_text
 from .concurrency import run_timed, start_timed
 from .errors import EmbedderUnavailableError, check_question
-from .fusion import Fused, order_documents, reciprocal_rank_fusion, weighted_score_fusion
+from .fusion import (
+    Fused,
+    order_documents,
+    reciprocal_rank_fusion,
+    run_bounds,
+    weighted_score_fusion,
+)
 from .model_load import load_model
 from .relevance import JUDGED_HITS, HitJudge, content_words
 from .rerank import more_wanted, rerank_depth, rerank_stage, similarities
-from .types import Answer, Chunk, FusedHit, Hit, Query, Run
+from .types import Answer, Chunk, FusedHit, Hit, Query, Run, fused_hit
 
 if TYPE_CHECKING:  # imported where used: the MCP server lists tools before numpy loads
     import numpy as np
@@ -156,7 +162,7 @@ class ReadPath:
         if extra:
             hits += self._load(fused[depth:depth + extra], len(hits), ahead)
         hits = order_documents(hits, fused, retrieval.fusion, retrieval.document_fusion,
-                               retrieval.weights)
+                               retrieval.weights, run_bounds(runs))
         vectors = self._vectors(hits)
         similarity = similarities(vectors, query_vector)
         if reranker is not None and hits:
@@ -175,7 +181,7 @@ class ReadPath:
             answer.collapsed.extend(collapsed)
         judge = HitJudge(self.settings.retrieval, self.arms, runs, query.filters,
                          [embedding_text(h.chunk) for h in hits[:JUDGED_HITS]], k)
-        hits = [replace(h, rank=i, relevance=judge(
+        hits = [fused_hit(h.chunk, h.score, i, h.contributions, judge(
             query.text, h, embedding_text(h.chunk), cos.get(h.chunk.id)))
                 for i, h in enumerate(hits[: query.top_k], start=1)]
         kept = {h.chunk.id for h in hits}
@@ -193,7 +199,7 @@ class ReadPath:
             [f.chunk_id for f in fused if f.chunk_id not in ahead])}
         chunks.update((f.chunk_id, ahead[f.chunk_id]) for f in fused if f.chunk_id in ahead)
         return [
-            FusedHit(chunks[f.chunk_id], f.score, rank, dict(f.contributions))
+            fused_hit(chunks[f.chunk_id], f.score, rank, dict(f.contributions))
             for rank, f in enumerate((f for f in fused if f.chunk_id in chunks), before + 1)
         ]
 

@@ -144,3 +144,22 @@ def test_arm_bounds_are_the_min_and_max_of_each_arms_scores(entries: list[Any]) 
             want[arm] = (min(lo, hit.score), max(hi, hit.score))
     got = arm_bounds(fused)
     assert list(got) == list(want) and repr(got) == repr(want)
+
+
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]),
+                          st.lists(st.tuples(st.integers(0, 30),
+                                             st.floats(-5, 5, allow_nan=False)),
+                                   max_size=12)), max_size=4))
+def test_run_bounds_are_the_entries_bounds_or_none(spec: list[Any]) -> None:
+    from octomem.engine.fusion import arm_bounds, run_bounds
+
+    runs = [[Hit(c, s, r, arm) for r, (c, s) in enumerate(hits, start=1)] for arm, hits in spec]
+    got = run_bounds(runs)
+    one_arm_each = len({arm for (arm, hits) in spec if hits}) == sum(1 for _, h in spec if h)
+    once = all(len({c for c, _ in hits}) == len(hits) for _, hits in spec)
+    if one_arm_each and once:
+        assert got == arm_bounds(reciprocal_rank_fusion(runs))
+    else:
+        assert got is None
+    mixed = [[Hit(1, 1.0, 1, "a"), Hit(2, 0.5, 2, "b")]]  # one run, two arms
+    assert run_bounds(mixed) is None

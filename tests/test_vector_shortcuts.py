@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from octomem.engine.types import Chunk, Document, Filters, Hit, run_of
+from octomem.engine.types import Chunk, Document, Filters, FusedHit, Hit, fused_hit, run_of
 from octomem.plugins.sqlite.storage import SqliteStorage
 from octomem.plugins.sqlite_vec.arm import SqliteVecOptions, SqliteVecSemanticArm
 from octomem.plugins.sqlite_vec.row_gather import gather, gathered_scores, new_buffer, scores_of
@@ -132,3 +132,17 @@ def test_run_of_builds_the_hits_the_constructor_builds() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         got[0].rank = 5  # type: ignore[misc]
     assert run_of([], [], "x") == []
+
+
+def test_fused_hit_is_the_constructors_hit() -> None:
+    chunk = Chunk(document_id="d", ordinal=0, text="some words", id=4)
+    contributions = {"fts5": Hit(4, 2.5, 1, "fts5"), "sqlite-vec": Hit(4, 0.75, 3, "sqlite-vec")}
+    for relevance in (None, 0.5):
+        got = fused_hit(chunk, 0.03, 2, contributions, relevance)
+        want = FusedHit(chunk, 0.03, 2, contributions, relevance)
+        assert got == want and repr(got) == repr(want)
+        assert dataclasses.replace(want, rank=1) == fused_hit(chunk, 0.03, 1, contributions,
+                                                             relevance)
+    assert fused_hit(chunk, 0.1, 1, {}) == FusedHit(chunk, 0.1, 1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        got.rank = 5  # type: ignore[misc]

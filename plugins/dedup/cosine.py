@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from octomem.engine.arms import ArmContext, ArmSpec
-from octomem.engine.types import Collapsed, FusedHit
+from octomem.engine.types import Collapsed, FusedHit, fused_hit
 
 if TYPE_CHECKING:  # numpy is imported where arrays are made: building the arm stays light
     import numpy as np
@@ -132,8 +132,8 @@ class CosineDedup:
             if has_row:
                 kept_rows[len(kept_row_ids)] = i
                 kept_row_ids.append(hit.chunk.id)
-            kept.append(FusedHit(hit.chunk, hit.score, len(kept) + 1, hit.contributions,
-                                 hit.relevance) if type(hit) is FusedHit
+            kept.append(fused_hit(hit.chunk, hit.score, len(kept) + 1, hit.contributions,
+                                  hit.relevance) if type(hit) is FusedHit
                         else replace(hit, rank=len(kept) + 1))
         return kept, collapsed
 

@@ -17,7 +17,6 @@ import statistics
 import sys
 import time
 from collections import defaultdict
-from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -55,7 +54,7 @@ def search(self: rp.ReadPath, query: Query) -> list[object]:
     hits = self._load(fused[:depth], 0, ahead)
     lap("load chunks")
     hits = rp.order_documents(hits, fused, retrieval.fusion, retrieval.document_fusion,
-                              retrieval.weights)
+                              retrieval.weights, rp.run_bounds(runs))
     lap("document order")
     vectors = self._vectors(hits)
     lap("hits' vectors")
@@ -67,8 +66,8 @@ def search(self: rp.ReadPath, query: Query) -> list[object]:
     lap("dedup")
     judge = rp.HitJudge(retrieval, self.arms, runs, query.filters,
                         [embedding_text(h.chunk) for h in hits[:rp.JUDGED_HITS]], k)
-    out = [replace(h, rank=i, relevance=judge(query.text, h, embedding_text(h.chunk),
-                                              cos.get(h.chunk.id)))
+    out = [rp.fused_hit(h.chunk, h.score, i, h.contributions,
+                        judge(query.text, h, embedding_text(h.chunk), cos.get(h.chunk.id)))
            for i, h in enumerate(hits[:query.top_k], start=1)]
     lap("relevance + hits")
     return [(h.chunk.id, h.score, h.relevance) for h in out]
