@@ -2,11 +2,12 @@
 processes, and print each round and the median of the after/before ratios. Usage, from
 the repository root::
 
-    python benchmarks/results/synthetic/2026-12-02/fast/rounds.py STORE N ROUNDS BEFORE_PKG
+    python benchmarks/results/synthetic/2026-12-02/fast/rounds.py STORE N ROUNDS BEFORE_PKG [AFTER_PKG]
 
 ``BEFORE_PKG``: a folder holding ``octomem/`` whose ``engine``, ``plugins``,
 ``benchmarks`` and ``mcp_server`` link to an older checkout's folders (put first on
-``PYTHONPATH``); the same venv runs both.
+``PYTHONPATH``); the same venv runs both. ``AFTER_PKG``: the same for the "after" side
+(default: this checkout, as installed).
 """
 
 from __future__ import annotations
@@ -34,11 +35,13 @@ def run(store: str, n: str, before: str | None) -> dict[str, object]:
 def main() -> None:
     """Print every round and the median ratios."""
     store, n, rounds, before = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-    ratios: dict[str, list[float]] = {"wall_p50": [], "thread_cpu_p50": [], "process_cpu_p50": []}
+    after = sys.argv[5] if len(sys.argv) > 5 else None
+    ratios: dict[str, list[float]] = {k: [] for k in (
+        "wall_p50", "thread_cpu_p50", "post_arms_cpu_p50", "process_cpu_p50")}
     for i in range(rounds):
         pair = {}
         for side in (("before", "after") if i % 2 == 0 else ("after", "before")):
-            pair[side] = run(store, n, before if side == "before" else None)
+            pair[side] = run(store, n, before if side == "before" else after)
             print(side, json.dumps(pair[side]), flush=True)
         for key, values in ratios.items():
             values.append(pair["after"][key] / pair["before"][key])  # type: ignore[operator]
