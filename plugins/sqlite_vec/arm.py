@@ -346,9 +346,15 @@ class SqliteVecSemanticArm:
         return matrix
 
     def _matrix(self, bound: VectorSet) -> VectorMatrix:
-        """Return the in-RAM copy of ``bound``, brought up to date (loaded on first use)."""
+        """Return the in-RAM copy of ``bound``, brought up to date (loaded on first use;
+        while nothing was written, one read of the change log's newest ``seq`` and no read
+        transaction, as a search's: ~0.1 ms less for a search's hit vectors)."""
+        from ..sqlite.snapshot_sync import current
+
         matrix = self._matrix_of(bound)
-        matrix.sync(self.storage.connection())
+        conn = self.storage.connection()
+        if not current(matrix, vector_log.last_seq(conn)):
+            matrix.sync(conn)
         return matrix
 
     def search(self, vector: np.ndarray, filters: Filters, k: int) -> Run:

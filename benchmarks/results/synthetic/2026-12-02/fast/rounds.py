@@ -2,11 +2,11 @@
 processes, and print each round and the median of the after/before ratios. Usage, from
 the repository root::
 
-    python benchmarks/results/synthetic/2026-12-02/fast/rounds.py STORE N ROUNDS BEFORE_PKG [AFTER_PKG]
+    python benchmarks/results/synthetic/2026-12-02/fast/rounds.py STORE N ROUNDS BEFORE [AFTER]
 
-``BEFORE_PKG``: a folder holding ``octomem/`` whose ``engine``, ``plugins``,
+``BEFORE``: a folder holding ``octomem/`` whose ``engine``, ``plugins``,
 ``benchmarks`` and ``mcp_server`` link to an older checkout's folders (put first on
-``PYTHONPATH``); the same venv runs both. ``AFTER_PKG``: the same for the "after" side
+``PYTHONPATH``); the same venv runs both. ``AFTER``: the same for the "after" side
 (default: this checkout, as installed).
 """
 
