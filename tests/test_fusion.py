@@ -163,3 +163,42 @@ def test_run_bounds_are_the_entries_bounds_or_none(spec: list[Any]) -> None:
         assert got is None
     mixed = [[Hit(1, 1.0, 1, "a"), Hit(2, 0.5, 2, "b")]]  # one run, two arms
     assert run_bounds(mixed) is None
+
+
+def rrf_reference(runs: list[list[Hit]], k: int, weights: dict[str, float]) -> list[Any]:
+    """Reciprocal rank fusion as it was written before ``rrf_ranking`` (Fused per chunk,
+    one sort by (-score, id))."""
+    from octomem.engine.fusion import Fused
+
+    fused: dict[int, Fused] = {}
+    for run in runs:
+        for hit in run:
+            share = weights.get(hit.arm, 1.0) / (k + hit.rank)
+            entry = fused.get(hit.chunk_id)
+            if entry is None:
+                fused[hit.chunk_id] = Fused(hit.chunk_id, 0.0 + share, {hit.arm: hit})
+            elif hit.arm not in entry.contributions:
+                entry.contributions[hit.arm] = hit
+                entry.score += share
+    return sorted(fused.values(), key=lambda f: (-f.score, f.chunk_id))
+
+
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]),
+                          st.lists(st.integers(0, 25), max_size=15)), max_size=4),
+       st.integers(1, 100), st.dictionaries(st.sampled_from(["a", "b"]),
+                                            st.floats(0.1, 3.0), max_size=2))
+def test_rrf_ranking_is_the_reference_fusion(spec: list[Any], k: int,
+                                             weights: dict[str, float]) -> None:
+    from octomem.engine.fusion import rrf_ranking
+
+    runs = [[Hit(c, 1.0, r, arm) for r, c in enumerate(ids, start=1)] for arm, ids in spec]
+    want = [(f.chunk_id, f.score, f.contributions) for f in rrf_reference(runs, k, weights)]
+    ranking = rrf_ranking(runs, k, weights)
+    assert len(ranking) == len(want)
+    assert [(f.chunk_id, f.score, f.contributions) for f in ranking] == want
+    assert [(f.chunk_id, f.score) for f in ranking[:3]] == [w[:2] for w in want[:3]]
+    assert [(f.chunk_id, f.score) for f in ranking[2:5]] == [w[:2] for w in want[2:5]]
+    if want:
+        assert ranking[-1].chunk_id == want[-1][0] and ranking[0].score == want[0][1]
+    assert [(f.chunk_id, f.score, f.contributions)
+            for f in reciprocal_rank_fusion(runs, k, weights)] == want
