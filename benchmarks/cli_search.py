@@ -55,8 +55,16 @@ def load(self):
     real_load(self)
     loads.append((start, time.time() - t0, time.thread_time() - cpu))
 fe.FastembedEmbedder.load = load
-from octomem.engine.cli import commands
-real_memory = commands._memory
+import importlib.util
+if importlib.util.find_spec("octomem.engine.cli.searching") is not None:
+    # since issue 15's sixth round a plain search runs without typer: importing the
+    # commands module (typer) here would add what the search no longer does
+    from octomem.engine.cli import searching as where
+    name = "command_memory"
+else:
+    from octomem.engine.cli import commands as where
+    name = "_memory"
+real_memory = getattr(where, name)
 def memory():
     marks["open"] = time.time() - t0
     opened = real_memory()
@@ -70,7 +78,7 @@ def memory():
             marks["recalled"] = time.time() - t0
     opened.recall = recall
     return opened
-commands._memory = memory
+setattr(where, name, memory)
 sys.argv = ["octomem", *json.loads(sys.argv[1])]
 from octomem.engine.cli import main
 try:

@@ -14,17 +14,16 @@ import typer
 from rich.text import Text
 
 from ..errors import OctomemError, UsageValueError
-from ..overrides import Overrides
 from . import catalog
 from . import options as opt
+from .context import apply_globals, command_memory, console, err, state
 from .entry import close_memory
-from .layout import SafeConsole, visible
+from .layout import visible
 from .lazy import LazyGroup, registry
 from .options import Command
 from .usage import bounded
 
 if TYPE_CHECKING:  # the engine is imported by the commands that use it: --help stays light
-    from ..memory.facade import Memory
     from ..memory.scopes import ScopeName
     from ..pipeline import Pipeline
 
@@ -36,22 +35,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode="markdown",
 )
-console = SafeConsole()
-err = SafeConsole(stderr=True, soft_wrap=True)
-
 ConfigOpt = Annotated[Path | None, typer.Option("--config", help=catalog.option_help("--config"))]
 SetOpt = Annotated[list[str] | None, typer.Option("--set", help=catalog.option_help("--set"))]
-
-
-class _State:
-    config: Path | None = None
-    overrides: Overrides = Overrides()
-    debug: bool = False
-    project_root: Path | None = None
-    global_root: Path | None = None
-
-
-state = _State()
 
 
 def _version(asked: bool) -> None:
@@ -78,29 +63,11 @@ def _main(
         help=catalog.option_help("--version"))] = False,
 ) -> None:
     """Read the global options every command shares."""
-    state.config = config
-    if set_:  # pydantic comes with the settings: only when something is set
-        from ..settings import parse_overrides
-
-        state.overrides = Overrides(parse_overrides(set_))
-    else:
-        state.overrides = Overrides()
-    if data_dir is not None:
-        state.overrides.put("data_dir", str(data_dir), "--data-dir")
-    if global_root is not None:  # shown by `config` with its source
-        state.overrides.put("global_root", str(global_root), "--global-root")
-    if project_root is not None:  # every command: a typo must not start a new memory
-        from ..files import check_project_root
-
-        check_project_root(project_root)
-    state.project_root, state.global_root = project_root, global_root
-    state.debug = debug
+    apply_globals(config, set_, data_dir, project_root, global_root, debug)
 
 
-def _memory() -> Memory:
-    from ..memory.facade import open_memory
-
-    return open_memory(state.config, state.overrides, state.project_root, state.global_root)
+#: Open the memory the global options name (:func:`.context.command_memory`).
+_memory = command_memory
 
 
 def _pipeline(scope: ScopeName = "global") -> Pipeline:
@@ -227,28 +194,10 @@ def search(
     Each hit shows up to 3 lines: a document's title, then its text from the sentence
     that best matches the query. The whole texts: `--json`; each arm's rank and score:
     `--explain`."""
-    from ..errors import InvalidQueryError
-    from ..memory.remember import check_kind
-    from ..memory.times import as_of_instant
-    from . import memory as show
-    from .empty import why_empty
+    from .searching import run_search
 
-    memory = _memory()
-    try:
-        kinds, tags = tuple(check_kind(k, "--kind") for k in kind or ()), tuple(tag or ())
-        if not all(t.strip() for t in tags):  # as the MCP tools refuse it
-            raise InvalidQueryError("tags: a tag is empty; give short non-empty labels")
-        answer = memory.recall(query, scope, top_k, kinds, tags, since,
-                               until, as_of, history, per,  # type: ignore[arg-type]
-                               context=context, max_tokens=max_tokens)
-        why = None if answer.hits or as_json else why_empty(
-            memory, scope, kinds, tags, as_of_instant(as_of))
-        show.show_recall(console, query, answer, explain, as_json, why, as_of_instant(as_of))
-        from .ingesting import say_unembedded_in
-
-        say_unembedded_in(err, memory, scope)
-    finally:
-        close_memory(memory)
+    run_search(query, top_k, explain, as_json, kind, tag, scope, since, until, as_of, history,
+               per, context, max_tokens)
 
 
 @registry.command(cls=Command)

@@ -8,7 +8,8 @@
   can say what it left done says so first (``ingest``).
 - The process ends without the interpreter's teardown (:func:`end_without_teardown`).
 
-Only typer and rich are imported here: the entry point stays light.
+Only rich is imported here, typer when the command line is not a plain search's
+(:mod:`.quick` reads those without it): the entry point stays light.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-import typer
 from rich.text import Text
 
 from ..errors import InvalidQueryError, OctomemError, UsageValueError
@@ -30,10 +30,16 @@ if TYPE_CHECKING:
 
 #: Exit status of a usage error (click's ``UsageError.exit_code``).
 USAGE_STATUS = 2
-#: click's base error, found through typer's public ``BadParameter`` (typer 0.29 vendors
-#: click as ``typer._click``; older typers use click itself).
-ClickException: type[Exception] = next(
-    c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+#: Exit status after Ctrl-C in a command (128 + SIGINT; :data:`.options.INTERRUPTED`).
+INTERRUPTED_STATUS = 130
+
+
+def click_exception() -> type[Exception]:
+    """Return click's base error, found through typer's public ``BadParameter`` (typer 0.29
+    vendors click as ``typer._click``; older typers use click itself)."""
+    import typer
+
+    return next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
 
 
 def not_utf8(args: list[str]) -> str | None:
@@ -156,13 +162,17 @@ def owns_the_process() -> bool:
 def main() -> None:
     """Console entry point (``octomem``): run the command; usage errors, octomem errors and
     file-system errors as one line on stderr (``--debug`` shows the traceback); end the
-    process without the interpreter's teardown."""
+    process without the interpreter's teardown. A plain search's command line
+    (:func:`.quick.parse_search`) runs without typer, every other through the typer app."""
     global ends_without_teardown
     if owns_the_process():
         atexit.register(end_without_teardown)
         ends_without_teardown = True
+    from .quick import parse_search
+
     try:
-        status = run()
+        plain = parse_search(sys.argv[1:])
+        status = run() if plain is None else run_quick(plain)
     except SystemExit as exc:  # a command's own exit (``sys.exit(message)`` prints it)
         if exc.code is not None and not isinstance(exc.code, int):
             flush_stdout()  # after what the command printed, on one pipe too
@@ -179,10 +189,13 @@ def finish(status: int) -> None:
 
 
 def run() -> int:
-    """Run the command line; return the exit status (errors printed as one line).
+    """Run the command line through the typer app; return the exit status (errors printed
+    as one line).
 
     :raises OctomemError: with ``--debug``, the error itself.
     """
+    import typer
+
     from .commands import app, state
 
     err = SafeConsole(stderr=True, soft_wrap=True, highlight=False)
@@ -192,7 +205,7 @@ def run() -> int:
         return USAGE_STATUS
     try:
         status: Any = app(prog_name="octomem", standalone_mode=False)
-    except ClickException as exc:
+    except click_exception() as exc:
         if type(exc).__name__ != "NoArgsIsHelpError":  # that one printed the help
             err.print(Text(usage_line(exc)))
         return int(getattr(exc, "exit_code", USAGE_STATUS))
@@ -202,17 +215,54 @@ def run() -> int:
     except (OctomemError, OSError) as exc:
         if state.debug:
             raise
-        message = as_option(str(exc)) if isinstance(exc, OctomemError) else os_error(exc)
-        if isinstance(exc, UsageValueError) or (
-                isinstance(exc, InvalidQueryError) and names_a_usage(message)):
-            err.print(Text(f"error: {message}{help_hint(sys.argv[1:], message)}"))  # a bad value
-            return USAGE_STATUS
-        err.print(Text.assemble(("error: ", "red"), message))
-        return 1
+        return failed(exc, err)
     except KeyboardInterrupt:  # outside a command (commands end with status 130 themselves)
         err.print(Text("interrupted"))
         return 130
     return status if isinstance(status, int) else 0
+
+
+def run_quick(plain: Any) -> int:
+    """Run a plain search read by :func:`.quick.parse_search` (what :func:`run` would do
+    with it, without typer); return the exit status (errors printed as one line).
+
+    :raises OctomemError: with ``--debug``, the error itself.
+    """
+    from .context import apply_globals, state
+    from .searching import run_search
+
+    err = SafeConsole(stderr=True, soft_wrap=True, highlight=False)
+    try:
+        apply_globals(**plain.group)
+    except (OctomemError, OSError) as exc:
+        if state.debug:
+            raise
+        return failed(exc, err)
+    except KeyboardInterrupt:  # outside the command, as :func:`run` says it
+        err.print(Text("interrupted"))
+        return 130
+    try:
+        run_search(**plain.search)
+    except (OctomemError, OSError) as exc:
+        if state.debug:
+            raise
+        return failed(exc, err)
+    except KeyboardInterrupt:  # inside the command, as :class:`.options.Command` says it
+        print("interrupted", file=sys.stderr, flush=True)
+        return INTERRUPTED_STATUS
+    return 0
+
+
+def failed(exc: OctomemError | OSError, err: SafeConsole) -> int:
+    """Print an octomem or file-system error as one line on ``err``; return the exit status
+    (2 for a bad value of an option or argument, else 1)."""
+    message = as_option(str(exc)) if isinstance(exc, OctomemError) else os_error(exc)
+    if isinstance(exc, UsageValueError) or (
+            isinstance(exc, InvalidQueryError) and names_a_usage(message)):
+        err.print(Text(f"error: {message}{help_hint(sys.argv[1:], message)}"))  # a bad value
+        return USAGE_STATUS
+    err.print(Text.assemble(("error: ", "red"), message))
+    return 1
 
 
 #: The options every command shares (``octomem --help`` documents them, not a command's).

@@ -36,7 +36,7 @@
 - A document or turn forgotten deliberately (``forget``: in the scope's forget log) is
   not added again (the report line says ``N forgotten, not re-added``).
 - Chunks without a vector of the configured embedder are counted after every ingest and
-  search (:func:`say_unembedded`).
+  search (:func:`.unembedded.say_unembedded`).
 
 The engine is imported by :func:`run` when the command runs, not when the CLI starts.
 """
@@ -55,6 +55,7 @@ from rich.text import Text
 
 from ..errors import OctomemError
 from .options import INTERRUPTED
+from .unembedded import say_unembedded
 from .values import plural
 
 if TYPE_CHECKING:
@@ -308,32 +309,3 @@ def say_interrupted(err: Console, tally: Tally, sources: int, scope: str,
         say_unembedded(err, [(scope, pipeline)] if pipeline is not None else [])
     except Exception:  # noqa: BLE001 - the store may be mid-write; the lines above stand
         return
-
-
-def say_unembedded(err: Console, scoped: Iterable[tuple[str, Pipeline]]) -> None:
-    """Warn on ``err``, per scope, how many chunks have no vector of the configured
-    embedder (found by their words only, e.g. after an interrupted embedding) and how to
-    embed them.
-
-    :param scoped: ``(scope name, its pipeline)`` pairs.
-    """
-    for scope, pipeline in scoped:
-        semantic, embedder = pipeline.arms.semantic, pipeline.arms.embedder
-        if semantic is None or embedder is None or pipeline.semantic_error:
-            continue
-        missing = semantic.missing_count()
-        if missing:
-            err.print(Text.assemble(
-                ("warning: ", "yellow"),
-                f"{plural(missing, 'chunk')} of the {scope} scope "
-                f"{'has' if missing == 1 else 'have'} no vector yet (found by their words "
-                "only): `octomem reindex` embeds them"), highlight=False)
-
-
-def say_unembedded_in(err: Console, memory: Memory, scope: str | None) -> None:
-    """After a search: :func:`say_unembedded` for the scopes it searched (``scope``, or
-    both)."""
-    from ..memory.scopes import SCOPES
-
-    wanted = SCOPES if scope is None else (scope,)
-    say_unembedded(err, memory.scopes.existing(wanted))  # type: ignore[arg-type]

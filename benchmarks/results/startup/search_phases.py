@@ -45,14 +45,22 @@ T0, marks = float(sys.argv[1]), []
 def mark(name):
     marks.append((name, time.time() - T0, time.thread_time()))
 mark("interpreter start")
-import apsw, pluggy, rich.console, typer
-mark("import typer, rich, pluggy, apsw")
+import importlib.util
+QUICK = importlib.util.find_spec("octomem.engine.cli.quick") is not None
+import apsw, pluggy, rich.console
+if not QUICK:  # since issue 15's sixth round a plain search imports no typer
+    import typer
+mark("import typer (before the quick path), rich, pluggy, apsw")
 from pydantic import BaseModel
 mark("import pydantic.BaseModel")
 class _First(BaseModel):
     x: int = 0
 mark("pydantic's first model (fields, plugin scan)")
-from octomem.engine.cli import commands, entry
+from octomem.engine.cli import entry
+if QUICK:
+    from octomem.engine.cli import searching as commands  # where close_memory is called
+else:
+    from octomem.engine.cli import commands
 mark("octomem's CLI modules")
 from octomem.engine import manager, settings
 from octomem.engine.memory import facade, recall as rc
@@ -75,7 +83,7 @@ def after(name, real, first=None):
         return out
     return wrapper
 facade.load_settings = after("read the settings", facade.load_settings,
-                             "typer: parse, build `search`")
+                             "parse (typer before the quick path), build `search`")
 facade.load_registry = after("load the plugins", facade.load_registry)
 facade.Memory.__init__ = after("open both scopes", facade.Memory.__init__)
 for name, label in (("start_embedding", "start the embedding"),
