@@ -2,9 +2,10 @@
 (issue 15: a fresh CLI search at 100k chunks ≤ 0.5 s, model load reported apart).
 
 Each round runs, in a fresh process each and in turn (so the machine's load hits all
-alike): ``python -c pass``, importing the libraries a search uses besides the model's
-(the floor of the rest: typer, rich, pydantic.BaseModel, pluggy, numpy, apsw; pydantic-settings
-only when ``OCTOMEM_*`` variables are set, since issue 15's third round),
+alike; the searches' order reversed every other round): ``python -c pass``, importing the
+libraries a search uses besides the model's (the floor of the rest: rich,
+pydantic.BaseModel, pluggy, numpy, apsw; pydantic-settings only when ``OCTOMEM_*``
+variables are set, since issue 15's third round; typer until its sixth),
 then ``octomem search QUERY`` over ``PROJECT`` (its local scope; the global scope an empty
 folder) with the snapshots of the in-RAM copies used,
 and, with ``--no-snapshots``, the same with ``arms.sqlite.snapshots=false``; with
@@ -94,8 +95,9 @@ STEPS = ("start", "open", "recall − model load", "end")
 #: importing them alone is the floor of the rest (``BaseModel``: ``import pydantic`` alone
 #: imports its models' machinery lazily, so until issue 15's fourth round the floor left
 #: out 0.06-0.1 s of CPU at load 7-11 that every search pays; pydantic-settings is
-#: imported only when ``OCTOMEM_*`` variables are set).
-LIBRARIES = "import typer, rich.console, pluggy, numpy, apsw; from pydantic import BaseModel"
+#: imported only when ``OCTOMEM_*`` variables are set; typer, since issue 15's sixth
+#: round, only when the command line is not a plain search's).
+LIBRARIES = "import rich.console, pluggy, numpy, apsw; from pydantic import BaseModel"
 
 
 def children_cpu() -> float:
@@ -154,7 +156,8 @@ def measure(project: Path, global_root: Path, rounds: int, snapshots_off: bool,
                 floor_cpu.append(cpu)
             elif round_:
                 libraries.append({"wall": wall, "CPU − model load": cpu})
-        for name, (extra_args, extra_env) in variants.items():
+        order = list(variants.items())
+        for name, (extra_args, extra_env) in order if round_ % 2 else order[::-1]:
             argv = ["--project-root", str(project), "--global-root", str(global_root),
                     *extra_args, "search", QUERIES[round_ % len(QUERIES)]]
             result = run_once(argv, extra_env)

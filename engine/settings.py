@@ -1,5 +1,4 @@
-"""Settings: defaults < user config < project config < ``--config FILE`` < ``OCTOMEM_*``
-< ``--set``.
+"""Settings: defaults < user config < project config < ``--config`` < ``OCTOMEM_*`` < ``--set``.
 
 Each later layer wins per key. Every effective value remembers the layer it came
 from (:attr:`LoadedSettings.provenance`), and an unknown key is an error naming the
@@ -8,8 +7,6 @@ key, the layer and the closest known key.
 
 from __future__ import annotations
 
-import difflib
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -334,6 +331,7 @@ def user_config_path() -> Path:
 
 
 def _read_toml(path: Path, layer: str) -> dict[str, Any]:
+    import tomllib  # only when a file is read: ~15 ms of a search's start at load 12 (issue 15)
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
@@ -346,6 +344,7 @@ def _read_toml(path: Path, layer: str) -> dict[str, Any]:
 
 def _parse_value(raw: str) -> Any:
     """Read a ``--set`` value as TOML (numbers, booleans, lists, quoted strings), else a string."""
+    import tomllib
     try:
         return tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
@@ -377,6 +376,7 @@ def _check_keys(data: dict[str, Any], model: type[BaseModel], layer: str, prefix
     for key, value in data.items():
         dotted = f"{prefix}{key}"
         if key not in fields:
+            import difflib  # only to suggest a name
             close = difflib.get_close_matches(key, list(fields), n=1)
             hint = f"; did you mean '{prefix}{close[0]}'?" if close else ""
             raise config_error(f"unknown setting {dotted!r} in {layer}{hint}", layer)
