@@ -162,3 +162,45 @@ def test_the_half_that_ends_first_reads_its_chunks_ahead_and_the_answer_is_the_s
             assert [name for name, _ in reads] == ["MainThread"]
     memory.close()
     assert answers[True] == answers[False] and len(answers[True]) == 5
+
+
+def test_the_dedup_prepares_the_chunks_read_ahead_on_the_worker(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The keyword half's read-ahead (during a slow embedding) hands its chunks to the
+    ``cosine`` dedup's ``prepare`` on the worker, whose normalised texts dedup then finds
+    in its cache; the answer is the serial search's."""
+    from octomem.plugins.dedup import cosine
+
+    prepared: list[tuple[str, list[int]]] = []
+    prepare = cosine.CosineDedup.prepare
+
+    def recording(self, chunks):  # type: ignore[no-untyped-def]
+        prepared.append((threading.current_thread().name, [c.id for c in chunks]))
+        return prepare(self, chunks)
+
+    monkeypatch.setattr(cosine.CosineDedup, "prepare", recording)
+    reads = _reads(monkeypatch)
+    _slow(monkeypatch, HashingEmbedder, "embed_query")
+    memory = open_memory(overrides={"data_dir": str(data_dir),
+                                    "pipeline": {"embedder": "hashing", "dedup": "cosine"}})
+    for i, fact in enumerate(FACTS * 8):
+        memory.remember(f"{fact}, note {i}", scope="global")
+    pipeline = memory.scopes.require("global")
+    answers = {}
+    for parallel in (True, False):
+        object.__setattr__(pipeline.settings.retrieval, "parallel_arms", parallel)
+        prepared.clear()
+        reads.clear()
+        cosine.normalise_text.cache_clear()
+        got = pipeline.search(Query("invoice approval archive deploys", top_k=5))
+        answers[parallel] = [(h.chunk.id, h.score, h.relevance) for h in got.hits]
+        if parallel:
+            ahead = [ids for name, ids in reads if name.startswith("octomem-arm")][0]
+            assert prepared == [(prepared[0][0], ahead)] and len(ahead) == 15
+            assert prepared[0][0].startswith("octomem-arm")
+            assert cosine.normalise_text.cache_info().hits >= 1  # dedup found some
+        else:
+            assert prepared == []
+    memory.close()
+    assert answers[True] == answers[False] and len(answers[True]) == 5

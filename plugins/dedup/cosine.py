@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from octomem.engine.arms import ArmContext, ArmSpec
-from octomem.engine.types import Collapsed, FusedHit, fused_hit
+from octomem.engine.types import Chunk, Collapsed, FusedHit, fused_hit
 
 if TYPE_CHECKING:  # numpy is imported where arrays are made: building the arm stays light
     import numpy as np
@@ -72,6 +72,14 @@ class CosineDedup:
     def __init__(self, options: CosineDedupOptions | None = None) -> None:
         self.options = options or CosineDedupOptions()
         self.threshold = self.options.threshold
+
+    def prepare(self, chunks: Sequence[Chunk]) -> None:
+        """Normalise the texts of chunks an answer may hold before :meth:`dedup` sees them
+        (a search's read-ahead, while its query is embedded): :func:`normalise_text`'s
+        cache keeps them, so the identical-text rule then only looks them up (~5 us per
+        SciFact chunk at load 12, up to 30 per search)."""
+        for chunk in chunks:
+            normalise_text(chunk.text)
 
     def _most_similar(
         self, rows: np.ndarray, i: int, kept: np.ndarray, ids: list[int]

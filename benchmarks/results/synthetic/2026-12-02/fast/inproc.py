@@ -4,9 +4,13 @@ query emptied before each (relevance's content words, dedup's texts, the storage
 chunks), the same answers checked. The shortcuts: content words from the per-word memo
 (:mod:`octomem.engine.words`), fused hits without ``__init__``/``replace``
 (``types.fused_hit``), document order's bounds from the runs (``fusion.run_bounds``),
-chunks built slot by slot (``sqlite.rows.chunk_of``). "off" puts back the code they
-replaced (copied below). Prints the p50 of the calling thread's CPU after the arms and
-of the whole search, per configuration, and the median of the per-query ratios. Usage::
+chunks built slot by slot (``sqlite.rows.chunk_of``), fused entries made when read
+(``fusion.rrf_ranking``), hit vectors without a read transaction while nothing was
+written (``SqliteVecSemanticArm._matrix``), the ``cosine`` dedup's texts normalised in the
+keyword half's read-ahead (``CosineDedup.prepare``). "off" puts back the code they
+replaced (copied below; no ``prepare``). Prints the p50 of the calling thread's CPU
+after the arms and of the whole search, per configuration, and the median of the
+per-query ratios. Usage::
 
     nice -n 5 python benchmarks/results/synthetic/2026-12-02/fast/inproc.py STORE N
 """
@@ -24,11 +28,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 import common  # noqa: E402
 
 from octomem.engine import read_path, relevance, words  # noqa: E402
+from octomem.engine.fusion import Fused  # noqa: E402
 from octomem.engine.sql.rows import row_fields  # noqa: E402
 from octomem.engine.types import Chunk, FusedHit, Query  # noqa: E402
 from octomem.plugins.dedup import cosine  # noqa: E402
 from octomem.plugins.sqlite import storage  # noqa: E402
 from octomem.plugins.sqlite.rows import CHUNK_COLUMNS  # noqa: E402
+from octomem.plugins.sqlite_vec import arm as vec_arm  # noqa: E402
 
 
 @lru_cache(maxsize=4096)
@@ -43,6 +49,29 @@ def old_chunk_of(row: object) -> Chunk:
     return Chunk(**row_fields(CHUNK_COLUMNS, row))  # type: ignore[arg-type]
 
 
+def old_rrf(runs: list, k: int = 60, weights: dict | None = None) -> list[Fused]:
+    """Reciprocal rank fusion as before (a ``Fused`` per chunk, one sort by (-score, id))."""
+    weights = weights or {}
+    fused: dict[int, Fused] = {}
+    for run in runs:
+        for hit in run:
+            share = weights.get(hit.arm, 1.0) / (k + hit.rank)
+            entry = fused.get(hit.chunk_id)
+            if entry is None:
+                fused[hit.chunk_id] = Fused(hit.chunk_id, 0.0 + share, {hit.arm: hit})
+            elif hit.arm not in entry.contributions:
+                entry.contributions[hit.arm] = hit
+                entry.score += share
+    return sorted(fused.values(), key=lambda f: (-f.score, f.chunk_id))
+
+
+def old_matrix(self: vec_arm.SqliteVecSemanticArm, bound: object) -> object:
+    """The in-RAM copy as before: synced in a read transaction on every call."""
+    matrix = self._matrix_of(bound)  # type: ignore[arg-type]
+    matrix.sync(self.storage.connection())
+    return matrix
+
+
 NEW = {
     (relevance, "content_words"): relevance.content_words,
     (read_path, "content_words"): read_path.content_words,
@@ -50,6 +79,9 @@ NEW = {
     (cosine, "fused_hit"): cosine.fused_hit,
     (read_path, "run_bounds"): read_path.run_bounds,
     (storage, "chunk_of"): storage.chunk_of,
+    (read_path, "rrf_ranking"): read_path.rrf_ranking,
+    (vec_arm.SqliteVecSemanticArm, "_matrix"): vec_arm.SqliteVecSemanticArm._matrix,
+    (cosine.CosineDedup, "prepare"): cosine.CosineDedup.prepare,
 }
 OLD = {
     (relevance, "content_words"): old_content_words,
@@ -58,6 +90,9 @@ OLD = {
     (cosine, "fused_hit"): FusedHit,
     (read_path, "run_bounds"): lambda runs: None,
     (storage, "chunk_of"): old_chunk_of,
+    (read_path, "rrf_ranking"): old_rrf,
+    (vec_arm.SqliteVecSemanticArm, "_matrix"): old_matrix,
+    (cosine.CosineDedup, "prepare"): None,
 }
 ARMS_DONE: list[int] = []
 _runs = read_path.ReadPath._runs
