@@ -167,15 +167,18 @@ class QuantizedRows:
     lock: threading.RLock
 
     _projected: Callable[[int, int], bool]  # the matrix's (an annotation: no stub)
+    _rows_major: Callable[[], np.ndarray]  # the matrix's
 
     def ready(self) -> None:
         """Make the approximate stage ready now, as the first unfiltered search would: the
         projection fitted or coded when missing, the codes packed (a long-running
-        process's warm-up: its first search then scans at once). A no-op below
-        ``approximate_above``."""
+        process's warm-up: its first search then scans at once). Below
+        ``approximate_above``: the row-major copy hits' vectors are read from."""
         with self.lock:
             if self._projected(0, self.count):
                 self._pack()
+            elif self.count:
+                self._rows_major()  # hits' vectors are gathered from it (matrix.vectors)
 
     def _pack(self) -> None:
         """Pack the codes when an int8 scan would pack them first (call holding the lock)."""

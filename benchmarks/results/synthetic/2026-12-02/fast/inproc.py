@@ -7,7 +7,8 @@ chunks), the same answers checked. The shortcuts: content words from the per-wor
 chunks built slot by slot (``sqlite.rows.chunk_of``), fused entries made when read
 (``fusion.rrf_ranking``), hit vectors without a read transaction while nothing was
 written (``SqliteVecSemanticArm._matrix``), the ``cosine`` dedup's texts normalised in the
-keyword half's read-ahead (``CosineDedup.prepare``). "off" puts back the code they
+keyword half's read-ahead (``CosineDedup.prepare``), hits' vectors gathered from the
+row-major copy (``VectorMatrix.vectors``). "off" puts back the code they
 replaced (copied below; no ``prepare``). Prints the p50 of the calling thread's CPU
 after the arms and of the whole search, per configuration, and the median of the
 per-query ratios. Usage::
@@ -35,6 +36,7 @@ from octomem.plugins.dedup import cosine  # noqa: E402
 from octomem.plugins.sqlite import storage  # noqa: E402
 from octomem.plugins.sqlite.rows import CHUNK_COLUMNS  # noqa: E402
 from octomem.plugins.sqlite_vec import arm as vec_arm  # noqa: E402
+from octomem.plugins.sqlite_vec import matrix as vec_matrix  # noqa: E402
 
 
 @lru_cache(maxsize=4096)
@@ -72,6 +74,23 @@ def old_matrix(self: vec_arm.SqliteVecSemanticArm, bound: object) -> object:
     return matrix
 
 
+def old_vectors(self: vec_matrix.VectorMatrix, chunk_ids: object) -> object:
+    """Hits' vectors as before, while no selective filter made the row-major copy: from
+    the column-major matrix along each column's run."""
+    import numpy as np
+
+    with self.lock:
+        pos = self.positions(np.asarray(chunk_ids, dtype=np.int64).reshape(-1))
+        out = np.zeros((len(pos), self.dim), dtype=np.float32)
+        hit = pos >= 0
+        source = self.matrix
+        if source.flags.f_contiguous and not source.flags.c_contiguous:
+            out[hit] = source.T[:, pos[hit]].T
+        else:
+            out[hit] = source[pos[hit]]
+        return out
+
+
 NEW = {
     (relevance, "content_words"): relevance.content_words,
     (read_path, "content_words"): read_path.content_words,
@@ -82,6 +101,7 @@ NEW = {
     (read_path, "rrf_ranking"): read_path.rrf_ranking,
     (vec_arm.SqliteVecSemanticArm, "_matrix"): vec_arm.SqliteVecSemanticArm._matrix,
     (cosine.CosineDedup, "prepare"): cosine.CosineDedup.prepare,
+    (vec_matrix.VectorMatrix, "vectors"): vec_matrix.VectorMatrix.vectors,
 }
 OLD = {
     (relevance, "content_words"): old_content_words,
@@ -93,6 +113,7 @@ OLD = {
     (read_path, "rrf_ranking"): old_rrf,
     (vec_arm.SqliteVecSemanticArm, "_matrix"): old_matrix,
     (cosine.CosineDedup, "prepare"): None,
+    (vec_matrix.VectorMatrix, "vectors"): old_vectors,
 }
 ARMS_DONE: list[int] = []
 _runs = read_path.ReadPath._runs
