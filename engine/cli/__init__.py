@@ -5,10 +5,11 @@ commands (:mod:`.observe`), and ``octomem ui`` (:mod:`.view`).
 
 A fresh process loads only what its command needs: ``octomem --help`` draws its page from
 :mod:`.catalog` without typer or any command module, and without rich where
-:mod:`.fasthelp` draws exactly what rich would (plain POSIX terminals and pipes); a
-command's module, and typer's reading of its signature, load when that command runs or its
-own ``--help`` is asked (:mod:`.lazy`); each command imports the engine (pydantic, numpy,
-the plugins) when it runs.
+:mod:`.fasthelp` draws exactly what rich would (plain POSIX terminals and pipes); a plain
+``octomem search`` is read without typer (:mod:`.quick`); a command's module, and typer's
+reading of its signature, load when that command runs or its own ``--help`` is asked
+(:mod:`.lazy`); each command imports the engine (pydantic, numpy, the plugins) when it
+runs.
 
 The console script is :func:`main` (:mod:`.entry`: every error as one line);
 :data:`app` is the typer application (tests drive it with typer's ``CliRunner``).
