@@ -115,3 +115,36 @@ def test_a_plain_search_imports_no_typer(herons: Path) -> None:
     assert not {m for m in loaded if m == "typer" or m.startswith(("typer.", "click"))}
     code, out, loaded = modules("search", "--help")
     assert code == 0 and "typer" in loaded
+
+
+def _options_of(function: object) -> tuple[dict[str, set[str]], dict[str, object]]:
+    """Return a typer command's option names by parameter and its parameters' defaults."""
+    import inspect
+    import typing
+
+    names: dict[str, set[str]] = {}
+    defaults: dict[str, object] = {}
+    for name, param in inspect.signature(function, eval_str=True).parameters.items():  # type: ignore[arg-type]
+        info = typing.get_args(param.annotation)[1]
+        decls = [getattr(info, "default", None), *(getattr(info, "param_decls", None) or ())]
+        names[name] = {d for d in decls if isinstance(d, str) and d.startswith("-")}
+        defaults[name] = param.default
+    return names, defaults
+
+
+def test_the_tables_follow_the_typer_signatures() -> None:
+    """Every option of ``search`` and of the group is in :mod:`quick`'s tables under the
+    same parameter, with the same default (``--version`` excepted: typer reads it)."""
+    from octomem.engine.cli import commands
+
+    names, defaults = _options_of(commands.search)
+    tables = {**quick.SEARCH_VALUES, **{k: (v, "flag") for k, v in quick.SEARCH_FLAGS.items()}}
+    assert {opt: key for opt, (key, _) in tables.items()} == {
+        opt: key for key, opts in names.items() for opt in opts}
+    assert {k: v for k, v in defaults.items() if k != "query"} == quick.SEARCH_DEFAULTS
+    names, defaults = _options_of(commands._main)
+    del names["_"], defaults["_"]  # --version
+    tables = {**quick.GLOBAL_VALUES, **{k: (v, "flag") for k, v in quick.GLOBAL_FLAGS.items()}}
+    assert {opt: key for opt, (key, _) in tables.items()} == {
+        opt: key for key, opts in names.items() for opt in opts}
+    assert defaults == quick.GLOBAL_DEFAULTS
