@@ -28,7 +28,7 @@ def run(*args: str) -> tuple[int, str, dict[str, object]]:
     ) -> None:
         seen.update(text=text, count=count, ratio=ratio, where=where, plain=plain, tags=tags)
 
-    result = CliRunner().invoke(app, list(args))
+    result = CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})  # one-line errors
     return result.exit_code, result.output, seen
 
 
