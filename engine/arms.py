@@ -260,7 +260,11 @@ class Embedder(Protocol):
     max_tokens: int
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
-        """Return each text's length in model tokens (special tokens excluded)."""
+        """Return each text's length in model tokens (special tokens excluded).
+
+        Ingest calls it (and ``token_ceilings``) from a worker thread while the caller's
+        thread writes the batch before (:func:`octomem.engine.writes.prepared`).
+        """
         ...
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:

@@ -18,7 +18,6 @@ from .errors import (
     AmbiguousMatchError,
     EmbedderMismatchError,
     EmbedderUnavailableError,
-    InvalidQueryError,
     NotFoundError,
 )
 from .manager import ArmRegistry
@@ -28,7 +27,7 @@ from .token_counts import BatchCounts, Ceilings, title_budget
 from .types import Chunk, Document
 from .writes import DOCS_PER_TRANSACTION as DOCS_PER_TRANSACTION  # where callers import it
 from .writes import TEXT_PER_TRANSACTION as TEXT_PER_TRANSACTION
-from .writes import ramped, transactions, write_batch
+from .writes import prepared, ramped, transactions, write_batch
 
 if TYPE_CHECKING:  # imported where used: the MCP server lists tools before numpy loads
     pass
@@ -190,7 +189,8 @@ class Pipeline(ReadPath):
         Rows and keyword index are written in one transaction per batch of at most
         :data:`~.writes.DOCS_PER_TRANSACTION` documents and
         :data:`~.writes.TEXT_PER_TRANSACTION` characters
-        (or ``per_transaction`` documents); embedding happens afterwards, outside
+        (or ``per_transaction`` documents), the next batch counted and chunked in a worker
+        thread meanwhile (:func:`~.writes.prepared`); embedding happens afterwards, outside
         any write transaction, so a chunk is searchable by its words before its vector
         exists. A document whose id exists with the same title and text is left alone;
         with different content it is replaced (on a :class:`VersionedStorage`: stored as
@@ -208,15 +208,11 @@ class Pipeline(ReadPath):
         """
         report = AddReport()
         start = time.perf_counter()
-        for batch in transactions(documents, per_transaction):
-            for doc in batch:
-                if not isinstance(doc.text, str) or not doc.text.strip():
-                    raise InvalidQueryError(f"document {doc.id!r}: text is empty")
-            count = self._counted(batch)
+        for ready in prepared(self, transactions(documents, per_transaction)):
             with self.arms.storage.transaction() as tx:
-                write_batch(self, tx, batch, report, count)
+                write_batch(self, tx, ready.batch, report, ready.count, ready.chunks)
             if progress:
-                progress(len(batch))
+                progress(len(ready.batch))
         report.seconds_indexing = time.perf_counter() - start
         if embed:
             start = time.perf_counter()

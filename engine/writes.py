@@ -10,10 +10,12 @@ of writing every document alone, in the same order.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .arms import BulkStorage
 from .chunking import CountTokens
+from .errors import InvalidQueryError
 from .types import Chunk, Document
 
 if TYPE_CHECKING:
@@ -82,12 +84,72 @@ def ramped(items: Sequence[Any], size: int, first: int = FIRST_EMBED_BATCH) -> I
         step = min(step * 2, size)
 
 
+@dataclass
+class Prepared:
+    """A batch ready to write: its token counter and each document's chunks.
+
+    :param batch: the documents, in order.
+    :param count: the batch's token counter (:meth:`Pipeline._counted`).
+    :param chunks: per document of ``batch``, its chunks (ids not set yet).
+    """
+
+    batch: list[Document]
+    count: CountTokens
+    chunks: list[list[Chunk]]
+
+
+def prepare(pipeline: Pipeline, batch: list[Document]) -> Prepared:
+    """Check, count and chunk ``batch`` (Python only: no storage call).
+
+    :raises InvalidQueryError: a document has empty text.
+    """
+    for doc in batch:
+        if not isinstance(doc.text, str) or not doc.text.strip():
+            raise InvalidQueryError(f"document {doc.id!r}: text is empty")
+    count = pipeline._counted(batch)
+    return Prepared(batch, count, [pipeline._chunk(doc, count) for doc in batch])
+
+
+def prepared(pipeline: Pipeline, batches: Iterable[list[Document]]) -> Iterator[Prepared]:
+    """Yield each of ``batches`` prepared (:func:`prepare`), in order, preparing the next
+    one in a worker thread while the caller writes this one.
+
+    The Python of counting and chunking then runs while SQLite, which releases the GIL
+    while it works, writes the batch before (10k documents of
+    ``benchmarks/results/peers/harness.py ingest``, load 14-15: see
+    ``benchmarks/results/ingest/2026-12-02-round6``). The storage is only ever called from
+    the caller's thread. A batch's error is raised where writing it would begin, after
+    the batches before it are written, as without the thread. The embedder's token
+    counter is called from the worker thread.
+    """
+    batches = iter(batches)
+    batch = next(batches, None)
+    if batch is None:
+        return
+    current = prepare(pipeline, batch)
+    batch = next(batches, None)
+    if batch is None:  # one batch (a remember, a small ingest): no thread
+        yield current
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="octomem-prepare") as pool:
+        while batch is not None:
+            ahead = pool.submit(prepare, pipeline, batch)
+            yield current
+            batch = next(batches, None)
+            current = ahead.result()
+    yield current
+
+
 def write_batch(
     pipeline: Pipeline, tx: Any, batch: Sequence[Document], report: AddReport,
-    count: CountTokens,
+    count: CountTokens, chunks: Sequence[list[Chunk]] | None = None,
 ) -> None:
     """Write ``batch`` inside ``tx``: new documents in runs, others one at a time.
 
+    :param chunks: per document, its chunks as :meth:`Pipeline._chunk` makes them with
+        ``count`` (made here when not given).
     :raises OctomemError: a document cannot be stored (the caller's transaction rolls
         back: nothing of the batch is kept).
     """
@@ -99,12 +161,12 @@ def write_batch(
     present = storage.existing_ids([d.id for d in batch])
     run: list[tuple[Document, list[Chunk]]] = []
     seen: set[str] = set()
-    for doc in batch:
+    for i, doc in enumerate(batch):
         if doc.id in present or doc.id in seen:
             _store_run(pipeline, storage, tx, run, report)
             pipeline._write(tx, doc, report, count)
         else:
-            run.append((doc, pipeline._chunk(doc, count)))
+            run.append((doc, chunks[i] if chunks is not None else pipeline._chunk(doc, count)))
         seen.add(doc.id)
     _store_run(pipeline, storage, tx, run, report)
 
