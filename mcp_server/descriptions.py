@@ -74,7 +74,8 @@ about that many tokens and lists the rest in `budget.cut`. Each hit has a `relev
 how many). No hits with `abstained` set means memory holds nothing that answers \
 this: say you do not know (or ask) rather than guess or retry with the same words. That \
 is judged on the best 10 candidates whatever `top_k` is, so a different `top_k` will not \
-change it. A scope listed in `scopes_unavailable` could not be read (its store is damaged; \
+change it. No hits with `nothing_to_rank` set means nothing stored passes the filters (it \
+says which one). A scope listed in `scopes_unavailable` could not be read (its store is damaged; \
 the reason says what the user should do) and was not searched: tell the user."""
 
 FORGET = """\

@@ -25,7 +25,6 @@ def run_search(query: str, top_k: int | None, explain: bool, as_json: bool,
     from ..memory.remember import check_kind
     from ..memory.times import as_of_instant
     from . import memory as show
-    from .empty import why_empty
 
     memory = command_memory()
     try:
@@ -35,9 +34,8 @@ def run_search(query: str, top_k: int | None, explain: bool, as_json: bool,
         answer = memory.recall(query, scope, top_k, kinds, tags, since,  # type: ignore[arg-type]
                                until, as_of, history, per,  # type: ignore[arg-type]
                                context=context, max_tokens=max_tokens)
-        why = None if answer.hits or as_json else why_empty(
-            memory, scope, kinds, tags, as_of_instant(as_of))  # type: ignore[arg-type]
-        show.show_recall(console, query, answer, explain, as_json, why, as_of_instant(as_of))
+        show.show_recall(console, query, answer, explain, as_json, answer.nothing_to_rank,
+                         as_of_instant(as_of))
         from .unembedded import say_unembedded_in
 
         say_unembedded_in(err, memory, scope)  # type: ignore[arg-type]

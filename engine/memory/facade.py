@@ -24,6 +24,7 @@ from ..turns import TURN_KIND
 from ..types import Document, Filters
 from .context import ShapedAnswer, check_shape, shape
 from .duplicates import NearDuplicate, near_duplicates
+from .empty import say_why_empty
 from .folders import IngestReport, folder_named, reconcile
 from .forget import ForgetOutcome, drop_forgotten, forget
 from .health import model_error
@@ -162,6 +163,8 @@ class Memory:
         found.scopes_unavailable = self.scopes.skipped(wanted)
         answer = shape(without_unshowable(found), {s: p.arms.storage for s, p in scoped},
                        context, max_tokens)
+        if not answer.hits:
+            say_why_empty(self, scope, filters, answer)
         if count:
             for name in answer.scopes:
                 self.recall_log.record(name, [h.chunk.document_id for h in answer.hits

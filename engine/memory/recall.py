@@ -109,6 +109,8 @@ class RecallAnswer:
     :param best_rejected: when ``abstained``, the match with the best relevance, which
         was not returned (``rank`` 1: the best match), so ``explain`` can show why.
     :param scopes_unavailable: scope -> why it was not searched (its store cannot be read).
+    :param nothing_to_rank: why ``hits`` is empty although the memory did not abstain:
+        nothing stored passes the filters, or nothing is stored (:mod:`.empty`).
     """
 
     hits: list[ScopedHit]
@@ -125,6 +127,7 @@ class RecallAnswer:
     weak_left_out: int = 0
     best_rejected: ScopedHit | None = None
     scopes_unavailable: dict[str, str] = field(default_factory=dict)
+    nothing_to_rank: str | None = None
 
 
 def is_answer(hit: ScopedHit) -> bool:

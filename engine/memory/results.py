@@ -257,6 +257,11 @@ class MemoryRecallResult(BaseModel):
     abstained: str | None = Field(
         None, description="why there are no hits although something was searched: nothing "
         "stored reached retrieval.relevance_floor (the memory holds no answer)")
+    nothing_to_rank: str | None = Field(
+        None, description="why there are no hits although the memory did not abstain: the "
+        "scopes searched hold nothing, or nothing stored passes the filters (a kind or tag "
+        "no document has, no current statement from the since/until window, nothing valid "
+        "yet at as_of), named")
     weak_left_out: int = Field(
         0, description="hits left out as noise: relevance below retrieval.relevance_floor "
         "and below retrieval.relative_floor times the best hit's")
@@ -290,6 +295,7 @@ def recall_result(query: str, answer: RecallAnswer, explain: bool = False) -> Me
         timings_ms={k: round(v, 3) for k, v in answer.timings_ms.items()},
         warnings=answer.warnings,
         abstained=answer.abstained,
+        nothing_to_rank=answer.nothing_to_rank,
         weak_left_out=answer.weak_left_out,
         best_rejected=(memory_hit(answer.best_rejected, True)
                        if explain and answer.best_rejected is not None else None),

@@ -1,0 +1,152 @@
+"""Why a search found nothing, when the answer itself cannot say: the scopes searched hold
+nothing at all, no stored document has a kind or a tag the search was filtered to (tags
+are matched exactly, case included), no current statement became true inside the
+``since`` / ``until`` window (superseded ones may have: history shows them), or nothing
+stored was valid yet at ``as_of``.
+
+An answer that abstained says why already (its best match is below
+``retrieval.relevance_floor``); these are the cases where there was nothing to
+rank, which the README promises an empty answer says too: :func:`say_why_empty` sets the
+answer's ``nothing_to_rank``, which the CLI prints and ``--json`` and the MCP ``recall``
+tool return. An answer that abstained under a ``since`` / ``until`` window says so too,
+since the answer may lie outside it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..arms import VersionedStorage
+
+if TYPE_CHECKING:
+    from ..pipeline import Pipeline
+    from ..types import Filters
+    from .facade import Memory
+    from .recall import RecallAnswer
+
+
+def kind_counts(pipeline: Pipeline) -> dict[str, int]:
+    """Return the current documents of one scope per kind (empty for a storage that
+    cannot list them)."""
+    storage = pipeline.arms.storage
+    counts = getattr(storage, "kind_counts", None)
+    if callable(counts):
+        return dict(counts())
+    found: dict[str, int] = {}
+    if isinstance(storage, VersionedStorage):
+        for doc in storage.iter_documents():
+            found[doc.kind] = found.get(doc.kind, 0) + 1
+    return found
+
+
+def _documents(pipeline: Pipeline, history: bool = False) -> list[Any]:
+    """Return one scope's documents (current ones unless ``history``), or none for a
+    storage that cannot list them; read only when an answer came back empty."""
+    storage = pipeline.arms.storage
+    if not isinstance(storage, VersionedStorage):
+        return []
+    return list(storage.iter_documents(include_superseded=history))
+
+
+def say_why_empty(memory: Memory, scope: str | None, filters: Filters,
+                  answer: RecallAnswer) -> None:
+    """Say in ``answer`` (which has no hits) why: set its ``nothing_to_rank``
+    (:func:`why_empty`), or, when it abstained under a ``since`` / ``until`` window, add
+    that window to its ``abstained`` (only statements from it were searched)."""
+    window = _window(filters.valid_after, filters.valid_before)
+    if answer.abstained:
+        if window:
+            answer.abstained += f"; only statements that became true {window} were searched"
+        return
+    answer.nothing_to_rank = why_empty(
+        memory, scope, filters.kinds, filters.tags, filters.as_of, filters.valid_after,
+        filters.valid_before, filters.include_superseded)
+
+
+def why_empty(memory: Memory, scope: str | None, kinds: tuple[str, ...],
+              tags: tuple[str, ...] = (), as_of: float | None = None,
+              since: float | None = None, until: float | None = None,
+              history: bool = False) -> str | None:
+    """Return why a search of ``scope`` (``None``: both) filtered to ``kinds`` and ``tags``
+    (at ``as_of``; statements that became true in ``[since, until)``; epoch seconds; with
+    superseded versions when ``history``) could find nothing, or ``None`` when something
+    could have matched.
+
+    :returns: ``nothing is stored in the local and global scopes; ingest or add first``,
+        ``no stored document has kind BAR (stored kinds: DOC, FACT)``, ``no stored
+        document has tag OPS (stored tags: db, ops)``, ``no current statement became true
+        before 2024-03-02T00:00:00Z; 1 superseded one did (include superseded ones to see
+        it)``, ``no stored statement became true from 2030-01-01T00:00:00Z on (they span
+        2024-01-01 to 2024-07-01)`` or ``nothing stored was valid yet at
+        2023-01-01T00:00:00Z (the earliest is from 2025-03-01)``.
+    """
+    from .scopes import SCOPES
+
+    wanted = SCOPES if scope is None else (scope,)
+    counts: dict[str, int] = {}
+    for _, pipeline in memory.scopes.existing(wanted):  # type: ignore[arg-type]
+        for kind, n in kind_counts(pipeline).items():
+            counts[kind] = counts.get(kind, 0) + n
+    if not any(counts.values()):
+        where = " and ".join(wanted)
+        return (f"nothing is stored in the {where} {'scope' if len(wanted) == 1 else 'scopes'}"
+                "; ingest or add first")
+    if kinds and not any(counts.get(k) for k in kinds):
+        stored = ", ".join(k for k, n in sorted(counts.items()) if n)
+        return f"no stored document has kind {' or '.join(kinds)} (stored kinds: {stored})"
+    pipelines = [p for _, p in memory.scopes.existing(wanted)]  # type: ignore[arg-type]
+    if tags:
+        stored_tags = {t for p in pipelines for d in _documents(p) for t in d.tags}
+        missing = [t for t in tags if t not in stored_tags]
+        if missing:
+            return (f"no stored document has tag {' or '.join(missing)} (stored tags: "
+                    f"{', '.join(sorted(stored_tags)) or 'none'}; tags match exactly, "
+                    "case included)")
+    if (since is not None or until is not None) and as_of is None:
+        if (why := _outside_window(pipelines, since, until, history)) is not None:
+            return why
+    if as_of is not None:
+        starts = [d.valid_from for p in pipelines for d in _documents(p, history=True)]
+        if starts and min(starts) > as_of:
+            return (f"nothing stored was valid yet at {_shown(as_of)} (the earliest is from "
+                    f"{_shown(min(starts))})")
+    return None
+
+
+def _outside_window(pipelines: list[Pipeline], since: float | None, until: float | None,
+                    history: bool) -> str | None:
+    """Return why no statement of ``pipelines`` became true in ``[since, until)`` (epoch
+    seconds, either open), or ``None`` when one did (current, or any when ``history``)."""
+    def inside(ts: float) -> bool:
+        return (since is None or ts >= since) and (until is None or ts < until)
+
+    every = [d for p in pipelines for d in _documents(p, history=True)]
+    if any(inside(d.valid_from) for d in every if history or d.is_current):
+        return None
+    window = _window(since, until)
+    old = sum(1 for d in every if not d.is_current and inside(d.valid_from))
+    if old:
+        return (f"no current statement became true {window}; {old} superseded "
+                f"{'one' if old == 1 else 'ones'} did (include superseded ones to see "
+                f"{'it' if old == 1 else 'them'})")
+    starts = [d.valid_from for d in every if history or d.is_current]
+    if not starts:
+        return None
+    first, last = _shown(min(starts))[:10], _shown(max(starts))[:10]
+    span = f"they span {first} to {last}" if first != last else f"all are from {first}"
+    return f"no stored statement became true {window} ({span})"
+
+
+def _window(since: float | None, until: float | None) -> str:
+    """Return ``from T on``, ``before T``, both joined by ``and``, or ``""`` (epoch seconds
+    shown as ISO-8601 UTC)."""
+    return " and ".join(part for part in (
+        None if since is None else f"from {_shown(since)} on",
+        None if until is None else f"before {_shown(until)}") if part)
+
+
+def _shown(ts: float) -> str:
+    """Return epoch seconds as an ISO-8601 UTC time, to the second."""
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
