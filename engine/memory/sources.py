@@ -163,8 +163,8 @@ def file_document(path: Path) -> Document:
     ingesting the same file again updates it instead of adding a copy. A leading UTF-8
     byte-order mark (some Windows editors write one) is not part of the text.
 
-    :raises OctomemError: the file is not UTF-8 text, its name is not UTF-8, or it is not
-        a regular file (:func:`.readable.check_readable`).
+    :raises OctomemError: the file is not UTF-8 text, holds a NUL byte (binary), its name
+        is not UTF-8, or it is not a regular file (:func:`.readable.check_readable`).
     """
     check_readable(path)
     resolved = path.resolve()
@@ -175,6 +175,9 @@ def file_document(path: Path) -> Document:
     except UnicodeDecodeError as exc:
         raise OctomemError(
             f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start + bom})") from exc
+    nul = data.find(b"\0")
+    if nul >= 0:  # valid UTF-8, yet no text file holds NUL (what `grep -I` calls binary)
+        raise OctomemError(f"{path}: a binary file, not text (a NUL byte at byte {nul})")
     doc_id = "file:" + hashlib.sha256(str(resolved).encode()).hexdigest()[:24]
     return Document(
         text=text, id=doc_id, title=_title(path, text), uri=resolved.as_uri(), kind="DOC",
