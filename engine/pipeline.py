@@ -228,15 +228,19 @@ class Pipeline(ReadPath):
         (``report.chunk_ids``) and those of the documents it found unchanged that have no
         vector of the configured embedder (an earlier add was killed, or its embedder
         failed, between storing and embedding them), which are set as ``report.resumed``.
-        Looks no further than the counts when the scope has no chunk without a vector."""
+        A document this add stored and then found again unchanged (one file reached twice,
+        e.g. through a symlink beside it: its id is the resolved path) resumes nothing:
+        its chunks are this add's, embedded once. Looks no further than the counts when
+        the scope has no chunk without a vector."""
         semantic = self.arms.semantic
         report.resumed = []
         if report.unchanged and semantic is not None and not self.semantic_error \
                 and semantic.missing_count():
-            missing = set(semantic.missing())
+            missing = set(semantic.missing()).difference(report.chunk_ids)
             storage = self.arms.storage
-            report.resumed = [c.id for d in report.unchanged
-                              for c in storage.document_chunks(d) if c.id in missing]
+            report.resumed = list(dict.fromkeys(
+                c.id for d in report.unchanged for c in storage.document_chunks(d)
+                if c.id in missing))
         return sorted(report.chunk_ids + report.resumed)
 
     def embed_pending(

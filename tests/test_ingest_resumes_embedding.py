@@ -56,3 +56,23 @@ def test_the_mcp_ingest_tool_embeds_them_too(tmp_path: Path) -> None:
             "The billing service")
         third = mcp.ok("ingest", path_or_text="notes")
         assert (third["embedded"], third["embedded_earlier"]) == (0, 0)
+
+
+def test_a_file_found_twice_in_one_ingest_is_embedded_once(tmp_path: Path) -> None:
+    """A symlink to a file beside it (one document: its id is the resolved path) is no
+    chunk "left without a vector by an earlier ingest" (trial 10): the file's chunk was
+    counted twice, once as stored and once as its unchanged second sighting's."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "deploy.md").write_text("# Deploy guide\n\nTo deploy, run `make release`.\n")
+    (folder / "link.md").symlink_to("deploy.md")
+    (folder / "other.md").write_text("The cache expires after ten minutes.\n")
+    first = octomem(tmp_path, "ingest", "docs")
+    assert first.out.splitlines() == [  # link.md: deploy.md's document, seen again
+        "added 2, replaced 0, unchanged 1 document; 2 chunks indexed, 2 embedded"]
+    (folder / "deploy.md").write_text("# Deploy guide\n\nTo deploy, run `make ship`.\n")
+    again = octomem(tmp_path, "ingest", "docs")
+    assert again.out.splitlines() == [
+        "added 0, replaced 1, unchanged 2 documents; 1 chunk indexed, 1 embedded"]
+    status = octomem(tmp_path, "status", "--json").json()
+    assert status["scopes"]["local"]["chunks_without_vector"] == 0
