@@ -63,16 +63,17 @@ def ranx_compiled(package: Path | None = None) -> bool:
     first use numba compiles it, which takes minutes on a loaded machine (4 min at load
     6-7 on 2 cores, 12 min at load 11-13, for a 5-query smoke run of SciFact), once.
 
-    Looks in ranx's own ``__pycache__`` folders and, when set, ``NUMBA_CACHE_DIR``.
+    Looks where numba will read the cache: ``NUMBA_CACHE_DIR`` when set (numba then reads
+    and writes there only: a cache beside ranx is not used), else ranx's own
+    ``__pycache__`` folders.
 
     :param package: ranx's folder (default: the installed one).
     """
     package = package or Path(ranx.__file__).parent
     elsewhere = os.environ.get("NUMBA_CACHE_DIR")
     for sub, prefix in COMPILED_MARKERS:
-        here = any((package / sub / "__pycache__").glob(f"{prefix}*.nbi"))
-        there = bool(elsewhere) and any(Path(str(elsewhere)).rglob(f"{prefix}*.nbi"))
-        if not (here or there):
+        if not any(Path(elsewhere).rglob(f"{prefix}*.nbi") if elsewhere
+                   else (package / sub / "__pycache__").glob(f"{prefix}*.nbi")):
             return False
     return True
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from octomem.benchmarks.metrics import COMPILED_MARKERS, ranx_compiled
@@ -34,6 +35,24 @@ def test_ranx_compiled_looks_for_numbas_cache_files(tmp_path: Path) -> None:
         cache.mkdir(parents=True)
         (cache / f"{prefix}12.py311.nbi").write_bytes(b"")
         assert ranx_compiled(tmp_path) == (sub == COMPILED_MARKERS[-1][0])
+
+
+def test_ranx_compiled_looks_only_in_numba_cache_dir_when_set(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """numba reads its cache from ``NUMBA_CACHE_DIR`` alone when that is set: ranx's own
+    cache does not spare the compile (a first run there compiled for 12:56 min at load
+    12-17 with no word of it)."""
+    for sub, prefix in COMPILED_MARKERS:
+        (tmp_path / "ranx" / sub / "__pycache__").mkdir(parents=True)
+        (tmp_path / "ranx" / sub / "__pycache__" / f"{prefix}12.py311.nbi").write_bytes(b"")
+    assert ranx_compiled(tmp_path / "ranx")
+    (tmp_path / "numba").mkdir()
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    assert not ranx_compiled(tmp_path / "ranx")
+    for sub, prefix in COMPILED_MARKERS:
+        (tmp_path / "numba" / sub).mkdir()
+        (tmp_path / "numba" / sub / f"{prefix}12.py311.nbi").write_bytes(b"")
+    assert ranx_compiled(tmp_path / "ranx")
 
 
 def test_a_keyword_only_run_says_how_it_chunked_and_help_names_no_folder(
