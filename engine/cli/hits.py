@@ -73,14 +73,20 @@ def hit_text(chunk: Any, query: str = "") -> str:
     turn's title is its time: the turn's words come first (``text (time)``), so a cut line
     still shows what was said. With ``query``, the text starts at its sentence holding
     most of the query's words (:func:`~.snippets.best_part`)."""
-    text = one_line(chunk.text)
     title = one_line(chunk.title or "")
     if query:
-        for lead in (f"# {title}", title) if title else ():
-            if text.startswith(lead):
-                text = text[len(lead):].lstrip(" :—-")
-                break
-        text = best_part(text, query)
+        raw = chunk.text.strip()
+        first, _, rest = raw.partition("\n")
+        if title and one_line(first) in (f"# {title}", title):  # a heading line: dropped
+            raw = rest
+        else:
+            for lead in (f"# {title}", title) if title else ():
+                if (folded := one_line(raw)).startswith(lead):
+                    raw = folded[len(lead):].lstrip(" :—-")
+                    break
+        text = one_line(best_part(raw, query))
+    else:
+        text = one_line(chunk.text)
     if not title:
         return text
     if getattr(chunk, "kind", None) == TURN_KIND:

@@ -1,6 +1,8 @@
 """The part of a hit's text the compact hit list shows: from the sentence that holds
 most of the query's words, so a long document or turn shows where it answers rather
-than its first words (the whole text: ``--json``; more lines: ``--explain``)."""
+than its first words (the whole text: ``--json``; more lines: ``--explain``). A line
+break ends a sentence too: a Markdown heading, a list item or a paragraph without a
+full stop is a part of its own."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ STOPWORDS = frozenset(
 #: ``deployment``). Not tuned: long enough to tell most words apart.
 STEM_CHARS = 5
 _WORD = re.compile(r"\w+")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
 
 
 def stems(text: str) -> set[str]:
@@ -29,7 +31,8 @@ def best_part(text: str, query: str) -> str:
     ``… `` in front when that is not the first sentence; ``text`` unchanged when no
     later sentence holds more than the first.
 
-    :param text: one line of text (whitespace already folded).
+    :param text: the text as stored (line breaks end parts; the caller folds whitespace
+        after).
     """
     wanted = stems(query)
     if not wanted:

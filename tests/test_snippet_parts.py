@@ -1,0 +1,45 @@
+"""The hit list shows a hit's text from the part that best matches the question, and a
+line break ends a part (trial 10, finding 5): a Markdown list without full stops, a
+heading, or a paragraph without one no longer hides the answering sentence after it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cli_run import octomem
+
+from octomem.engine.cli.snippets import best_part
+
+OPS = """# Operations notes
+
+## Services
+- api gateway on port 8080
+- worker pool of 8 processes
+- log shipper to loki
+
+## Certificates
+The TLS certificates are renewed by certbot on the first day of every month.
+"""
+
+
+def test_a_line_break_ends_a_part() -> None:
+    text = OPS.split("\n", 2)[2]
+    assert best_part(text, "when are the TLS certificates renewed?") == (
+        "… The TLS certificates are renewed by certbot on the first day of every month.\n")
+    assert best_part(text, "which port does the api gateway use?").startswith(
+        "… - api gateway on port 8080\n")
+    # sentences on one line still split at their full stops; the first part wins ties
+    assert best_part("Deploys run Fridays. Certbot renews TLS.", "tls") == "… Certbot renews TLS."
+    assert best_part("Certbot renews TLS.\nTLS again.", "tls") == "Certbot renews TLS.\nTLS again."
+
+
+def test_the_hit_list_shows_the_answering_sentence_of_a_markdown_file(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "ops.md").write_text(OPS)
+    octomem(tmp_path, "ingest", "notes")
+    ran = octomem(tmp_path, "search", "when are the TLS certificates renewed?",
+                  COLUMNS="200")
+    first = ran.out.splitlines()[1]
+    assert first.endswith("Operations notes — … The TLS certificates are renewed by certbot "
+                          "on the first day of every month."), ran.out
