@@ -12,6 +12,9 @@ from pathlib import Path
 from cli_run import octomem
 from mcp_stdio import stdio_client
 
+from octomem.engine.memory.facade import Memory
+from octomem.engine.types import Document
+
 
 def test_a_rerun_ingest_embeds_the_chunks_an_earlier_one_left(tmp_path: Path) -> None:
     folder = tmp_path / "notes"
@@ -68,11 +71,23 @@ def test_a_file_found_twice_in_one_ingest_is_embedded_once(tmp_path: Path) -> No
     (folder / "link.md").symlink_to("deploy.md")
     (folder / "other.md").write_text("The cache expires after ten minutes.\n")
     first = octomem(tmp_path, "ingest", "docs")
-    assert first.out.splitlines() == [  # link.md: deploy.md's document, seen again
-        "added 2, replaced 0, unchanged 1 document; 2 chunks indexed, 2 embedded"]
+    assert first.out.splitlines() == [  # link.md: deploy.md's file, read once
+        "added 2, replaced 0, unchanged 0 documents; 2 chunks indexed, 2 embedded"]
     (folder / "deploy.md").write_text("# Deploy guide\n\nTo deploy, run `make ship`.\n")
     again = octomem(tmp_path, "ingest", "docs")
     assert again.out.splitlines() == [
-        "added 0, replaced 1, unchanged 2 documents; 1 chunk indexed, 1 embedded"]
+        "added 0, replaced 1, unchanged 1 document; 1 chunk indexed, 1 embedded"]
     status = octomem(tmp_path, "status", "--json").json()
     assert status["scopes"]["local"]["chunks_without_vector"] == 0
+
+
+def test_a_document_added_twice_in_one_add_resumes_nothing(memory: Memory) -> None:
+    """The same document twice in one :meth:`Pipeline.add` (an API caller's list): stored
+    once, then found unchanged; its chunk is this add's, embedded once, not "left
+    without a vector by an earlier ingest"."""
+    pipeline = memory.scopes.require("local", create=True)
+    doc = Document(text="The staging server is called heron.", id="file:deploy", kind="DOC")
+    report = pipeline.add([doc, doc], embed=True)
+    assert (len(report.added), len(report.unchanged)) == (1, 1)
+    assert report.resumed == [] and report.embedded == 1
+    assert pipeline.arms.semantic.missing_count() == 0

@@ -92,7 +92,25 @@ def find_sources(
             if refused is None:
                 raise
             refused.append((path, str(exc)))
-    return texts, transcripts
+    return _once(texts), transcripts
+
+
+def _once(files: list[Path]) -> list[Path]:
+    """Return ``files`` without a second path to a file already listed (a symlink beside
+    its target, a folder named twice): a text file's document id is its resolved path,
+    so the second was read as the first's document "unchanged" (trial 10)."""
+    seen: set[Path] = set()
+    out = []
+    for file in files:
+        try:
+            real = file.resolve()
+        except (OSError, RuntimeError):  # a symlink loop: read (and refused) as it is
+            out.append(file)
+            continue
+        if real not in seen:
+            seen.add(real)
+            out.append(file)
+    return out
 
 
 def _expand(path: Path, fmt: IngestFormat, texts: list[Path],
