@@ -19,6 +19,7 @@ from collections import deque
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..fusion import is_turn
 from ..pipeline import Pipeline, embedding_text
 from ..relevance import (
     DOCUMENT_KINDS,
@@ -31,6 +32,7 @@ from ..relevance import (
     shipped_model,
     unheard_words,
 )
+from ..turns import CONVERSATION, POSITION
 from .scoped_fusion import Key, ScopedRuns
 
 if TYPE_CHECKING:
@@ -126,6 +128,26 @@ def across_kinds(hits: list[ScopedHit], floors: list[tuple[float, str]]
     return [hits[i] for i in order], [floors[i] for i in order]
 
 
+def replies(hits: list[ScopedHit], passes: list[bool]) -> set[int]:
+    """Return the places of the hits that are the next turn after a question turn that
+    reaches its floor (its text ends with "?"; the same conversation, the next position,
+    in either scope: dedup keeps one copy of a turn stored in both): the reply is the
+    answer to the question the query matched. A fresh user's trial: "where are we
+    staying in Porto" matched "Ben: Where are we staying in
+    Porto?" (relevance above the floor) while the reply "Ana: A small guesthouse in
+    Ribeira", second, had 0.01 (< ``retrieval.relative_floor`` × the best) and was left
+    out. No tuned constant."""
+    asked: set[tuple[Any, Any]] = set()
+    for hit, ok in zip(hits, passes, strict=True):
+        if ok and is_turn(hit.chunk) and hit.chunk.text.rstrip().endswith("?"):
+            meta = hit.chunk.metadata
+            asked.add((meta[CONVERSATION], meta[POSITION] + 1))
+    if not asked:
+        return set()
+    return {i for i, h in enumerate(hits) if is_turn(h.chunk) and (
+        h.chunk.metadata[CONVERSATION], h.chunk.metadata[POSITION]) in asked}
+
+
 def judged(hits: list[ScopedHit], top_k: int, text: str, cos: dict[Key, float],
            retrieval: RetrievalSettings, embedder: str | None, answer: RecallAnswer,
            stats: Mapping[str, RunStats], pipelines: Mapping[str, Pipeline],
@@ -138,8 +160,9 @@ def judged(hits: list[ScopedHit], top_k: int, text: str, cos: dict[Key, float],
     "nothing stored"): when none reaches its kind's floor, none is returned
     (``answer.abstained`` says why, ``answer.best_rejected`` is the best one, rank 1).
     Else hits below both their floor and ``retrieval.relative_floor`` times the best are
-    left out (counted in ``answer.weak_left_out`` among the first ``top_k``), and the
-    cut to ``top_k`` keeps every hit that reaches its floor before those that do not
+    left out (counted in ``answer.weak_left_out`` among the first ``top_k``), except the
+    reply to a question turn that reaches its floor (:func:`replies`), and the cut to
+    ``top_k`` keeps every hit that reaches its floor before those that do not
     (each in its place). In a store holding both documents and turns the two kinds are
     ordered by :func:`across_kinds` first (all hits judged); with one kind only the
     first ``max(JUDGED_HITS, top_k)`` are.
@@ -157,8 +180,10 @@ def judged(hits: list[ScopedHit], top_k: int, text: str, cos: dict[Key, float],
         answer.best_rejected = hits[at]
         return []
     best = max(probability, default=0.0)
+    answers = replies(hits, passes)
     kept = [i for i, (h, p, (f, _)) in enumerate(zip(hits, probability, floors, strict=True))
-            if h.relevance is None or p >= min(f, retrieval.relative_floor * best)]
+            if h.relevance is None or p >= min(f, retrieval.relative_floor * best)
+            or i in answers]
     answer.weak_left_out = min(top_k, len(hits)) - sum(i < top_k for i in kept)
     shown = set([i for i in kept if passes[i]][:top_k])
     shown.update([i for i in kept if i not in shown][: top_k - len(shown)])
