@@ -150,7 +150,9 @@ def test_ctrl_c_during_ingest_says_what_was_stored_and_search_says_what_is_unemb
     assert "Traceback" not in err
     said = re.search(r"interrupted: ([\d,]+) of 1,500 documents stored \(from 1,500 files "
                      r"found\)(; rolled back: the batch in progress, \S+n\d+\.md( and "
-                     r"([\d,]+) more)?)?(; not reached: ([\d,]+) documents?)?$", err, re.M)
+                     r"([\d,]+) more)?)?(; not reached: ([\d,]+) documents?)?"
+                     r"(; embedding interrupted \(the chunks left without a vector are counted "
+                     r"below\))?$", err, re.M)
     assert said, err
     back = (int(said.group(4).replace(",", "")) + 1 if said.group(4) else 1) \
         if said.group(2) else 0
@@ -161,6 +163,9 @@ def test_ctrl_c_during_ingest_says_what_was_stored_and_search_says_what_is_unemb
     assert unembedded, err
     missing = int(unembedded.group(1).replace(",", ""))
     assert 0 < missing < 1500
+    # interrupted while embedding (trial 10): the line says how far it got
+    assert said.group(7), err
+    assert "run the same ingest again to store and embed the rest" in err
     found = run(tmp_path, "search", "build server caches", "-k", "3")
     assert f"warning: {missing:,} chunks of the global scope have no vector yet" in found.stderr
     run(tmp_path, "reindex", "--scope", "global")

@@ -76,7 +76,7 @@ OPTION_OF_FIELD = {"top_k": "--top-k", "scope": "--scope", "as_of": "--as-of",
                    "since": "--since", "until": "--until", "kinds": "--kind", "kind": "--kind",
                    "tags": "--tag", "max_tokens": "--max-tokens", "context": "--context",
                    "per": "--per", "event_time": "--event-time", "supersedes": "--supersedes",
-                   "query": "QUERY", "text": "TEXT"}
+                   "query": "QUERY", "text": "TEXT", "text_or_id": "ID_OR_TEXT"}
 
 
 def as_option(message: str) -> str:

@@ -78,12 +78,15 @@ class Tally:
         be stored; ``parts_stored``: how many are stored whole.
     :param skipped: ``(file, why)`` for each file inside a named folder skipped for an
         error (noted as it was skipped; ``why`` names the file).
+    :param to_embed: chunks the ingest set out to embed after storing; ``embedded``: how
+        many of them it has embedded (counted after each batch, so it can lag one batch).
     """
 
     offered: list[str] = field(default_factory=list)
     expected: int = 0
     stored: int = 0
     embedded: int = 0
+    to_embed: int = 0
     parts: int = 0
     parts_stored: int = 0
     refused: list[tuple[Path, str]] = field(default_factory=list)
@@ -270,6 +273,7 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
         pending = pipeline.to_embed(report)  # this ingest's, and its unchanged documents'
         if pending and pipeline.arms.semantic and not pipeline.semantic_error:
             task2 = bar.add_task("embedding chunks", total=len(pending))
+            tally.to_embed += len(pending)
 
             def done(n: int) -> None:
                 tally.embedded += n
@@ -301,10 +305,13 @@ def say_interrupted(err: Console, tally: Tally, sources: int, scope: str,
     unread = tally.expected - tally.stored - len(left)
     if unread > 0:
         line += f"; not reached: {plural(unread, 'document')}"
+    unembedded = tally.to_embed > tally.embedded  # the count lags a batch: the store's below
+    if unembedded:
+        line += "; embedding interrupted (the chunks left without a vector are counted below)"
     err.print(Text(line), highlight=False)
-    if left or tally.parts_stored < tally.parts:
-        err.print(Text("run the same ingest again to store the rest: what is stored is "
-                       "skipped as unchanged"), highlight=False)
+    if left or tally.parts_stored < tally.parts or unembedded:
+        err.print(Text("run the same ingest again to store and embed the rest: what is "
+                       "stored is skipped as unchanged"), highlight=False)
     try:
         say_unembedded(err, [(scope, pipeline)] if pipeline is not None else [])
     except Exception:  # noqa: BLE001 - the store may be mid-write; the lines above stand
