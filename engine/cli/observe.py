@@ -229,7 +229,9 @@ def _histograms(text: str) -> tuple[dict[str, dict[Labels, Any]], dict[str, floa
 def summary_tables(text: str) -> list[Table]:
     """Return the ``octomem metrics`` tables for one scrape."""
     hist, plain = _histograms(text)
-    calls = Table(title="tool calls", box=box.SIMPLE_HEAD)
+    calls = Table(title="tool calls", box=box.SIMPLE_HEAD,
+                  caption="p50 and p95 are estimated inside latency buckets (as Prometheus' "
+                  "histogram_quantile does); one call's are its own time; mean is exact")
     for name in ("tool", "ok", "error", "invalid", "p50 ms", "p95 ms", "mean ms"):
         calls.add_column(name, justify="left" if name == "tool" else "right")
     for labels, entry in sorted(hist.get("octomem_tool_call_duration_seconds", {}).items()):
@@ -264,7 +266,15 @@ def summary_tables(text: str) -> list[Table]:
 
 
 def _latency(entry: dict[str, Any]) -> list[str]:
+    """Return one histogram's p50, p95 and mean in ms, as shown: the quantiles estimated
+    inside their buckets (:func:`bucket_quantile`), except that one observation is its own
+    p50 and p95 (the sum is that one value), and no quantile is shown above the largest
+    possible value, the sum."""
     if not entry["count"]:
         return ["-", "-", "-"]
-    return [f"{bucket_quantile(entry['buckets'], q) * 1e3:.1f}" for q in (0.5, 0.95)] + [
-        f"{entry['sum'] / entry['count'] * 1e3:.1f}"]
+    mean = entry["sum"] / entry["count"]
+    if entry["count"] == 1:
+        quantiles = [entry["sum"], entry["sum"]]
+    else:
+        quantiles = [min(bucket_quantile(entry["buckets"], q), entry["sum"]) for q in (0.5, 0.95)]
+    return [f"{v * 1e3:.1f}" for v in (*quantiles, mean)]
