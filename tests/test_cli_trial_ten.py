@@ -1,11 +1,15 @@
-"""Small command-line findings of fresh-user trial 10, each through the real CLI."""
+"""Small findings of fresh-user trial 10, each through the real CLI or the real browser
+view's HTTP server."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import httpx
 import pytest
 from cli_run import octomem
+from ui_support import running_view
 
 
 @pytest.mark.parametrize("blank", ["", "   "])
@@ -17,3 +21,21 @@ def test_an_empty_forget_is_a_usage_error_naming_the_argument(tmp_path: Path,
     assert ran.err == ("error: ID_OR_TEXT: empty; give a statement's id or its exact text; "
                        "see `octomem forget --help`\n")
     assert "make check" in octomem(tmp_path, "search", "make check").out
+
+
+def test_a_turn_given_no_time_is_not_shown_as_said_when_ingested(tmp_path: Path) -> None:
+    with running_view(tmp_path) as view:
+        chat = view.project / "trip.jsonl"
+        chat.write_text(json.dumps({"conversation": "trip", "session": "1", "speaker": "Ben",
+                                    "text": "Where is the camera charger?",
+                                    "time": "2024-05-01T10:00:00Z"}) + "\n" +
+                        json.dumps({"conversation": "trip", "speaker": "Ana",
+                                    "text": "Yes, it is in the blue bag."}) + "\n")
+        agent = view.agent()
+        try:
+            agent.ingest(str(chat))
+        finally:
+            agent.close()
+        page = httpx.get(f"{view.url.rstrip('/')}/conversation/local/trip").text
+        whens = [w.split("</span>")[0] for w in page.split('<span class="when">')[1:]]
+        assert sorted(whens) == ["2024-05-01T10:00:00+00:00", "time not given"], whens

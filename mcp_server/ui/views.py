@@ -22,7 +22,6 @@ from octomem.engine.errors import InvalidQueryError
 from octomem.engine.memory.facade import Memory
 from octomem.engine.memory.results import MemoryRecallResult, recall_result
 from octomem.engine.memory.scopes import SCOPES, check_scope
-from octomem.engine.memory.times import iso
 from octomem.engine.memory.view import item, render_markdown
 from octomem.engine.types import Chunk, Document, Filters
 
@@ -177,7 +176,7 @@ def _turn(chunk: Chunk) -> Turn | None:
     said = chunk.text.removeprefix(f"{speaker}: ")  # stored as "<speaker>: <what was said>"
     return Turn(chunk.id, chunk.document_id, str(meta.get("session", "")), position, speaker,
                 str(meta.get("role") or ""),
-                str(meta["time"]) if meta.get("time") else iso(chunk.valid_from),
+                str(meta["time"]) if meta.get("time") else None,  # not the ingest time
                 said, chunk.valid_to is None)
 
 
