@@ -243,3 +243,18 @@ def order_documents(hits: list[H], entries: Sequence[Any], fusion: str, document
         return -score * (1.0 + getattr(hit, "recency", 0.0)), hit.chunk.id
 
     return reorder_places(hits, lambda h: not is_turn(h.chunk), key)
+
+
+def order_values(hits: Sequence[Any], entries: Sequence[Any], fusion: str,
+                 document_fusion: str, weights: Mapping[str, float] | None = None
+                 ) -> list[float]:
+    """Return the value each of ``hits`` was ordered by, higher first: its weighted score
+    (:func:`weighted_score` × (1 + recency), as :func:`order_documents` orders a hit
+    that is not a turn under ``document_fusion`` "weighted"), else its ``score``. Two
+    hits of equal value tie: the order between them says nothing (e.g. the first of
+    the keyword run and the first of the semantic run, each in one run only)."""
+    weighted = document_fusion == "weighted" and fusion != "weighted"
+    bounds = arm_bounds(entries) if weighted and hits else {}
+    return [weighted_score(h.contributions, bounds, weights)
+            * (1.0 + getattr(h, "recency", 0.0))
+            if weighted and not is_turn(h.chunk) else float(h.score) for h in hits]

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..arms import VersionedStorage
 from ..errors import check_question
-from ..fusion import order_documents
+from ..fusion import order_documents, order_values
 from ..pipeline import Pipeline
 from ..relevance import Relevance
 from ..rerank import more_wanted, rerank_depth, rerank_stage, similarities
@@ -307,9 +307,11 @@ def recall_scopes(
             hits = _per_document(hits)
         # the runs' statistics score documents' hits only: none among them, none needed
         stats = scope_stats(runs, pipelines, k) if any(is_document(h) for h in hits) else {}
+        ties = order_values(hits, fused, retrieval.fusion, retrieval.document_fusion,
+                            retrieval.weights)
         hits = judged(hits, request.top_k, request.text, cos, retrieval,
                       getattr(first.embedder, "model_id", None), answer, stats, pipelines,
-                      request.filters)
+                      request.filters, ties)
         if request.filters.include_superseded and request.filters.as_of is None:
             hits = current_first(hits, {s: p.arms.storage for s, p in pipelines.items()})
         for rank, hit in enumerate(hits, start=1):
