@@ -7,7 +7,8 @@ scale does not depend on the query or the store:
 
 - ``cos``: the hit's cosine similarity to the query (the semantic arm's own scale);
 - ``coverage``: the share of the query's content words (stop words and question
-  scaffolding dropped, light suffix folding) found in the hit's title and text.
+  scaffolding dropped, light suffix folding) found in the hit's title and text, in any
+  inflection the keyword arm matches that :func:`~.words.root` tells ("pin" by "pinned").
 
 ``p = 1 / (1 + exp(-(w_cos·cos + w_cov·coverage + w_both·cos·coverage + bias
 + w_unheard·unheard)))`` — logistic regression (Cox, 1958), fitted by
@@ -74,6 +75,8 @@ from typing import Any, Literal
 
 from .words import FUNCTION_WORDS, content_words  # noqa: F401 (part of this module's API)
 from .words import WORD as _WORD
+from .words import root as _root
+from .words import roots as _roots
 
 #: The weights shipped with the package.
 WEIGHTS_FILE = Path(__file__).with_name("relevance.json")
@@ -154,11 +157,13 @@ def aside(query: str, metadata: Any) -> bool:
 
 
 def coverage(query: frozenset[str], text: str) -> float:
-    """Return the share (0..1) of ``query``'s content words that ``text`` holds; 0 for a
-    query without content words."""
+    """Return the share (0..1) of ``query``'s content words that ``text`` holds, a word
+    held in any inflection the keyword arm matches that :func:`~.words.root` tells ("pin"
+    by "pinned"); 0 for a query without content words."""
     if not query:
         return 0.0
-    return len(query & content_words(text)) / len(query)
+    held = _roots(text)
+    return sum(_root(word) in held for word in query) / len(query)
 
 
 @dataclass(frozen=True, slots=True)
