@@ -126,6 +126,9 @@ class Memory:
             :data:`~.context.MAX_CONTEXT`.
         :param max_tokens: pack the best hits into this many estimated tokens and report
             what was cut (:mod:`.context`); ``None``: no budget.
+        :returns: the answer; one with no hits says why, in ``abstained`` (nothing reached
+            its floor) or ``nothing_to_rank`` (nothing stored passes the filters:
+            :mod:`.empty`).
         :raises InvalidQueryError: a bad argument, named (``until`` not after ``since`` too).
         """
         check_length(len(query), self.limits.query_chars, "query", "limits.query_chars",
