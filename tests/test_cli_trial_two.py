@@ -10,9 +10,11 @@ import json
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -124,6 +126,26 @@ def test_a_named_file_that_cannot_be_ingested_fails_the_command(tmp_path: Path) 
         noted.stderr
 
 
+def wait_for_a_vector(data: Path, proc: subprocess.Popen[str], timeout: float = 120.0) -> None:
+    """Return once a store under ``data`` holds a committed vector (a row in a vec0
+    ``*_rowids`` shadow table, read with the stdlib's sqlite3, read-only), polled every
+    2 ms, or when ``proc`` has ended or ``timeout`` seconds have passed."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        for db in data.rglob("*.sqlite3"):
+            try:
+                with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+                    shadows = [r[0] for r in conn.execute(
+                        "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE "
+                        "'%\\_rowids' ESCAPE '\\'")]
+                    if any(conn.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]
+                           for t in shadows):
+                        return
+            except sqlite3.Error:  # being created or written; look again
+                pass
+        time.sleep(0.002)
+
+
 def test_ctrl_c_during_ingest_says_what_was_stored_and_search_says_what_is_unembedded(
         tmp_path: Path) -> None:
     notes = tmp_path / "notes"
@@ -140,9 +162,10 @@ def test_ctrl_c_during_ingest_says_what_was_stored_and_search_says_what_is_unemb
     assert proc.stderr is not None
     for line in proc.stderr:  # progress goes to stderr
         if line.startswith("embedding chunks"):
-            # the first batch imports numpy (the arms import it where vectors are made):
-            # 0.2 s was not always enough for one vector at load 8 on 2 cores
-            time.sleep(0.8)
+            # interrupted once a vector is committed: a fixed wait missed both ways (no
+            # vector yet at load 8 after 0.2 s; all 1,500 embedded within 0.8 s on a fast
+            # machine, CI of 2026-12-02 15:05)
+            wait_for_a_vector(tmp_path / "data", proc)
             proc.send_signal(signal.SIGINT)
             break
     _, err = proc.communicate(timeout=120)
