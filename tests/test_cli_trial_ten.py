@@ -39,3 +39,21 @@ def test_a_turn_given_no_time_is_not_shown_as_said_when_ingested(tmp_path: Path)
         page = httpx.get(f"{view.url.rstrip('/')}/conversation/local/trip").text
         whens = [w.split("</span>")[0] for w in page.split('<span class="when">')[1:]]
         assert sorted(whens) == ["2024-05-01T10:00:00+00:00", "time not given"], whens
+
+
+def test_the_search_page_counts_the_far_weaker_hits_it_left_out(tmp_path: Path) -> None:
+    """Finding 16: the CLI said "N far weaker hits left out", the page said nothing."""
+    with running_view(tmp_path) as view:
+        agent = view.agent()
+        try:
+            agent.remember("The deploy key lives in the ops vault under deploy/prod")
+            for i in range(12):
+                agent.remember(f"Lunch order {i}: soup, bread and tea for the team")
+            answer = agent.recall("where does the deploy key live", count=False)
+        finally:
+            agent.close()
+        assert answer.hits and answer.weak_left_out > 0
+        page = httpx.get(view.url, params={"q": "where does the deploy key live"}).text
+        n = answer.weak_left_out
+        assert (f'<p id="weak-left-out">{n} far weaker hit{"" if n == 1 else "s"} left out '
+                "(relevance below retrieval.relative_floor times the best hit's)</p>") in page
