@@ -43,3 +43,20 @@ def test_the_hit_list_shows_the_answering_sentence_of_a_markdown_file(tmp_path: 
     first = ran.out.splitlines()[1]
     assert first.endswith("Operations notes — … The TLS certificates are renewed by certbot "
                           "on the first day of every month."), ran.out
+
+
+def test_a_title_is_dropped_from_the_text_only_as_a_whole_word() -> None:
+    from types import SimpleNamespace
+
+    from octomem.engine.cli.hits import hit_text
+
+    def shown(title: str, text: str, query: str = "") -> str:
+        return hit_text(SimpleNamespace(title=title, text=text, kind="doc"), query)
+
+    assert shown("Kestrel", "# Kestrel\nA photo backup app.") == "Kestrel — A photo backup app."
+    assert shown("Kestrel", "Kestrel: a photo backup app.") == "Kestrel — a photo backup app."
+    # "Kestrels" does not repeat the title "Kestrel": its "s" stays
+    assert shown("Kestrel", "Kestrels nest on cliffs.") == "Kestrel — Kestrels nest on cliffs."
+    assert shown("Kestrel", "Kestrels nest on cliffs.", "where do they nest?") == (
+        "Kestrel — Kestrels nest on cliffs."
+    )

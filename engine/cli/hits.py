@@ -74,28 +74,30 @@ def hit_text(chunk: Any, query: str = "") -> str:
     still shows what was said. With ``query``, the text starts at its sentence holding
     most of the query's words (:func:`~.snippets.best_part`)."""
     title = one_line(chunk.title or "")
-    if query:
-        raw = chunk.text.strip()
-        first, _, rest = raw.partition("\n")
-        if title and one_line(first) in (f"# {title}", title):  # a heading line: dropped
-            raw = rest
-        else:
-            for lead in (f"# {title}", title) if title else ():
-                if (folded := one_line(raw)).startswith(lead):
-                    raw = folded[len(lead):].lstrip(" :—-")
-                    break
-        text = one_line(best_part(raw, query))
-    else:
-        text = one_line(chunk.text)
+    raw = _without_title(chunk.text.strip(), title)
+    text = one_line(best_part(raw, query) if query else raw)
     if not title:
         return text
     if getattr(chunk, "kind", None) == TURN_KIND:
         return f"{text} ({title})"
-    for lead in (f"# {title}", title):
-        if text.startswith(lead):
-            text = text[len(lead):].lstrip(" :—-")
-            break
     return f"{title} — {text}" if text else title
+
+
+def _without_title(text: str, title: str) -> str:
+    """Return ``text`` without a lead that repeats ``title``: a first line ``# title`` or
+    ``title``, or the words ``# title`` / ``title`` followed by a separator or a space
+    ("Kestrel: ..." under the title "Kestrel", not "Kestrels ...")."""
+    if not title:
+        return text
+    first, _, rest = text.partition("\n")
+    if one_line(first) in (f"# {title}", title):  # a heading line: dropped
+        return rest
+    folded = one_line(text)
+    for lead in (f"# {title}", title):
+        after = folded[len(lead):]
+        if folded.startswith(lead) and not after[:1].isalnum():
+            return after.lstrip(" :—-")
+    return text
 
 
 def _relevance(hit: Any) -> float | None:
