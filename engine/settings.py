@@ -191,9 +191,9 @@ class IngestSettings(BaseModel, extra="forbid"):
     """How ``ingest`` treats folders and which paths the MCP ``ingest`` tool may read."""
 
     on_missing: Literal["forget", "keep"] = _field(
-        "forget", "runtime", "a folder ingested again without a file it held before: "
-        "`forget` its document (with the reason, in the forget log) or `keep` it; both "
-        "report it",
+        "forget", "runtime", "a folder ingested again without a file it held before, or a "
+        "transcript without a turn it held before: `forget` its document (with the reason, "
+        "in the forget log) or `keep` it; both report it",
     )
     allowed_roots: list[Path] = _field(
         list, "runtime", "folders the MCP `ingest` tool may read besides the project root "

@@ -60,6 +60,7 @@ from .values import plural
 
 if TYPE_CHECKING:
     from ..memory.facade import Memory
+    from ..memory.folders import GoneFile
     from ..pipeline import Pipeline
 
 
@@ -108,6 +109,7 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
     :raises typer.Exit: status 130 after Ctrl-C, once what was stored is said.
     """
     from ..memory.folders import IngestReport, reconcile
+    from ..memory.gone_turns import gone_turns
     from ..memory.readable import is_special, shown
     from ..memory.sources import (
         NOTHING_TO_READ,
@@ -179,8 +181,10 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
                   quiet=all(f in named for f in files))  # only named files: each one said why
         for path, turns in transcripts:
             if turns and pipeline is not None:
+                gone = gone_turns(pipeline.arms.storage, turns)  # lines it no longer has
                 store(console, pipeline, turns, len(turns),
-                      f"{path.name} ({plural(len(turns), 'turn')})", tally, whole=True)
+                      f"{path.name} ({plural(len(turns), 'turn')})", tally, whole=True,
+                      gone=(chosen, gone, memory.on_missing) if gone else None)
             elif path in named:
                 tally.refused.append((path, f"{path}: no turns in it"))
             else:
@@ -244,14 +248,19 @@ def fail(tally: Tally) -> None:
 
 
 def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int, label: str,
-          tally: Tally, whole: bool = False, quiet: bool = False) -> None:
+          tally: Tally, whole: bool = False, quiet: bool = False,
+          gone: tuple[str, list[GoneFile], str] | None = None) -> None:
     """Store ``docs`` (``whole``: in one transaction), then embed what was stored.
 
     :param total: how many documents ``docs`` holds at most (for the progress bar).
     :param quiet: print no summary when ``docs`` turned out to hold nothing at all (each
         named file refused says why itself).
+    :param gone: ``(scope, turns, ingest.on_missing)``: the stored turns a transcript no
+        longer holds, retired once ``docs`` are stored (:func:`~..memory.gone_turns.retire`)
+        and counted in the summary.
     """
     from ..memory.forget import drop_forgotten
+    from ..memory.gone_turns import retire
     from . import render
 
     with render.progress(console) as bar:
@@ -266,6 +275,8 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
         report = pipeline.add(tally.watch(kept), stored, embed=False,
                               **({"per_transaction": total} if whole else {}))
         bar.update(task, completed=total)  # every file looked at, skipped ones included
+        retired = None if gone is None else \
+            (len(gone[1]), len(retire(gone[0], pipeline, gone[1], gone[2])))  # type: ignore[arg-type]
         if quiet and not (report.added or report.replaced or report.unchanged or forgotten):
             return
         tally.parts_stored += 1
@@ -286,7 +297,7 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
     tally.expected -= len(forgotten)
     render.ingest_report(console, report, embedded, pipeline.semantic_error,
                          label if tally.parts > 1 else None, len(forgotten),
-                         len(report.resumed) if embedded else 0)
+                         len(report.resumed) if embedded else 0, retired)
 
 
 def say_interrupted(err: Console, tally: Tally, sources: int, scope: str,

@@ -44,15 +44,18 @@ def progress(console: Console) -> Progress | LineProgress:
 
 def ingest_report(console: Console, report: AddReport, embedded: int,
                   semantic_error: str | None, part: str | None = None,
-                  forgotten: int = 0, earlier: int = 0) -> None:
+                  forgotten: int = 0, earlier: int = 0,
+                  gone: tuple[int, int] | None = None) -> None:
     """Print what an ingest did; ``part`` names which of several parts it was (e.g.
     ``9 files``, ``chat.jsonl (10 turns)``); ``forgotten``: how many documents read were
     in the forget log and not added again; ``earlier``: how many of the chunks embedded an
-    earlier (killed) ingest had left without a vector."""
+    earlier (killed) ingest had left without a vector; ``gone``: ``(found, forgotten)``
+    stored turns the transcript no longer holds (:mod:`~..memory.gone_turns`)."""
     console.print(
         f"{part + ': ' if part else ''}added {len(report.added):,}, replaced "
         f"{len(report.replaced):,}, unchanged {plural(len(report.unchanged), 'document')}"
-        f"{f', {forgotten} forgotten, not re-added' if forgotten else ''}; "
+        f"{f', {forgotten} forgotten, not re-added' if forgotten else ''}"
+        f"{gone_turns(*gone) if gone else ''}; "
         f"{plural(report.chunks, 'chunk')} indexed, {embedded:,} embedded"
         f"{f' ({earlier:,} left without a vector by an earlier ingest)' if earlier else ''}",
         highlight=False,
@@ -61,6 +64,13 @@ def ingest_report(console: Console, report: AddReport, embedded: int,
     if problem:
         console.print(f"[yellow]vectors not written: {problem}[/yellow]")
         console.print("[yellow]these chunks are still found by their words[/yellow]")
+
+
+def gone_turns(found: int, forgot: int) -> str:
+    """Return the summary's words for the stored turns a transcript no longer holds."""
+    if forgot:
+        return f", {plural(forgot, 'turn')} no longer in the file forgotten"
+    return f", {plural(found, 'turn')} no longer in the file kept (ingest.on_missing = keep)"
 
 
 def plugins(console: Console, registry: ArmRegistry) -> None:

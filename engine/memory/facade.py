@@ -27,6 +27,7 @@ from .duplicates import NearDuplicate, near_duplicates
 from .empty import say_why_empty
 from .folders import IngestReport, folder_named, reconcile
 from .forget import ForgetOutcome, drop_forgotten, forget
+from .gone_turns import gone_turns, retire
 from .health import model_error
 from .ingest import ingest_groups, merge_reports
 from .limits import check_length
@@ -223,8 +224,11 @@ class Memory:
         pipeline = self.scopes.require(target, create=True)
         for group in groups:  # a transcript's turns: one transaction
             whole = len(group) if group[0].kind == TURN_KIND else None
+            gone = gone_turns(pipeline.arms.storage, group) if whole else []
             kept = drop_forgotten(pipeline.arms.storage, group, report.skipped_forgotten)
             merge_reports(report, pipeline.add(kept, per_transaction=whole))
+            report.missing += gone  # turns it no longer holds: retired
+            report.forgotten += retire(target, pipeline, gone, self.on_missing)
         folder = folder_named(path_or_text, self.roots.project)
         if folder is not None:  # files it held before and no longer does
             reconcile(target, pipeline, folder, self.on_missing, report)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from ..arms import Storage, VersionedStorage
 from ..errors import InvalidQueryError, NotFoundError
 from ..pipeline import Pipeline
+from ..turns import TURN_KIND
 from ..types import Document, ForgetRecord
 from .scopes import ScopeName
 from .times import iso
@@ -44,12 +45,19 @@ Scoped = Sequence[tuple[ScopeName, Pipeline]]
 #: again (:func:`~.folders.reconcile`). Such an entry is history, not a tombstone: the
 #: file stored again when it comes back (a branch switch, ``git stash``, a move and back).
 GONE_REASON = "file gone: "
+#: How the reason of an ingest's own forget of a turn its transcript no longer holds
+#: begins (:func:`~.gone_turns.retire`): history too, not a tombstone (the line may
+#: come back).
+GONE_TURN_REASON = "turn gone: "
 
 
 def is_tombstone(record: ForgetRecord) -> bool:
     """Return True when ``record`` keeps its id from being added again: every forget but
-    an ingest's own for a file gone from its folder (reason starting :data:`GONE_REASON`)."""
-    return not (record.id.startswith("file:") and (record.reason or "").startswith(GONE_REASON))
+    an ingest's own for a file gone from its folder (reason starting :data:`GONE_REASON`)
+    or for a turn gone from its transcript (kind ``TURN``, :data:`GONE_TURN_REASON`)."""
+    reason = record.reason or ""
+    return not ((record.id.startswith("file:") and reason.startswith(GONE_REASON))
+                or (record.kind == TURN_KIND and reason.startswith(GONE_TURN_REASON)))
 
 
 def was_forgotten(storage: Storage, document_id: str) -> bool:

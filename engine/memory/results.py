@@ -332,7 +332,8 @@ class IngestResult(BaseModel):
     semantic_error: str | None = None
     missing: list[GoneFileItem] = Field(
         default_factory=list, description="files the ingested folder held before and no "
-        "longer does")
+        "longer does, and turns an ingested transcript held before and no longer does "
+        "(path: the transcript)")
     forgotten: list[GoneFileItem] = Field(
         default_factory=list, description="of those, the ones forgotten (setting "
         "ingest.on_missing, default forget; the forget log keeps the reason)")

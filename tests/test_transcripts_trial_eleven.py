@@ -1,0 +1,86 @@
+"""Transcripts ingested again, as trial 11 met them: a line deleted from the middle, two
+files named alike, empty turns, the files a folder ingest leaves alone, times without a
+zone. Real SQLite stores, the CLI as a user runs it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_run import octomem
+
+from octomem.engine.memory.facade import Memory
+
+STANDUP = [
+    {"speaker": "user", "text": "Standup: I finished the CSV exporter."},
+    {"speaker": "assistant", "text": "Great, which exporter is next on your list?"},
+    {"speaker": "Lee", "text": "The XLSX exporter is unblocked, licence approved by legal."},
+]
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def local_counts(project: Path) -> dict:
+    scope = octomem(project, "status", "--json").json()["scopes"]["local"]
+    return {k: scope[k] for k in ("documents", "current", "superseded", "forgotten")}
+
+
+def test_cli_a_line_deleted_from_the_middle_leaves_no_phantom_turn(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "standup.jsonl", STANDUP)
+    octomem(tmp_path, "ingest", "standup.jsonl")
+    write_jsonl(path, [STANDUP[0], STANDUP[2]])  # `sed -i 2d`: Lee's turn moves up
+    again = octomem(tmp_path, "ingest", "standup.jsonl")
+    assert again.out.startswith("added 0, replaced 1, unchanged 1 document, 1 turn no longer "
+                                "in the file forgotten;"), again.out
+    assert local_counts(tmp_path) == {"documents": 2, "current": 2, "superseded": 0,
+                                      "forgotten": 1}
+    hit = octomem(tmp_path, "search", "CSV exporter finished", "--context", "2", "-k", "1",
+                  "--json").json()["hits"][0]
+    assert hit["id"] == "standup:0"
+    assert [(c["id"], c["text"]) for c in hit["context"]] == [
+        ("standup:1", "Lee: The XLSX exporter is unblocked, licence approved by legal.")]
+    same = octomem(tmp_path, "ingest", "standup.jsonl")  # nothing more to retire
+    assert same.out.startswith("added 0, replaced 0, unchanged 2 documents;"), same.out
+    write_jsonl(path, STANDUP)  # the line is back: stored again (no tombstone)
+    back = octomem(tmp_path, "ingest", "standup.jsonl")
+    assert back.out.startswith("added 1, replaced 1, unchanged 1 document;"), back.out
+    assert local_counts(tmp_path)["current"] == 3
+
+
+def test_cli_on_missing_keep_keeps_the_turns_a_transcript_lost(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "standup.jsonl", STANDUP)
+    octomem(tmp_path, "ingest", "standup.jsonl")
+    write_jsonl(path, STANDUP[:2])
+    kept = octomem(tmp_path, "--set", "ingest.on_missing=keep", "ingest", "standup.jsonl")
+    assert kept.out.startswith("added 0, replaced 0, unchanged 2 documents, 1 turn no longer "
+                               "in the file kept (ingest.on_missing = keep);"), kept.out
+    assert local_counts(tmp_path)["current"] == 3
+
+
+def test_engine_retires_gone_turns_of_this_file_only(memory: Memory, tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    standup = write_jsonl(root / "standup.jsonl", STANDUP)
+    other = write_jsonl(root / "other.jsonl", [  # another file, the same conversation name
+        {"conversation": "standup", "id": "o1", "speaker": "Kim", "text": "Other file here."}])
+    memory.ingest(str(standup))
+    memory.ingest(str(other))
+    grown = [*STANDUP, {"speaker": "user", "text": "And the PDF exporter?"}]
+    write_jsonl(standup, grown)  # grew: only its new turn added, nothing retired
+    _, report = memory.ingest(str(standup))
+    assert report.added == ["standup:3"] and report.missing == []
+    moved = root / "chats" / "standup.jsonl"  # moved, and a line deleted
+    moved.parent.mkdir()
+    standup.rename(moved)
+    write_jsonl(moved, [grown[0], *grown[2:]])
+    _, report = memory.ingest(str(moved))
+    assert report.replaced == ["standup:1", "standup:2"]
+    assert [(g.id, Path(g.path).name) for g in report.forgotten] == [
+        ("standup:3", "standup.jsonl")]
+    storage = memory.scopes.require("local").arms.storage
+    assert storage.get_document("o1") is not None  # another file's turn: untouched
+    assert storage.get_document("standup:3") is None
+    assert storage.get_forgotten("standup:3").reason.startswith("turn gone: ")
