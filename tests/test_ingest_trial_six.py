@@ -95,38 +95,42 @@ def test_mcp_ingest_says_which_forgotten_ids_were_not_added(tmp_path: Path) -> N
 def test_cli_two_transcripts_named_alike_never_overwrite_each_other(tmp_path: Path) -> None:
     chat(tmp_path / "coll" / "a" / "chat.jsonl", ["Alpha said this"])
     chat(tmp_path / "coll" / "b" / "chat.jsonl", ["Beta said that"])
-    folder = octomem(tmp_path, "ingest", "coll", ok=False)  # both in one call: b refused
-    assert folder.code == 1
-    assert ("skipped: coll/b/chat.jsonl: turn id 'chat:0' is already held by a turn from "
-            "coll/a/chat.jsonl; two transcripts named alike would overwrite each other: give "
-            "this file's lines their own \"conversation\" name (or \"id\")") in folder.err
-    assert folder.out.startswith("added 1, replaced 0, unchanged 0 documents;")
-    named = octomem(tmp_path, "ingest", "coll/b/chat.jsonl", ok=False)  # stored one: a's
-    assert named.code == 1 and named.err.startswith(
-        "error: coll/b/chat.jsonl: turn id 'chat:0' is already held by a turn from "
-        f"{(tmp_path / 'coll' / 'a' / 'chat.jsonl').resolve()};")
+    folder = octomem(tmp_path, "ingest", "coll")  # both in one call: b gets its own name
+    assert folder.out.count("added 1, replaced 0, unchanged 0 documents;") == 2, folder.out
     hits = octomem(tmp_path, "search", "said", "--json").json()["hits"]
-    assert [h["text"] for h in hits] == ["Ana: Alpha said this"]  # never flipped to b's
-    again = octomem(tmp_path, "ingest", "coll/a/chat.jsonl")
-    assert again.out.startswith("added 0, replaced 0, unchanged 1 document;")
+    assert sorted((h["id"], h["text"]) for h in hits) == [
+        ("b/chat:0", "Ana: Beta said that"), ("chat:0", "Ana: Alpha said this")]
+    for name in ("coll/b/chat.jsonl", "coll/a/chat.jsonl"):  # again: the same ids
+        again = octomem(tmp_path, "ingest", name)
+        assert again.out.startswith("added 0, replaced 0, unchanged 1 document;"), again.out
+    clash = chat(tmp_path / "c" / "chat.jsonl", ["Gamma"])  # names its own conversation,
+    clash.write_text(json.dumps({"conversation": "chat", "speaker": "Cy", "text": "Gamma"})
+                     + "\n", encoding="utf-8")  # which a's turns hold: refused
+    named = octomem(tmp_path, "ingest", "c/chat.jsonl", ok=False)
+    assert named.code == 1 and named.err.startswith(
+        "error: c/chat.jsonl: turn id 'chat:0' is already held by a turn from "
+        f"{(tmp_path / 'coll' / 'a' / 'chat.jsonl').resolve()};")
 
 
-def test_engine_refuses_a_transcript_whose_turn_ids_another_file_holds(
+def test_engine_gives_a_transcript_named_like_another_its_own_conversation(
         memory: Memory, tmp_path: Path) -> None:
     root = tmp_path / "project"
     first = chat(root / "a" / "chat.jsonl", ["Alpha said this", "and more"])
     second = chat(root / "b" / "chat.jsonl", ["Beta said that"])
     memory.ingest(str(first))
-    with pytest.raises(OctomemError, match=r"b/chat\.jsonl: turn id 'chat:0' is already held "
-                       r"by a turn from .*a/chat\.jsonl"):
-        memory.ingest(str(second))
-    _, report = memory.ingest(str(root))  # in a folder: skipped with why, the rest stored
-    assert [p.name for p, _ in report.skipped] == ["chat.jsonl"]
-    assert "already held" in report.skipped[0][1] and report.unchanged == ["chat:0", "chat:1"]
+    _, report = memory.ingest(str(second))
+    assert report.added == ["b/chat:0"]
+    _, report = memory.ingest(str(root))  # the folder: every turn unchanged
+    assert report.skipped == [] and report.added == []
+    assert sorted(report.unchanged) == ["b/chat:0", "chat:0", "chat:1"]
+    first.unlink()  # a's file gone: b keeps the name its turns were stored under
+    _, report = memory.ingest(str(second))
+    assert report.unchanged == ["b/chat:0"] and report.added == []
     named = json.dumps({"conversation": "beta", "speaker": "Ben", "text": "Beta said that"})
     second.write_text(named + "\n", encoding="utf-8")  # its own conversation: stored
     _, fixed = memory.ingest(str(second))
-    assert fixed.added == ["beta:0"] and turn_ids(memory) == ["beta:0", "chat:0", "chat:1"]
+    assert fixed.added == ["beta:0"] and [g.id for g in fixed.forgotten] == ["b/chat:0"]
+    assert turn_ids(memory) == ["beta:0", "chat:0", "chat:1"]
 
 
 CLAUDE = Path(__file__).parent / "data" / "claude-code" / \

@@ -84,3 +84,23 @@ def test_engine_retires_gone_turns_of_this_file_only(memory: Memory, tmp_path: P
     assert storage.get_document("o1") is not None  # another file's turn: untouched
     assert storage.get_document("standup:3") is None
     assert storage.get_forgotten("standup:3").reason.startswith("turn gone: ")
+
+
+def test_cli_transcripts_named_alike_in_two_folders_are_both_stored(tmp_path: Path) -> None:
+    old = write_jsonl(tmp_path / "chats" / "2024" / "trip.jsonl", [
+        {"speaker": "Ana", "text": "We took the night train to Vienna."}])
+    octomem(tmp_path, "ingest", str(old))  # a store made before: ids trip:N
+    write_jsonl(tmp_path / "chats" / "2025" / "trip.jsonl", [
+        {"speaker": "Ana", "text": "This year we flew to Lisbon."},
+        {"speaker": "Ben", "text": "And stayed in Alfama."}])
+    both = octomem(tmp_path, "ingest", "chats")
+    assert "trip.jsonl (1 turn): added 0, replaced 0, unchanged 1 document;" in both.out
+    assert "trip.jsonl (2 turns): added 2, replaced 0, unchanged 0 documents;" in both.out
+    again = octomem(tmp_path, "ingest", "chats")  # ingested again: not one duplicate
+    assert "added 0, replaced 0, unchanged 2 documents;" in again.out, again.out
+    assert local_counts(tmp_path) == {"documents": 3, "current": 3, "superseded": 0,
+                                      "forgotten": 0}
+    exported = octomem(tmp_path, "export", "--scope", "local", "-").out.splitlines()
+    rows = [json.loads(line) for line in exported]
+    assert sorted((r["id"], r["metadata"]["conversation"]) for r in rows if "metadata" in r) == [
+        ("2025/trip:0", "2025/trip"), ("2025/trip:1", "2025/trip"), ("trip:0", "trip")]

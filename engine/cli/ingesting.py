@@ -110,6 +110,7 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
     """
     from ..memory.folders import IngestReport, reconcile
     from ..memory.gone_turns import gone_turns
+    from ..memory.own_turns import check_own_turns, turn_owner
     from ..memory.readable import is_special, shown
     from ..memory.sources import (
         NOTHING_TO_READ,
@@ -118,7 +119,7 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
         count_lines,
         find_sources,
     )
-    from ..memory.transcripts import check_own_turns, read_transcript, turn_owner
+    from ..memory.transcripts import read_transcript
     from ..pipeline import AddReport
     from . import memory as show
     from . import render
@@ -148,8 +149,7 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
     for path, how in found:  # read whole before anything is stored: a bad line stores none
         try:
             notes: list[str] = []  # an unfinished last line: left out, read next time
-            turns = read_transcript(path, how, notes)
-            check_own_turns(path, turns, owner, seen)
+            turns = check_own_turns(path, read_transcript(path, how, notes), owner, seen)
             transcripts.append((path, turns))
             for note in notes:
                 err.print(Text.assemble(("note: ", "yellow"), note), highlight=False)

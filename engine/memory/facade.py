@@ -31,6 +31,7 @@ from .gone_turns import gone_turns, retire
 from .health import model_error
 from .ingest import ingest_groups, merge_reports
 from .limits import check_length
+from .own_turns import turn_owner
 from .recall import Per, RecallRequest, is_answer, recall_scopes
 from .recall_log import RecallLog
 from .remember import Remembered, check_kind, remember
@@ -38,7 +39,6 @@ from .scopes import SCOPES, ScopeName, ScopeSet, check_scope, memory_knobs, scop
 from .showable import without_unshowable
 from .sources import IngestFormat
 from .times import as_of_instant, parse_time
-from .transcripts import turn_owner
 
 if TYPE_CHECKING:  # numpy arrives with the embedder, not at import (MCP start-up)
     import numpy as np

@@ -7,9 +7,9 @@ would stay current, a phantom copy of the turn before it (``--context`` showed i
 A turn of a Claude Code session (id ``claude:<uuid>``) whose record was removed would
 stay the same way.
 
-So before a transcript is stored again, the current turns of its conversations that were
-read from this file (or from a file that no longer exists: the transcript moved) and
-whose ids the file no longer holds are found (:func:`gone_turns`); once its turns are
+So before a transcript is stored again, the current turns read from this file, and those
+of its conversations read from a file that no longer exists (the transcript moved), whose
+ids the file no longer holds are found (:func:`gone_turns`); once its turns are
 stored, they are retired as a folder's gone files are (:func:`retire`): forgotten, with
 the reason ``turn gone: FILE ...`` in the forget log, unless ``ingest.on_missing =
 "keep"``. Such a forget is no tombstone (:func:`~.forget.is_tombstone`): a line that
@@ -18,14 +18,14 @@ comes back is stored again by the next ingest.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from ..arms import Storage
 from ..pipeline import Pipeline
 from ..turns import CONVERSATION, TURN_KIND
-from ..types import Document, Filters
+from ..types import Chunk, Document, Filters
 from .folders import GoneFile
 from .forget import GONE_TURN_REASON, forget
 from .scopes import ScopeName
@@ -41,10 +41,10 @@ def _path(uri: str | None) -> Path | None:
 def gone_turns(storage: Storage | None, turns: Sequence[Document]) -> list[GoneFile]:
     """Return the stored turns a transcript read again as ``turns`` no longer holds.
 
-    These are the current turns of the conversations ``turns`` belong to, read from the
-    same file (``uri``), or from a file that no longer exists, whose ids are not among
-    ``turns``. Turns of other files and turns not read from a file (a BEIR corpus) are
-    never among them.
+    These are the current turns read from the same file (``uri``; also when its lines now
+    name another conversation), and those of the conversations ``turns`` belong to read
+    from a file that no longer exists, whose ids are not among ``turns``. Turns of other
+    existing files and turns not read from a file (a BEIR corpus) are never among them.
 
     :param storage: the target scope's storage; ``None``: a scope not created yet.
     :returns: each such turn's id and the path of the transcript, in stored order.
@@ -55,15 +55,28 @@ def gone_turns(storage: Storage | None, turns: Sequence[Document]) -> list[GoneF
     path = _path(here)
     kept = {doc.id for doc in turns}
     found: dict[str, GoneFile] = {}
-    for conversation in dict.fromkeys(str(d.metadata.get(CONVERSATION)) for d in turns):
-        wanted = Filters(kinds=(TURN_KIND,), metadata={CONVERSATION: conversation})
-        for chunk in storage.iter_chunks(wanted):
-            if chunk.document_id in kept or chunk.document_id in found:
-                continue
-            source = _path(chunk.uri)
-            if chunk.uri == here or (source is not None and not source.exists()):
-                found[chunk.document_id] = GoneFile(chunk.document_id, str(path or here))
+    for chunk in _candidates(storage, turns):
+        if chunk.document_id in kept or chunk.document_id in found:
+            continue
+        source = _path(chunk.uri)
+        if chunk.uri == here or (source is not None and not source.exists()):
+            found[chunk.document_id] = GoneFile(chunk.document_id, str(path or here))
     return list(found.values())
+
+
+def _candidates(storage: Storage, turns: Sequence[Document]) -> Iterator[Chunk]:
+    """Yield the current turn chunks read from the file ``turns`` were read from (by the
+    storage's ``current_turn_chunks(uri)`` when it has one: the ``sqlite`` storage), then
+    those of the conversations ``turns`` belong to (whatever file they came from)."""
+    here = turns[0].uri or ""
+    lookup = getattr(storage, "current_turn_chunks", None)
+    if callable(lookup):
+        yield from lookup(here)
+    else:
+        yield from (c for c in storage.iter_chunks(Filters(kinds=(TURN_KIND,))) if c.uri == here)
+    for conversation in dict.fromkeys(str(d.metadata.get(CONVERSATION)) for d in turns):
+        yield from storage.iter_chunks(
+            Filters(kinds=(TURN_KIND,), metadata={CONVERSATION: conversation}))
 
 
 def retire(scope: ScopeName, pipeline: Pipeline, gone: Sequence[GoneFile],

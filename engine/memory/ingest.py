@@ -23,6 +23,7 @@ from ..errors import InvalidQueryError, OctomemError
 from ..pipeline import AddReport
 from ..types import Document
 from .limits import check_length, confined
+from .own_turns import TurnOwner, check_own_turns
 from .sources import (
     NOTHING_TO_READ,
     TEXT_SUFFIXES,
@@ -30,7 +31,7 @@ from .sources import (
     find_sources,
     read_text_file,
 )
-from .transcripts import TranscriptFormat, TurnOwner, check_own_turns, read_transcript
+from .transcripts import TranscriptFormat, read_transcript
 
 #: Kind of ingested documents (statements use ITEM, FACT, ...).
 DOC_KIND = "DOC"
@@ -124,7 +125,7 @@ def ingest_groups(
         itself) that is an error.
     :param owner: where the target scope's stored turns came from; a chat transcript
         whose turn ids another file's turns hold (stored, or read earlier in this call)
-        cannot be read (:func:`~.transcripts.check_own_turns`). ``None``: not checked.
+        cannot be read (:func:`~.own_turns.check_own_turns`). ``None``: not checked.
     :param notes: when given, a transcript's unfinished last line (no newline, not JSON)
         is left out and noted here instead of failing the file.
     :raises InvalidQueryError: ``path_or_text`` is empty, outside ``roots`` or too large,
@@ -189,7 +190,7 @@ def _read(file: Path, how: TranscriptFormat | None, max_bytes: int | None,
         _checked([file], None, max_bytes)
         turns = read_transcript(file, how, notes)
         if owner is not None:
-            check_own_turns(file, turns, owner, {} if seen is None else seen)
+            turns = check_own_turns(file, turns, owner, {} if seen is None else seen)
         return turns
     except OctomemError as exc:
         if skipped is None:

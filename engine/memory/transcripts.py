@@ -11,10 +11,11 @@ docs/conversations.md.
      "time": "2024-05-01T10:00:00Z"}
 
 ``text`` and one of ``speaker`` / ``role`` are required; ``conversation`` defaults to
-the file name without its suffix, ``session`` to the conversation, ``role`` to the
-speaker's name when that is ``user`` or ``assistant``; ``id`` (a turn's own stable id,
-default ``<conversation>:<position>``), ``title`` and ``metadata`` (an object of extra
-fields) are optional. Any other field is an error, so a misspelt one is not lost.
+the file name without its suffix (with its folders in front when another file's turns
+hold those ids: :func:`~.own_turns.check_own_turns`), ``session`` to the conversation,
+``role`` to the speaker's name when that is ``user`` or ``assistant``; ``id`` (a turn's
+own stable id, default ``<conversation>:<position>``), ``title`` and ``metadata`` (an
+object of extra fields) are optional. Any other field is an error, so a misspelt one is not lost.
 
 **Claude Code sessions** (``--format claude-code``, ``~/.claude/projects/<project>/
 <session>.jsonl``): the user's typed text and the assistant's text replies, each with
@@ -29,13 +30,12 @@ session that repeats earlier records stores them once.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from ..arms import Storage
 from ..errors import OctomemError
 from ..turns import (
     TURN_KIND,
@@ -192,7 +192,7 @@ def _time(value: Any, where: str, key: str) -> datetime | None:
 
 
 def _chat_turn(path: Path, lineno: int, row: dict[str, Any], positions: dict[str, int],
-               uri: str) -> Document:
+               uri: str, default: str) -> Document:
     where = f"{path}:{lineno}"
     unknown = sorted(set(row) - CHAT_FIELDS)
     if unknown:
@@ -209,7 +209,7 @@ def _chat_turn(path: Path, lineno: int, row: dict[str, Any], positions: dict[str
     except ValueError as exc:
         raise TranscriptError(f"{where}: {exc}") from None
     speaker = speaker or str(role)
-    conversation = _string(row, "conversation", where, path.stem) or path.stem
+    conversation = _string(row, "conversation", where, default) or default
     session = _string(row, "session", where, conversation) or conversation
     extra = row.get("metadata") or {}
     if not isinstance(extra, dict):
@@ -226,11 +226,15 @@ def _chat_turn(path: Path, lineno: int, row: dict[str, Any], positions: dict[str
     )
 
 
-def read_chat(path: Path, notes: list[str] | None = None) -> list[Document]:
+def read_chat(path: Path, notes: list[str] | None = None,
+              conversation: str | None = None) -> list[Document]:
     """Read a chat JSON Lines file (module docstring) as turn documents, in file order.
 
     :param notes: when given, an unfinished last line is left out and noted here
         (:func:`_lines`); otherwise it is an error like any other.
+    :param conversation: the conversation of lines that name none (default: the file's
+        name without its suffix; :func:`check_own_turns` picks another when that one is
+        another file's).
     :raises TranscriptError: malformed lines, naming the file and each line (up to
         :data:`MAX_BAD_LINES`).
     """
@@ -239,7 +243,7 @@ def read_chat(path: Path, notes: list[str] | None = None) -> list[Document]:
     turns, bad = [], []
     for n, row in _lines(path, notes, bad):
         try:
-            turns.append(_chat_turn(path, n, row, positions, uri))
+            turns.append(_chat_turn(path, n, row, positions, uri, conversation or path.stem))
         except TranscriptError as exc:
             bad.append(str(exc))
     if bad:
@@ -374,52 +378,3 @@ def not_a_transcript(path: Path) -> TranscriptError:
     return TranscriptError(
         f"{path}: neither a chat transcript (lines with 'text' and 'speaker' or 'role') nor "
         "a Claude Code session (lines with 'type' and 'sessionId'); see docs/conversations.md")
-
-
-#: A stored turn by id: ``(its file's uri, its text)``, ``None`` when no turn holds the id.
-TurnOwner = Callable[[str], "tuple[str | None, str] | None"]
-
-
-def turn_owner(storage: Storage | None) -> TurnOwner:
-    """Return a :data:`TurnOwner` reading ``storage`` (``None``: a scope not created yet)."""
-    def owner(document_id: str) -> tuple[str | None, str] | None:
-        doc = storage.get_document(document_id) if storage is not None else None
-        return (doc.uri, doc.text) if doc is not None and doc.kind == TURN_KIND else None
-    return owner
-
-
-def check_own_turns(path: Path, turns: list[Document], owner: TurnOwner,
-                    seen: dict[str, tuple[Path, str]]) -> None:
-    """Refuse a chat transcript that would overwrite turns of another file: a turn id
-    held, with another text, by a turn from another file that still exists (stored:
-    ``owner``; or read earlier in the same ingest: ``seen``, filled in when it passes).
-
-    A chat turn's default id is ``<conversation>:<position>`` and the conversation
-    defaults to the file name, so ``a/chat.jsonl`` and ``b/chat.jsonl`` would replace each
-    other's turns on every ingest. A file that moved (its old path is gone) or a copy
-    with the same turns overwrites nothing and passes. Claude Code turns are left alone:
-    a resumed session repeats its earlier records in a new file, stored once.
-
-    :raises TranscriptError: an id held by another file's turn (naming both files).
-    """
-    here = path.resolve()
-    for doc in turns:
-        if doc.metadata.get("source") == "claude-code":
-            continue
-        other, text = seen.get(doc.id) or _stored(owner(doc.id)) or (None, doc.text)
-        if other is not None and text != doc.text and other.resolve() != here \
-                and other.exists():
-            raise TranscriptError(
-                f"{path}: turn id {doc.id!r} is already held by a turn from {other}; two "
-                "transcripts named alike would overwrite each other: give this file's lines "
-                "their own \"conversation\" name (or \"id\"), see docs/conversations.md")
-    seen.update((doc.id, (path, doc.text)) for doc in turns)
-
-
-def _stored(held: tuple[str | None, str] | None) -> tuple[Path, str] | None:
-    """Return ``(file, text)`` of a stored turn read from a file, else ``None``."""
-    if held is None or not held[0] or not held[0].startswith("file:"):
-        return None
-    from urllib.parse import unquote, urlparse
-
-    return Path(unquote(urlparse(held[0]).path)), held[1]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from ..turns import TURN_KIND
 from ..types import Chunk, Document, ForgetRecord
 from .filters import SqlDialect
 
@@ -69,6 +70,15 @@ class SqlHistory:
         rows = self._run(
             self.connection(), f"SELECT {self.chunk_columns} FROM chunks WHERE document_id = ? "
             "ORDER BY revision, ordinal, id", (document_id,)).fetchall()
+        return [self.chunk_of(r) for r in rows]
+
+    def current_turn_chunks(self, uri: str) -> list[Chunk]:
+        """Return the current chunks of turns (kind ``TURN``) read from ``uri`` (a
+        transcript file), in id order: those an ingest of the file may find it no longer
+        holds (:mod:`octomem.engine.memory.gone_turns`)."""
+        rows = self._run(
+            self.connection(), f"SELECT {self.chunk_columns} FROM chunks WHERE kind = ? AND "
+            "uri = ? AND valid_to IS NULL ORDER BY id", (TURN_KIND, uri)).fetchall()
         return [self.chunk_of(r) for r in rows]
 
     def noncurrent_chunk_ids(self, limit: int | None = None) -> list[int]:
