@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from cli_run import octomem
+from mcp_stdio import stdio_client
 
 from octomem.engine.memory.facade import Memory
 
@@ -104,3 +106,34 @@ def test_cli_transcripts_named_alike_in_two_folders_are_both_stored(tmp_path: Pa
     rows = [json.loads(line) for line in exported]
     assert sorted((r["id"], r["metadata"]["conversation"]) for r in rows if "metadata" in r) == [
         ("2025/trip:0", "2025/trip"), ("2025/trip:1", "2025/trip"), ("trip:0", "trip")]
+
+
+def test_cli_a_line_with_no_text_is_left_out_and_counted(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "standup.jsonl", [
+        STANDUP[0], {"speaker": "assistant", "text": ""}, STANDUP[2],
+        {"speaker": "assistant", "text": None}, {"speaker": "user", "text": "  "}])
+    done = octomem(tmp_path, "ingest", "standup.jsonl")
+    assert "note: standup.jsonl: 3 lines with no text left out (lines 2, 4, 5)" in done.err
+    assert done.out.startswith("added 2, replaced 0, unchanged 0 documents;"), done.out
+    rows = [json.loads(line) for line in
+            octomem(tmp_path, "export", "--scope", "local", "-").out.splitlines()]
+    assert sorted(r["id"] for r in rows if "metadata" in r) == ["standup:0", "standup:1"]
+    broken = write_jsonl(tmp_path / "broken.jsonl", [  # malformed lines: still errors
+        STANDUP[0], {"speaker": "Lee", "text": ""}, {"speaker": "Lee", "text": ["x"]},
+        {"speaker": "Lee", "text": "", "colour": "red"}])
+    failed = octomem(tmp_path, "ingest", str(broken), ok=False)
+    assert failed.code == 1
+    assert f"{broken}:3: 'text' must be a non-empty string, got ['x']" in failed.err
+    assert f"{broken}:4: unknown field 'colour'" in failed.err
+    assert local_counts(tmp_path)["documents"] == 2  # nothing of broken.jsonl
+
+
+@pytest.mark.slow
+def test_mcp_ingest_lists_the_lines_with_no_text(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    write_jsonl(project / "standup.jsonl", [STANDUP[0], {"speaker": "Lee", "text": ""}])
+    with stdio_client(tmp_path, project) as mcp:
+        done = mcp.ok("ingest", path_or_text="standup.jsonl")
+    assert done["added"] == ["standup:0"]
+    assert done["empty_lines"] == [
+        f"{project / 'standup.jsonl'}: 1 line with no text left out (line 2)"]

@@ -218,7 +218,8 @@ class Memory:
         report = IngestReport()  # a folder's unreadable files: report.skipped
         groups = ingest_groups(path_or_text, self.roots.project, title, uri, tuple(tags), fmt,
                                roots, self.limits.file_bytes, report.skipped,
-                               turn_owner(self._storage_of(target)), report.unfinished)
+                               turn_owner(self._storage_of(target)), report.unfinished,
+                               report.empty_lines)
         if not any(groups) and not self.scopes.created(target):
             return target, report  # nothing to store (a folder's files all skipped): no store
         pipeline = self.scopes.require(target, create=True)

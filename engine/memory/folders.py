@@ -51,6 +51,8 @@ class IngestReport(AddReport):
         scope's forget log: not added again (:func:`~.forget.drop_forgotten`).
     :param unfinished: a note for each transcript whose last line was still being written
         (no newline, not JSON): left out, read on the next ingest.
+    :param empty_lines: a note for each chat transcript with lines whose text is empty
+        (a tool-only message): left out, counted.
     """
 
     missing: list[GoneFile] = field(default_factory=list)
@@ -58,6 +60,7 @@ class IngestReport(AddReport):
     skipped: list[tuple[Path, str]] = field(default_factory=list)
     skipped_forgotten: list[str] = field(default_factory=list)
     unfinished: list[str] = field(default_factory=list)
+    empty_lines: list[str] = field(default_factory=list)
 
 
 def _file_path(doc: Document) -> Path | None:

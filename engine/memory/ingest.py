@@ -105,7 +105,7 @@ def ingest_groups(
     tags: tuple[str, ...] = (), fmt: IngestFormat = "auto",
     roots: Sequence[Path] | None = None, max_bytes: int | None = None,
     skipped: list[tuple[Path, str]] | None = None, owner: TurnOwner | None = None,
-    notes: list[str] | None = None,
+    notes: list[str] | None = None, empty: list[str] | None = None,
 ) -> list[list[Document]]:
     """Return the documents ``ingest`` stores for ``path_or_text``: the text documents as
     one group, then each transcript's turns as a group of its own (stored in one
@@ -126,6 +126,8 @@ def ingest_groups(
     :param owner: where the target scope's stored turns came from; a chat transcript
         whose turn ids another file's turns hold (stored, or read earlier in this call)
         cannot be read (:func:`~.own_turns.check_own_turns`). ``None``: not checked.
+    :param empty: where a note per chat transcript counting its lines with no text (left
+        out) goes (:func:`~.transcripts.read_chat`).
     :param notes: when given, a transcript's unfinished last line (no newline, not JSON)
         is left out and noted here instead of failing the file.
     :raises InvalidQueryError: ``path_or_text`` is empty, outside ``roots`` or too large,
@@ -161,7 +163,7 @@ def ingest_groups(
     documents = [replace(d, tags=tags) for f in files for d in _read(f, None, max_bytes, bad)]
     seen: dict[str, tuple[Path, str]] = {}
     turns = [[replace(d, tags=tags) if tags else d
-              for d in _read(f, how, max_bytes, bad, owner, seen, notes)]
+              for d in _read(f, how, max_bytes, bad, owner, seen, notes, empty)]
              for f, how in transcripts]
     if bad and skipped is not None:
         if not documents and not any(turns):
@@ -177,7 +179,7 @@ def ingest_groups(
 def _read(file: Path, how: TranscriptFormat | None, max_bytes: int | None,
           skipped: list[tuple[Path, str]] | None, owner: TurnOwner | None = None,
           seen: dict[str, tuple[Path, str]] | None = None, notes: list[str] | None = None,
-          ) -> list[Document]:
+          empty: list[str] | None = None) -> list[Document]:
     """Return a text file's document (``how`` None) or a transcript's turns; a file that
     cannot be read raises, or with ``skipped`` given is appended to it and gives none.
 
@@ -188,7 +190,7 @@ def _read(file: Path, how: TranscriptFormat | None, max_bytes: int | None,
         if how is None:
             return [read_text_file(file, max_bytes, f"path_or_text ({file})")]
         _checked([file], None, max_bytes)
-        turns = read_transcript(file, how, notes)
+        turns = read_transcript(file, how, notes, empty)
         if owner is not None:
             turns = check_own_turns(file, turns, owner, {} if seen is None else seen)
         return turns

@@ -346,6 +346,9 @@ class IngestResult(BaseModel):
     unfinished: list[str] = Field(
         default_factory=list, description="transcripts whose last line was still being "
         "written (no newline at its end, not JSON): that line left out, read next time")
+    empty_lines: list[str] = Field(
+        default_factory=list, description="chat transcripts with lines whose text is empty "
+        "or null (a tool-only message): those lines left out, counted and named per file")
 
 
 def ingest_result(scope: str, report: AddReport) -> IngestResult:
@@ -363,7 +366,8 @@ def ingest_result(scope: str, report: AddReport) -> IngestResult:
                         skipped=[SkippedFileItem(path=shown(path), why=why)
                                  for path, why in getattr(report, "skipped", ())],
                         forgotten_not_readded=list(getattr(report, "skipped_forgotten", ())),
-                        unfinished=list(getattr(report, "unfinished", ())))
+                        unfinished=list(getattr(report, "unfinished", ())),
+                        empty_lines=list(getattr(report, "empty_lines", ())))
 
 
 class ChunkItem(BaseModel):

@@ -16,6 +16,8 @@ hold those ids: :func:`~.own_turns.check_own_turns`), ``session`` to the convers
 ``role`` to the speaker's name when that is ``user`` or ``assistant``; ``id`` (a turn's
 own stable id, default ``<conversation>:<position>``), ``title`` and ``metadata`` (an
 object of extra fields) are optional. Any other field is an error, so a misspelt one is not lost.
+A line whose ``text`` is empty, blank or ``null`` (a tool-only message) is left out and
+counted (:func:`read_chat`).
 
 **Claude Code sessions** (``--format claude-code``, ``~/.claude/projects/<project>/
 <session>.jsonl``): the user's typed text and the assistant's text replies, each with
@@ -191,14 +193,27 @@ def _time(value: Any, where: str, key: str) -> datetime | None:
     return moment
 
 
+def _no_words(row: dict[str, Any]) -> bool:
+    """Return True for a line whose ``text`` is there but says nothing (``""``, blanks or
+    ``null``: a message that was only a tool call, an attachment, a deleted message)."""
+    value = row.get("text", 0)
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
 def _chat_turn(path: Path, lineno: int, row: dict[str, Any], positions: dict[str, int],
-               uri: str, default: str) -> Document:
+               uri: str, default: str) -> Document | None:
+    """Return one line's turn; ``None`` for a well-formed line with no words
+    (:func:`_no_words`), which takes no position.
+
+    :raises TranscriptError: the line is malformed (naming the file and line).
+    """
     where = f"{path}:{lineno}"
     unknown = sorted(set(row) - CHAT_FIELDS)
     if unknown:
         raise TranscriptError(f"{where}: unknown field {unknown[0]!r}; a chat turn has "
                               f"{', '.join(sorted(CHAT_FIELDS))}")
-    text = _string(row, "text", where)
+    empty = _no_words(row)
+    text = "" if empty else _string(row, "text", where)
     if text is None:
         raise TranscriptError(f"{where}: no 'text'")
     speaker, role = _string(row, "speaker", where), _string(row, "role", where)
@@ -215,6 +230,8 @@ def _chat_turn(path: Path, lineno: int, row: dict[str, Any], positions: dict[str
     if not isinstance(extra, dict):
         raise TranscriptError(f"{where}: 'metadata' must be an object")
     moment = _time(row.get("time"), where, "time")
+    if empty:
+        return None
     position = positions.get(conversation, 0)
     positions[conversation] = position + 1
     return Document(
@@ -227,11 +244,18 @@ def _chat_turn(path: Path, lineno: int, row: dict[str, Any], positions: dict[str
 
 
 def read_chat(path: Path, notes: list[str] | None = None,
-              conversation: str | None = None) -> list[Document]:
+              conversation: str | None = None, empty: list[str] | None = None,
+              ) -> list[Document]:
     """Read a chat JSON Lines file (module docstring) as turn documents, in file order.
+
+    A well-formed line whose ``text`` is empty, blank or ``null`` (a tool-only message,
+    say) is no turn: it is left out and takes no position, and one note for the file
+    counts such lines (``FILE: 2 lines with no text left out (lines 3, 7)``).
 
     :param notes: when given, an unfinished last line is left out and noted here
         (:func:`_lines`); otherwise it is an error like any other.
+    :param empty: where the note on lines with no text goes (default: ``notes``; with
+        neither, they are left out silently).
     :param conversation: the conversation of lines that name none (default: the file's
         name without its suffix; :func:`check_own_turns` picks another when that one is
         another file's).
@@ -240,15 +264,30 @@ def read_chat(path: Path, notes: list[str] | None = None,
     """
     positions: dict[str, int] = {}
     uri = path.resolve().as_uri()
-    turns, bad = [], []
+    turns, bad, silent = [], [], []
     for n, row in _lines(path, notes, bad):
         try:
-            turns.append(_chat_turn(path, n, row, positions, uri, conversation or path.stem))
+            turn = _chat_turn(path, n, row, positions, uri, conversation or path.stem)
         except TranscriptError as exc:
             bad.append(str(exc))
+            continue
+        if turn is None:
+            silent.append(n)
+        else:
+            turns.append(turn)
     if bad:
         raise bad_lines(path, bad)
+    told = empty if empty is not None else notes
+    if silent and told is not None:
+        told.append(no_words_note(path, silent))
     return turns
+
+
+def no_words_note(path: Path, lines: list[int]) -> str:
+    """Return the note on a transcript's lines with no text (the first 10 named)."""
+    shown = ", ".join(map(str, lines[:10])) + (", ..." if len(lines) > 10 else "")
+    which = "line" if len(lines) == 1 else "lines"
+    return f"{path}: {len(lines)} {which} with no text left out ({which} {shown})"
 
 
 @dataclass(slots=True)
@@ -341,9 +380,11 @@ def read_claude_code(path: Path, notes: list[str] | None = None) -> list[Documen
 
 
 def read_transcript(path: Path, fmt: TranscriptFormat | None = None,
-                    notes: list[str] | None = None) -> list[Document]:
-    """Read one transcript file as turns; ``fmt=None`` sniffs the format; ``notes``: as
-    :func:`read_chat` (an unfinished last line left out and noted).
+                    notes: list[str] | None = None, empty: list[str] | None = None,
+                    ) -> list[Document]:
+    """Read one transcript file as turns; ``fmt=None`` sniffs the format; ``notes`` and
+    ``empty``: as :func:`read_chat` (an unfinished last line, chat lines with no text:
+    left out and noted).
 
     :raises TranscriptError: the file is neither format, ``fmt`` is given and the file's
         first record is of the other format, or a malformed line.
@@ -356,7 +397,7 @@ def read_transcript(path: Path, fmt: TranscriptFormat | None = None,
         raise TranscriptError(f"{path}: {FORMAT_MISMATCH[fmt]}")
     chosen = fmt or found
     if chosen == "chat":
-        return read_chat(path, notes)
+        return read_chat(path, notes, empty=empty)
     if chosen == "claude-code":
         return read_claude_code(path, notes)
     raise not_a_transcript(path)
