@@ -122,7 +122,8 @@ def test_a_named_file_that_cannot_be_ingested_fails_the_command(tmp_path: Path) 
     (folder / "photo.png").write_bytes(b"\x89PNG\r\n")
     noted = run(tmp_path, "ingest", "--scope", "global", str(folder))  # inside a folder: a note
     assert f"skipped: {folder / 'empty.md'}: empty file" in noted.stderr
-    assert "left alone: 1 file in the folders, neither text nor a transcript (.png)" in \
+    assert ("left alone: 1 file in the folders, not read:\n  not a text file or transcript "
+            f"(reads .jsonl, .markdown, .md, .rst, .text, .txt): {folder / 'photo.png'}\n") in \
         noted.stderr
 
 

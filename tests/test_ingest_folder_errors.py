@@ -135,8 +135,9 @@ def test_names_that_are_not_utf8_and_special_files(tmp_path: Path) -> None:
         f"skipped: {folder}/caf\\xe9.md: its name is not UTF-8; rename the file to ingest it",
         f"skipped: {folder}/r\\xe9sum\\xe9.jsonl: its name is not UTF-8; rename the file to "
         "ingest it"]
-    assert ("left alone: 1 file in the folders, neither text nor a transcript (not a regular "
-            "file)") in done.err
+    assert ("left alone: 1 file in the folders, not read:\n"
+            f"  {folder}/pipe.md: not a regular file (a FIFO, socket or device): never read\n"
+            ) in done.err
     hits = octomem(tmp_path, "search", "zebras", "--json").json()["hits"]
     assert hits[0]["text"].endswith("A new note about zebras")  # the rest was stored
     for named, status, why in (

@@ -137,3 +137,25 @@ def test_mcp_ingest_lists_the_lines_with_no_text(tmp_path: Path) -> None:
     assert done["added"] == ["standup:0"]
     assert done["empty_lines"] == [
         f"{project / 'standup.jsonl'}: 1 line with no text left out (line 2)"]
+
+
+def test_cli_a_folder_ingest_names_the_files_it_left_alone(tmp_path: Path) -> None:
+    bad = tmp_path / "bad"
+    write_jsonl(bad / "notranscript.jsonl", [{"title": "x", "body": "y"}])
+    write_jsonl(bad / "noturn.jsonl", [{"speaker": "Ana"}])
+    (bad / "notes.md").write_text("The coffee machine is on floor 2.\n")
+    for n in range(7):
+        (bad / f"tool{n}.py").write_text("print()\n")
+    done = octomem(tmp_path, "ingest", "bad")
+    neither = ("neither a chat transcript (lines with 'text' and 'speaker' or 'role') nor a "
+               "Claude Code session (lines with 'type' and 'sessionId'); see "
+               "docs/conversations.md")
+    assert done.err.splitlines()[:4] == [
+        "left alone: 9 files in the folders, not read:",
+        f"  bad/notranscript.jsonl: a .jsonl file that is no transcript: {neither}",
+        f"  bad/noturn.jsonl: a .jsonl file that is no transcript: {neither}",
+        "  not a text file or transcript (reads .jsonl, .markdown, .md, .rst, .text, .txt): "
+        "bad/tool0.py, bad/tool1.py, bad/tool2.py, bad/tool3.py, bad/tool4.py and 2 more"]
+    chats = octomem(tmp_path, "ingest", "--format", "chat", "bad", ok=False)
+    assert "  bad/notes.md: a text file: --format chat reads .jsonl transcripts only" in \
+        chats.err.splitlines()

@@ -12,6 +12,9 @@
   stored; when a file was skipped for an error (not UTF-8, too large, unreadable, a
   malformed transcript), the command then ends with one error line and status 1. An
   empty file is only noted.
+- Files in a named folder that are not read (another suffix, a ``.jsonl`` file that is
+  no transcript, a FIFO or device) are listed with why (``left alone: N files in the
+  folders, not read:``; :func:`say_left_alone`).
 - A named folder holding no text file or transcript is an error (``no text file (.md,
   .txt, .rst) or transcript (.jsonl) in DIR``), status 1, after the other paths are
   stored; so is one whose transcripts hold no turn (each noted ``note: FILE: no turns in
@@ -111,7 +114,6 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
     from ..memory.folders import IngestReport, reconcile
     from ..memory.gone_turns import gone_turns
     from ..memory.own_turns import check_own_turns, turn_owner
-    from ..memory.readable import is_special, shown
     from ..memory.sources import (
         NOTHING_TO_READ,
         beir_corpus_path,
@@ -129,10 +131,7 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
     refused: list[tuple[Path, str]] = []  # named paths not ingested: an error at the end
     files, found = find_sources(paths, fmt, passed_over, refused) if paths else ([], [])
     if passed_over:
-        kinds = sorted({"not a regular file" if is_special(f) else shown(f.suffix.lower())
-                        or "no suffix" for f in passed_over})
-        err.print(Text(f"left alone: {plural(len(passed_over), 'file')} in the folders, neither "
-                       f"text nor a transcript ({', '.join(kinds)})"), highlight=False)
+        say_left_alone(err, passed_over, fmt)
     named = {p for p in paths or () if p.is_file()}
     found_in = [*files, *(f for f, _ in found)]
     refused += [  # a folder with nothing to read: an error at the end, too
@@ -206,6 +205,53 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
     if pipeline is not None:
         say_unembedded(err, [(scope, pipeline)])
     fail(tally)
+
+
+#: How many of the files a folder ingest left alone are named (then "and N more").
+LEFT_ALONE_NAMED = 5
+
+
+def say_left_alone(err: Console, files: list[Path], fmt: str) -> None:
+    """Say which files in the named folders were not read, and why: each ``.jsonl`` file,
+    text file or special file on a line of its own (the surprising ones; up to
+    :data:`LEFT_ALONE_NAMED`, then how many more), then the files of other suffixes on
+    one line (the first :data:`LEFT_ALONE_NAMED` named, then how many more)."""
+    from ..memory.readable import is_special, shown
+    from ..memory.sources import TEXT_SUFFIXES, TRANSCRIPT_SUFFIX
+
+    readable = TEXT_SUFFIXES | {TRANSCRIPT_SUFFIX}
+    odd = [f for f in files if is_special(f) or f.suffix.lower() in readable]
+    other = [f for f in files if f not in odd]
+    err.print(Text(f"left alone: {plural(len(files), 'file')} in the folders, not read:"),
+              highlight=False)
+    for file in odd[:LEFT_ALONE_NAMED]:
+        err.print(Text(f"  {shown(file)}: {left_alone_why(file, fmt)}"), highlight=False,
+                  soft_wrap=True)
+    if len(odd) > LEFT_ALONE_NAMED:
+        err.print(Text(f"  and {len(odd) - LEFT_ALONE_NAMED:,} more such files"),
+                  highlight=False)
+    if other:
+        named = ", ".join(shown(f) for f in other[:LEFT_ALONE_NAMED])
+        more = f" and {len(other) - LEFT_ALONE_NAMED:,} more" \
+            if len(other) > LEFT_ALONE_NAMED else ""
+        err.print(Text(f"  not a text file or transcript (reads {', '.join(sorted(readable))}):"
+                       f" {named}{more}"), highlight=False, soft_wrap=True)
+
+
+def left_alone_why(file: Path, fmt: str) -> str:
+    """Return why a folder ingest left ``file`` (special, ``.jsonl`` or text) alone."""
+    from ..memory.readable import is_special
+    from ..memory.sources import TRANSCRIPT_SUFFIX
+    from ..memory.transcripts import not_a_transcript
+
+    if is_special(file):
+        return "not a regular file (a FIFO, socket or device): never read"
+    if file.suffix.lower() != TRANSCRIPT_SUFFIX:
+        return f"a text file: --format {fmt} reads {TRANSCRIPT_SUFFIX} transcripts only"
+    if fmt == "text":
+        return "a .jsonl file: --format text reads text files only"
+    message = str(not_a_transcript(file)).removeprefix(str(file))
+    return "a .jsonl file that is no transcript: " + message.removeprefix(":1").removeprefix(": ")
 
 
 def peek(docs: Iterator[Any]) -> tuple[Iterator[Any], bool]:
