@@ -5,6 +5,8 @@ zone. Real SQLite stores, the CLI as a user runs it."""
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -159,3 +161,38 @@ def test_cli_a_folder_ingest_names_the_files_it_left_alone(tmp_path: Path) -> No
     chats = octomem(tmp_path, "ingest", "--format", "chat", "bad", ok=False)
     assert "  bad/notes.md: a text file: --format chat reads .jsonl transcripts only" in \
         chats.err.splitlines()
+
+
+@pytest.mark.slow
+def test_mcp_ingest_refusal_says_exactly_how_to_allow_claude_code_sessions(
+        tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    home = Path(tempfile.mkdtemp(prefix="h11"))  # a home path as short as a real one
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+    sessions = home / ".claude" / "projects" / "-work-proj"
+    write_jsonl(sessions / "s1.jsonl", [
+        {"type": "user", "sessionId": "s1", "uuid": "u1", "timestamp": "2025-03-04T09:12:00Z",
+         "message": {"role": "user", "content": "Deploys happen on Thursdays."}}])
+    allowed = json.dumps([str(sessions.resolve())])
+    config = home / ".config" / "octomem" / "config.toml"
+    try:
+        with stdio_client(tmp_path, project, **env) as mcp:
+            refused = mcp.error("ingest", path_or_text="~/.claude/projects/-work-proj")
+        assert "\n" not in refused and "…" not in refused  # whole: under the 500-character cut
+        assert refused.endswith(
+            f"so the MCP ingest tool does not read it; to allow it, add `allowed_roots = "
+            f"{allowed}` under `[ingest]` in {config} (or that list in "
+            "OCTOMEM_INGEST__ALLOWED_ROOTS) and restart the MCP server, or run `octomem "
+            "ingest` on it yourself"), refused
+        with stdio_client(tmp_path, project, OCTOMEM_INGEST__ALLOWED_ROOTS=allowed,
+                          **env) as mcp:  # as the message says: the environment variable
+            done = mcp.ok("ingest", path_or_text="~/.claude/projects/-work-proj")
+            assert done["added"] == ["claude:u1"]
+        config.parent.mkdir(parents=True)  # or the line in the settings file
+        config.write_text(f"[ingest]\nallowed_roots = {allowed}\n", encoding="utf-8")
+        with stdio_client(tmp_path, project, **env) as mcp:
+            done = mcp.ok("ingest", path_or_text=str(sessions / "s1.jsonl"))
+            assert done["unchanged"] == ["claude:u1"]
+    finally:
+        shutil.rmtree(home)

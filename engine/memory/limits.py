@@ -10,6 +10,7 @@ the user, reads any path.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -52,5 +53,19 @@ def confined(path: Path, roots: Sequence[Path], argument: str = "path_or_text") 
             return resolved
     raise InvalidQueryError(
         f"{argument}: {path} is outside the project root and ingest.allowed_roots, so the MCP "
-        "ingest tool does not read it; add its folder to the setting ingest.allowed_roots, or "
-        "run `octomem ingest` yourself")
+        f"ingest tool does not read it; {how_to_allow(path)}")
+
+
+def how_to_allow(path: Path) -> str:
+    """Return how the user (not the agent) lets the MCP ``ingest`` tool read ``path``: the
+    exact line for the settings file under its ``[ingest]`` table (``path``'s folder: a
+    file's parent), the environment variable, and the CLI (kept short: a tool error is cut
+    at 500 characters)."""
+    from ..settings import user_config_path
+
+    resolved = path.expanduser().resolve()  # what must lie inside the allowed folder
+    folder = resolved if resolved.is_dir() or not resolved.suffix else resolved.parent
+    value = json.dumps([str(folder)])
+    return (f"to allow it, add `allowed_roots = {value}` under `[ingest]` in "
+            f"{user_config_path()} (or that list in OCTOMEM_INGEST__ALLOWED_ROOTS) and restart "
+            "the MCP server, or run `octomem ingest` on it yourself")
