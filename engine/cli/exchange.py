@@ -84,7 +84,9 @@ def import_(
             "Scope to import into (default: the one the file was exported from)."))] = None,
 ) -> None:
     """Import a JSONL export: documents keep their ids, history and recall counts;
-    statements this scope has forgotten are skipped; vectors are computed again."""
+    statements this scope has forgotten are skipped; a record older than the stored
+    document (a lower revision, or not yet superseded) never replaces it; the file is
+    stored whole or not at all; vectors are computed again."""
     from ..memory.transfer import import_lines
     from . import memory as show
 

@@ -202,8 +202,28 @@ def import_report(console: Console, report: ImportReport) -> None:
             f"the file's own scope {'was' if report.forgotten_left == 1 else 'were'} not copied "
             f"into the {report.scope} scope",
             console.width))
+    _kept(console, report.older, "older than what is stored, kept the stored revision or "
+          "supersede (an import never rolls a document back)")
+    _kept(console, report.conflicts, "in conflict with what is stored (changed here and in "
+          "the file, differently), kept the stored one; the file's is not imported")
     if report.semantic_error:
         console.print(f"[yellow]vectors not written: {escape(report.semantic_error)}[/yellow]")
+
+
+#: Most documents an import summary names for each reason; the rest are counted.
+NAMED_KEPT = 10
+
+
+def _kept(console: Console, kept: list[tuple[str, str]], what: str) -> None:
+    """Print how many documents an import left as stored for one reason, and (up to
+    :data:`NAMED_KEPT`) which and why."""
+    if not kept:
+        return
+    emit(console, wrapped(f"{len(kept):,} {what}:", console.width))
+    for doc_id, why in kept[:NAMED_KEPT]:
+        emit(console, wrapped(f"{visible(doc_id)}: {why}", console.width, "    ", "  "))
+    if len(kept) > NAMED_KEPT:
+        emit(console, [f"  and {len(kept) - NAMED_KEPT:,} more"])
 
 
 def gone_files(console: Console, report: IngestReport, kept_because: str | None = None) -> None:

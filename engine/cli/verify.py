@@ -20,30 +20,39 @@ def verify(
     scope: VerifyScopeOpt = None,
 ) -> None:
     """Find stored rows that an answer cannot show (times outside the calendar, left by an
-    older octomem) and stores that cannot be read; exit status 1 when there are any. With
-    `--repair`: a bad `created_at` or `valid_to` becomes now, a bad `event_time` or
-    `last_recalled_at` is cleared, and the document is written again (its vectors computed
-    again)."""
+    older octomem), supersede links that do not hold, and stores that cannot be read; exit
+    status 1 when there are any. With `--repair`: a bad `created_at` or `valid_to` becomes
+    now, a bad `event_time` or `last_recalled_at` is cleared, and the document is written
+    again (its vectors computed again); a statement current although its successor
+    supersedes it is superseded again; a link to nothing on a current statement is
+    dropped. A link that needs a decision is listed, not repaired."""
     from ..memory.scopes import SCOPES, check_scope
-    from ..memory.verify import find_problems, repair
+    from ..memory.verify import Problem, find_problems, repair
 
     chosen = check_scope(scope, "--scope")
     scopes = (chosen,) if chosen else SCOPES
+    left: list[Problem] = []
     memory = _memory()
     try:
-        problems = repair(memory, scopes) if fix else find_problems(memory, scopes)
+        problems = repair(memory, scopes, left) if fix else find_problems(memory, scopes)
         unreadable = memory.scopes.skipped(scopes)
     finally:
         memory.close()
     for problem in problems:
         console.print(("repaired " if fix else "") + escape(str(problem)), highlight=False)
+    for problem in left:
+        console.print("not repaired (needs a decision) " + escape(str(problem)),
+                      highlight=False)
     read = [s for s in scopes if s not in unreadable]
-    if not problems and read:
+    if not problems and not left and read:
         console.print(f"verified the {' and '.join(read)} "
                       f"{'scope' if len(read) == 1 else 'scopes'}: every row can be shown")
     if unreadable:  # the other scope was verified (and repaired) all the same
         raise OctomemError("; ".join(f"the {name} scope cannot be read: {why}"
                                      for name, why in unreadable.items()))
     if problems and not fix:
-        raise OctomemError(f"{len(problems)} document(s) hold values no answer can show; "
-                           "`octomem verify --repair` fixes them")
+        raise OctomemError(f"{len(problems)} problem(s) found; `octomem verify --repair` "
+                           "fixes those it can (see `octomem verify --help`)")
+    if left:
+        raise OctomemError(f"{len(left)} supersede link(s) name a statement that is not "
+                           "there or is superseded by another: forget or re-add by hand")

@@ -17,13 +17,13 @@ Times are ISO-8601 UTC whose fraction of a second reads back to the exact stored
 document whose stored chunks are not simply
 its text (several chunks, or chunks of earlier revisions) carries them under
 ``"chunks"`` (ordinal, text, revision, valid_from, valid_to). Vectors are not exported:
-import embeds again, outside the write transactions. Importing skips documents the
-target scope has forgotten, so an old export never brings a forgotten statement back.
+import embeds again, outside the write transaction. Importing skips documents the
+target scope has forgotten, so an old export never brings a forgotten statement back,
+and never writes an older state over a newer one (:mod:`.import_plan`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 from collections.abc import Iterable, Iterator
@@ -37,14 +37,15 @@ from ..errors import (
     OctomemError,
     UsageValueError,
 )
-from ..pipeline import DOCS_PER_TRANSACTION, Pipeline
+from ..pipeline import Pipeline
 from ..types import Chunk, Document, ForgetRecord
 from .exact_times import exact_epoch, exact_iso
 from .facade import Memory
-from .forget import was_forgotten
+from .import_plan import Incoming, check_links, plan
+from .import_records import DOC_FIELDS, parse_document, parse_forgotten
 from .markdown import MARKDOWN_TITLE, render_markdown
 from .scopes import ScopeName, check_scope
-from .times import EARLIEST, LATEST, in_range, iso
+from .times import iso
 from .transcripts import CLAUDE_TYPES
 
 FORMAT = 2
@@ -53,9 +54,7 @@ READABLE_FORMATS = (1, 2)
 #: Time fields of each record type (``chunks`` entries: ``valid_from``, ``valid_to``).
 _TIME_FIELDS = {"document": ("created_at", "event_time", "valid_to", "last_recalled_at"),
                 "forgotten": ("created_at", "forgotten_at")}
-_DOC_FIELDS = ("id", "text", "title", "uri", "kind", "tags", "created_at", "event_time",
-               "metadata", "supersedes", "superseded_by", "valid_to", "revision", "recalls",
-               "last_recalled_at")
+_DOC_FIELDS = DOC_FIELDS
 
 
 def _storage(pipeline: Pipeline) -> Any:
@@ -153,6 +152,10 @@ class ImportReport:
 
     :param forgotten_left: forget-log entries not copied: the file is another scope's.
     :param forgotten_known: forget-log entries the scope's log already held as they are.
+    :param older: ``(id, why)`` of documents stored further along than the file's record
+        (a later revision, or superseded since): kept as stored.
+    :param conflicts: ``(id, why)`` of documents the file and the store changed
+        differently (or whose supersede link would not hold): kept as stored.
     """
 
     scope: str
@@ -160,6 +163,8 @@ class ImportReport:
     replaced: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     skipped_forgotten: list[str] = field(default_factory=list)
+    older: list[tuple[str, str]] = field(default_factory=list)
+    conflicts: list[tuple[str, str]] = field(default_factory=list)
     forgotten_logged: int = 0
     forgotten_left: int = 0
     forgotten_known: int = 0
@@ -229,61 +234,6 @@ def _decoded(lines: Iterable[str], source: str) -> Iterator[str]:
                 f"{source}: not UTF-8 text near line {number} ({exc.reason})") from exc
 
 
-#: Time fields of a document record: required (``created_at``) or nullable.
-_TIMES = {"created_at": False, "event_time": True, "valid_to": True, "last_recalled_at": True}
-
-
-def _checked_times(obj: dict[str, Any], where: str) -> None:
-    """Refuse a record whose times are not epoch seconds within the range octomem keeps.
-
-    :raises OctomemError: naming ``where`` (file and line) and the field.
-    """
-    fields = [(name, obj.get(name), nullable) for name, nullable in _TIMES.items()
-              if name in obj or not nullable]
-    for i, chunk in enumerate(obj.get("chunks") or ()):
-        if isinstance(chunk, dict):
-            fields += [(f"chunks[{i}].valid_from", chunk.get("valid_from"), False),
-                       (f"chunks[{i}].valid_to", chunk.get("valid_to"), True)]
-    for name, value, nullable in fields:
-        if value is None and nullable:
-            continue
-        if not in_range(value):
-            raise OctomemError(
-                f"{where}: {name}: {value!r} is not a time octomem keeps (epoch seconds from "
-                f"{EARLIEST:.0f} to {LATEST:.0f}, i.e. 0001-01-02T00:00Z up to "
-                "9999-12-31T00:00Z); nothing "
-                "was imported")
-
-
-def _document(obj: dict[str, Any], where: str) -> tuple[Document, list[Chunk]]:
-    try:
-        values = {name: obj[name] for name in _DOC_FIELDS if name in obj}
-        values["tags"] = tuple(values.get("tags") or ())
-        doc = Document(**values)
-        chunks = [Chunk(document_id=doc.id, ordinal=int(c["ordinal"]), text=str(c["text"]),
-                        revision=int(c["revision"]), valid_from=float(c["valid_from"]),
-                        valid_to=c.get("valid_to")) for c in obj.get("chunks") or ()]
-    except (KeyError, TypeError, ValueError) as exc:
-        raise OctomemError(f"{where}: a malformed document record ({exc})") from exc
-    _checked_times(obj, where)
-    return doc, chunks or [Chunk(document_id=doc.id, ordinal=0, text=doc.text)]
-
-
-#: A document's usage counts: what recalls in a store changed, never its content.
-USAGE_FIELDS = ("recalls", "last_recalled_at")
-
-
-def same_but_usage(old: Document | None, doc: Document) -> bool:
-    """Return whether the stored ``old`` and the imported ``doc`` differ only in
-    :data:`USAGE_FIELDS`: the store's recalls since (or before) the export, not another
-    document. Replacing it made a new revision and re-embedded its chunks, and the
-    import after a recall in the store reported "replaced" (trial 10); the store keeps
-    its own counts."""
-    if old is None:
-        return False
-    return dataclasses.replace(old, **{f: getattr(doc, f) for f in USAGE_FIELDS}) == doc
-
-
 def write_document(pipeline: Pipeline, tx: Any, doc: Document, chunks: list[Chunk],
                    replace: bool) -> list[Chunk]:
     """Store ``doc`` with exactly these chunks (times, revisions kept) and index their words;
@@ -310,56 +260,58 @@ def import_lines(memory: Memory, lines: Iterable[str], source: str,
                  scope: str | None = None) -> ImportReport:
     """Import a JSONL export into ``scope`` (default: the scope named in its header).
 
-    Every record is checked before anything is written (a bad time or a malformed record
-    stores nothing). Documents are written with their ids, kinds, tags, times, supersede
-    links and recall counts, :data:`~.pipeline.DOCS_PER_TRANSACTION` per transaction; an
-    existing identical document is left alone, a different one replaced; documents the
-    target scope has forgotten are skipped. The forget log is copied only into the scope
-    it was exported from (another scope never held those statements). Vectors are
-    computed afterwards.
+    Every record and supersede link is checked before anything is written (a bad time, a
+    malformed record or a link to nothing stores nothing). Then, in one write
+    transaction (all or nothing), each document is added, replaced by a newer state, or
+    left as stored: unchanged, older than what is stored, in conflict with it, or
+    forgotten here (:mod:`.import_plan` has the rule). The forget log is copied only
+    into the scope it was exported from (another scope never held those statements).
+    Vectors are computed afterwards.
 
-    :raises OctomemError: a malformed file (named with the line).
+    :raises OctomemError: a malformed file or record, or a broken supersede link (named
+        with the file, line and field).
     """
     records = list(read_lines(lines, source))
     header = records[0][1] if records else {}
     target: ScopeName = check_scope(scope) or check_scope(header.get("scope")) or "local"
     same_scope = target == (check_scope(header.get("scope")) or target)
     timed = [(number, _epochs(obj, f"{source}:{number}")) for number, obj in records[1:]]
-    body = [(number, obj, None if obj["type"] == "forgotten" else
-             _document(obj, f"{source}:{number}")) for number, obj in timed]
+    incoming = [Incoming(number, *parse_document(obj, f"{source}:{number}"))
+                for number, obj in timed if obj["type"] == "document"]
+    forgets = [parse_forgotten(obj, f"{source}:{number}") for number, obj in timed
+               if obj["type"] == "forgotten"]
     pipeline = memory.scopes.require(target, create=True)
     storage = _storage(pipeline)
     report = ImportReport(target)
     stored: list[int] = []
-    for start in range(0, len(body), DOCS_PER_TRANSACTION):
-        with storage.transaction() as tx:
-            for _, obj, parsed in body[start:start + DOCS_PER_TRANSACTION]:
-                if parsed is None:
-                    if not same_scope:
-                        report.forgotten_left += 1
-                        continue
-                    record = ForgetRecord(**{k: obj[k] for k in (
-                        "id", "kind", "content_sha256", "created_at", "forgotten_at", "reason")})
-                    if storage.get_forgotten(record.id) == record:
-                        report.forgotten_known += 1  # imported before: not new
-                        continue
-                    storage.record_forgotten(tx, record)
-                    report.forgotten_logged += 1
-                    continue
-                doc, chunks = parsed
-                if was_forgotten(storage, doc.id):
-                    report.skipped_forgotten.append(doc.id)
-                    continue
-                old = storage.get_document(doc.id)
-                if old == doc or same_but_usage(old, doc):
-                    report.unchanged.append(doc.id)
-                    continue
-                (report.replaced if old is not None else report.added).append(doc.id)
-                new = write_document(pipeline, tx, doc, chunks, replace=old is not None)
-                stored.extend(c.id for c in new)
+    with storage.transaction() as tx:
+        check_links(incoming, {f.id for f in forgets}, storage, source, target)
+        todo = plan(storage, incoming, {f.id for f in forgets})
+        for item in todo.write.values():
+            (report.replaced if item.doc.id in todo.replaced else report.added).append(
+                item.doc.id)
+            stored += [c.id for c in write_document(pipeline, tx, item.doc, item.chunks,
+                                                    replace=item.doc.id in todo.replaced)]
+        report.unchanged, report.skipped_forgotten = todo.unchanged, todo.forgotten
+        report.older, report.conflicts = todo.older, todo.conflicts
+        _log_forgotten(storage, tx, forgets, same_scope, report)
     if stored and pipeline.arms.semantic is not None and not pipeline.semantic_error:
         try:
             report.embedded = pipeline.embed_pending(chunk_ids=stored)
         except (EmbedderUnavailableError, EmbedderMismatchError) as exc:
             report.semantic_error = str(exc)
     return report
+
+
+def _log_forgotten(storage: Any, tx: Any, forgets: list[ForgetRecord], same_scope: bool,
+                   report: ImportReport) -> None:
+    """Copy the file's forget-log entries into the scope's log (only into the scope the
+    file was exported from), counting those already there."""
+    for record in forgets:
+        if not same_scope:
+            report.forgotten_left += 1
+        elif storage.get_forgotten(record.id) == record:
+            report.forgotten_known += 1  # imported before: not new
+        else:
+            storage.record_forgotten(tx, record)
+            report.forgotten_logged += 1

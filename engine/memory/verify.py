@@ -30,13 +30,16 @@ from .facade import Memory
 from .scopes import ScopeName
 from .times import in_range, unshowable_times
 from .transfer import write_document
+from .verify_links import LinkProblem, link_problems
 
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """One stored document with a value no answer can show.
+    """One stored document with a value no answer can show, or a supersede link that
+    does not hold (:mod:`.verify_links`).
 
-    :param what: e.g. ``"event_time 1e+300"``, every bad field of it and its chunks.
+    :param what: e.g. ``"event_time 1e+300 cannot be shown"``, every bad field of it
+        and its chunks.
     """
 
     scope: ScopeName
@@ -44,7 +47,7 @@ class Problem:
     what: str
 
     def __str__(self) -> str:
-        return f"{self.scope}: {self.document_id}: {self.what} cannot be shown"
+        return f"{self.scope}: {self.document_id}: {self.what}"
 
 
 def _chunk_problems(chunks: list[Chunk]) -> list[str]:
@@ -63,7 +66,7 @@ def _scan(scope: ScopeName, pipeline: Pipeline) -> Iterator[tuple[Problem, Docum
                                valid_to=doc.valid_to, last_recalled_at=doc.last_recalled_at)
         bad += _chunk_problems(chunks)
         if bad:
-            yield Problem(scope, doc.id, ", ".join(bad)), doc, chunks
+            yield Problem(scope, doc.id, f"{', '.join(bad)} cannot be shown"), doc, chunks
 
 
 def sound(memory: Memory, scopes: tuple[ScopeName, ...]) -> list[tuple[ScopeName, Pipeline]]:
@@ -80,11 +83,25 @@ def sound(memory: Memory, scopes: tuple[ScopeName, ...]) -> list[tuple[ScopeName
     return out
 
 
+def _links(pipeline: Pipeline) -> Iterator[LinkProblem]:
+    if isinstance(pipeline.arms.storage, VersionedStorage):
+        yield from link_problems(pipeline.arms.storage, _rewrite)
+
+
+def _rewrite(tx: object, pipeline: Pipeline, doc: Document) -> list[int]:
+    """Write ``doc`` again with its stored chunks (every revision) inside ``tx``."""
+    chunks = [replace(c, id=0) for c in pipeline.arms.storage.document_chunks(doc.id)]
+    return [c.id for c in write_document(pipeline, tx, doc, chunks, replace=True)]
+
+
 def find_problems(memory: Memory, scopes: tuple[ScopeName, ...]) -> list[Problem]:
     """Return every stored document of ``scopes`` that holds a time no answer can show
-    (a scope whose store cannot be read is named in ``memory.scopes.unreadable``)."""
+    or a supersede link that does not hold (a scope whose store cannot be read is named
+    in ``memory.scopes.unreadable``)."""
     return [problem for scope, pipeline in sound(memory, scopes)
-            for problem, _, _ in _scan(scope, pipeline)]
+            for problem in [*(p for p, _, _ in _scan(scope, pipeline)),
+                            *(Problem(scope, link.document.id, link.what)
+                              for link in _links(pipeline))]]
 
 
 def repaired(doc: Document, chunks: list[Chunk], now: float) -> tuple[Document, list[Chunk]]:
@@ -101,11 +118,15 @@ def repaired(doc: Document, chunks: list[Chunk], now: float) -> tuple[Document, 
                          valid_to=fix(c.valid_to, now)) for c in chunks]
 
 
-def repair(memory: Memory, scopes: tuple[ScopeName, ...]) -> list[Problem]:
-    """Repair every problem :func:`find_problems` would report; return what was repaired.
+def repair(memory: Memory, scopes: tuple[ScopeName, ...],
+           left: list[Problem] | None = None) -> list[Problem]:
+    """Repair every problem :func:`find_problems` would report that can be repaired
+    without a person's decision; return what was repaired.
 
     Each document is rewritten in its own transaction; the vectors of its chunks are
     computed again afterwards (when the embedder can load).
+
+    :param left: receives the problems not repaired (links that need a decision).
     """
     fixed: list[Problem] = []
     now = time.time()
@@ -117,9 +138,28 @@ def repair(memory: Memory, scopes: tuple[ScopeName, ...]) -> list[Problem]:
                 stored += [c.id for c in write_document(pipeline, tx, new_doc, new_chunks,
                                                         replace=True)]
             fixed.append(problem)
+        stored += _repair_links(scope, pipeline, fixed, left)
         if stored and pipeline.arms.semantic is not None and not pipeline.semantic_error:
             try:
                 pipeline.embed_pending(chunk_ids=stored)
             except (EmbedderUnavailableError, EmbedderMismatchError):
                 pass  # found by their words until `octomem reindex` can embed them
     return fixed
+
+
+def _repair_links(scope: ScopeName, pipeline: Pipeline, fixed: list[Problem],
+                  left: list[Problem] | None) -> list[int]:
+    """Repair the scope's supersede links one at a time, looking again after each (one
+    repair can settle another's problem); return the chunk ids written anew."""
+    stored: list[int] = []
+    for _ in range(len(list(_links(pipeline))) + 1):
+        links = list(_links(pipeline))
+        link = next((p for p in links if p.fix is not None), None)
+        if link is None or link.fix is None:
+            if left is not None:
+                left += [Problem(scope, p.document.id, p.what) for p in links]
+            break
+        with pipeline.arms.storage.transaction() as tx:
+            stored += link.fix(tx, pipeline)
+        fixed.append(Problem(scope, link.document.id, link.what))
+    return stored
