@@ -15,6 +15,7 @@ import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from .errors import ArmConfigError, OptionValueError, config_error
+from .project import find_project_root, project_config_path
 from .settings_env import env_layer
 
 ENV_PREFIX = "OCTOMEM_"
@@ -320,11 +321,6 @@ def setting_group(dotted_key: str, arm_specs: dict[str, Any] | None = None) -> s
     return _declared_group(field) or "runtime"
 
 
-def project_config_path(project_root: Path) -> Path:
-    """Return ``<project_root>/.octomem/config.toml``."""
-    return project_root / ".octomem" / "config.toml"
-
-
 def user_config_path() -> Path:
     """Return ``~/.config/octomem/config.toml`` (the platform's user config dir)."""
     return platformdirs.user_config_path("octomem") / "config.toml"
@@ -415,7 +411,7 @@ def load_settings(
 
     :param config_file: the ``--config FILE`` layer.
     :param project_root: the project whose ``.octomem/config.toml`` is read (default:
-        the current directory).
+        :func:`~.project.find_project_root`, from the current directory upward).
     :param overrides: the ``--set`` layer, nested (see :func:`parse_overrides`); an
         :class:`~.overrides.Overrides` names the option that set each of its keys.
     :raises ArmConfigError: an unknown key, a bad value or an unreadable file; the
@@ -425,7 +421,7 @@ def load_settings(
     user = user_config_path()
     if read_user_config and user.is_file():
         layers.append((f"user config ({user})", _read_toml(user, "user config")))
-    project = project_config_path(project_root or Path.cwd())
+    project = project_config_path(project_root or find_project_root())
     if project.is_file():
         layers.append((f"project config ({project})", _read_toml(project, "project config")))
     if config_file is not None:

@@ -25,7 +25,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--project-root", type=Path, default=None,
-        help="the project this server serves; its .octomem/ is the local scope (default: cwd)",
+        help="the project this server serves; its .octomem/ is the local scope (default: the "
+             "nearest folder from the current one upward holding .octomem/, else the current one)",
     )
     parser.add_argument(
         "--global-root", type=Path, default=None,

@@ -2,7 +2,8 @@
 
 The server only opens the memory the settings describe (through
 :func:`octomem.engine.memory.facade.open_memory`, exactly like the CLI), bound to one project
-(``--project-root``, default the current directory), and exposes it as the tools
+(``--project-root``, default the nearest folder from the current one upward holding
+``.octomem/``, else the current one), and exposes it as the tools
 ``remember``, ``recall``, ``forget``, ``ingest`` and ``status`` (see :mod:`.tools`) and
 the resources ``octomem://memory/{scope}`` and ``octomem://item/{id}``
 (:mod:`.resources`). Several server processes may serve the same scopes at once (two
@@ -44,6 +45,7 @@ from mcp.server.mcpserver import MCPServer
 
 from octomem.engine.files import check_project_root
 from octomem.engine.memory.facade import open_memory
+from octomem.engine.project import find_project_root
 from octomem.engine.settings import load_settings
 
 from .arguments import StrictServer
@@ -87,7 +89,9 @@ def create_server(
     :param config_file: the ``--config FILE`` settings layer.
     :param overrides: the ``--set`` layer, nested (``{"retrieval": {"top_k": 5}}``).
     :param project_root: the project whose ``.octomem/`` is the local scope (default: the
-        current directory); its ``.octomem/config.toml`` is a settings layer.
+        nearest folder from the current one upward holding ``.octomem/``, else the current
+        one: :func:`~octomem.engine.project.find_project_root`); its
+        ``.octomem/config.toml`` is a settings layer.
     :param global_root: the global scope's directory (default: setting ``global_root``,
         else ``data_dir``).
     :param observer: count, log and keep every tool call (:mod:`.observe`; ``serve``
@@ -105,7 +109,8 @@ def create_server(
         tool errors).
     :raises UsageValueError: ``project_root`` is not an existing directory.
     """
-    project = Path(project_root or Path.cwd()).expanduser().resolve()
+    project = (Path(project_root).expanduser().resolve() if project_root is not None
+               else find_project_root())
     if project_root is not None:  # a typo must not start a new, empty project's memory
         check_project_root(project_root)
     loaded = load_settings(config_file, overrides, project_root=project)

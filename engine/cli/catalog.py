@@ -47,7 +47,8 @@ GLOBAL_OPTIONS = (
     ("--data-dir", "DIR", "Where the data lives (setting `data_dir`; the global scope unless "
      "`global_root` is set)."),
     ("--project-root", "DIR", "The project whose `.octomem/` is the local scope (default: the "
-     "current directory); an existing folder."),
+     "nearest folder from the current one upward that holds `.octomem/`, as git finds its "
+     "repository; else the current directory); an existing folder."),
     ("--global-root", "DIR", "The global scope's directory (setting `global_root`; default "
      "`data_dir`)."),
     ("--debug", "", "Show tracebacks on errors."),

@@ -16,7 +16,7 @@ from rich.text import Text
 from ..errors import OctomemError, UsageValueError
 from . import catalog
 from . import options as opt
-from .context import apply_globals, command_memory, console, err, state
+from .context import apply_globals, command_memory, console, err, note_project, state
 from .entry import close_memory
 from .layout import visible
 from .lazy import LazyGroup, registry
@@ -115,6 +115,7 @@ def ingest(
     from . import ingesting
 
     memory = _memory()
+    note_project(memory, scope)
     try:
         ingesting.run(console, err, memory, paths, beir, scope, fmt)
     finally:
@@ -147,6 +148,7 @@ def add(
     from . import memory as show
 
     memory = _memory()
+    note_project(memory, scope)
     try:
         new_kind = kind and unfamiliar_kind(kind, stored_kinds(memory))  # asked before storing
         out = memory.remember(text, scope, kind, tuple(tag or ()), event_time, supersedes)
@@ -277,7 +279,10 @@ def status(as_json: opt.MachineOpt = False) -> None:
     memory = _memory()
     try:
         info = memory.status(load_model=True)
-        machine.dump(machine.status_json(info)) if as_json else show.status(console, info)
+        if as_json:
+            machine.dump(machine.status_json(info))
+        else:
+            show.status(console, info, searched_up=state.project_root is None)
     finally:
         close_memory(memory)
     if any(scope.get("unreadable") for scope in info["scopes"].values()):
@@ -320,8 +325,8 @@ def serve(
     project_root: Annotated[Path | None, typer.Option(
         "--project-root", help=(
             "The project this server serves (an existing folder); its `.octomem/` is the local "
-            "scope (default: the "
-            "current directory)."))] = None,
+            "scope (default: the nearest folder from the current one upward that holds "
+            "`.octomem/`, else the current directory)."))] = None,
     global_root: Annotated[Path | None, typer.Option(
         "--global-root", help=(
             "The global scope's directory (setting `global_root`; default `data_dir`)."))] = None,

@@ -63,3 +63,15 @@ def command_memory() -> Memory:
     from ..memory.facade import open_memory
 
     return open_memory(state.config, state.overrides, state.project_root, state.global_root)
+
+
+def note_project(memory: Memory, scope: str | None) -> None:
+    """Say on stderr which project a write into the local scope goes to when that project
+    was found above the current folder (no ``--project-root``): the user sees that it went
+    to ``proj/.octomem/``, not to a new memory in ``proj/src/``."""
+    if state.project_root is not None or scope not in (None, "local"):
+        return
+    here = Path.cwd().resolve()
+    if memory.roots.project != here:
+        err.print(f"note: the local scope is {memory.roots.local} (the nearest folder above "
+                  f"{here} that holds .octomem/)", highlight=False, markup=False)

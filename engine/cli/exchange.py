@@ -13,6 +13,7 @@ from rich.text import Text
 
 from . import options as opt
 from .commands import _memory, console, err
+from .context import note_project
 from .entry import close_memory
 from .lazy import registry
 from .options import Command
@@ -91,6 +92,7 @@ def import_(
     from . import memory as show
 
     memory = _memory()
+    note_project(memory, scope)
     try:
         with path.open(encoding="utf-8-sig") as lines:  # a leading byte-order mark dropped
             report = import_lines(memory, lines, str(path), scope)

@@ -129,11 +129,21 @@ def show_forgotten(console: Console, out: ForgetOutcome, json_out: bool,
     return True
 
 
-def status(console: Console, info: dict[str, Any]) -> None:
+def status(console: Console, info: dict[str, Any], searched_up: bool = False) -> None:
     """Print each scope as a short block of ``key  value`` lines that reads at any width:
     sizes in kB/MB, times as dates, the embedder's model id whole, counts with history; a
-    scope whose store cannot be read: its file, what is wrong and what to do."""
-    console.print(f"[bold]project[/bold] {escape(info['project_root'])}", highlight=False)
+    scope whose store cannot be read: its file, what is wrong and what to do.
+
+    :param searched_up: the project was looked for from the current folder upward (no
+        ``--project-root``): a project above the current folder is said to be so.
+    """
+    project = info["project_root"]
+    here = Path.cwd().resolve()
+    above = searched_up and Path(project) != here and here.is_relative_to(project)
+    console.print(f"[bold]project[/bold] {escape(project)}", highlight=False)
+    if above:
+        emit(console, wrapped(f"(the nearest folder above the current one, {here}, that holds "
+                              ".octomem/)", console.width, "", first=""))
     for name, scope in info["scopes"].items():
         console.print()
         if not scope.get("exists"):

@@ -26,6 +26,7 @@ from ..assembly import check_arm_settings, check_compatible
 from ..errors import InvalidQueryError, OctomemError, StoreUnreadableError
 from ..manager import ArmRegistry
 from ..pipeline import Pipeline
+from ..project import PROJECT_DIR, find_project_root
 from ..settings import LoadedSettings, Settings
 from .recency import DEFAULT_HALF_LIFE_DAYS, DEFAULT_WEIGHT
 
@@ -33,7 +34,7 @@ ScopeName = Literal["local", "global"]
 #: Every scope, in the order they are searched and locked (local first, then global).
 SCOPES: tuple[ScopeName, ...] = ("local", "global")
 #: The folder inside a project that holds its local memory (and its config.toml).
-LOCAL_DIR = ".octomem"
+LOCAL_DIR = PROJECT_DIR
 #: Default cosine at or above which ``remember`` reports an existing statement as a near
 #: duplicate. all-MiniLM-L6-v2: copies differing in punctuation 0.99, a prefixed copy 0.94,
 #: a paraphrase ("prefers dark mode" / "likes a dark theme") 0.79.
@@ -94,11 +95,13 @@ def scope_roots(
 ) -> ScopeRoots:
     """Resolve both scope directories.
 
-    :param project_root: the project (default: the current directory).
+    :param project_root: the project (default: the nearest folder from the current one
+        upward holding ``.octomem/``, else the current one: :func:`~..project.find_project_root`).
     :param global_root: overrides the ``global_root`` setting (default: ``data_dir``).
     :raises OctomemError: the global scope's path is a file; names the setting.
     """
-    project = Path(project_root or Path.cwd()).expanduser().resolve()
+    project = (Path(project_root).expanduser().resolve() if project_root is not None
+               else find_project_root())
     setting = getattr(settings, "global_root", None)
     configured = global_root or setting or settings.data_dir
     root = Path(configured).expanduser().resolve()

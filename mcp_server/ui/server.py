@@ -127,9 +127,11 @@ def serve_ui(options: UiOptions, config_file: Path | None = None,
     from functools import partial
 
     from octomem.engine.memory.facade import open_memory
+    from octomem.engine.project import find_project_root
     from octomem.engine.settings import load_settings
 
-    project = Path(project_root or Path.cwd()).resolve()
+    project = (Path(project_root).expanduser().resolve() if project_root is not None
+               else find_project_root())
     settings = load_settings(config_file, overrides, project_root=project).settings
     loader = MemoryLoader(partial(open_memory, config_file, overrides, project, global_root))
     server = prepare_ui(loader, with_token(options, settings)).start()
