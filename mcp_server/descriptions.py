@@ -98,7 +98,9 @@ stored as turns that know their conversation, position, speaker and time. Ingest
 transcript again after it grew adds only its new turns; a malformed line is an error \
 naming the line, and nothing of the file is stored. In a folder, a file that cannot be \
 read (a malformed line, empty, not UTF-8, too large) is left out and listed under `skipped` with \
-why; the rest of the folder is stored.
+why; the rest of the folder is stored. A folder's hidden files, tool folders \
+(node_modules/, __pycache__/, virtual environments) and what its .gitignore and \
+.octomemignore files name are not read.
 
 Long text is split into passages that recall returns individually (or, with \
 `per: "document"`, each document's best passage). Ingesting the same path, `uri` or `title` \

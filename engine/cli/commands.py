@@ -97,6 +97,11 @@ def ingest(
             "How .jsonl files are read: `auto` (sniffed; in folders only transcripts), `chat` "
             "(octomem's chat JSON Lines), `claude-code` (Claude Code sessions, e.g. "
             "~/.claude/projects/PROJECT/), or `text` (text files only)."))] = "auto",
+    include_ignored: Annotated[bool, typer.Option(
+        "--include-ignored", help=(
+            "In folders, also read what `.gitignore` and `.octomemignore` files and the tool "
+            "folders (`node_modules/`, `__pycache__/`, `site-packages/`, virtual environments) "
+            "leave out; hidden files and folders are skipped either way."))] = False,
 ) -> None:
     """Ingest files and folders (.md, .txt, .rst), chat transcripts and Claude Code sessions
     (.jsonl; see docs/conversations.md), or a BEIR corpus with `--beir DIR`, into a scope
@@ -109,6 +114,11 @@ def ingest(
     stored); an ingest that stores nothing creates no `.octomem/`. A folder
     ingested again reports the files it no longer holds and forgets them (setting
     `ingest.on_missing`: `forget`, or `keep`).
+
+    In folders, hidden files and folders (`.git/`, `.venv/`) are never read, nor is what
+    `.gitignore` and `.octomemignore` files leave out, nor tool folders (`node_modules/`,
+    `__pycache__/`, `site-packages/`, virtual environments); the command says what it left
+    out. `--include-ignored` reads those but hidden ones; a file named itself is always read.
     """
     if not paths and beir is None:
         ctx.fail("give files or folders to ingest, or --beir DIR")
@@ -117,7 +127,7 @@ def ingest(
     memory = _memory()
     note_project(memory, scope)
     try:
-        ingesting.run(console, err, memory, paths, beir, scope, fmt)
+        ingesting.run(console, err, memory, paths, beir, scope, fmt, not include_ignored)
     finally:
         close_memory(memory)
 

@@ -104,7 +104,7 @@ class Tally:
 
 
 def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None,
-        beir: Path | None, scope: str, fmt: str) -> None:
+        beir: Path | None, scope: str, fmt: str, honour_ignores: bool = True) -> None:
     """Ingest ``paths`` and ``beir`` into ``scope`` (see the module docstring).
 
     :raises OctomemError: a named path is missing or unreadable (nothing stored), or a
@@ -129,7 +129,11 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
     chosen = show.check_write_scope(scope)
     passed_over: list[Path] = []
     refused: list[tuple[Path, str]] = []  # named paths not ingested: an error at the end
-    files, found = find_sources(paths, fmt, passed_over, refused) if paths else ([], [])
+    left_out: list[tuple[Path, str]] = []  # by .gitignore, .octomemignore, tool folders
+    files, found = find_sources(paths, fmt, passed_over, refused, honour_ignores,
+                                left_out) if paths else ([], [])
+    if left_out:
+        say_left_out(err, left_out)
     if passed_over:
         say_left_alone(err, passed_over, fmt)
     named = {p for p in paths or () if p.is_file()}
@@ -252,6 +256,18 @@ def left_alone_why(file: Path, fmt: str) -> str:
         return "a .jsonl file: --format text reads text files only"
     message = str(not_a_transcript(file)).removeprefix(str(file))
     return "a .jsonl file that is no transcript: " + message.removeprefix(":1").removeprefix(": ")
+
+
+def say_left_out(err: Console, left_out: list[tuple[Path, str]]) -> None:
+    """Say on stderr what the ignore rules left out of the folders (the first few, each
+    with its rule) and how to read it."""
+    folders = sum(p.is_dir() for p, _ in left_out)
+    counts = ", ".join(plural(n, what) for n, what in ((folders, "folder"),
+                                                        (len(left_out) - folders, "file")) if n)
+    shown = [f"{p}{'/' if p.is_dir() else ''} ({why})" for p, why in left_out[:5]]
+    more = f", and {len(left_out) - 5} more" if len(left_out) > 5 else ""
+    err.print(Text(f"left out: {counts} in the folders ({', '.join(shown)}{more}); "
+                   "--include-ignored reads them, as does naming a file itself"), highlight=False)
 
 
 def peek(docs: Iterator[Any]) -> tuple[Iterator[Any], bool]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import codecs
 import hashlib
 import json
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Literal
 from ..errors import OctomemError, UsageValueError
 from ..turns import TURN_KIND, beir_turn, epoch
 from ..types import Document
+from .ignore import walk
 from .limits import check_length
 from .readable import check_readable, is_special, shown
 from .times import in_range
@@ -31,13 +31,6 @@ NOTHING_TO_READ = "no text file (.md, .txt, .rst) or transcript (.jsonl)"
 #: ``.jsonl`` file as that transcript format.
 IngestFormat = Literal["auto", "text", "chat", "claude-code"]
 INGEST_FORMATS: tuple[str, ...] = ("auto", "text", "chat", "claude-code")
-
-
-def _walk(folder: Path) -> Iterator[Path]:
-    """Yield the files under ``folder``, sorted, hidden files and folders skipped."""
-    for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        yield from (Path(dirpath) / f for f in sorted(filenames) if not f.startswith("."))
 
 
 def _transcript_format(path: Path, fmt: IngestFormat, named: bool) -> TranscriptFormat | None:
@@ -60,10 +53,13 @@ def _transcript_format(path: Path, fmt: IngestFormat, named: bool) -> Transcript
 
 def find_sources(
     paths: list[Path], fmt: IngestFormat = "auto", passed_over: list[Path] | None = None,
-    refused: list[tuple[Path, str]] | None = None,
+    refused: list[tuple[Path, str]] | None = None, honour_ignores: bool = True,
+    left_out: list[tuple[Path, str]] | None = None,
 ) -> tuple[list[Path], list[tuple[Path, TranscriptFormat]]]:
     """Expand files and folders into the text files and transcripts under them, sorted,
-    hidden files and folders skipped.
+    hidden files and folders skipped, and those the ignore rules leave out (:mod:`.ignore`:
+    tool folders such as ``node_modules/``, ``.gitignore``, ``.octomemignore``) unless
+    ``honour_ignores`` is false. A file named itself is always read.
 
     In a folder, ``auto`` takes the text files and the ``.jsonl`` files that sniff as a
     transcript (other ``.jsonl`` files are left alone, like any other suffix);
@@ -72,6 +68,8 @@ def find_sources(
 
     :param passed_over: if given, receives the files in folders that were left alone
         (another suffix, or a ``.jsonl`` file that is not a transcript).
+    :param left_out: if given, receives ``(path, why)`` for each folder and file in the
+        folders that an ignore rule left out (``why``: the ignore file, or the kind of folder).
     :param refused: if given, receives ``(path, why)`` for each named path that cannot
         be read (missing, neither text nor a transcript) instead of raising: the caller
         stores the others, then fails naming each.
@@ -87,7 +85,7 @@ def find_sources(
     transcripts: list[tuple[Path, TranscriptFormat]] = []
     for path in paths:
         try:
-            _expand(path, fmt, texts, transcripts, passed_over)
+            _expand(path, fmt, texts, transcripts, passed_over, honour_ignores, left_out)
         except OctomemError as exc:
             if refused is None:
                 raise
@@ -115,7 +113,8 @@ def _once(files: list[Path]) -> list[Path]:
 
 def _expand(path: Path, fmt: IngestFormat, texts: list[Path],
             transcripts: list[tuple[Path, TranscriptFormat]],
-            passed_over: list[Path] | None) -> None:
+            passed_over: list[Path] | None, honour_ignores: bool = True,
+            left_out: list[tuple[Path, str]] | None = None) -> None:
     """Add what ``path`` (a named file or folder) holds to ``texts`` and ``transcripts``.
 
     :raises OctomemError: it does not exist, or a named file is neither text nor a
@@ -127,7 +126,7 @@ def _expand(path: Path, fmt: IngestFormat, texts: list[Path],
     named = not path.is_dir()
     if named:
         check_readable(path)
-    for file in [path] if named else _walk(path):
+    for file in [path] if named else walk(path, honour_ignores, left_out):
         if not named and is_special(file):
             if passed_over is not None:
                 passed_over.append(file)
