@@ -24,7 +24,7 @@ def test_a_chat_transcript_with_a_bom_is_read_from_its_first_line(tmp_path: Path
         b'{"speaker": "alice", "text": "The deploy key rotates on Fridays."}\n'
         b'{"speaker": "bob", "text": "Noted."}\n'))
     ran = octomem(tmp_path, "ingest", "chat.jsonl")
-    assert ran.out.startswith("added 2, replaced 0,")
+    assert ran.out.startswith("chat.jsonl (2 turns): added 2, replaced 0,")
     rows = _rows(tmp_path)
     assert rows["chat:0"]["text"] == "alice: The deploy key rotates on Fridays."
     assert rows["chat:0"]["metadata"]["speaker"] == "alice"

@@ -264,7 +264,8 @@ def test_ingest_progress_goes_to_stderr_and_each_part_is_named(tmp_path: Path) -
                str(notes / "chat.jsonl"))
     assert done.stdout.splitlines() == [
         "1 file: added 1, replaced 0, unchanged 0 documents; 1 chunk indexed, 1 embedded",
-        "chat.jsonl (2 turns): added 2, replaced 0, unchanged 0 documents; 2 chunks indexed, "
+        f"{notes / 'chat.jsonl'} (2 turns): added 2, replaced 0, unchanged 0 documents; 2 "
+        "chunks indexed, "
         "2 embedded"]
     assert "indexing 1 file: 1/1 (100%)" in done.stderr
 

@@ -32,16 +32,18 @@ def test_cli_a_forgotten_turn_is_not_added_again(tmp_path: Path) -> None:
     trip = chat(tmp_path / "chats" / "trip.jsonl", ["Fly to Lisbon", "Stay in Alfama",
                                                     "Train to Porto"])
     first = octomem(tmp_path, "ingest", "chats/trip.jsonl")
-    assert first.out.startswith("added 3, replaced 0, unchanged 0 documents;")
+    assert first.out.startswith("chats/trip.jsonl (3 turns): added 3, replaced 0, unchanged 0 "
+                                "documents;")
     octomem(tmp_path, "forget", "trip:1", "--scope", "local", "--reason", "private")
     chat(trip, ["Fly to Lisbon", "Stay in Alfama", "Train to Porto", "Back on Sunday"])
     again = octomem(tmp_path, "ingest", "chats/trip.jsonl")
-    assert again.out.startswith("added 1, replaced 0, unchanged 2 documents, 1 forgotten, "
-                                "not re-added;"), again.out
+    assert again.out.startswith("chats/trip.jsonl (4 turns): added 1, replaced 0, unchanged 2 "
+                                "documents, 1 forgotten, not re-added;"), again.out
     listed = octomem(tmp_path, "search", "Alfama", "--json").json()
     assert all(h["id"] != "trip:1" for h in listed["hits"])
     third = octomem(tmp_path, "ingest", "chats/trip.jsonl")  # and stays so
-    assert third.out.startswith("added 0, replaced 0, unchanged 3 documents, 1 forgotten")
+    assert third.out.startswith("chats/trip.jsonl (4 turns): added 0, replaced 0, unchanged 3 "
+                                "documents, 1 forgotten")
 
 
 def test_engine_a_forgotten_file_in_a_folder_is_not_added_again(memory: Memory,
@@ -102,7 +104,8 @@ def test_cli_two_transcripts_named_alike_never_overwrite_each_other(tmp_path: Pa
         ("b/chat:0", "Ana: Beta said that"), ("chat:0", "Ana: Alpha said this")]
     for name in ("coll/b/chat.jsonl", "coll/a/chat.jsonl"):  # again: the same ids
         again = octomem(tmp_path, "ingest", name)
-        assert again.out.startswith("added 0, replaced 0, unchanged 1 document;"), again.out
+        assert again.out.startswith(f"{name} (1 turn): added 0, replaced 0, unchanged 1 "
+                                    "document;"), again.out
     clash = chat(tmp_path / "c" / "chat.jsonl", ["Gamma"])  # names its own conversation,
     clash.write_text(json.dumps({"conversation": "chat", "speaker": "Cy", "text": "Gamma"})
                      + "\n", encoding="utf-8")  # which a's turns hold: refused
@@ -145,10 +148,12 @@ def test_cli_an_unfinished_last_line_is_left_out_and_read_next_time(tmp_path: Pa
     first = octomem(tmp_path, "ingest", "session.jsonl")
     assert ("note: session.jsonl:15: left out: the last line is not complete JSON yet (no "
             "newline at its end); it is read on the next ingest") in first.err
-    assert first.out.startswith("added 3, replaced 0, unchanged 0 documents;")
+    assert first.out.startswith("session.jsonl (3 turns): added 3, replaced 0, unchanged 0 "
+                                "documents;")
     session.write_text("\n".join(lines) + "\n")  # now written whole
     again = octomem(tmp_path, "ingest", "session.jsonl")
-    assert again.out.startswith("added 1, replaced 0, unchanged 3 documents;")
+    assert again.out.startswith("session.jsonl (4 turns): added 1, replaced 0, unchanged 3 "
+                                "documents;")
     assert "left out" not in again.err
     hit = octomem(tmp_path, "search", "invoice table migration Friday", "--json").json()
     assert "claude:a-0012" in [h["id"] for h in hit["hits"]]

@@ -38,8 +38,8 @@ def test_cli_a_line_deleted_from_the_middle_leaves_no_phantom_turn(tmp_path: Pat
     octomem(tmp_path, "ingest", "standup.jsonl")
     write_jsonl(path, [STANDUP[0], STANDUP[2]])  # `sed -i 2d`: Lee's turn moves up
     again = octomem(tmp_path, "ingest", "standup.jsonl")
-    assert again.out.startswith("added 0, replaced 1, unchanged 1 document, 1 turn no longer "
-                                "in the file forgotten;"), again.out
+    assert again.out.startswith("standup.jsonl (2 turns): added 0, replaced 1, unchanged 1 "
+                                "document, 1 turn no longer in the file forgotten;"), again.out
     assert local_counts(tmp_path) == {"documents": 2, "current": 2, "superseded": 0,
                                       "forgotten": 1}
     hit = octomem(tmp_path, "search", "CSV exporter finished", "--context", "2", "-k", "1",
@@ -48,10 +48,12 @@ def test_cli_a_line_deleted_from_the_middle_leaves_no_phantom_turn(tmp_path: Pat
     assert [(c["id"], c["text"]) for c in hit["context"]] == [
         ("standup:1", "Lee: The XLSX exporter is unblocked, licence approved by legal.")]
     same = octomem(tmp_path, "ingest", "standup.jsonl")  # nothing more to retire
-    assert same.out.startswith("added 0, replaced 0, unchanged 2 documents;"), same.out
+    assert same.out.startswith("standup.jsonl (2 turns): added 0, replaced 0, unchanged 2 "
+                               "documents;"), same.out
     write_jsonl(path, STANDUP)  # the line is back: stored again (no tombstone)
     back = octomem(tmp_path, "ingest", "standup.jsonl")
-    assert back.out.startswith("added 1, replaced 1, unchanged 1 document;"), back.out
+    assert back.out.startswith("standup.jsonl (3 turns): added 1, replaced 1, unchanged 1 "
+                               "document;"), back.out
     assert local_counts(tmp_path)["current"] == 3
 
 
@@ -60,8 +62,9 @@ def test_cli_on_missing_keep_keeps_the_turns_a_transcript_lost(tmp_path: Path) -
     octomem(tmp_path, "ingest", "standup.jsonl")
     write_jsonl(path, STANDUP[:2])
     kept = octomem(tmp_path, "--set", "ingest.on_missing=keep", "ingest", "standup.jsonl")
-    assert kept.out.startswith("added 0, replaced 0, unchanged 2 documents, 1 turn no longer "
-                               "in the file kept (ingest.on_missing = keep);"), kept.out
+    assert kept.out.startswith("standup.jsonl (2 turns): added 0, replaced 0, unchanged 2 "
+                               "documents, 1 turn no longer in the file kept "
+                               "(ingest.on_missing = keep);"), kept.out
     assert local_counts(tmp_path)["current"] == 3
 
 
@@ -116,7 +119,8 @@ def test_cli_a_line_with_no_text_is_left_out_and_counted(tmp_path: Path) -> None
         {"speaker": "assistant", "text": None}, {"speaker": "user", "text": "  "}])
     done = octomem(tmp_path, "ingest", "standup.jsonl")
     assert "note: standup.jsonl: 3 lines with no text left out (lines 2, 4, 5)" in done.err
-    assert done.out.startswith("added 2, replaced 0, unchanged 0 documents;"), done.out
+    assert done.out.startswith("standup.jsonl (2 turns): added 2, replaced 0, unchanged 0 "
+                               "documents;"), done.out
     rows = [json.loads(line) for line in
             octomem(tmp_path, "export", "--scope", "local", "-").out.splitlines()]
     assert sorted(r["id"] for r in rows if "metadata" in r) == ["standup:0", "standup:1"]
@@ -196,3 +200,19 @@ def test_mcp_ingest_refusal_says_exactly_how_to_allow_claude_code_sessions(
             assert done["unchanged"] == ["claude:u1"]
     finally:
         shutil.rmtree(home)
+
+
+def test_cli_a_transcript_ingested_again_is_named_and_zoneless_times_are_utc(
+        tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "chats" / "trip.jsonl", [
+        {"speaker": "Ana", "text": "Shall we take the night train?", "time": "2025-03-03 09:00"},
+        {"speaker": "Ben", "text": "Yes, the 23:10.", "time": "2025-03-03T09:01:00+01:00"}])
+    for added, unchanged in ((2, "0 documents"), (0, "2 documents")):
+        done = octomem(tmp_path, "ingest", "chats/trip.jsonl")
+        assert done.out.startswith(f"chats/trip.jsonl (2 turns): added {added}, replaced 0, "
+                                   f"unchanged {unchanged};"), done.out
+    rows = [json.loads(line) for line in
+            octomem(tmp_path, "export", "--scope", "local", "-").out.splitlines()]
+    times = {r["id"]: (r["metadata"]["time"], r["event_time"]) for r in rows if "metadata" in r}
+    assert times == {"trip:0": ("2025-03-03T09:00:00+00:00", "2025-03-03T09:00:00Z"),
+                     "trip:1": ("2025-03-03T09:01:00+01:00", "2025-03-03T08:01:00Z")}

@@ -38,6 +38,9 @@
   on the next ingest; a malformed line anywhere else is an error.
 - A document or turn forgotten deliberately (``forget``: in the scope's forget log) is
   not added again (the report line says ``N forgotten, not re-added``).
+- Each transcript's summary line starts with its file as found (``chats/trip.jsonl (4
+  turns): added ...``), on the first ingest and every one after; text files are summed up
+  in one line (``9 files: ...``, named so only when the ingest has other parts).
 - Chunks without a vector of the configured embedder are counted after every ingest and
   search (:func:`.unembedded.say_unembedded`).
 
@@ -114,6 +117,7 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
     from ..memory.folders import IngestReport, reconcile
     from ..memory.gone_turns import gone_turns
     from ..memory.own_turns import check_own_turns, turn_owner
+    from ..memory.readable import shown
     from ..memory.sources import (
         NOTHING_TO_READ,
         beir_corpus_path,
@@ -186,8 +190,8 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
             if turns and pipeline is not None:
                 gone = gone_turns(pipeline.arms.storage, turns)  # lines it no longer has
                 store(console, pipeline, turns, len(turns),
-                      f"{path.name} ({plural(len(turns), 'turn')})", tally, whole=True,
-                      gone=(chosen, gone, memory.on_missing) if gone else None)
+                      f"{shown(path)} ({plural(len(turns), 'turn')})", tally, whole=True,
+                      gone=(chosen, gone, memory.on_missing) if gone else None, named=True)
             elif path in named:
                 tally.refused.append((path, f"{path}: no turns in it"))
             else:
@@ -311,12 +315,14 @@ def fail(tally: Tally) -> None:
 
 def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int, label: str,
           tally: Tally, whole: bool = False, quiet: bool = False,
-          gone: tuple[str, list[GoneFile], str] | None = None) -> None:
+          gone: tuple[str, list[GoneFile], str] | None = None, named: bool = False) -> None:
     """Store ``docs`` (``whole``: in one transaction), then embed what was stored.
 
     :param total: how many documents ``docs`` holds at most (for the progress bar).
     :param quiet: print no summary when ``docs`` turned out to hold nothing at all (each
         named file refused says why itself).
+    :param named: always begin the summary with ``label`` (a transcript: its file), not
+        only when the ingest has several parts.
     :param gone: ``(scope, turns, ingest.on_missing)``: the stored turns a transcript no
         longer holds, retired once ``docs`` are stored (:func:`~..memory.gone_turns.retire`)
         and counted in the summary.
@@ -358,7 +364,7 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
                 report.semantic_error = str(exc)
     tally.expected -= len(forgotten)
     render.ingest_report(console, report, embedded, pipeline.semantic_error,
-                         label if tally.parts > 1 else None, len(forgotten),
+                         label if tally.parts > 1 or named else None, len(forgotten),
                          len(report.resumed) if embedded else 0, retired)
 
 

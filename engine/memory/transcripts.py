@@ -34,7 +34,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -183,10 +183,17 @@ def _string(row: dict[str, Any], key: str, where: str, default: str | None = Non
 
 
 def _time(value: Any, where: str, key: str) -> datetime | None:
+    """Return a line's time; one written without a zone is UTC (``2025-03-03 09:00`` is
+    stored ``2025-03-03T09:00:00+00:00``, as every other time octomem stores).
+
+    :raises TranscriptError: not a time, or outside the times octomem keeps.
+    """
     try:
         moment = parse_turn_time(value)
     except ValueError as exc:
         raise TranscriptError(f"{where}: {key!r}: {exc}") from None
+    if moment is not None and moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
     if moment is not None and not in_range(epoch(moment) or 0.0):
         raise TranscriptError(f"{where}: {key!r}: {value!r} is outside the times octomem "
                               "keeps (0001-01-02T00:00Z up to 9999-12-31T00:00Z)")
