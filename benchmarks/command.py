@@ -26,7 +26,7 @@ from .combos import Combo, default_combos, parse_combo
 from .dataset import BeirDataset, load_dataset, query_filters
 from .metrics import METRICS, Evaluation, best_of, evaluate_runs, ranx_compiled
 from .runner import ComboResult, run_combo
-from .smoke import describe, smoke_subset, with_subset
+from .smoke import describe, held_groups, smoke_subset, with_subset
 from .subsets import filter_queries, other_group_filters
 
 #: Hits asked per query in the quality pass: recall@100 needs a 100-deep ranking.
@@ -197,7 +197,8 @@ def run_bench(
         if console is not None:
             console.print(f"--limit {limit}: {describe(dataset.extra['subset'])}",
                           highlight=False)
-    other = other_group_filters(dataset, group_by, whole) if abstention and group_by else None
+    other = other_group_filters(dataset, group_by, whole, held_groups(dataset, group_by)) \
+        if abstention and group_by else None
 
     def measure(pipeline: Any, run: dict[str, dict[str, float]]) -> dict[str, Any]:
         return subsets.abstention(pipeline, dataset, filters, other, run)

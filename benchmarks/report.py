@@ -225,9 +225,24 @@ def _abstention_table(data: dict[str, Any]) -> list[str]:
     for r in rows:
         a = r["abstention"]
         kept = "—" if a["own_kept"] is None else f"{a['own_kept']:.3f}"
-        out.append(f"| {r['name']} | {a['other_empty']:.3f} | {a['own_empty']:.3f} | "
+        other = "—" if a.get("other_empty") is None else f"{a['other_empty']:.3f}"
+        out.append(f"| {r['name']} | {other} | {a['own_empty']:.3f} | "
                    f"{a['own_evidence_at_10']:.3f} | {kept} |")
-    return [*out, ""]
+    return [*out, *_not_asked(rows[0]["abstention"], col), ""]
+
+
+def _not_asked(first: dict[str, Any], col: str) -> list[str]:
+    """Say when the abstention pass asked fewer queries than it ran: their other group
+    holds no documents in this index (a ``--limit`` index holds its queries' groups)."""
+    asked, n = first.get("other_asked", first["queries"]), first["queries"]
+    if asked == n:
+        return []
+    which = "none of the" if asked == 0 else f"{asked} of the {n}"
+    return ["", f"{col} empty: {which} queries asked, since this index holds no document of "
+            "another group for the others (a `--limit` index is built from its queries' "
+            "groups only; asking a group of no documents would be empty whatever the row "
+            "does). Run without `--limit`, or with a `--query-filter` of two groups, to "
+            "measure it."]
 
 
 def to_markdown(data: dict[str, Any]) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 
 from octomem.engine.types import Filters
 
-from .dataset import BeirDataset
+from .dataset import BeirDataset, parse_group_by
 
 #: Documents drawn at random beside the judged ones: enough distractors that ranking is
 #: not trivial, few enough that building with MiniLM takes about a minute on 2 cores
@@ -65,6 +65,17 @@ def smoke_subset(dataset: BeirDataset, filters: dict[str, Filters],
     digest = hashlib.sha256("\n".join(ids).encode()).hexdigest()
     return {"ids": ids, "judged": len(judged), "sampled": len(drawn), "corpus": len(rows),
             "seed": seed, "grouped": bool(groups), "sha256": digest}
+
+
+def held_groups(dataset: BeirDataset, group_by: str | None) -> set[str] | None:
+    """Return the ``group_by`` values of the documents a smoke index holds (``None``: not
+    a smoke run, every group is held), for the abstention pass to ask only those."""
+    subset = dataset.extra.get("subset")
+    if subset is None or not group_by:
+        return None
+    field = parse_group_by(group_by)
+    ids = set(subset["ids"])
+    return {str(meta.get(field)) for doc_id, meta in _corpus_rows(dataset) if doc_id in ids}
 
 
 def with_subset(dataset: BeirDataset, subset: dict[str, Any]) -> BeirDataset:

@@ -15,7 +15,9 @@
   as the query is normally asked: the share answered with no hits (``own_empty``),
   with evidence in the top 10 (``own_evidence_at_10``), and, of the queries whose
   evidence was in the quality pass's top 10, the share whose recall answer still holds
-  it (``own_kept``). ``asked_of`` says which of the two ``other`` was.
+  it (``own_kept``). ``asked_of`` says which of the two ``other`` was. Only groups the
+  index holds documents of are asked (a ``--limit`` index holds its queries' groups only):
+  ``other_asked`` counts the queries asked, and ``other_empty`` is ``None`` when none was.
 """
 
 from __future__ import annotations
@@ -94,11 +96,17 @@ def save_runs(folder: Path, runs: Mapping[str, Mapping[str, Mapping[str, float]]
 
 
 def other_group_filters(dataset: BeirDataset, group_by: str | None,
-                        every: BeirDataset | None = None) -> dict[str, Filters]:
-    """Return, per query, the filter of another group: the next value in sorted order.
+                        every: BeirDataset | None = None,
+                        held: set[str] | None = None) -> dict[str, Filters]:
+    """Return, per query, the filter of another group: the next value in sorted order
+    that the index holds documents of.
 
     :param every: the dataset whose queries' groups count (default ``dataset``; the
         split before ``--query-filter``, so one half still has other groups to ask).
+    :param held: the group values the index holds documents of (``None``: every group;
+        a ``--limit`` index holds its queries' groups only). A query no other such group
+        is left for is not in the answer: asking a group of no documents is empty
+        whatever the arms do (trial 11: "other empty 1.000" on every row).
     :raises OctomemError: no ``group_by``, or fewer than two groups among the queries.
     """
     field_name = parse_group_by(group_by)
@@ -112,8 +120,13 @@ def other_group_filters(dataset: BeirDataset, group_by: str | None,
     if len(groups) < 2:
         raise OctomemError(f"--abstention: the queries have one {group_by} value only; "
                            "another group's memory is needed")
-    after = {g: groups[(i + 1) % len(groups)] for i, g in enumerate(groups)}
-    return {q: Filters(metadata={field_name: after[g]}) for q, g in own.items()}
+    def after(group: str) -> str | None:
+        later = [g for g in groups[groups.index(group) + 1:] + groups[:groups.index(group)]
+                 if held is None or g in held]
+        return later[0] if later else None
+
+    return {q: Filters(metadata={field_name: other}) for q, g in own.items()
+            if (other := after(g)) is not None}
 
 
 def _ids(pipeline: Pipeline, text: str, filters: Filters) -> list[str]:
@@ -131,13 +144,17 @@ def abstention(pipeline: Pipeline, dataset: BeirDataset, own: Mapping[str, Filte
     (:func:`.masked.hidden_chunks`). See the module docstring for what is reported."""
     chunks = chunks_by_document(pipeline) if other is None else {}
     empty_other = empty_own = evidence = before = kept = 0
+    asked = 0  # queries asked where nothing answers them
     for qid, text in dataset.queries.items():
         relevant = {d for d, g in dataset.qrels[qid].items() if g > 0}
-        if other is not None:
-            empty_other += not _ids(pipeline, text, other[qid])
+        if other is not None:  # a query no other group is held for is not asked
+            if qid in other:
+                asked += 1
+                empty_other += not _ids(pipeline, text, other[qid])
         else:
             hidden = frozenset(c for d in relevant for c in chunks.get(d, ()))
             with hidden_chunks(pipeline, hidden):
+                asked += 1
                 empty_other += not _ids(pipeline, text, own[qid])
         answer = _ids(pipeline, text, own[qid])
         empty_own += not answer
@@ -149,6 +166,6 @@ def abstention(pipeline: Pipeline, dataset: BeirDataset, own: Mapping[str, Filte
     n = len(dataset.queries)
     return {"queries": n, "top_k": ABSTENTION_TOP_K,
             "asked_of": ASKED_OF_OTHER_GROUP if other is not None else ASKED_OF_REMOVED,
-            "other_empty": empty_other / n,
+            "other_asked": asked, "other_empty": empty_other / asked if asked else None,
             "own_empty": empty_own / n, "own_evidence_at_10": evidence / n,
             "own_evidence_before": before, "own_kept": kept / before if before else None}

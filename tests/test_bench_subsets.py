@@ -148,3 +148,35 @@ def test_abstention_without_groups_hides_the_relevant_documents(beir: Path,
     report = to_markdown(json.loads(json.dumps(to_json(result))))  # as report.json holds it
     assert "| row | removed empty | own empty | own evidence@10 | own kept |" in report
     assert "| fts5 | 0.500 | 0.250 | 0.750 | 1.000 |" in report
+
+
+def test_a_smoke_index_of_one_group_asks_no_other_group_and_says_so(beir: Path,
+                                                                    tmp_path: Path) -> None:
+    """Trial 11, finding 6: with --limit, the index holds the kept queries' group only;
+    asking the next group (none of whose documents are in it) was "empty" for every row
+    (1.000 for grep too), printed as a result."""
+    from octomem.engine.cli import app
+
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, [
+        "--set", "pipeline.embedder=hashing", "bench", str(beir), "--combo", "k=fts5",
+        "--group-by", "metadata.grp", "--query-filter", "metadata.grp=g1", "--limit", "2",
+        "--abstention", "--cache-dir", str(tmp_path / "cache"), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    measured = json.loads((out / "report.json").read_text())["rows"][0]["abstention"]
+    assert measured["other_asked"] == 0 and measured["other_empty"] is None
+    assert measured["queries"] == 2 and measured["own_evidence_at_10"] == 0.5
+    report = (out / "report.md").read_text()
+    assert "| k | — | 0.500 | 0.500 |" in report, report
+    assert "other empty: none of the queries asked, since this index holds no document of " \
+           "another group" in report
+
+
+def test_a_smoke_index_of_two_groups_asks_each_the_other(beir: Path, tmp_path: Path) -> None:
+    result = run_bench(beir, ["fts5=fts5"], group_by="metadata.grp", cache_dir=tmp_path / "c",
+                       overrides=HASHING, abstention=True, limit=4)
+    measured = result.combos[0].extra["after"]
+    assert measured["other_asked"] == 4 and measured["other_empty"] is not None
+    held = other_group_filters(load_dataset(beir), "metadata.grp", held={"g1"})
+    assert {q: dict(f.metadata) for q, f in held.items()} == {"q2": {"grp": "g1"},
+                                                              "q3": {"grp": "g1"}}
