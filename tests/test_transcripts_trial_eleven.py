@@ -216,3 +216,19 @@ def test_cli_a_transcript_ingested_again_is_named_and_zoneless_times_are_utc(
     times = {r["id"]: (r["metadata"]["time"], r["event_time"]) for r in rows if "metadata" in r}
     assert times == {"trip:0": ("2025-03-03T09:00:00+00:00", "2025-03-03T09:00:00Z"),
                      "trip:1": ("2025-03-03T09:01:00+01:00", "2025-03-03T08:01:00Z")}
+
+
+def test_engine_retires_gone_turns_of_a_transcript_of_many_conversations(
+        memory: Memory, tmp_path: Path) -> None:
+    rows = [{"conversation": f"c{i % 6}", "speaker": "Ana", "text": f"Line {i} of many."}
+            for i in range(18)]  # more conversations than are looked up one by one
+    path = write_jsonl(tmp_path / "many.jsonl", rows)
+    other = write_jsonl(tmp_path / "other.jsonl", [
+        {"conversation": "c5", "id": "keep-me", "speaker": "Kim", "text": "Not from many."}])
+    memory.ingest(str(path))
+    memory.ingest(str(other))
+    write_jsonl(path, [r for i, r in enumerate(rows) if i != 4])  # c4's first line
+    _, report = memory.ingest(str(path))
+    assert report.replaced == ["c4:0", "c4:1"]
+    assert [g.id for g in report.forgotten] == ["c4:2"]
+    assert memory.scopes.require("local").arms.storage.get_document("keep-me") is not None

@@ -64,21 +64,6 @@ def gone_turns(storage: Storage | None, turns: Sequence[Document]) -> list[GoneF
     return list(found.values())
 
 
-def _candidates(storage: Storage, turns: Sequence[Document]) -> Iterator[Chunk]:
-    """Yield the current turn chunks read from the file ``turns`` were read from (by the
-    storage's ``current_turn_chunks(uri)`` when it has one: the ``sqlite`` storage), then
-    those of the conversations ``turns`` belong to (whatever file they came from)."""
-    here = turns[0].uri or ""
-    lookup = getattr(storage, "current_turn_chunks", None)
-    if callable(lookup):
-        yield from lookup(here)
-    else:
-        yield from (c for c in storage.iter_chunks(Filters(kinds=(TURN_KIND,))) if c.uri == here)
-    for conversation in dict.fromkeys(str(d.metadata.get(CONVERSATION)) for d in turns):
-        yield from storage.iter_chunks(
-            Filters(kinds=(TURN_KIND,), metadata={CONVERSATION: conversation}))
-
-
 def retire(scope: ScopeName, pipeline: Pipeline, gone: Sequence[GoneFile],
            on_missing: str) -> list[GoneFile]:
     """Forget the turns ``gone`` (unless ``on_missing == "keep"``), each with the reason
@@ -96,3 +81,30 @@ def retire(scope: ScopeName, pipeline: Pipeline, gone: Sequence[GoneFile],
                "it when the transcript was ingested again")
         done.append(turn)
     return done
+
+
+#: Up to this many conversations in one transcript, each one's turns are looked up by
+#: itself (a filtered scan each); past it, every current turn is read once instead
+#: (a 20,000-turn store: 100 lookups took 3.0 s, one pass 0.2 s).
+FEW_CONVERSATIONS = 4
+
+
+def _candidates(storage: Storage, turns: Sequence[Document]) -> Iterator[Chunk]:
+    """Yield the current turn chunks read from the file ``turns`` were read from (by the
+    storage's ``current_turn_chunks(uri)`` when it has one: the ``sqlite`` storage), then
+    those of the conversations ``turns`` belong to (whatever file they came from)."""
+    here = turns[0].uri or ""
+    conversations = dict.fromkeys(str(d.metadata.get(CONVERSATION)) for d in turns)
+    every = Filters(kinds=(TURN_KIND,))
+    if len(conversations) > FEW_CONVERSATIONS:  # one pass over every current turn
+        yield from (c for c in storage.iter_chunks(every)
+                    if c.uri == here or str(c.metadata.get(CONVERSATION)) in conversations)
+        return
+    lookup = getattr(storage, "current_turn_chunks", None)
+    if callable(lookup):
+        yield from lookup(here)
+    else:
+        yield from (c for c in storage.iter_chunks(every) if c.uri == here)
+    for conversation in conversations:
+        yield from storage.iter_chunks(
+            Filters(kinds=(TURN_KIND,), metadata={CONVERSATION: conversation}))
