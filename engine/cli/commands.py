@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.text import Text
 
-from ..errors import OctomemError, UsageValueError
+from ..errors import InvalidQueryError, OctomemError, UsageValueError
 from . import catalog
 from . import options as opt
 from .context import apply_globals, command_memory, console, err, note_project, state
@@ -157,6 +157,8 @@ def add(
     from ..memory.kinds import stored_kinds, unfamiliar_kind
     from . import memory as show
 
+    if not all(t.strip() for t in tag or ()):  # as search and the MCP tools refuse it
+        raise InvalidQueryError("tags: a tag is empty; give short non-empty labels")
     memory = _memory()
     note_project(memory, scope)
     try:

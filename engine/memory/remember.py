@@ -129,7 +129,8 @@ def _target(
     if chosen is not None and chosen != old_scope:
         raise InvalidQueryError(
             f"supersedes: {supersedes!r} is in the {old_scope} scope; a statement supersedes "
-            f"one of its own scope, so remember it with scope={old_scope!r}"
+            f"one of its own scope, so store it in the {old_scope} scope (or give no scope: "
+            "it then goes to the statement's own)"
         )
     if not old.is_current:
         raise InvalidQueryError(

@@ -243,8 +243,14 @@ def _jsonl(path: Path) -> Iterator[dict]:
 def beir_corpus_path(folder: Path) -> Path:
     """Return ``folder/corpus.jsonl``.
 
+    :raises UsageValueError: ``folder`` is a file (``corpus.jsonl`` itself): the message
+        says to give the folder that holds it.
     :raises OctomemError: the folder has no ``corpus.jsonl`` (not in BEIR layout).
     """
+    if folder.is_file():
+        raise UsageValueError(
+            f"{folder}: a file; give the BEIR folder that holds it ({folder.parent}), not the "
+            "file itself")
     corpus = folder / "corpus.jsonl"
     if not corpus.is_file():
         raise OctomemError(

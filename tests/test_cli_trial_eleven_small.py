@@ -1,0 +1,41 @@
+"""Small CLI findings of fresh-user trial 11 (finding 13), each through the real CLI on a
+real SQLite store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_run import octomem
+
+
+def _usage(tmp_path: Path, *args: str) -> str:
+    ran = octomem(tmp_path, *args, ok=False)
+    assert ran.code == 2, (args, ran.code, ran.err)
+    assert ran.out == "" and ran.err.count("\n") == 1, (args, ran.err)
+    return ran.err
+
+
+def test_add_refuses_an_empty_tag_as_search_does(tmp_path: Path) -> None:
+    for blank in ("", "  "):
+        err = _usage(tmp_path, "add", "The CI runs on Ubuntu", "--tag", "ci", "--tag", blank)
+        assert err == ("error: --tag: a tag is empty; give short non-empty labels; see "
+                       "`octomem add --help`\n")
+    assert not (tmp_path / ".octomem").exists()  # nothing stored
+
+
+def test_beir_given_the_corpus_file_says_to_give_its_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "mini"
+    folder.mkdir()
+    (folder / "corpus.jsonl").write_text(json.dumps({"_id": "1", "text": "a row"}) + "\n")
+    err = _usage(tmp_path, "ingest", "--beir", str(folder / "corpus.jsonl"))
+    assert err == (f"error: {folder / 'corpus.jsonl'}: a file; give the BEIR folder that "
+                   f"holds it ({folder}), not the file itself; see `octomem ingest --help`\n")
+
+
+def test_a_supersede_across_scopes_is_told_in_the_clis_words(tmp_path: Path) -> None:
+    old = octomem(tmp_path, "add", "The VPN endpoint is vpn1.example.com", "--json").json()["id"]
+    ran = octomem(tmp_path, "add", "The VPN endpoint is vpn2.example.com", "--supersedes", old,
+                  "--scope", "global", ok=False)
+    assert "scope=" not in ran.err, ran.err
+    assert "so store it in the local scope (or give no scope" in ran.err
