@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,8 +14,10 @@ from .arms import ARM_KINDS, PROTOCOLS, ArmContext, ArmKind, ArmSpec
 from .errors import (
     ArmBuildError,
     ArmConfigError,
+    ArmNotFoundError,
     IncompatibleArmsError,
     OctomemError,
+    arm_not_found_in,
     config_error,
 )
 from .files import private_dir
@@ -100,15 +103,24 @@ def _specs(pipeline: PipelineSettings, registry: ArmRegistry) -> dict[ArmKind, A
     return specs
 
 
-def check_compatible(pipeline: PipelineSettings, registry: ArmRegistry) -> dict[ArmKind, ArmSpec]:
+def check_compatible(pipeline: PipelineSettings, registry: ArmRegistry,
+                     source_of: Callable[[str], str] | None = None) -> dict[ArmKind, ArmSpec]:
     """Look every configured arm up and refuse impossible combinations before building any.
 
+    :param source_of: names the layer that set a key (:meth:`LoadedSettings.source_of`):
+        an unknown arm's error then names its setting and that layer, and is a usage
+        error when a command-line option set it (:func:`~.errors.arm_not_found_in`).
     :returns: the spec of each configured arm kind.
     :raises ArmNotFoundError: a configured name is not installed (lists what is).
     :raises IncompatibleArmsError: e.g. ``fts5`` with a non-SQLite storage, or a semantic
         arm without an embedder; the message names both arms.
     """
-    specs = _specs(pipeline, registry)
+    try:
+        specs = _specs(pipeline, registry)
+    except ArmNotFoundError as exc:
+        if source_of is None:
+            raise
+        raise arm_not_found_in(exc, source_of(f"pipeline.{exc.kind}")) from None
     storage = pipeline.storage
     for kind, spec in specs.items():
         if spec.requires_storage and storage not in spec.requires_storage:
@@ -148,7 +160,7 @@ def build_arms(loaded: LoadedSettings, registry: ArmRegistry, root: Path) -> Arm
     :raises OctomemError: any of :func:`check_compatible`'s errors, or an arm's
         :class:`ArmConfigError` / :class:`PluginLoadError`.
     """
-    specs = check_compatible(loaded.settings.pipeline, registry)
+    specs = check_compatible(loaded.settings.pipeline, registry, loaded.source_of)
     check_arm_settings(loaded, registry)
     private_dir(root)
     storage = _build(specs["storage"], loaded, ArmContext(root=root))

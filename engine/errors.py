@@ -87,6 +87,23 @@ class OptionValueError(ArmConfigError, UsageValueError):
     refused: a usage error (exit status 2), not a broken configuration file."""
 
 
+class ArmNamedByOptionError(ArmNotFoundError, UsageValueError):
+    """Settings name an arm that no installed plugin registers, and a command-line option
+    gave that name (``--set pipeline.embedder=x``, ``reindex --embedder x``): a usage error
+    (exit status 2). Made by :func:`arm_not_found_in`."""
+
+
+def arm_not_found_in(exc: ArmNotFoundError, layer: str) -> ArmNotFoundError:
+    """Return ``exc`` naming its setting (``pipeline.<kind>``) and the layer that set it; a
+    usage error (:class:`ArmNamedByOptionError`) when a command-line option did (not
+    ``--config FILE``: a file), as :func:`config_error` decides for any setting."""
+    option = layer.startswith("--") and not layer.startswith("--config")
+    out = (ArmNamedByOptionError if option else ArmNotFoundError)(
+        exc.kind, exc.name, exc.available)
+    out.args = (f"setting 'pipeline.{exc.kind}' from {layer}: {exc.args[0]}",)
+    return out
+
+
 def config_error(message: str, layer: str) -> ArmConfigError:
     """Return the error for a setting refused in ``layer`` (where it came from, as
     :meth:`~octomem.engine.settings.LoadedSettings.source_of` names it): an

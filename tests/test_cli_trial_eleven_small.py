@@ -24,6 +24,22 @@ def test_add_refuses_an_empty_tag_as_search_does(tmp_path: Path) -> None:
     assert not (tmp_path / ".octomem").exists()  # nothing stored
 
 
+def test_an_arm_named_on_the_command_line_that_no_plugin_has_is_a_usage_error(
+        tmp_path: Path) -> None:
+    err = _usage(tmp_path, "--set", "pipeline.embedder=nonexistent", "status")
+    assert err.startswith("error: setting 'pipeline.embedder' from --set: no embedder arm "
+                          "named 'nonexistent'; installed embedder arms: ")
+    assert err.endswith("; see `octomem --help`\n")
+    octomem(tmp_path, "add", "Deploys happen on Tuesdays")
+    err = _usage(tmp_path, "reindex", "--embedder", "nope")
+    assert err.startswith("error: setting 'pipeline.embedder' from --embedder: no embedder "
+                          "arm named 'nope'")
+    assert err.endswith("; see `octomem reindex --help`\n")
+    # the same name from the environment or a file is no usage error: status 1
+    ran = octomem(tmp_path, "status", ok=False, OCTOMEM_PIPELINE__EMBEDDER="nope", hashing=False)
+    assert ran.code == 1 and "from environment: no embedder arm named 'nope'" in ran.err
+
+
 def test_beir_given_the_corpus_file_says_to_give_its_folder(tmp_path: Path) -> None:
     folder = tmp_path / "mini"
     folder.mkdir()

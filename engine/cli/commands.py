@@ -318,7 +318,7 @@ def config(
 
     loaded = load_settings(state.config, state.overrides, project_root=state.project_root)
     registry = load_registry()
-    specs = check_compatible(loaded.settings.pipeline, registry)
+    specs = check_compatible(loaded.settings.pipeline, registry, loaded.source_of)
     check_arm_settings(loaded, registry)
     options = {spec.name: arm_options(spec, loaded).model_dump(mode="json")
                for spec in specs.values()}

@@ -123,7 +123,7 @@ class ScopeSet:
     """
 
     def __init__(self, loaded: LoadedSettings, registry: ArmRegistry, roots: ScopeRoots) -> None:
-        check_compatible(loaded.settings.pipeline, registry)
+        check_compatible(loaded.settings.pipeline, registry, loaded.source_of)
         check_arm_settings(loaded, registry)
         self.loaded = loaded
         self.registry = registry
