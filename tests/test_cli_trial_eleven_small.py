@@ -4,9 +4,13 @@ real SQLite store."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from cli_run import octomem
+
+from octomem.engine.memory.facade import open_memory
+from octomem.engine.memory.sources import file_document
 
 
 def _usage(tmp_path: Path, *args: str) -> str:
@@ -55,3 +59,29 @@ def test_a_supersede_across_scopes_is_told_in_the_clis_words(tmp_path: Path) -> 
                   "--scope", "global", ok=False)
     assert "scope=" not in ran.err, ran.err
     assert "so store it in the local scope (or give no scope" in ran.err
+
+
+def test_crlf_line_ends_are_stored_as_lf(tmp_path: Path) -> None:
+    note = tmp_path / "note.md"
+    note.write_bytes(b"\xef\xbb\xbf# BOM note\r\nThe coffee machine is on floor 2.\r\n\r\n"
+                     b"Old Mac line\rends too.\r\n")
+    octomem(tmp_path, "ingest", "note.md")
+    stored = [json.loads(line) for line in
+              octomem(tmp_path, "export", "--scope", "local", "-").out.splitlines()]
+    texts = [r["text"] for r in stored if r.get("text")]
+    assert texts == ["# BOM note\nThe coffee machine is on floor 2.\n\nOld Mac line\nends too.\n"]
+    assert "unchanged 1" in octomem(tmp_path, "ingest", "note.md").out
+
+
+def test_a_file_stored_with_crlf_before_becomes_its_next_revision_once(tmp_path: Path) -> None:
+    note = tmp_path / "note.md"
+    note.write_bytes(b"# Note\r\nDeploys happen on Tuesdays.\r\n")
+    memory = open_memory(None, {"pipeline": {"embedder": "hashing"}}, tmp_path)
+    try:  # as an ingest before line ends were made LF stored it
+        old = file_document(note)
+        memory.scopes.require("local", create=True).add(
+            [replace(old, text=old.text.replace("\n", "\r\n"))])
+    finally:
+        memory.close()
+    assert "replaced 1" in octomem(tmp_path, "ingest", "note.md").out
+    assert "unchanged 1" in octomem(tmp_path, "ingest", "note.md").out

@@ -178,7 +178,11 @@ def _recorded_at(mtime: float) -> float:
 def file_document(path: Path) -> Document:
     """Read one text file as a document; its id is derived from the absolute path, so
     ingesting the same file again updates it instead of adding a copy. A leading UTF-8
-    byte-order mark (some Windows editors write one) is not part of the text.
+    byte-order mark (some Windows editors write one) is not part of the text, and every
+    line ends in LF whatever the file has (CRLF, a lone CR), as Python's text mode reads
+    it: a note written on Windows is stored, chunked, shown and exported as the same note
+    written elsewhere. (A file stored with CRLF before this becomes its next revision on
+    its next ingest, once: its stored text does change.)
 
     :raises OctomemError: the file is not UTF-8 text, holds a NUL byte (binary), its name
         is not UTF-8, or it is not a regular file (:func:`.readable.check_readable`).
@@ -195,6 +199,7 @@ def file_document(path: Path) -> Document:
     nul = data.find(b"\0")
     if nul >= 0:  # valid UTF-8, yet no text file holds NUL (what `grep -I` calls binary)
         raise OctomemError(f"{path}: a binary file, not text (a NUL byte at byte {nul})")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     doc_id = "file:" + hashlib.sha256(str(resolved).encode()).hexdigest()[:24]
     return Document(
         text=text, id=doc_id, title=_title(path, text), uri=resolved.as_uri(), kind="DOC",
