@@ -4,6 +4,7 @@ real SQLite store."""
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -85,3 +86,18 @@ def test_a_file_stored_with_crlf_before_becomes_its_next_revision_once(tmp_path:
         memory.close()
     assert "replaced 1" in octomem(tmp_path, "ingest", "note.md").out
     assert "unchanged 1" in octomem(tmp_path, "ingest", "note.md").out
+
+
+def test_an_as_of_miss_says_the_match_was_not_true_yet(tmp_path: Path) -> None:
+    lunch = tmp_path / "lunch.md"
+    lunch.write_text("# Lunch\nLunch is served at noon in the canteen.\n")
+    os.utime(lunch, (1577836800, 1577836800))  # 2020-01-01: true long before the date asked
+    octomem(tmp_path, "ingest", "lunch.md")
+    octomem(tmp_path, "add", "The office moves to Berlin", "--event-time", "2030-01-01")
+    out = octomem(tmp_path, "search", "office Berlin", "--as-of", "2026-06-01").out
+    assert out.startswith(
+        "no hits for 'office Berlin': nothing that was true at 2026-06-01T23:59:59Z answers "
+        "this: the best match at any time, 'The office moves to Berlin' (local), became true "
+        "only at 2030-01-01T00:00:00Z; of what was true then, nothing stored answers this "
+        "(the best match's relevance "), out
+    assert "The office moves to Berlin" in octomem(tmp_path, "search", "office Berlin").out

@@ -63,6 +63,23 @@ def say_why_empty(memory: Memory, scope: str | None, filters: Filters,
         filters.valid_before, filters.include_superseded)
 
 
+def say_not_yet_true(answer: RecallAnswer, timeless: RecallAnswer, as_of: float) -> None:
+    """When ``answer`` (asked at ``as_of``) abstained and the same search over every time
+    (``timeless``) answers with a statement that became true only after ``as_of``, say so
+    first in ``answer.abstained``: the date is why, not the relevance of what was true
+    then (trial 11: a statement with a 2030 event time, searched as of 2026, was reported
+    as "the best match's relevance 0.002 is below ...", the best match being another).
+    """
+    top = timeless.hits[0] if timeless.hits else None
+    if top is None or top.chunk.valid_from <= as_of or not answer.abstained:
+        return
+    text = " ".join(top.chunk.text.split())
+    text = text if len(text) <= 60 else text[:59].rstrip() + "…"
+    said = (f"nothing that was true at {_shown(as_of)} answers this: the best match at any "
+            f"time, {text!r} ({top.scope}), became true only at {_shown(top.chunk.valid_from)}")
+    answer.abstained = f"{said}; of what was true then, {answer.abstained}"
+
+
 def why_empty(memory: Memory, scope: str | None, kinds: tuple[str, ...],
               tags: tuple[str, ...] = (), as_of: float | None = None,
               since: float | None = None, until: float | None = None,

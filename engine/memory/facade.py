@@ -12,6 +12,7 @@ write lock is held (one statement: :mod:`.remember`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +25,7 @@ from ..turns import TURN_KIND
 from ..types import Document, Filters
 from .context import ShapedAnswer, check_shape, shape
 from .duplicates import NearDuplicate, near_duplicates
-from .empty import say_why_empty
+from .empty import say_not_yet_true, say_why_empty
 from .folders import IngestReport, folder_named, reconcile
 from .forget import ForgetOutcome, drop_forgotten, forget
 from .gone_turns import gone_turns, retire
@@ -169,6 +170,10 @@ class Memory:
                        context, max_tokens)
         if not answer.hits:
             say_why_empty(self, scope, filters, answer)
+            if answer.abstained and filters.as_of is not None:  # was it true only later?
+                timeless = replace(request, filters=replace(filters, as_of=None))
+                say_not_yet_true(answer, recall_scopes(scoped, timeless, self.knobs),
+                                 filters.as_of)
         if count:
             for name in answer.scopes:
                 self.recall_log.record(name, [h.chunk.document_id for h in answer.hits
