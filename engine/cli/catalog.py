@@ -89,8 +89,9 @@ COMMANDS = (
           "`octomem import` (ids, kinds, tags, times, supersede links, recall counts); Markdown "
           "is for reading."),
     Entry("import", "exchange", "Import a JSONL export: documents keep their ids, history and "
-          "recall counts; statements this scope has forgotten are skipped; vectors are "
-          "computed again."),
+          "recall counts; statements this scope has forgotten are skipped; a record older "
+          "than the stored document (a lower revision, or not yet superseded) never replaces "
+          "it; the file is stored whole or not at all; vectors are computed again."),
     Entry("session-start", "commands", "Print what an agent should see at the start of a "
           "session (the MCP resource octomem://session-start): standing rules and "
           "preferences, the current handoff, the most recent and most recalled statements, "
@@ -104,11 +105,13 @@ COMMANDS = (
           "--metrics-addr HOST:PORT`): calls per tool with p50/p95 latency, recall hits, empty "
           "and degraded answers, arm latency, writes, and each scope's counts."),
     Entry("verify", "verify", "Find stored rows that an answer cannot show (times outside the "
-          "calendar, left by an older octomem) and stores that cannot be read; exit status 1 "
-          "when there are any. With "
-          "`--repair`: a bad `created_at` or `valid_to` becomes now, a bad `event_time` or "
-          "`last_recalled_at` is cleared, and the document is written again (its vectors "
-          "computed again)."),
+          "calendar, left by an older octomem), supersede links that do not hold, and stores "
+          "that cannot be read; exit status 1 when there are any. With `--repair`: a bad "
+          "`created_at` or `valid_to` becomes now, a bad `event_time` or `last_recalled_at` "
+          "is cleared, and the document is written again (its vectors computed again); a "
+          "statement current although its successor supersedes it is superseded again; a "
+          "link to nothing on a current statement is dropped. A link that needs a decision "
+          "is listed, not repaired."),
     Entry("ui", "view", "Show the memory in a browser: search with the explain table, both "
           "scopes, items and their history, conversations, status. Read-only unless "
           "`--allow-writes`; loopback only unless `--allow-remote`. See docs/ui.md."),
