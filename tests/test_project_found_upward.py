@@ -98,3 +98,16 @@ async def test_the_mcp_server_started_in_a_subfolder_serves_the_project(
         await client.call_tool("remember", {"text": "The VPN endpoint is vpn1.example.com"})
     assert not (project / "notes" / ".octomem").exists()
     assert os.listdir(project / ".octomem")
+
+
+def test_an_import_notes_the_project_only_when_it_goes_to_the_local_scope(
+        project: Path) -> None:
+    notes = project / "notes"
+    octomem(project, "add", "The account prefers short answers", "--scope", "global")
+    octomem(project, "export", "--scope", "global", str(project / "global.jsonl"))
+    octomem(project, "export", "--scope", "local", str(project / "local.jsonl"))
+    ran = octomem(notes, "import", str(project / "global.jsonl"))
+    assert "note: the local scope" not in ran.err, ran.err
+    ran = octomem(notes, "import", str(project / "local.jsonl"))
+    assert f"note: the local scope is {project / '.octomem'}" in ran.err, ran.err
+    assert not (notes / ".octomem").exists()

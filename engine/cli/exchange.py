@@ -92,10 +92,10 @@ def import_(
     from . import memory as show
 
     memory = _memory()
-    note_project(memory, scope)
     try:
         with path.open(encoding="utf-8-sig") as lines:  # a leading byte-order mark dropped
             report = import_lines(memory, lines, str(path), scope)
+        note_project(memory, report.scope)  # the file's own scope when --scope is not given
         show.import_report(console, report)
     finally:
         close_memory(memory)
