@@ -73,6 +73,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
+from .small_store import SMALL_STORE, short_run, small_term  # noqa: F401 (this module's API)
 from .words import FUNCTION_WORDS, content_words  # noqa: F401 (part of this module's API)
 from .words import WORD as _WORD
 from .words import root as _root
@@ -175,12 +176,14 @@ class RunStats:
     :param kw_std: their standard deviation (0 when fewer than two).
     :param background: whether the runs are full, a background for the document weights
         (module docstring); ``False``: a document's hit gets the turn weights and floor.
+    :param reach: the semantic run's length when shorter than asked (:func:`short_run`).
     """
 
     cos_mean: float | None = None
     kw_mean: float = 0.0
     kw_std: float = 0.0
     background: bool = True
+    reach: int | None = None
 
     def kw_z(self, score: float | None) -> float:
         """Return ``(score - kw_mean) / kw_std`` (``score`` ``None``: the hit is not in
@@ -213,7 +216,8 @@ def run_stats(cosines: Sequence[float], keyword_scores: Sequence[float],
     n = len(keyword_scores)
     mean = sum(keyword_scores) / n if n else 0.0
     std = math.sqrt(sum((x - mean) ** 2 for x in keyword_scores) / n) if n > 1 else 0.0
-    return RunStats(cos_mean, mean, std, k is None or held >= k)
+    return RunStats(cos_mean, mean, std, k is None or held >= k,
+                    short_run(len(cosines), k) if cosines else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +246,8 @@ class RelevanceModel:
     added per unheard query word (:func:`unheard_words`) to a turn's or statement's
     relevance when it has a cosine (the hybrid weights'; 0: not used), and ``aside``, the
     logit added to an assistant's turn when the question is about its asker
-    (:func:`aside`; hybrid weights only; 0: not used)."""
+    (:func:`aside`; hybrid weights only; 0: not used), and ``small_store``, the weight of
+    :func:`~.small_store.small_term` (hybrid weights only; 0: not used)."""
 
     hybrid: tuple[float, float, float, float]
     keyword: tuple[float, float]
@@ -250,6 +255,7 @@ class RelevanceModel:
     document: DocumentWeights | None = None
     unheard: float = 0.0
     aside: float = 0.0
+    small_store: float = 0.0
 
     def fits(self, model_id: str | None) -> bool:
         """Return whether cosines of the embedder ``model_id`` are the ones fitted on."""
@@ -268,10 +274,10 @@ class RelevanceModel:
                     if doc else None)
         return cls(tuple(data["hybrid"]), tuple(data["keyword"]),  # type: ignore[arg-type]
                    str(data.get("embedder", "")), document, float(data.get("unheard", 0.0)),
-                   float(data.get("assistant_aside", 0.0)))
+                   float(data.get("assistant_aside", 0.0)), float(data.get("small_store", 0.0)))
 
     def probability(self, cos: float | None, cov: float, unheard: int = 0,
-                    aside: bool = False) -> float:
+                    aside: bool = False, reach: int | None = None) -> float:
         """Return the relevance in [0, 1] of a hit with cosine ``cos`` (``None`` or NaN
         when unknown) and coverage ``cov`` in an answer whose query has ``unheard``
         unheard words (at most :data:`UNHEARD_CAP` count; used with a cosine only: the
@@ -279,14 +285,15 @@ class RelevanceModel:
         cos and cov over cos in [-1, 1] and cov in [0, 1] when ``w_cos, w_cov >= |w_both|``
         (the shipped weights are), and non-increasing in ``unheard`` when
         ``self.unheard <= 0`` (it is); ``aside`` (:func:`aside`) adds ``self.aside``
-        with a cosine."""
+        with a cosine, and ``reach`` (``None``: a full run) :func:`.small_term`."""
         if cos is None or math.isnan(cos):
             w_cov, bias = self.keyword
             return _sigmoid(w_cov * cov + bias)
         w_cos, w_cov, w_both, bias = self.hybrid
         z = w_cos * cos + w_cov * cov + w_both * cos * cov + bias
         return _sigmoid(z + self.unheard * min(unheard, UNHEARD_CAP)
-                        + (self.aside if aside else 0.0))
+                        + (self.aside if aside else 0.0)
+                        + small_term(self.small_store, reach))
 
 
 def _sigmoid(z: float) -> float:
@@ -320,6 +327,7 @@ class Relevance:
         never mentions (:func:`unheard_words`), each lowering the relevance.
     :param aside: an assistant's turn asked about the user's own life (:func:`aside`),
         its relevance lowered by ``RelevanceModel.aside``.
+    :param reach: the chunks the query was compared with, when :func:`.small_term` raised it.
     """
 
     probability: float
@@ -330,12 +338,13 @@ class Relevance:
     kw_z: float | None = None
     unheard: int = 0
     aside: bool = False
+    reach: int | None = None
 
 
 def relevance_of(query: str, text: str, cos: float | None, floor: float,
                  model: RelevanceModel | None = None, embedder: str | None = None,
                  stats: RunStats | None = None, keyword_score: float | None = None,
-                 unheard: int = 0, aside: bool = False) -> Relevance:
+                 unheard: int = 0, aside: bool = False, reach: int | None = None) -> Relevance:
     """Return the :class:`Relevance` of a hit whose title and text are ``text``.
 
     :param cos: the hit's cosine to the query; ``None`` or NaN when unknown.
@@ -351,6 +360,7 @@ def relevance_of(query: str, text: str, cos: float | None, floor: float,
         the turn weights only: a document-weighted hit ignores it).
     :param aside: the hit is an assistant's turn and the query is about its asker
         (:func:`aside`; turns only).
+    :param reach: the chunks the query was compared with, ``None``: full runs (turns only).
     """
     model = model or shipped_model()
     cov = coverage(content_words(query), text)
@@ -362,9 +372,11 @@ def relevance_of(query: str, text: str, cos: float | None, floor: float,
         kw_z = stats.kw_z(keyword_score)
         p = _sigmoid(model.document.z(cos, cov, lift, kw_z))
         return Relevance(p, band(p, floor), cos, cov, lift, kw_z)
-    p = model.probability(cos, cov, unheard, aside)
+    p = model.probability(cos, cov, unheard, aside, reach)
+    small = cos is not None and small_term(model.small_store, reach)
     return Relevance(p, band(p, floor), cos, cov, unheard=unheard if cos is not None else 0,
-                     aside=aside and cos is not None and model.aside != 0.0)
+                     aside=aside and cos is not None and model.aside != 0.0,
+                     reach=reach if small else None)
 
 
 def abstain_reason(best: float, floor: float,
@@ -434,4 +446,5 @@ class HitJudge:
                             unheard=0 if doc or not shipped_model().unheard
                             else self.unheard(query),
                             aside=not doc and self.retrieval.assistant_aside
-                            and aside(query, hit.chunk.metadata))
+                            and aside(query, hit.chunk.metadata),
+                            reach=None if doc else self.stats().reach)

@@ -111,8 +111,8 @@ class RetrievalSettings(BaseModel, extra="forbid"):
         "MiniLM cosines), each question asked of its own group and of every other one, as "
         "nearest issue 12's targets on both: own questions keeping their evidence LoCoMo "
         "97.4%, LongMemEval 96.6%; asked of another conversation, no hits 93.5%, 93.0% "
-        "(0.033 with unheard -0.75 and no aside term: 95.8%, 96.6%; 95.3%, 91.3%), "
-        "benchmarks/fit_turn_relevance.py",
+        "(benchmarks/fit_turn_relevance.py); below 100 reachable chunks small_store of "
+        "engine/relevance.json raises turns' relevance first (chosen after this floor)",
         ge=0.0, le=1.0,
     )
     document_relevance_floor: float = _field(

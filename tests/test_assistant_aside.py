@@ -110,7 +110,9 @@ def test_recall_lowers_an_assistants_turn_only_for_a_question_about_the_user(
         assert mine.aside and not theirs.aside
         assert mine.cos is not None
         assert mine.probability == pytest.approx(
-            model.probability(mine.cos, mine.coverage, mine.unheard, aside=True))
-        assert mine.probability < model.probability(mine.cos, mine.coverage, mine.unheard)
+            model.probability(mine.cos, mine.coverage, mine.unheard, aside=True,
+                              reach=mine.reach))
+        assert mine.probability < model.probability(mine.cos, mine.coverage, mine.unheard,
+                                                     reach=mine.reach)
     finally:
         memory.close()

