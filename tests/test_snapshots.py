@@ -152,18 +152,19 @@ with storage.transaction() as tx:
     chunks = storage.add_document(tx, doc, [Chunk(document_id=doc.id, ordinal=0, text=doc.text)])
     keyword.index(tx, chunks)
     semantic.add(tx, [chunks[0].id], np.ones((1, 8), dtype=np.float32))
-    gone = storage.get_chunks([int(sys.argv[2])])[0].document_id
-    removed = storage.delete_document(tx, gone)
-    keyword.remove(tx, removed)
-    semantic.remove(tx, removed)
+    if sys.argv[2] != "-":
+        gone = storage.get_chunks([int(sys.argv[2])])[0].document_id
+        removed = storage.delete_document(tx, gone)
+        keyword.remove(tx, removed)
+        semantic.remove(tx, removed)
 print(chunks[0].id)
 """
 
 
 def test_a_write_from_another_process_is_followed_from_the_snapshot(saved: Path) -> None:
     """The snapshot is older than the file: the next process restores it and follows the
-    change log (the other process's new chunk is found, its deleted one is not)."""
-    done = subprocess.run([sys.executable, "-c", WRITER, str(saved), "5"], check=True,
+    change log (the other process's new chunk is found)."""
+    done = subprocess.run([sys.executable, "-c", WRITER, str(saved), "-"], check=True,
                           capture_output=True, text=True, timeout=120)
     new = int(done.stdout.strip())
     later = Process(saved)
@@ -171,6 +172,27 @@ def test_a_write_from_another_process_is_followed_from_the_snapshot(saved: Path)
         got = [later.answers(QUERY, "heron river copper", f) for f in CASES]
         assert _counts(later) == {"vectors": (1, 0), "postings": (1, 0), "filters": (1, 0)}
         vec, kw = later.answers(np.ones(DIM, dtype=np.float32), "heron", Filters(), 80)
+    finally:
+        later.close()
+    assert got == _reference(saved)
+    assert vec[0][0] == new and new in [c for c, _ in kw]
+
+
+def test_a_deletion_from_another_process_removes_the_snapshots(saved: Path) -> None:
+    """Snapshots hold the deleted chunk's words and vector (plugins/sqlite/purge.py): the
+    deleting process removes them after its commit; the next process answers from the
+    tables (the new chunk found, the deleted one not) and loads its copies whole."""
+    done = subprocess.run([sys.executable, "-c", WRITER, str(saved), "5"], check=True,
+                          capture_output=True, text=True, timeout=120)
+    new = int(done.stdout.strip())
+    assert not list(snapshots.folder(saved).iterdir())
+    later = Process(saved)
+    try:
+        got = [later.answers(QUERY, "heron river copper", f) for f in CASES]
+        assert _counts(later) == {"vectors": (0, 0), "postings": (0, 0), "filters": (0, 0)}
+        vec, kw = later.answers(np.ones(DIM, dtype=np.float32), "heron", Filters(), 80)
+        later.warm()
+        assert _counts(later) == {"vectors": (0, 1), "postings": (0, 1), "filters": (0, 1)}
     finally:
         later.close()
     assert got == _reference(saved)

@@ -16,6 +16,7 @@ Such a forget is not a tombstone (:func:`~.forget.is_tombstone`): a file that co
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,15 +88,24 @@ def reconcile(scope: ScopeName, pipeline: Pipeline, folder: Path, on_missing: st
               report: IngestReport) -> IngestReport:
     """Report (and with ``on_missing == "forget"``, forget) the files gone from ``folder``.
 
+    The files are forgotten in one transaction: a storage that removes a forgotten text's
+    traces from its files once a transaction commits (the ``sqlite`` storage merges its
+    keyword index and empties its write-ahead log) does so once, not once per file.
+
     :returns: ``report``, its ``missing`` and ``forgotten`` filled in.
     """
-    for doc, path in list(gone_under(pipeline, folder)):
-        gone = GoneFile(doc.id, str(path))
-        report.missing.append(gone)
-        if on_missing == "forget":
-            forget([(scope, pipeline)], doc.id, f"{GONE_REASON}{path} was not in "
-                   f"{folder.resolve()} when the folder was ingested again")
-            report.forgotten.append(gone)
+    gone_files = list(gone_under(pipeline, folder))
+    if not gone_files:
+        return report
+    writing = on_missing == "forget"
+    with pipeline.arms.storage.transaction() if writing else contextlib.nullcontext():
+        for doc, path in gone_files:
+            gone = GoneFile(doc.id, str(path))
+            report.missing.append(gone)
+            if writing:
+                forget([(scope, pipeline)], doc.id, f"{GONE_REASON}{path} was not in "
+                       f"{folder.resolve()} when the folder was ingested again")
+                report.forgotten.append(gone)
     return report
 
 

@@ -71,15 +71,18 @@ def retire(scope: ScopeName, pipeline: Pipeline, gone: Sequence[GoneFile],
 
     :returns: the turns forgotten (none with ``keep``).
     """
-    if on_missing != "forget":
+    if on_missing != "forget" or not gone:
         return []
     done = []
-    for turn in gone:
-        if pipeline.arms.storage.get_document(turn.id) is None:
-            continue  # forgotten meanwhile
-        forget([(scope, pipeline)], turn.id, f"{GONE_TURN_REASON}{turn.path} no longer held "
-               "it when the transcript was ingested again")
-        done.append(turn)
+    # one transaction: the sqlite storage's purge of forgotten text (index merge, log
+    # truncated: plugins/sqlite/purge.py) runs once, not once per turn
+    with pipeline.arms.storage.transaction():
+        for turn in gone:
+            if pipeline.arms.storage.get_document(turn.id) is None:
+                continue  # forgotten meanwhile
+            forget([(scope, pipeline)], turn.id, f"{GONE_TURN_REASON}{turn.path} no longer "
+                   "held it when the transcript was ingested again")
+            done.append(turn)
     return done
 
 

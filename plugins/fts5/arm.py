@@ -227,6 +227,14 @@ def _create_index(tx: apsw.Connection) -> None:
         f"INSERT INTO {TABLE} (rowid, body) SELECT id, {_BODY} FROM chunks")
 
 
+def merge(tx: apsw.Connection) -> None:
+    """Merge the index's segments into one (FTS5's ``'optimize'``), which drops the terms
+    of deleted rows from the file (:mod:`octomem.plugins.sqlite.purge`). Cost: the whole
+    index rewritten, ~0.08 s at 10k chunks and ~0.8 s at 100k chunks of ~65 tokens
+    (2 cores, load 5-7); run once per transaction that removed rows, not per row."""
+    tx.execute(f"INSERT INTO {TABLE} ({TABLE}) VALUES ('optimize')")
+
+
 class Fts5KeywordArm:
     """BM25 keyword search over an FTS5 index kept in the ``sqlite`` storage's file.
 
@@ -282,9 +290,17 @@ class Fts5KeywordArm:
         vector_log.record(tx, TABLE, [chunk.id for chunk in chunks])
 
     def remove(self, tx: apsw.Connection, chunk_ids: Sequence[int]) -> None:
-        """Drop these chunk ids from the index inside ``tx``; unknown ids are ignored."""
-        for chunk_id in chunk_ids:
+        """Drop these chunk ids from the index inside ``tx``; unknown ids are ignored.
+
+        Their terms leave the file too: a contentless FTS5 table only marks a deleted row
+        (a tombstone) and keeps its terms in the segment until a merge, so when any id was
+        indexed the whole index is merged (:func:`merge`) once before ``tx`` commits.
+        """
+        held = _indexed(tx, [int(c) for c in chunk_ids]) if chunk_ids else []
+        for chunk_id in held:
             tx.execute(f"DELETE FROM {TABLE} WHERE rowid = ?", (int(chunk_id),))
+        if held:
+            self.storage.before_commit(tx, f"{TABLE}-merge", merge)
         vector_log.record(tx, TABLE, chunk_ids)
 
     def warm(self) -> bool:

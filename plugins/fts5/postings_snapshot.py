@@ -2,7 +2,9 @@
 
 Saved only when the copy is wholly built (no slots added or retired since its last
 sort): the slots' chunk ids and lengths, the CSR arrays (``ptr``, ``post_slots``,
-``post_tfs``) as ``.npy`` files, and the vocabulary as a JSON list in term id order.
+``post_tfs``) as ``.npy`` files, and the vocabulary as a JSON list in term id order,
+without the terms no stored chunk holds (those of deleted chunks: a snapshot never keeps
+a forgotten word, :mod:`octomem.plugins.sqlite.purge`).
 After a restore and the change log followed, the copy's row and token totals must equal
 FTS5's own (``fts5_totals``), as after any sync; else it is loaded from the tables.
 """
@@ -95,7 +97,12 @@ class PostingSnapshots:
         if self.count != self.built or self.dead or self.added:
             return None
         n = self.count
+        counts = np.diff(self.ptr)
+        used = np.flatnonzero(counts)  # terms no stored chunk holds (forgotten) are left out
+        terms = list(self.vocab)
+        ptr = np.zeros(len(used) + 1, dtype=np.int64)
+        np.cumsum(counts[used], out=ptr[1:])
         arrays = {"slot_ids": self.slot_ids[:n].copy(), "lengths": self.lengths[:n].copy(),
-                  "ptr": self.ptr.copy(), "post_slots": self.post_slots.copy(),
+                  "ptr": ptr, "post_slots": self.post_slots.copy(),
                   "post_tfs": self.post_tfs.copy()}
-        return arrays, {"vocab": list(self.vocab)}
+        return arrays, {"vocab": [terms[t] for t in used.tolist()]}

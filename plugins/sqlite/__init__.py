@@ -20,7 +20,9 @@
 - :mod:`.snapshots` — snapshots of the in-RAM copies beside the file (``.npy``, memory
   mapped), trusted only when they match the store's identity and change log;
   :mod:`.snapshot_sync` starts a copy from one and writes them, :mod:`.filter_snapshot`
-  is the filter index's.
+  is the filter index's;
+- :mod:`.purge` — no copy of deleted text left in the files once a deleting transaction
+  commits (secure delete, FTS5 merge, write-ahead log truncated, snapshots removed).
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""Connections to the ``sqlite`` storage's file: sqlite-vec loaded, WAL, busy timeout."""
+"""Connections to the ``sqlite`` storage's file: sqlite-vec loaded, WAL, busy timeout,
+``secure_delete`` on (deleted rows and freed pages are overwritten with zeros, so a
+forgotten statement's text is not left in the file's free space: :mod:`.purge`)."""
 
 from __future__ import annotations
 
@@ -28,7 +30,10 @@ def vec0_path() -> str:
 
 
 def open_connection(path: Path, busy_timeout_ms: int) -> apsw.Connection:
-    """Open ``path`` with sqlite-vec loaded, WAL journaling, foreign keys and a busy timeout.
+    """Open ``path`` with sqlite-vec loaded, WAL journaling, foreign keys, a busy timeout
+    and ``PRAGMA secure_delete=ON`` (SQLite zeroes deleted content instead of leaving it in
+    the page or on the freelist; it is a setting of the connection, not of the file, so
+    every connection that may delete sets it).
 
     :raises OctomemError: the file cannot be opened or written (naming it), this SQLite
         cannot load extensions, or sqlite-vec is missing.
@@ -58,7 +63,7 @@ def open_connection(path: Path, busy_timeout_ms: int) -> apsw.Connection:
     except apsw.BusyError as exc:
         conn.close()
         raise locked(path, busy_timeout_ms) from exc
-    conn.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA secure_delete=ON")
     return conn
 
 

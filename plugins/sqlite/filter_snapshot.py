@@ -110,14 +110,38 @@ class FilterSnapshots:
             for cid, k, c, v in rows)
 
     def snapshot_export(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """Copies of the columns up to ``size``, and the code books."""
+        """Copies of the columns up to ``size``, and the code books without the tag sets
+        and metadata values no stored chunk has (those of deleted chunks: a snapshot never
+        keeps a forgotten statement's tags or metadata, :mod:`.purge`), codes renumbered."""
         n = self.size
+        present = self.present[:n]
         arrays = {name: np.array(getattr(self, name)[:n]) for name in COLUMNS}
-        keys = list(self.meta)
-        for i, key in enumerate(keys):
-            arrays[f"meta{i}"] = np.array(self.meta[key][:n])
+        tags = arrays["tagset"]
+        tags[~present] = 0
+        used = np.union1d(np.zeros(1, dtype=np.int32), tags[present])  # the empty set first
+        arrays["tagset"] = _renumbered(tags, used, len(self.tagsets))
+        keys: list[str] = []
+        values: dict[str, dict[str, int]] = {}
+        for key, column in self.meta.items():
+            codes = np.array(column[:n])
+            codes[~present] = -1
+            used_values = np.unique(codes[codes >= 0])
+            if not len(used_values):
+                continue
+            arrays[f"meta{len(keys)}"] = _renumbered(codes, used_values,
+                                                     len(self.meta_values[key]))
+            named = {code: value for value, code in self.meta_values[key].items()}
+            values[key] = {named[int(c)]: i for i, c in enumerate(used_values.tolist())}
+            keys.append(key)
         extra = {"size": n, "meta_keys": keys, "kind_codes": self.kind_codes,
-                 "tagsets": [sorted(tags) for tags in self.tagsets],
-                 "meta_values": {k: self.meta_values.get(k, {}) for k in keys},
-                 "noncurrent": self.noncurrent}
+                 "tagsets": [sorted(self.tagsets[i]) for i in used.tolist()],
+                 "meta_values": values, "noncurrent": self.noncurrent}
         return arrays, extra
+
+
+def _renumbered(codes: np.ndarray, used: np.ndarray, book: int) -> np.ndarray:
+    """Return int32 ``codes`` with each code in the ascending ``used`` replaced by its
+    position there (-1 stays -1: no value). ``book``: the size of the old code book."""
+    lut = np.full(book + 1, -1, dtype=np.int32)  # the extra last entry: lut[-1] = -1
+    lut[used] = np.arange(len(used), dtype=np.int32)
+    return lut[codes]

@@ -227,6 +227,8 @@ def save_in_background(db: Path, name: str, seq: int, arrays: dict[str, np.ndarr
                     written = save(db, name, conn, seq, arrays, about, extra)
             finally:
                 conn.close()
+            if written is not None and _drop_if_stale(db, name, written, seq):
+                return
             if written is not None and done is not None:
                 done(seq)
         except (OSError, apsw.Error, ValueError) as exc:
@@ -244,6 +246,30 @@ def save_in_background(db: Path, name: str, seq: int, arrays: dict[str, np.ndarr
         _SAVING.setdefault(db, set()).add(thread)
         thread.start()
     return thread
+
+
+def _drop_if_stale(db: Path, name: str, written: Path, seq: int) -> bool:
+    """Remove the snapshot just ``written`` (and its pointer, if it still names it) when a
+    deletion committed after its position ``seq`` (:func:`.purge.stale`): it may hold the
+    deleted text, and the deleting process, which removes the snapshots after its commit,
+    may have looked before it was written.
+
+    :returns: True when it was removed.
+    """
+    from .purge import stale
+
+    if not stale(db, seq):
+        return False
+    pointer = folder(db) / f"{name}.json"
+    try:
+        if json.loads(pointer.read_text()).get("folder") == written.name:
+            pointer.unlink(missing_ok=True)
+    except (OSError, ValueError, AttributeError):
+        pass
+    shutil.rmtree(written, ignore_errors=True)
+    log.info("%s: removed the %s snapshot just written: a deletion committed after its "
+             "position %d", db, name, seq)
+    return True
 
 
 #: The snapshot writers running, by store file (:func:`wait_for_saves`).

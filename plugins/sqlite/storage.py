@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,9 +33,10 @@ from octomem.engine.hookspecs import hookimpl
 from octomem.engine.turns import CONVERSATION, POSITION, TURN_KIND
 from octomem.engine.types import Chunk, Document, Filters
 
+from . import purge
 from .bulk import SqliteBulkWrites
 from .calls import SqliteCallLog
-from .connection import StoreLockedError, locked, open_connection, read_only, unreadable
+from .connection import StoreLockedError, open_connection, unreadable
 from .filters import filter_sql, json_path
 from .history import SqliteHistory
 from .rows import (
@@ -53,6 +53,7 @@ from .rows import (
 )
 from .schema import SCHEMA_VERSION, migrate
 from .snapshots import ensure_identity, wait_for_saves
+from .transactions import SqliteTransactions
 
 if TYPE_CHECKING:
     from .chunk_cache import ChunkCache
@@ -103,19 +104,7 @@ def _one(conn: apsw.Connection, sql: str, params: Sequence[Any] = ()) -> Any:
     return conn.execute(sql, params).fetchone()
 
 
-def _savepoint(conn: apsw.Connection) -> Iterator[apsw.Connection]:
-    """Run a nested transaction block as a savepoint (the body of ``transaction()``)."""
-    conn.execute("SAVEPOINT octomem_tx")
-    try:
-        yield conn
-    except BaseException:
-        conn.execute("ROLLBACK TO octomem_tx")
-        conn.execute("RELEASE octomem_tx")
-        raise
-    conn.execute("RELEASE octomem_tx")
-
-
-class SqliteStorage(SqliteHistory, SqliteCallLog, SqliteBulkWrites):
+class SqliteStorage(SqliteTransactions, SqliteHistory, SqliteCallLog, SqliteBulkWrites):
     """Documents and chunks in one SQLite file, one apsw connection per thread.
 
     Besides the :class:`~octomem.engine.arms.Storage` Protocol it implements the optional
@@ -181,43 +170,6 @@ class SqliteStorage(SqliteHistory, SqliteCallLog, SqliteBulkWrites):
             self._connections = [*alive, (threading.current_thread(), conn)]
         self._local.conn = conn
         return conn
-
-    @contextmanager
-    def transaction(self) -> Iterator[apsw.Connection]:
-        """Open a write transaction (``BEGIN IMMEDIATE``); a nested call uses a savepoint.
-
-        Commits on normal exit and rolls back when the block raises.
-
-        :returns: a context manager yielding the thread's apsw connection as ``tx``.
-        :raises StoreLockedError: another process held the write lock past the busy
-            timeout (an :class:`apsw.BusyError` too); names the file.
-        :raises StoreReadOnlyError: a write in the block was refused because the file is
-            read-only (SQLite opens such a file read-only: reads still work); nothing was
-            written.
-        """
-        conn = self.connection()
-        if conn.in_transaction:
-            yield from _savepoint(conn)
-            return
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-        except apsw.BusyError as exc:
-            raise locked(self.path, self.busy_timeout_ms) from exc
-        self._local.begun = conn.total_changes()  # rows written before it (chunk cache)
-        try:
-            yield conn
-        except BaseException as exc:
-            if conn.in_transaction:  # SQLite may already have rolled back (e.g. SQLITE_FULL)
-                conn.execute("ROLLBACK")
-            if isinstance(exc, apsw.ReadOnlyError):
-                raise read_only(self.path) from exc
-            raise
-        try:
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
 
     def _migrate(self) -> None:
         """Create or upgrade the schema.
@@ -312,7 +264,9 @@ class SqliteStorage(SqliteHistory, SqliteCallLog, SqliteBulkWrites):
         return self._insert_chunks(tx, revised, chunks), retired
 
     def delete_document(self, tx: apsw.Connection, document_id: str) -> list[int]:
-        """Delete a document and its chunks (every revision) inside ``tx``.
+        """Delete a document and its chunks (every revision) inside ``tx``; once the
+        transaction commits, no copy of their text is left in the store's files: freed
+        pages zeroed, the write-ahead log truncated, the snapshots removed (:mod:`.purge`).
 
         :returns: the removed chunk ids, ascending; empty when the document is unknown.
         """
@@ -320,6 +274,9 @@ class SqliteStorage(SqliteHistory, SqliteCallLog, SqliteBulkWrites):
             "SELECT id FROM chunks WHERE document_id = ? ORDER BY id", (document_id,))]
         tx.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
         tx.execute("DELETE FROM documents WHERE id = ?", (document_id,))
+        if ids or tx.changes():
+            # no trace of the text outside the tables once the transaction returns (.purge)
+            self.before_commit(tx, purge.MARK, purge.mark)
         return ids
 
     def get_document(self, document_id: str) -> Document | None:
