@@ -85,9 +85,9 @@ Remove one stored statement or document for good, given its id (from `recall` or
 Use it when a memory is wrong, obsolete without a successor, or the user asks you to \
 forget something. (When a statement merely changed, prefer `remember` with `supersedes`: \
 that keeps the history.) `reason` is kept in the forget log; the text itself is deleted, \
-from the store's files too, and never comes back in any recall, `as_of` included. When the text matches several statements \
-none is removed: the answer lists them (`matches`) with their ids and scopes; call again \
-with one id."""
+from the store's files too, and never comes back in any recall, `as_of` included. When \
+the text matches several statements none is removed: the answer lists them (`matches`) \
+with their ids and scopes; call again with one id."""
 
 INGEST = f"""\
 Add a document to memory so that recall searches it: a file or folder path (absolute, or \
