@@ -163,3 +163,30 @@ def test_a_folder_ingest_forgetting_gone_files_leaves_no_trace_of_them(
     _, report = memory.ingest(str(notes))
     assert len(report.forgotten) == 2
     assert _traces(tmp_path) == {}
+
+
+def test_a_file_an_older_version_wrote_is_rewritten_once_at_the_first_forget(
+        warm_memory: Memory, tmp_path: Path) -> None:
+    """A file written without secure_delete keeps text deleted earlier in its free space;
+    the first forget rewrites it (VACUUM) and marks it, later forgets do not again."""
+    import apsw
+
+    from octomem.plugins.sqlite.schema import ZEROED_KEY
+
+    memory = warm_memory
+    memory.remember(OTHERS[0], scope="local")
+    storage = memory.scopes.require("local").arms.storage
+    older = apsw.Connection(str(storage.path))  # as an octomem before secure_delete wrote
+    older.execute("PRAGMA secure_delete=OFF")
+    with older:
+        older.execute("DELETE FROM meta WHERE key = ?", (ZEROED_KEY,))
+        older.execute("CREATE TABLE scratch (t TEXT)")
+        older.execute("INSERT INTO scratch VALUES (?)", (SECRET * 50,))
+    with older:
+        older.execute("DROP TABLE scratch")
+    older.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    older.close()
+    assert _traces(tmp_path)  # the dropped table's text is still in the file
+    memory.forget(memory.remember(OTHERS[1], scope="local").document.id)
+    assert _traces(tmp_path) == {}
+    assert storage.get_meta(ZEROED_KEY) == "1"

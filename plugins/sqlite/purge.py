@@ -16,6 +16,8 @@ the forget returns:
 - the write-ahead log (``-wal``), which keeps the page images written until they are
   overwritten: after the commit, ``PRAGMA wal_checkpoint(TRUNCATE)`` copies the pages into
   the file and truncates the log to zero bytes (:func:`after_commit`);
+- a file an older octomem wrote, without ``secure_delete``: its free space may hold text
+  deleted or moved earlier, so the first purge rewrites it once (``VACUUM``);
 - the snapshots of the in-RAM copies beside the file (``<file>.snapshots/``,
   :mod:`.snapshots`), written before the deletion: every one is removed after the commit.
   The ``meta`` key :data:`PURGED_KEY` records the change-log position of the deletion, so
@@ -90,6 +92,26 @@ def after_commit(conn: apsw.Connection, db: Path) -> None:
     except apsw.Error as exc:
         log.warning("%s: could not checkpoint the write-ahead log after a deletion: %s", db, exc)
     remove_snapshots(db)
+    _zero_old_free_space(conn, db)
+
+
+def _zero_old_free_space(conn: apsw.Connection, db: Path) -> None:
+    """Rewrite a file an older octomem wrote (``VACUUM``, once): before ``secure_delete``
+    its free pages and cells kept the text of earlier deletions and of rows moved when
+    pages split. A file created with ``secure_delete`` on is marked so
+    (:data:`.schema.ZEROED_KEY`) and never rewritten. Cost: about a copy of the file, once."""
+    from .schema import ZEROED_KEY
+
+    if conn.execute("SELECT 1 FROM meta WHERE key = ?", (ZEROED_KEY,)).fetchone() is not None:
+        return
+    try:
+        conn.execute("VACUUM")
+        conn.execute("INSERT INTO meta (key, value) VALUES (?, '1') ON CONFLICT(key) DO "
+                     "UPDATE SET value = excluded.value", (ZEROED_KEY,))
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    except apsw.Error as exc:
+        log.warning("%s: could not rewrite the file written before secure_delete (VACUUM): "
+                    "%s; its free space may still hold text deleted earlier", db, exc)
 
 
 def remove_snapshots(db: Path) -> int:

@@ -28,6 +28,10 @@ from octomem.engine.turns import CONVERSATION, POSITION, TURN_KIND
 from . import changelog
 
 SCHEMA_VERSION = 3
+#: The ``meta`` key saying the file's free space holds no old text: set in a file created
+#: by a version that zeroes deleted content (``secure_delete``), or once :mod:`.purge` has
+#: rewritten an older file (``VACUUM``).
+ZEROED_KEY = "free_space_zeroed"
 
 SCHEMA = """
 CREATE TABLE documents (
@@ -151,6 +155,7 @@ def migrate(tx: apsw.Connection, path: Path, set_meta: Callable[[str, str], None
         tx.execute(FORGOTTEN)
         tx.execute(TURN_INDEX)
         set_meta("schema_version", str(SCHEMA_VERSION))
+        set_meta(ZEROED_KEY, "1")  # written with secure_delete from the start (.purge)
         _log_chunks(tx)
         return
     version = stated if found == 2 and stated == 3 else found  # 3 has 2's tables
