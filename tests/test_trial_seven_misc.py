@@ -24,9 +24,10 @@ def test_reimporting_an_export_does_not_report_its_forget_log_as_new(tmp_path: P
         assert conn.execute("SELECT count(*) FROM forgotten").fetchone() == (1,)
     finally:
         conn.close()
-    fresh = tmp_path / "fresh"
+    fresh = tmp_path / "fresh"  # below tmp_path's project: named, or it would import there
     fresh.mkdir()
-    into_new = " ".join(octomem(fresh, "import", str(export)).out.split())
+    into_new = " ".join(octomem(fresh, "--project-root", str(fresh), "import",
+                                str(export)).out.split())
     assert "1 added" in into_new and "1 forget-log entry" in into_new
     assert "already here" not in into_new
 
