@@ -62,7 +62,7 @@ def test_a_hit_brings_its_neighbouring_turns(chat: Memory) -> None:
     first = model.hits[0]
     assert first.turn is not None and (first.turn.conversation, first.turn.position,
                                        first.turn.speaker) == ("porto", 3, "Ben")
-    assert first.turn.time == "2024-06-04T10:00:00"
+    assert first.turn.time == "2024-06-04T10:00:00+00:00"  # no zone given: UTC (487d9ef)
     assert [(c.id, c.offset) for c in first.context or []] == [
         ("porto:1", -2), ("porto:2", -1), ("porto:4", 1)]
     assert first.context[1].text == "Ana: Great. Shall we also see the river cruise?"
