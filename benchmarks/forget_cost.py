@@ -12,7 +12,6 @@ Documents are one chunk of 65 words drawn from a Zipf vocabulary of 30k made-up 
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import random
@@ -29,6 +28,8 @@ from octomem.plugins.fts5.arm import Fts5KeywordArm, Fts5Options
 from octomem.plugins.sqlite import connection, purge
 from octomem.plugins.sqlite.storage import SqliteStorage
 from octomem.plugins.sqlite_vec.arm import SqliteVecOptions, SqliteVecSemanticArm
+
+from .arguments import at_least, bench_parser, run_main
 
 DIM = 384
 BATCH = 256
@@ -117,13 +118,19 @@ def forget_and_search(path: Path, ids: list[str], docs: list[str],
     return latencies, searches
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--chunks", type=int, default=10_000)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--forgets", type=int, default=5)
-    parser.add_argument("--out", type=Path, required=True)
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> None:
+    """Parse arguments, measure old against new forgets in alternated rounds, write the
+    summary (``summary.json`` under ``--out``)."""
+    parser = bench_parser("forget_cost", __doc__)
+    parser.add_argument("--chunks", type=at_least(1), default=10_000,
+                        help="statements in each store (default 10,000)")
+    parser.add_argument("--rounds", type=at_least(1), default=3,
+                        help="alternated old/new rounds (default 3)")
+    parser.add_argument("--forgets", type=at_least(1), default=5,
+                        help="statements forgotten in each round (default 5)")
+    parser.add_argument("--out", type=Path, required=True,
+                        help="folder for the stores and summary.json")
+    args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     docs = texts(args.chunks, 0)
     rows: dict[str, dict[str, list[float]]] = {"old": {}, "new": {}}
@@ -152,4 +159,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main, "python -m octomem.benchmarks.forget_cost")

@@ -53,6 +53,8 @@ BAD_VALUES = [
     ("fit_relevance fit", ["fit", "{tmp}"], "argument collected: {tmp}: a folder, not a file"),
     ("fit_turn_relevance fit", ["fit", "{tmp}/lme_tune.pkl"],
      "argument collected: {tmp}/lme_tune.pkl: no such file"),
+    ("forget_cost", ["--chunks", "0", "--out", "{tmp}/out"],
+     "argument --chunks: must be at least 1, got 0"),
     ("ingest_overhead", ["--beir", "{tmp}/corpus.jsonl"],
      "argument --beir: {tmp}/corpus.jsonl: no such folder"),
     ("mcp_startup", ["--runs", "0", "--out", "{tmp}/out"],
