@@ -126,7 +126,10 @@ def _integrity(store: Path) -> list[tuple[str, int, int]]:
 def test_kill_9_during_ingest_leaves_a_consistent_store(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
-    _corpus(project / "corpus", 60)
+    # 300 files keep the ingest running for seconds after the store passes 200 KB (60
+    # could finish first on a quiet fast machine): the kill lands mid-ingest every time
+    files = 300
+    _corpus(project / "corpus", files)
     env = {**os.environ, "COLUMNS": "200"}
     proc = subprocess.Popen([OCTOMEM, "--set", "pipeline.embedder=hashing",
                              "--set", "retrieval.embed_batch_size=4", "ingest", "corpus"],
@@ -145,7 +148,7 @@ def test_kill_9_during_ingest_leaves_a_consistent_store(tmp_path: Path) -> None:
     octomem(project, "verify")
     again = octomem(project, "ingest", "corpus")  # finishes the job: vectors too
     assert "no vector yet" not in again.err, again.err
-    assert len(_integrity(store)) == 60
+    assert len(_integrity(store)) == files
     hits = octomem(project, "search", "term59x5w119", "--json").json()["hits"]
     assert hits and "term59x5w119" in hits[0]["text"]
 
