@@ -38,6 +38,10 @@ by joining two at random above the source size; random unit vectors (timing only
   checkout's octomem), load average beside each; medians and ratios at the end. DIR holds
   ``octomem/{engine,plugins,mcp_server,benchmarks}`` of the older checkout.
 
+``peers`` and ``pipeline`` read the store ``build N`` made and refuse, naming that step,
+when ``PEERS_OUT`` holds no finished build of N (until December 2 they opened, and so
+created, an empty store and printed ratios of nothing).
+
 Run from a checkout with ``pip install -e ".[peers]"``:
 ``RUST_LOG=error nice -n 5 python benchmarks/results/peers/harness.py peers 100000 --lance``.
 """
@@ -123,6 +127,19 @@ def build(n):
     return path
 
 
+def built(n):
+    """Return ``OUT/nN.sqlite`` when ``build N`` finished there (its vectors file is written
+    last), else exit with a message naming the missing step: opening a missing file would
+    create an empty store, and every ratio measured on it is nonsense (an empty store
+    answered ``peers 10000`` at 0.08x faiss on December 2)."""
+    path = OUT / f"n{n}.sqlite"
+    missing = [p.name for p in (path, OUT / f"n{n}.vectors.npy") if not p.exists()]
+    if missing:
+        sys.exit(f"{OUT} has no complete build of {n} documents ({', '.join(missing)} missing): "
+                 f"run `PEERS_OUT={OUT} python {sys.argv[0]} build {n}` first")
+    return path
+
+
 
 
 def _peers(argv):
@@ -137,12 +154,13 @@ def _peers(argv):
     from octomem.plugins.sqlite_vec.arm import SqliteVecSemanticArm, SqliteVecOptions
 
     n = int(sys.argv[1]); lance = "--lance" in sys.argv
+    store = built(n)  # before anything opens (and so creates) the file
     texts = texts_for(n); vecs = vectors_for(n)
     qs = queries()[:100]
     qv = vectors_for(len(qs), seed=9)
     group = np.array([i % 10 for i in range(n)])
     F = Filters(metadata={"group": "g3"})
-    st = SqliteStorage(OUT / f"n{n}.sqlite")
+    st = SqliteStorage(store)
     fts = Fts5KeywordArm(st, Fts5Options(in_ram="always"))
     vec = SqliteVecSemanticArm(st, SqliteVecOptions(scan="numpy"))
     with st.transaction() as tx:
@@ -324,11 +342,12 @@ def _pipeline(argv):
 
     n = int(argv[0])
     rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 1
+    source = built(n)
     project = OUT / f"project{n}"
     target = project / ".octomem" / "octomem.sqlite3"
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(OUT / f"n{n}.sqlite", target)
+        shutil.copyfile(source, target)
         conn = apsw.Connection(str(target))
         with conn:
             conn.execute("UPDATE vector_sets SET model_id = ?", (FastembedEmbedder().model_id,))
@@ -446,5 +465,8 @@ if __name__ == "__main__":
         _peers(rest)
     elif what == "pipeline":
         _pipeline(rest)
-    else:
+    elif what == "ingest":
         _ingest(rest)
+    else:
+        _sys.exit(f"unknown command {what!r}: build, peers, pipeline, ingest, ingest-digest or "
+                  "ingest-rounds (see this file's docstring)")

@@ -33,8 +33,11 @@ def run(n, before, lance):
     if before:
         env["PYTHONPATH"] = before
     load0 = os.getloadavg()[0]
-    out = subprocess.run([sys.executable, str(HARNESS), "peers", str(n), *(["--lance"] if lance else [])],
-                         env=env, capture_output=True, text=True, check=True).stdout
+    done = subprocess.run([sys.executable, str(HARNESS), "peers", str(n), *(["--lance"] if lance else [])],
+                          env=env, capture_output=True, text=True)
+    if done.returncode:  # e.g. no `harness.py build N` in PEERS_OUT: say so, not a traceback
+        sys.exit(f"harness.py peers {n} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
+    out = done.stdout
     rows = {}
     for line in out.splitlines():
         parts = line.split()
