@@ -1,0 +1,149 @@
+"""The features a hit's relevance is computed from, each on a scale that does not depend
+on the query or the store (the calibrated model over them: :mod:`octomem.engine.relevance`).
+
+- :func:`coverage`: the share of the query's content words a hit's title and text hold;
+- :func:`unheard_words`: an answer's query words the reachable memory never mentions;
+- :func:`about_asker` and :func:`aside`: an assistant's turn answering a question about
+  its asker's own life;
+- :class:`RunStats` (:func:`run_stats`): what the query's runs over the store look like,
+  for a document hit's ``cos_lift`` and ``kw_z``, and whether they are a background.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from .small_store import short_run
+from .words import WORD as _WORD
+from .words import content_words
+from .words import root as _root
+from .words import roots as _roots
+
+#: At most this many unheard words count in a relevance (:func:`unheard_words`). In a
+#: small store most everyday words are unheard, so a paraphrase would pay for each; on the
+#: tune splits (LoCoMo conv-26/30/41/42/43, LongMemEval --split tune, every other group as
+#: negatives, benchmarks/fit_turn_relevance.py) caps of 2, 3 and none choose the same
+#: weight and floor with the same figures (own kept / other empty LME 96.6/89.8, LoCoMo
+#: 95.2/95.7); a cap of 1 gives LME 96.6/89.4, LoCoMo 97.1/94.7 (further from the targets).
+UNHEARD_CAP = 2
+
+#: The words a question speaks of its asker by (:func:`about_asker`, and the
+#: ``conversation`` reranker's ``impersonal``). LongMemEval's questions (28 of its 30 tune
+#: questions) ask the user about their own life ("where did I ...", "my ..."): the
+#: user/assistant weights were fitted on such questions, where the user's own short turn
+#: holds the fact and the assistant's reply only repeats it.
+FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself"})
+#: The words a question names the assistant by ("what did you suggest ..."): in
+#: LongMemEval's tune split they occur in all 5 single-session-assistant questions
+#: (the evidence is the assistant's turn) and in none of the 25 others.
+ADDRESSED_AS = frozenset({"you", "your", "yours"})
+#: The metadata key and value of an assistant's turn (transcript ingest writes them).
+ROLE, ASSISTANT = "role", "assistant"
+
+
+def unheard_words(query: str, held: Iterable[str], present: Callable[[str], bool]) -> int:
+    """Return how many of ``query``'s content words (:func:`content_words`) the memory
+    never mentions: no text of ``held`` (the answer's hits) holds the word, and
+    ``present`` is false for each of its spellings in the query ("planning" for
+    "plann"). ``present(word)`` says whether any stored chunk the query can reach holds
+    ``word`` (the keyword arm finds one under the query's filters)."""
+    words = content_words(query)
+    if not words:
+        return 0
+    missing = set(words)
+    for text in held:
+        missing -= content_words(text)
+        if not missing:
+            return 0
+    spellings: dict[str, list[str]] = {}
+    for raw in _WORD.findall(query):
+        for word in content_words(raw) & missing:
+            spellings.setdefault(word, []).append(raw)
+    return sum(not any(present(raw) for raw in spellings.get(word, [word]))
+               for word in missing)
+
+
+@lru_cache(maxsize=4096)
+def about_asker(query: str) -> bool:
+    """Return whether ``query`` speaks of its asker (a word of :data:`FIRST_PERSON`)
+    without addressing the assistant (no word of :data:`ADDRESSED_AS`): "where did I
+    stay in Hawaii?", not "what did you tell me about Hawaii?"."""
+    words = {w.casefold() for w in _WORD.findall(query)}
+    return bool(words & FIRST_PERSON) and not words & ADDRESSED_AS
+
+
+def aside(query: str, metadata: Any) -> bool:
+    """Return whether a hit with chunk ``metadata`` is an assistant's turn answering a
+    question about its asker (:func:`about_asker`): its relevance takes
+    ``RelevanceModel.aside``."""
+    return (isinstance(metadata, Mapping) and metadata.get(ROLE) == ASSISTANT
+            and about_asker(query))
+
+
+def coverage(query: frozenset[str], text: str) -> float:
+    """Return the share (0..1) of ``query``'s content words that ``text`` holds, a word
+    held in any inflection the keyword arm matches that :func:`~.words.root` tells ("pin"
+    by "pinned"); 0 for a query without content words."""
+    if not query:
+        return 0.0
+    held = _roots(text)
+    return sum(_root(word) in held for word in query) / len(query)
+
+
+@dataclass(frozen=True, slots=True)
+class RunStats:
+    """What a query's runs over the store look like, for a document hit's relevance.
+
+    :param cos_mean: mean cosine of the semantic arm's run (``None``: no semantic run).
+    :param kw_mean: mean keyword score of the keyword arm's run (0 when empty).
+    :param kw_std: their standard deviation (0 when fewer than two).
+    :param background: whether the runs are full, a background for the document weights
+        (:mod:`octomem.engine.relevance`); ``False``: a document's hit gets the turn
+        weights and floor.
+    :param reach: the semantic run's length when shorter than asked (:func:`short_run`).
+    """
+
+    cos_mean: float | None = None
+    kw_mean: float = 0.0
+    kw_std: float = 0.0
+    background: bool = True
+    reach: int | None = None
+
+    def kw_z(self, score: float | None) -> float:
+        """Return ``(score - kw_mean) / kw_std`` (``score`` ``None``: the hit is not in
+        the keyword run, scored 0); 0 when the run has no spread."""
+        if self.kw_std <= 0.0:
+            return 0.0
+        return ((score or 0.0) - self.kw_mean) / self.kw_std
+
+
+def run_stats(cosines: Sequence[float], keyword_scores: Sequence[float],
+              k: int | None = None) -> RunStats:
+    """Return the :class:`RunStats` of a semantic run's scores (cosines) and a keyword
+    run's scores (higher is better), each in any order.
+
+    :param k: how many entries each arm was asked for (``candidate_k``); the runs are a
+        background when the semantic run (the keyword run when there is no semantic run)
+        holds at least ``k``: the store held more than the run. ``None``: assumed full.
+        In a background, a keyword run shorter than ``k`` is padded with zeros to ``k``:
+        the store's other chunks match no query word, and their BM25 is 0. Without it a
+        word only one file holds, asked alone, made a run of one hit, no spread and a
+        ``kw_z`` of 0 for that file, which then fell under the floor (trial 10: "QY0003"
+        abstained where "token QY0003", whose common word fills the run with zeros,
+        found it). Of SciFact train's 809 claims, whose runs the weights were fitted on,
+        8 have a keyword run shorter than 100 (2 to 95 hits); the weights were not refit.
+    """
+    cos_mean = sum(cosines) / len(cosines) if cosines else None
+    held = len(cosines) if cosines else len(keyword_scores)
+    if k is not None and held >= k and len(keyword_scores) < k:
+        keyword_scores = [*keyword_scores, *[0.0] * (k - len(keyword_scores))]
+    n = len(keyword_scores)
+    mean = sum(keyword_scores) / n if n else 0.0
+    std = math.sqrt(sum((x - mean) ** 2 for x in keyword_scores) / n) if n > 1 else 0.0
+    return RunStats(cos_mean, mean, std, k is None or held >= k,
+                    short_run(len(cosines), k) if cosines else None)
+
