@@ -1,0 +1,126 @@
+"""Claude Code sessions as turns (``--format claude-code``).
+
+``~/.claude/projects/<project>/<session>.jsonl``: the user's typed text and the
+assistant's text replies, each with its timestamp; consecutive records of one speaker
+form one turn (the tool calls between an assistant's texts are left out, so its reply
+reads as one turn). Dropped: tool calls and results, thinking, images, sub-agent
+(sidechain) and meta records, compaction summaries, slash-command records and every
+non-message record (summaries, snapshots, progress, system). A turn's id is
+``claude:<uuid of its first record>``, so a resumed session that repeats earlier records
+stores them once. Read whole, as a chat transcript is (:mod:`.transcripts`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..turns import TURN_KIND, epoch, spoken_date, spoken_text, turn_metadata
+from ..types import Document
+from .transcript_lines import (
+    TranscriptError,
+    bad_lines,
+    read_lines,
+    string_field,
+    time_field,
+)
+
+#: Record types of Claude Code transcripts (any record with a ``sessionId`` also counts).
+CLAUDE_TYPES = frozenset({"user", "assistant", "system", "summary", "file-history-snapshot",
+                          "queue-operation", "progress", "permission-mode", "custom-title",
+                          "last-prompt", "mode"})
+#: User texts Claude Code writes itself for slash commands and their output.
+CLAUDE_COMMAND_PREFIXES = ("<command-name>", "<command-message>", "<local-command-stdout>",
+                           "<local-command-stderr>", "<local-command-caveat>",
+                           "[Request interrupted by user")
+
+
+@dataclass(slots=True)
+class _Pending:
+    """A Claude Code turn being assembled from consecutive records of one speaker."""
+
+    role: str
+    uuid: str
+    session: str
+    moment: datetime | None
+    texts: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _claude_texts(content: Any, where: str) -> list[str]:
+    """Return the text blocks of a Claude Code message's content (a string or blocks)."""
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        raise TranscriptError(f"{where}: message.content must be a string or a list of blocks")
+    return [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"
+            and isinstance(b.get("text"), str)]
+
+
+def _claude_record(row: dict[str, Any], where: str) -> tuple[str, list[str]] | None:
+    """Return ``(role, texts)`` of a record whose text is kept, else ``None``."""
+    kind = row.get("type")
+    if kind not in ("user", "assistant") or row.get("isSidechain") or row.get("isMeta") \
+            or row.get("isCompactSummary"):
+        return None
+    message = row.get("message")
+    if not isinstance(message, dict):
+        article = "an" if kind == "assistant" else "a"
+        raise TranscriptError(f"{where}: {article} {kind} record without a 'message' object")
+    texts = [t.strip() for t in _claude_texts(message.get("content"), where) if t.strip()]
+    if kind == "user":
+        texts = [t for t in texts if not t.startswith(CLAUDE_COMMAND_PREFIXES)]
+    return (kind, texts) if texts else None
+
+
+def _claude_turn(path: Path, lineno: int, row: dict[str, Any], turns: list[_Pending]) -> None:
+    """Add a Claude Code record's kept text to ``turns``: to the last turn when the same
+    speaker goes on, else as a new turn.
+
+    :raises TranscriptError: the record is malformed (naming the file and line).
+    """
+    where = f"{path}:{lineno}"
+    kept = _claude_record(row, where)
+    if kept is None:
+        return
+    role, texts = kept
+    if turns and turns[-1].role == role:
+        turns[-1].texts += texts
+        return
+    uuid = string_field(row, "uuid", where) or f"{path.stem}:{lineno}"
+    session = string_field(row, "sessionId", where, path.stem) or path.stem
+    extra = {"source": "claude-code"}
+    if isinstance(row.get("cwd"), str):
+        extra["project"] = row["cwd"]
+    turns.append(_Pending(role, uuid, session, time_field(row.get("timestamp"), where, "timestamp"),
+                          texts, extra))
+
+
+def read_claude_code(path: Path, notes: list[str] | None = None) -> list[Document]:
+    """Read a Claude Code session transcript (module docstring) as turn documents
+    (``notes``: as :func:`~.transcripts.read_chat`).
+
+    :raises TranscriptError: lines that are not a JSON object, user or assistant records
+        without a message, or timestamps that are not ISO-8601; naming the file and each
+        line (up to :data:`~.transcript_lines.MAX_BAD_LINES`).
+    """
+    turns: list[_Pending] = []
+    bad: list[str] = []
+    for lineno, row in read_lines(path, notes, bad):
+        try:
+            _claude_turn(path, lineno, row, turns)
+        except TranscriptError as exc:
+            bad.append(str(exc))
+    if bad:
+        raise bad_lines(path, bad)
+    uri = path.resolve().as_uri()
+    return [
+        Document(
+            text=spoken_text(t.role, "\n\n".join(t.texts)), id=f"claude:{t.uuid}",
+            title=spoken_date(t.moment), uri=uri, kind=TURN_KIND, event_time=epoch(t.moment),
+            metadata=turn_metadata(t.session, t.session, i, t.role, t.role, t.moment, t.extra),
+        )
+        for i, t in enumerate(turns)
+    ]
