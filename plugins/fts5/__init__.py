@@ -1,6 +1,7 @@
 """Keyword arm ``fts5``: BM25 over an SQLite FTS5 index inside the ``sqlite`` storage.
 
 - :mod:`.arm` — :class:`~.arm.Fts5KeywordArm` (index, remove, search) and its registration;
+- :mod:`.query` — a query's text as search terms (stop words, question words, quoting);
 - :mod:`.ranking` — the top-k statements that rank inside FTS5, then check the filters;
 - :mod:`.postings` — the in-RAM copy of the postings, ranked with ``bm25()``'s own
   arithmetic (FTS5's scores bit for bit), kept in step through the change log;

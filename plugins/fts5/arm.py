@@ -12,7 +12,8 @@ Title and text are indexed together as one field, as BEIR's BM25 baselines do
 User text never reaches ``MATCH`` as FTS5 syntax: it is split into words by FTS5's own
 ``unicode61`` tokenizer (case-folded, diacritics removed, as the index holds them), English
 stopwords are dropped, and each remaining term is double-quoted and OR-ed, so any
-string is a valid query and a document matching more terms ranks higher.
+string is a valid query and a document matching more terms ranks higher
+(:mod:`octomem.plugins.fts5.query`).
 
 Once a long-running process has warmed it (``in_ram``), the arm ranks from an in-RAM
 copy of the postings (:mod:`octomem.plugins.fts5.postings`), with FTS5's hits and
@@ -41,6 +42,14 @@ from octomem.engine.arms import ArmContext, ArmSpec
 from octomem.engine.hookspecs import hookimpl
 from octomem.engine.types import Chunk, Filters, Hit, Run
 from octomem.plugins.fts5.pruning import pruned_top
+from octomem.plugins.fts5.query import (  # noqa: F401 (the query's terms: this module's API too)
+    ENGLISH_STOPWORDS,
+    QUESTION_WORDS,
+    is_question,
+    match_expression,
+    phrases,
+    query_terms,
+)
 from octomem.plugins.fts5.ranking import Fts5Ranker
 from octomem.plugins.sqlite import changelog as vector_log
 from octomem.plugins.sqlite.storage import SqliteStorage, require_sqlite
@@ -50,33 +59,6 @@ if TYPE_CHECKING:  # numpy-backed: imported when first used, so `octomem status`
 
 NAME = "fts5"
 TABLE = "fts5_chunks"
-
-#: Lucene's English stop words (``EnglishAnalyzer.ENGLISH_STOP_WORDS_SET``, Apache Lucene,
-#: ``org.apache.lucene.analysis.en``), which Pyserini's default English analyzer uses for
-#: the BEIR BM25 baselines.
-ENGLISH_STOPWORDS: frozenset[str] = frozenset({
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into",
-    "is", "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then",
-    "there", "these", "they", "this", "to", "was", "will", "with",
-})
-
-#: FTS5's own word splitter and folder, as the index is built but without the stemmer:
-#: a query's terms are the words the index holds (Python's ``casefold`` turned "Straße"
-#: into "strasse" and "İstanbul" into "i" + "stanbul", which FTS5 never indexed).
-_FOLD = ("unicode61", [])
-_local = threading.local()
-
-
-def _fold(text: str) -> list[str]:
-    """Split ``text`` into words as FTS5's ``unicode61`` does: case folded, diacritics
-    removed ("Café" -> "cafe")."""
-    tok = getattr(_local, "tokenizer", None)
-    if tok is None:
-        _local.connection = apsw.Connection(":memory:")
-        tok = _local.tokenizer = _local.connection.fts5_tokenizer(*_FOLD)
-    data = text.encode("utf-8", "replace")  # a lone surrogate becomes "?", a separator
-    return list(tok(data, apsw.FTS5_TOKENIZE_QUERY, None, include_offsets=False,
-                    include_colocated=False))
 
 
 class Fts5Options(BaseModel, extra="forbid", defer_build=True):
@@ -110,61 +92,6 @@ class Fts5Options(BaseModel, extra="forbid", defer_build=True):
         "'always' loading it on the first search, 'off' never",
         json_schema_extra={"group": "runtime"},
     )
-
-
-#: Question scaffolding dropped from question-shaped queries (``question_words``): the
-#: interrogatives and auxiliaries that open English questions. They name no fact, yet
-#: match every turn that asks something ("When did ...?" found questions, not answers).
-QUESTION_WORDS: frozenset[str] = frozenset("""
-what when where who whom whose which why how did does do doing done has have had would
-could should can may might ever been being is are was were
-""".split())
-
-
-def is_question(words: Sequence[str], text: str) -> bool:
-    """Return whether a query reads as a question: it ends with ``?`` or its first word is
-    one of :data:`QUESTION_WORDS`."""
-    return text.rstrip().endswith("?") or bool(words and words[0] in QUESTION_WORDS)
-
-
-def query_terms(
-    text: str, stopwords: bool = True, max_terms: int = 256, question_words: bool = False
-) -> list[str]:
-    """Split user text into distinct lowercase search terms, in order of first appearance.
-
-    :param text: any string (punctuation, FTS5 operators, NUL bytes and emoji included).
-    :param stopwords: drop :data:`ENGLISH_STOPWORDS`.
-    :param max_terms: keep at most this many terms.
-    :param question_words: drop :data:`QUESTION_WORDS` when the query is a question
-        (:func:`is_question`).
-    :returns: words as FTS5's ``unicode61`` tokenizer splits and folds them (letters,
-        digits; everything else separates); empty when none is left.
-    """
-    terms: dict[str, None] = {}
-    words = _fold(text)
-    drop = QUESTION_WORDS if question_words and is_question(words, text) else frozenset()
-    for term in words:
-        if (stopwords and term in ENGLISH_STOPWORDS) or term in drop:
-            continue
-        terms[term] = None
-        if len(terms) >= max_terms:
-            break
-    if not terms and drop:  # nothing but question words: keep them
-        return query_terms(text, stopwords, max_terms, question_words=False)
-    return list(terms)
-
-
-def match_expression(terms: Sequence[str]) -> str:
-    """Return an FTS5 query matching any of ``terms``: ``"t1" OR "t2" ...``.
-
-    Each term is an FTS5 string (double quotes doubled), so no term is read as syntax.
-    """
-    return " OR ".join(phrases(terms))
-
-
-def phrases(terms: Sequence[str]) -> list[str]:
-    """Quote each term as an FTS5 string (double quotes doubled), so none is read as syntax."""
-    return ['"' + t.replace('"', '""') + '"' for t in terms]
 
 
 def _has_index(conn: apsw.Connection) -> bool:
