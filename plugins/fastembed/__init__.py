@@ -2,6 +2,7 @@
 
 - :mod:`.embedder` — :class:`~.embedder.FastembedEmbedder` and its registration;
 - :mod:`.options` — its options (``[arms.fastembed]``) and the shipped model's constants;
+- :mod:`.source` — where the model comes from (bundled, local folder, hub), from the options;
 - :mod:`.availability` — whether the model would load, without loading it (``status``);
 - :mod:`.requantize` — the once-per-machine per-channel int8 re-quantization (~2x faster);
 - :mod:`.minilm_tokenizer` — the MiniLM tokenizer files, shipped as package data

