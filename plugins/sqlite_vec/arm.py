@@ -87,6 +87,7 @@ from .tables import (
     vector_sets,
     vector_table_name,
 )
+from .vec0_writer import insert_new
 
 if TYPE_CHECKING:  # numpy and the in-RAM copy are imported where vectors are handled, so
     # building the arm (`octomem status`) imports neither
@@ -212,6 +213,12 @@ class SqliteVecSemanticArm:
         ids = [int(i) for i in chunk_ids]
         fields, present = chunk_fields(tx, bound.table, ids)
         written = [cid for cid in ids if cid in fields]
+        if present is not None and written and present.isdisjoint(written) \
+                and len(set(written)) == len(written):  # new vectors: whole blocks at once
+            keep = arr if len(written) == len(ids) else arr[[cid in fields for cid in ids]]
+            insert_new(tx, bound.table, written, keep, fields)
+            vector_log.record(tx, bound.table, written)
+            return
         rows = {cid: (cid, vector.tobytes(), *fields[cid])  # a repeated id: its last vector
                 for cid, vector in zip(ids, arr, strict=True) if cid in fields}
         if rows:  # one statement each for the batch; only ids that hold a vector deleted

@@ -31,8 +31,10 @@ by joining two at random above the source size; random unit vectors (timing only
   LongMemEval sessions, long enough to be split) and print sha256 digests of what
   a reader gets back: every chunk (id, document, ordinal, text, kind, tags, metadata,
   validity), every document as ``get_document`` reads it, the FTS5 top 10 (ids and
-  scores) of 300 SciFact queries, and the token count of every text; run it with and
-  without an older checkout on ``PYTHONPATH`` to check that both store and rank the same.
+  scores) of 300 SciFact queries, and the token count of every text (since round 7 also
+  the vectors, written as ``ingest`` writes them, and vec0's top 10 of 50 queries); run
+  it with and without an older checkout on ``PYTHONPATH`` to check that both store and
+  rank the same.
 - ``ingest-rounds N ROUNDS [--before DIR]``: the two above alternated in fresh processes,
   ROUNDS times (LanceDB, then octomem from DIR on ``PYTHONPATH`` when given, then this
   checkout's octomem), load average beside each; medians and ratios at the end. DIR holds
@@ -414,7 +416,20 @@ def _ingest_digest(argv):
                        for d in (st.get_document(f"d{i}") for i in range(n)))
     ranked = digest([(h.chunk_id, h.score) for h in kw.search(q, Filters(), 10)] for q in queries())
     counts = digest(p.arms.embedder.count_tokens(texts))
-    print(f"chunks {chunks} documents {documents} fts5-top10 {ranked} token-counts {counts}")
+    # since Dec 3 (round 7): the vectors as ``ingest`` writes them (transactions of 256), read
+    # back through vec0 (every row, and the top 10 of 50 random queries with a kind filter)
+    ids, sem = sorted(c.id for c in st.iter_chunks(None)), p.arms.semantic
+    vecs = vectors_for(len(ids))
+    for s in range(0, len(ids), 256):
+        with st.transaction() as tx:
+            sem.add(tx, ids[s:s + 256], vecs[s:s + 256])
+    conn, table = st.connection(), sem.bound.table
+    rows = conn.execute(f"SELECT chunk_id, embedding, kind, created_at FROM {table} ORDER BY chunk_id")
+    knn = [conn.execute(f"SELECT chunk_id, distance FROM {table} WHERE embedding MATCH ? AND k = 10 "
+                        "AND kind = 'ITEM' ORDER BY distance", (q.tobytes(),)).fetchall()
+           for q in vectors_for(50, seed=3)]
+    print(f"chunks {chunks} documents {documents} fts5-top10 {ranked} token-counts {counts} "
+          f"vectors {digest(rows)} vec0-top10 {digest(knn)}")
     p.close()
     shutil.rmtree(root, ignore_errors=True)
 
