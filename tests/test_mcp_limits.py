@@ -48,6 +48,42 @@ def test_mcp_ingest_is_confined_to_the_project_and_allowed_roots(tmp_path: Path,
         assert mcp.ok("ingest", path_or_text=str(secret))["added"]
 
 
+def test_a_folder_link_to_outside_is_left_out_named_and_the_rest_stored(
+        tmp_path: Path, project: Path) -> None:
+    secret = tmp_path / "outside" / "hostname"  # no suffix: the allowing line names its folder
+    secret.parent.mkdir()
+    secret.write_text("The planted secret is zebra-kumquat\n")
+    folder = project / "odd"
+    folder.mkdir()
+    (folder / "ok.md").write_text("The odd folder note says the lemur rota is weekly\n")
+    (folder / "outside.md").symlink_to(secret)
+    with stdio_client(tmp_path, project) as mcp:
+        done = mcp.ok("ingest", path_or_text="odd")
+        assert len(done["added"]) == 1, done
+        [(where, why)] = [(s["path"], s["why"]) for s in done["skipped"]]
+        assert where.endswith("outside.md") and "ingest.allowed_roots" in why, done
+        assert json.dumps([str(secret.parent)]) in why, why
+        hits = mcp.ok("recall", query="lemur rota zebra-kumquat")["hits"]
+        assert hits and all("zebra" not in h["text"] for h in hits)
+        assert "lemur" in hits[0]["text"]
+
+
+def test_a_mistyped_relative_path_or_a_broken_link_is_refused_not_stored(
+        tmp_path: Path, project: Path) -> None:
+    (project / "notes" / "kestrel").mkdir(parents=True)
+    (project / "notes" / "kestrel" / "a.md").write_text("Kestrels hover over the field\n")
+    (project / "loop").symlink_to(project / "loop")
+    with stdio_client(tmp_path, project) as mcp:
+        for typo in ("notes/kestrl/", "docs/architecture", "notes\\kestrl"):
+            message = _one_line(mcp.error("ingest", path_or_text=typo))
+            assert "looks like a file path" in message and repr(typo) in message, message
+        assert "loop" in _one_line(mcp.error("ingest", path_or_text="loop"))
+        # a URL and words around a path are text
+        assert mcp.ok("ingest", path_or_text="https://example.org/notes")["added"]
+        assert mcp.ok("ingest", path_or_text="see notes/kestrl for the birds")["added"]
+        assert mcp.ok("status")["documents"] == 2
+
+
 def test_sizes_past_the_limits_are_refused_and_answers_never_echo_inputs(
         tmp_path: Path, project: Path) -> None:
     with stdio_client(tmp_path, project) as mcp:

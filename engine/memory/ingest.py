@@ -75,13 +75,43 @@ def _checked(files: Sequence[Path], roots: Sequence[Path] | None,
                          "limits.file_bytes", "bytes", "; split it")
 
 
+def _inside(items: Sequence, roots: Sequence[Path], bad: list[tuple[Path, str]]) -> list:
+    """Return the files (or ``(file, format)`` pairs) of a folder that lie inside ``roots``
+    (links resolved); each other one is appended to ``bad`` with why (nothing of it read)."""
+    kept = []
+    for item in items:
+        file = item[0] if isinstance(item, tuple) else item
+        try:
+            confined(file, roots)
+        except InvalidQueryError as exc:
+            bad.append((file, str(exc).removeprefix("path_or_text: ")))
+            continue
+        kept.append(item)
+    return kept
+
+
 def _looks_like_a_path(value: str) -> bool:
-    """Return True for one whitespace-free token that starts like a path or ends in a
-    text-file suffix (``/x``, ``./x``, ``~/x``, ``notes.md``): a mistyped path must not
-    be stored as a memory."""
-    if not value or any(c.isspace() for c in value):
+    """Return True for one whitespace-free token that starts like a path, holds a path
+    separator or ends in a text-file suffix (``/x``, ``./x``, ``~/x``, ``notes/kestrl/``,
+    ``notes.md``; not a URL such as ``https://x``): a mistyped path must not be stored as
+    a memory."""
+    if not value or any(c.isspace() for c in value) or "://" in value:
         return False
-    return value.startswith(("/", "./", "../", "~/")) or Path(value).suffix.lower() in TEXT_SUFFIXES
+    return (value.startswith(("/", "./", "../", "~/")) or "/" in value or "\\" in value
+            or Path(value).suffix.lower() in TEXT_SUFFIXES)
+
+
+def _broken_link(value: str, project_root: Path) -> Path | None:
+    """Return the link ``value`` names when it exists but its target cannot be reached (a
+    loop, a missing target), else ``None``."""
+    if "\n" in value or len(value) > _MAX_PATH:
+        return None
+    path = Path(value).expanduser()
+    path = path if path.is_absolute() else project_root / path
+    try:
+        return path if path.is_symlink() and not path.exists() else None
+    except OSError:  # a loop on some systems
+        return path
 
 
 def text_document_id(text: str, title: str | None, uri: str | None) -> str:
@@ -142,6 +172,11 @@ def ingest_groups(
     if named is not None:
         confined(named, roots or ())
     path = _as_path(path_or_text.strip(), project_root)
+    link = _broken_link(path_or_text.strip(), project_root) if path is None else None
+    if link is not None:
+        raise InvalidQueryError(
+            f"path_or_text: {link} is a link whose target cannot be read (a loop or a "
+            "missing target); nothing was stored")
     if path is None and _looks_like_a_path(path_or_text.strip()):
         raise InvalidQueryError(
             f"path_or_text: {path_or_text.strip()!r} looks like a file path but no such file or "
@@ -158,8 +193,10 @@ def ingest_groups(
     files, transcripts = find_sources([path], fmt)
     if not files and not transcripts:
         raise InvalidQueryError(f"path_or_text: {NOTHING_TO_READ} in {path}")
-    _checked([*files, *(f for f, _ in transcripts)], roots, None)  # outside: always refused
     bad: list[tuple[Path, str]] | None = [] if skipped is not None and path.is_dir() else None
+    if bad is not None and roots is not None:  # a folder's link to outside: left out, named
+        files, transcripts = _inside(files, roots, bad), _inside(transcripts, roots, bad)
+    _checked([*files, *(f for f, _ in transcripts)], roots, None)  # outside: always refused
     documents = [replace(d, tags=tags) for f in files for d in _read(f, None, max_bytes, bad)]
     seen: dict[str, tuple[Path, str]] = {}
     turns = [[replace(d, tags=tags) if tags else d

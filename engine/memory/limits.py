@@ -64,7 +64,9 @@ def how_to_allow(path: Path) -> str:
     from ..settings import user_config_path
 
     resolved = path.expanduser().resolve()  # what must lie inside the allowed folder
-    folder = resolved if resolved.is_dir() or not resolved.suffix else resolved.parent
+    # a file's folder; a path that does not exist is a folder unless it has a suffix
+    folder = (resolved if resolved.is_dir() or (not resolved.exists() and not resolved.suffix)
+              else resolved.parent)
     value = json.dumps([str(folder)])
     return (f"to allow it, add `allowed_roots = {value}` under `[ingest]` in "
             f"{user_config_path()} (or that list in OCTOMEM_INGEST__ALLOWED_ROOTS) and restart "
