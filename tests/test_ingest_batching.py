@@ -12,6 +12,7 @@ from octomem.engine.pipeline import DOCS_PER_TRANSACTION, Pipeline
 from octomem.engine.settings import load_settings
 from octomem.engine.sql.rows import inherit
 from octomem.engine.types import Chunk, Document, Filters
+from octomem.plugins.sqlite import bulk as bulk_writes
 
 
 def test_one_count_call_per_batch_and_the_same_chunks(
@@ -63,6 +64,8 @@ def _ingest(root: Path, bulk: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[Pi
     with monkeypatch.context() as patch:
         if not bulk:
             patch.setattr(writes, "BulkStorage", NoBulk)
+        else:  # several INSERT ... VALUES statements per table and batch
+            patch.setattr(bulk_writes, "ROWS_PER_STATEMENT", 7)
         settings = load_settings(None, {"pipeline": {"embedder": "hashing"},
                                         "arms": {"hashing": {"max_tokens": 12}}})
         pipeline = Pipeline(settings, load_registry(), root)

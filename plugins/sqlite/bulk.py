@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from itertools import chain
 from typing import Any
 
 import apsw
@@ -38,22 +39,46 @@ _NEXT_CHUNK_ID = (
 )
 
 
+#: Most rows written per ``INSERT ... VALUES (...), (...)`` statement by :func:`insert_rows`
+#: (fewer when SQLite's limit of bound values is lower). 10k ``documents`` and ``chunks``
+#: rows of ``benchmarks/results/peers/harness.py``: 0.059 s CPU by ``executemany``, 0.060
+#: at 64 rows, 0.056 at 256, 0.077 at 1,024 (parsing grows), load 6.7.
+ROWS_PER_STATEMENT = 256
+
+
+def insert_rows(tx: apsw.Connection, head: str, width: int,
+                rows: Sequence[tuple[Any, ...]]) -> None:
+    """Insert ``rows`` (``width`` values each, in order) by ``head`` + ``VALUES`` lists
+    of up to :data:`ROWS_PER_STATEMENT` rows a statement: the same values bound as by
+    ``executemany``, but SQLite then works a statement at a time (~1 ms for 256
+    rows) without the GIL instead of a row at a time, so the worker thread preparing
+    the next batch (:func:`octomem.engine.writes.prepared`) runs beside it rather than
+    taking turns with it row by row.
+    """
+    per = max(1, min(ROWS_PER_STATEMENT,
+                     tx.limit(apsw.SQLITE_LIMIT_VARIABLE_NUMBER, -1) // width))
+    one = "(" + ",".join("?" * width) + ")"
+    for start in range(0, len(rows), per):
+        part = rows[start:start + per]
+        tx.execute(f"{head} VALUES {','.join([one] * len(part))}",
+                   tuple(chain.from_iterable(part)))
+
+
 def insert_chunks(tx: apsw.Connection, rows: Sequence[tuple[Any, ...]]) -> list[int]:
     """Insert ``chunks`` rows (values of ``CHUNK_FIELDS``) inside ``tx`` and return their
     new ids, in order.
 
     The ids are not read back row by row (``RETURNING id`` was ~20 % of inserting 10k
     chunk rows: 0.137 -> 0.110 s CPU, load ~6): under ``AUTOINCREMENT`` each new row's
-    id is larger than every id the table held before it, so the rows of one
-    ``executemany`` get strictly increasing ids from at least the next id taken before
-    it; when the last one (``last_insert_rowid``, which the change-log trigger's own
+    id is larger than every id the table held before it, so the rows, inserted in order
+    (:func:`insert_rows`), get strictly increasing ids from at least the next id taken
+    before them; when the last one (``last_insert_rowid``, which the change-log trigger's own
     insert does not alter) is that first id plus the number of rows less one, they are
     exactly the ids between. Otherwise (never seen) they are read back: the rows with an
     id from that first one on, in id order, are exactly these.
     """
     first = int(tx.execute(_NEXT_CHUNK_ID).get)
-    tx.executemany(
-        f"INSERT INTO chunks ({CHUNK_FIELDS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+    insert_rows(tx, f"INSERT INTO chunks ({CHUNK_FIELDS})", 12, rows)
     last = tx.last_insert_rowid()
     if last - first + 1 == len(rows):
         return list(range(first, last + 1))
@@ -81,8 +106,7 @@ def add_documents(
             chunks.append(inherited := inherit(chunk, document))
             same = not chunk.metadata or chunk.metadata is document.metadata
             rows.append(chunk_params(inherited, tags_json, metadata_json if same else None))
-    tx.executemany(f"INSERT INTO documents ({DOC_COLUMNS}, content_hash) "
-                   "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", documents)
+    insert_rows(tx, f"INSERT INTO documents ({DOC_COLUMNS}, content_hash)", 16, documents)
     if not chunks:
         return [[] for _ in pairs]
     ids = insert_chunks(tx, rows)
