@@ -25,7 +25,7 @@ from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata, func_meta
 from pydantic import ValidationError
 
 from .observe import refuse
-from .ordering import READ_TOOLS, CallOrder
+from .ordering import READ_TOOLS, SessionOrders, session_of
 from .stdio import run_stdio
 
 #: Longest rendering of a refused value in an error message (characters).
@@ -102,13 +102,14 @@ class StrictServer(MCPServer):
 
     Tools added with :meth:`add_strict_tool` are checked; their advertised input schemas
     say ``additionalProperties: false``. Tool calls and resource reads run in the order
-    they arrived (:mod:`.ordering`): writes one at a time, reads beside other reads.
+    they arrived within their MCP session (:mod:`.ordering`): writes one at a time, reads
+    beside other reads; another session's calls do not wait for them.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.argument_rules: dict[str, StrictArguments] = {}
-        self.order = CallOrder()
+        self.order = SessionOrders()
 
     def add_strict_tool(self, fn: Callable[..., Any], name: str, **kwargs: Any) -> None:
         """Add ``fn`` as the tool ``name`` (``kwargs`` as for ``add_tool``), checked strictly."""
@@ -139,10 +140,11 @@ class StrictServer(MCPServer):
             except ToolError as exc:
                 refuse()  # counted as invalid: the tool did not run
                 raise ToolError(f"Error executing tool {name}: {exc}") from None
-        async with self.order.turn(write=name not in READ_TOOLS):
+        async with self.order.turn(session_of(context), write=name not in READ_TOOLS):
             return await super().call_tool(name, arguments, context)
 
     async def read_resource(self, uri: Any, context: Any = None) -> Any:
-        """Read a resource after every write that arrived before it (:mod:`.ordering`)."""
-        async with self.order.turn(write=False):
+        """Read a resource after every write of its session that arrived before it
+        (:mod:`.ordering`)."""
+        async with self.order.turn(session_of(context), write=False):
             return await super().read_resource(uri, context)

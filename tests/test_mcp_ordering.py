@@ -1,16 +1,22 @@
 """Tool calls sent back to back without waiting are answered as if run in arrival order:
-a real server over stdio, raw pipelined JSON-RPC lines and the SDK's client."""
+a real server over stdio, raw pipelined JSON-RPC lines and the SDK's client; over HTTP,
+in each session's own order, so one client's long write does not hold back another's
+read."""
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.types import CallToolResult
 from mcp_stdio import RawServer, server_args, server_env
+from served import Served
 
 pytestmark = pytest.mark.slow
 
@@ -79,6 +85,115 @@ async def test_sdk_client_concurrent_calls_run_in_the_order_sent(tmp_path: Path)
         assert not forgot.is_error, forgot.content
         assert forgot.structured_content["forgotten"]["text"] == f"sdk fact {n}"
     assert not status.is_error
+
+
+# ---- over HTTP: each session in its own order ------------------------------------------
+
+#: An embedder whose ``embed_documents`` of a text holding :data:`GATE_WORD` stops at a gate:
+#: it creates ``$TEST_GATE_DIR/entered`` and waits for ``$TEST_GATE_DIR/release``.
+#: So an ingest is "slow" for exactly as long as the test wants, with no timing guess.
+GATED_EMBEDDER = '''
+import os, time, zlib
+from pathlib import Path
+import numpy as np
+from octomem.engine.arms import ArmSpec
+from octomem.engine.hookspecs import hookimpl
+
+GATE_WORD = "gatedingest"
+
+
+class GatedEmbedder:
+    dim, max_tokens, name, model_id = 64, 254, "gated", "gated-test-v1"
+
+    def load(self):
+        pass
+
+    def count_tokens(self, texts):
+        return [len(t.split()) for t in texts]
+
+    def _one(self, text):
+        v = np.zeros(self.dim, dtype=np.float32)
+        for w in text.lower().split():
+            v[zlib.crc32(w.encode()) % self.dim] += 1.0
+        n = np.linalg.norm(v)
+        return v / n if n else np.eye(self.dim, dtype=np.float32)[0]
+
+    def embed_documents(self, texts):
+        if any(GATE_WORD in t for t in texts):
+            gate = Path(os.environ["TEST_GATE_DIR"])
+            (gate / "entered").touch()
+            deadline = time.monotonic() + 300
+            while not (gate / "release").exists() and time.monotonic() < deadline:
+                time.sleep(0.02)
+        if not texts:
+            return np.zeros((0, self.dim), np.float32)
+        return np.stack([self._one(t) for t in texts])
+
+    def embed_query(self, text):
+        return self._one(text)
+
+
+@hookimpl
+def octomem_register_embedders():
+    return [ArmSpec(kind="embedder", name="gated", factory=lambda o, c: GatedEmbedder())]
+'''
+
+
+def _structured(result: CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_one_clients_long_ingest_does_not_hold_back_another_clients_recall(
+    tmp_path: Path, install_test_plugin: Callable[[str, str], Path], mode: str,
+) -> None:
+    """Trial 12 F3: client A's ingest is held inside its embedding (a gate the test opens);
+    meanwhile client B's recall is answered. With sessions (``legacy``: the initialize
+    handshake, ``mcp-session-id``), A's own recall, sent after its ingest, still waits for
+    it; a 2026-07-28 request belongs to no session and waits for nothing."""
+    install_test_plugin("octomem_test_gated", GATED_EMBEDDER)
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    served = Served(tmp_path, "--http", "127.0.0.1:0", OCTOMEM_PIPELINE__EMBEDDER="gated",
+                    TEST_GATE_DIR=str(gate))
+    finished: list[str] = []
+    answers: dict[str, dict[str, Any]] = {}
+    try:
+        url = served.wait_for(r"MCP over streamable HTTP at (http://\S+/mcp)").group(1)
+        async with Client(url, read_timeout_seconds=300, mode=mode) as a, \
+                Client(url, read_timeout_seconds=300, mode=mode) as b:
+            _structured(await b.call_tool("remember", {"text": "Upload parts are 8 MiB each"}))
+
+            async def a_call(key: str, tool: str, arguments: dict[str, Any]) -> None:
+                answers[key] = _structured(await a.call_tool(tool, arguments))
+                finished.append(key)
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(a_call, "a ingest", "ingest", {
+                    "path_or_text": "gatedingest: llamas and alpacas graze on the north field",
+                    "title": "llamas"})
+                with anyio.fail_after(120):
+                    while not (gate / "entered").exists():
+                        await anyio.sleep(0.05)
+                group.start_soon(a_call, "a recall", "recall",
+                                 {"query": "llamas alpacas north field", "top_k": 3})
+                with anyio.fail_after(60):  # generous: it needs no wait at all
+                    answer = _structured(await b.call_tool(
+                        "recall", {"query": "upload parts size", "top_k": 2}))
+                finished.append("b recall")
+                assert answer["hits"] and "8 MiB" in answer["hits"][0]["text"]
+                assert "a ingest" not in finished  # it is still at the gate
+                if mode == "legacy":  # A's recall waits for A's ingest (its session's write)
+                    assert finished == ["b recall"]
+                (gate / "release").touch()
+        assert sorted(finished) == ["a ingest", "a recall", "b recall"]
+        assert "llamas" in answers["a recall"]["hits"][0]["text"]
+    finally:
+        (gate / "release").touch()
+        served.stop()
 
 
 @pytest.fixture
