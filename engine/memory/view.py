@@ -16,7 +16,9 @@ from .times import iso
 from .versions import document_version
 
 #: ``scope:chunk_id`` addresses one chunk (``local:42``).
-_CHUNK_REF = re.compile(r"^(local|global):(\d+)$")
+#: ``scope:chunk_id``: ASCII digits only (``\d`` would take ``٣``), at most 18 (an SQLite
+#: integer is below 2**63; more would overflow the lookup, not miss).
+_CHUNK_REF = re.compile(r"^(local|global):([0-9]{1,18})$")
 def scope_markdown(memory: Memory, scope: str) -> str:
     """Return ``octomem://memory/{scope}``: the scope's current statements by kind, newest
     first (:mod:`.markdown`), each text cut to :data:`~.markdown.SNIPPET` characters.

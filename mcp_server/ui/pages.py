@@ -143,7 +143,7 @@ async def conversation_page(request: Request) -> Response:
     """``GET /conversation/{scope}/{name}?hit=<chunk_id>``: a transcript, the hit marked."""
     scope, name = request.path_params["scope"], request.path_params["name"]
     hit = request.query_params.get("hit", "")
-    chunk_id = int(hit) if hit.isdigit() else None
+    chunk_id = views.whole_number(hit)  # none marked for anything but ASCII digits
     try:
         turns = await read(request, views.conversation, scope, name)
     except OctomemError as exc:

@@ -33,6 +33,8 @@ MAX_CHAIN = 50
 TURNS_AROUND = 200
 #: Most turns read for one conversation page.
 MAX_TURNS = 5000
+#: Longest number (digits) read from a query parameter; a longer one is refused as too large.
+MAX_DIGITS = 30
 #: Metadata keys a turn of a conversation carries (transcript ingest).
 TURN_KEYS = ("conversation", "session", "position", "speaker", "role", "time")
 
@@ -62,13 +64,19 @@ class SearchForm:
     def parse(cls, params: Mapping[str, str]) -> SearchForm:
         """Read the form from query parameters (missing ones take their defaults).
 
-        :raises InvalidQueryError: ``top_k`` is not a whole number of at least 1, or ``per``
-            or ``scope`` is unknown; the message names it.
+        :raises InvalidQueryError: ``top_k`` is not a whole number (ASCII digits) of at
+            least 1, or has more than :data:`MAX_DIGITS` digits, or ``per`` or ``scope`` is
+            unknown; the message names it. A ``top_k`` over the setting ``limits.top_k`` is
+            refused by the search, naming the setting.
         """
         raw_k = params.get("top_k", "").strip() or "10"
-        if not raw_k.isdigit() or int(raw_k) < 1 or len(raw_k) > 9:
+        top_k = whole_number(raw_k)
+        if top_k is None or top_k < 1:
             raise InvalidQueryError(f"top_k: must be a whole number of at least 1, got "
                                     f"{raw_k[:20]!r}")
+        if top_k >= 10 ** MAX_DIGITS:  # the memory names the ceiling for any shorter one
+            raise InvalidQueryError(f"top_k: a number of {len(raw_k.lstrip('0')):,} digits "
+                                    "is more than limits.top_k")
         per = params.get("per", "chunk") or "chunk"
         if per not in ("chunk", "document"):
             raise InvalidQueryError(f"per: must be 'chunk' or 'document', got {per!r}")
@@ -79,7 +87,20 @@ class SearchForm:
                    since=params.get("since", "").strip(), until=params.get("until", "").strip(),
                    as_of=params.get("as_of", "").strip(),
                    superseded=params.get("superseded", "") in ("1", "on", "true"),
-                   per=per, top_k=int(raw_k))
+                   per=per, top_k=top_k)
+
+
+def whole_number(text: str) -> int | None:
+    """Return ``text`` as a whole number if it is ASCII digits only, else ``None``.
+
+    ``str.isdigit`` is true for ``²``, ``٣`` and ``３`` too; ``int`` refuses the first
+    (a crash) and reads the others as 3 (a silent guess). A number too long for ``int``
+    (Python's 4,300-digit limit) is read as ``10 ** MAX_DIGITS``, more than any ceiling.
+    """
+    if not text or not text.isascii() or not text.isdigit():
+        return None
+    digits = text.lstrip("0") or "0"
+    return int(digits) if len(digits) <= MAX_DIGITS else 10 ** MAX_DIGITS
 
 
 def words(text: str) -> list[str]:
