@@ -9,7 +9,11 @@ start on a quiet machine, which a one-shot ``octomem search`` without them does 
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import types
+import typing
 from typing import Any
 
 from pydantic import BaseModel
@@ -45,4 +49,51 @@ def env_layer(settings_model: type[BaseModel], prefix: str) -> dict[str, Any]:
         model_config = SettingsConfigDict(
             env_prefix=prefix, env_nested_delimiter="__", extra="forbid")
 
-    return EnvSettingsSource(FromEnvironment, case_sensitive=False)()
+    from pydantic_settings import SettingsError
+
+    try:
+        return EnvSettingsSource(FromEnvironment, case_sensitive=False)()
+    except SettingsError as exc:  # a list or table whose value is not JSON
+        raise ArmConfigError(_not_json(settings_model, prefix, exc)) from None
+
+
+def _not_json(settings_model: type[BaseModel], prefix: str, exc: Exception) -> str:
+    """Return the one-line error for a variable of a list or table setting whose value is
+    not JSON (pydantic-settings decodes those fields as JSON), naming the variable and
+    the form its value takes."""
+    for name, value in sorted(os.environ.items()):
+        if not name.upper().startswith(prefix.upper()):
+            continue
+        shape = _complex_shape(settings_model, name[len(prefix):].lower().split("__"))
+        if shape is None:
+            continue
+        try:
+            json.loads(value)
+        except ValueError:
+            example = '\'["/data/docs"]\'' if shape is list else '\'{"key": 1}\''
+            return (f"environment variable {name}: {value[:60]!r} is not JSON; a "
+                    f"{'list' if shape is list else 'table'} setting is written as JSON, "
+                    f"e.g. {name}={example}")
+    field = re.search(r'field "([^"]+)"', str(exc))
+    return (f"environment variable of setting '{field.group(1) if field else '?'}' cannot "
+            "be read: lists and tables are written as JSON")
+
+
+def _complex_shape(model: type[BaseModel], path: list[str]) -> type | None:
+    """Return ``list`` or ``dict`` when ``path`` (lower-case keys) names a list- or
+    table-valued setting of ``model``, else ``None``."""
+    annotation: Any = model
+    for key in path:
+        fields = getattr(annotation, "model_fields", None)
+        if fields is None or key not in fields:
+            return None
+        annotation = fields[key].annotation
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if typing.get_origin(annotation) in (typing.Union, types.UnionType) and args:
+            annotation = args[0]  # Optional[X] -> X
+    origin = typing.get_origin(annotation) or annotation
+    if origin in (list, tuple, set, frozenset):
+        return list
+    if origin is dict:
+        return dict
+    return None
