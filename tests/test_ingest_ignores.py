@@ -94,3 +94,53 @@ def test_a_relative_folder_below_an_ignore_file_is_matched(js_project: Path,
     monkeypatch.chdir(js_project)
     files, _ = find_sources([Path("docs")])
     assert {f.as_posix() for f in files} == {"docs/deploy.md", "docs/build/notes.md"}
+
+
+def _locked(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    """Make ``folder`` behave as one without read and search permission (as for a user
+    other than its owner: the tests may run as root, which reads everything)."""
+    import os
+
+    scandir, is_file = os.scandir, Path.is_file
+
+    def no_listing(path=".", *args, **kwargs):  # type: ignore[no-untyped-def]
+        if Path(os.fsdecode(path)).resolve() == folder.resolve():
+            raise PermissionError(13, "Permission denied", os.fsdecode(path))
+        return scandir(path, *args, **kwargs)
+
+    def no_search(self: Path) -> bool:
+        if self.parent.resolve() == folder.resolve():
+            raise PermissionError(13, "Permission denied", str(self))
+        return is_file(self)
+
+    monkeypatch.setattr(os, "scandir", no_listing)
+    monkeypatch.setattr(Path, "is_file", no_search)
+
+
+@pytest.mark.parametrize("include_ignored", [False, True])
+def test_a_folder_that_cannot_be_listed_is_skipped_named_and_the_rest_stored(
+        js_project: Path, monkeypatch: pytest.MonkeyPatch, include_ignored: bool) -> None:
+    locked = js_project / "docs" / "lockeddir"
+    _write(js_project, {"docs/lockeddir/a.md": "# Locked\nThe puffin count is secret.\n"})
+    _locked(monkeypatch, locked)
+    ran = octomem(js_project, "ingest", *(["--include-ignored"] if include_ignored else []),
+                  "docs", ok=False)
+    assert ran.code == 1 and "added 2" in ran.out, (ran.out, ran.err)
+    assert ran.err.endswith("error: 1 folder in the folders skipped for an error (each noted "
+                            "above as skipped:); the rest was stored\n"), ran.err
+    assert "skipped: docs/lockeddir/: cannot be read (Permission denied)" in ran.err, ran.err
+    assert "pyvenv.cfg" not in ran.err
+    assert "Tuesdays" in octomem(js_project, "search", "deploys Tuesdays").out
+
+
+def test_the_mcp_ingest_lists_a_folder_that_cannot_be_listed_under_skipped(
+        js_project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from octomem.engine.memory.ingest import ingest_groups
+
+    locked = js_project / "docs" / "lockeddir"
+    _write(js_project, {"docs/lockeddir/a.md": "# Locked\nThe puffin count is secret.\n"})
+    _locked(monkeypatch, locked)
+    skipped: list[tuple[Path, str]] = []
+    groups = ingest_groups("docs", js_project, roots=[js_project], skipped=skipped)
+    assert sorted(d.title for d in groups[0]) == ["Deploy", "Nested build"]
+    assert skipped == [(locked, f"{locked}/: cannot be read (Permission denied)")]

@@ -10,8 +10,9 @@
 - A file inside a named folder that cannot be ingested is skipped with a note on stderr
   (``skipped: FILE:LINE: why``), every one of them, and the rest of the folder is
   stored; when a file was skipped for an error (not UTF-8, too large, unreadable, a
-  malformed transcript), the command then ends with one error line and status 1. An
-  empty file is only noted.
+  malformed transcript), the command then ends with one error line and status 1. A
+  folder inside that cannot be listed is skipped alike (``skipped: DIR/: cannot be read
+  (Permission denied)``). An empty file is only noted.
 - Files in a named folder that are not read (another suffix, a ``.jsonl`` file that is
   no transcript, a FIFO or device) are listed with why (``left alone: N files in the
   folders, not read:``; :func:`say_left_alone`).
@@ -63,6 +64,9 @@ from ..errors import OctomemError
 from .options import INTERRUPTED
 from .unembedded import say_unembedded
 from .values import plural
+
+#: How a folder that cannot be listed is named among the skipped (``DIR/: cannot be read``).
+UNLISTED = "/: cannot be read"
 
 if TYPE_CHECKING:
     from ..memory.facade import Memory
@@ -134,8 +138,9 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
     passed_over: list[Path] = []
     refused: list[tuple[Path, str]] = []  # named paths not ingested: an error at the end
     left_out: list[tuple[Path, str]] = []  # by .gitignore, .octomemignore, tool folders
+    unlisted: list[tuple[Path, str]] = []  # folders inside that cannot be listed
     files, found = find_sources(paths, fmt, passed_over, refused, honour_ignores,
-                                left_out) if paths else ([], [])
+                                left_out, unlisted) if paths else ([], [])
     if left_out:
         say_left_out(err, left_out)
     if passed_over:
@@ -148,7 +153,9 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
     if refused and len(refused) == len(paths or ()) and beir is None \
             and not memory.scopes.created(chosen):  # type: ignore[arg-type]
         raise OctomemError("; ".join(why for _, why in refused))  # no store created
-    skipped: list[tuple[Path, str]] = []
+    skipped = [(folder, f"{shown(folder)}{UNLISTED} ({why})") for folder, why in unlisted]
+    for _, why in skipped:
+        err.print(Text.assemble(("skipped: ", "yellow"), why), highlight=False)
     transcripts = []
     existing = (memory.scopes.get(chosen)  # type: ignore[arg-type]
                 if memory.scopes.created(chosen) else None)  # type: ignore[arg-type]
@@ -307,8 +314,11 @@ def fail(tally: Tally) -> None:
         parts.append("; ".join(why for _, why in tally.refused))
     if tally.skipped:
         rest = "the rest was stored" if tally.offered else "nothing else was there to store"
-        parts.append(f"{plural(len(tally.skipped), 'file')} in the folders skipped for an "
-                     f"error (each noted above as skipped:); {rest}")
+        folders = sum(why.endswith(UNLISTED, 0, why.rfind(" (")) for _, why in tally.skipped)
+        what = " and ".join(plural(n, kind) for n, kind in (
+            (folders, "folder"), (len(tally.skipped) - folders, "file")) if n)
+        parts.append(f"{what} in the folders skipped for an error (each noted above as "
+                     f"skipped:); {rest}")
     if parts:
         raise OctomemError("; ".join(parts))
 

@@ -92,7 +92,7 @@ def _above(folder: Path) -> list[Rules]:
 def _why_left_out(path: Path, is_dir: bool, rules: list[Rules]) -> str | None:
     """Return why ``path`` is left out (the rule's source), or ``None`` to read it."""
     why: str | None = None
-    if is_dir and (path.name in TOOL_FOLDERS or (path / "pyvenv.cfg").is_file()):
+    if is_dir and (path.name in TOOL_FOLDERS or _is_file(path / "pyvenv.cfg")):
         why = "a tool's folder" if path.name in TOOL_FOLDERS else "a virtual environment"
     for rule in rules:  # shallowest first: the deepest file that names it wins
         verdict = rule.verdict(path, is_dir)
@@ -101,8 +101,17 @@ def _why_left_out(path: Path, is_dir: bool, rules: list[Rules]) -> str | None:
     return why
 
 
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, False when its folder cannot be searched (Python 3.11 raises)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
 def walk(folder: Path, honour: bool = True,
-         left_out: list[tuple[Path, str]] | None = None) -> Iterator[Path]:
+         left_out: list[tuple[Path, str]] | None = None,
+         unreadable: list[tuple[Path, str]] | None = None) -> Iterator[Path]:
     """Yield the files under ``folder`` that an ingest reads, sorted, folders first
     pruned (see the module docstring).
 
@@ -110,11 +119,17 @@ def walk(folder: Path, honour: bool = True,
         hidden files and folders are skipped either way.
     :param left_out: when given, receives ``(path, why)`` for each folder and file left out
         by a rule (not the hidden ones, not what is inside a folder left out).
+    :param unreadable: when given, receives ``(folder, why)`` for each folder that cannot
+        be listed (``Permission denied``): nothing under it is read, the rest is.
     """
     root = Path(folder)
     rules_of: dict[Path, list[Rules]] = {root: (_above(root) + _read_rules(root)) if honour
                                          else []}
-    for dirpath, dirnames, filenames in os.walk(root):
+    def cannot_list(exc: OSError) -> None:
+        if unreadable is not None:
+            unreadable.append((Path(exc.filename), exc.strerror or str(exc)))
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=cannot_list):
         here = Path(dirpath)
         rules = rules_of.pop(here, [])
         kept = []

@@ -190,10 +190,14 @@ def ingest_groups(
                          "limits.file_bytes", "bytes")
         return [[Document(text=text, id=text_document_id(text, title, uri), title=title,
                           uri=uri, kind=DOC_KIND, tags=tags, created_at=time.time())]]
-    files, transcripts = find_sources([path], fmt)
+    unlisted: list[tuple[Path, str]] = []  # folders inside that cannot be listed
+    files, transcripts = find_sources([path], fmt, unreadable=unlisted)
     if not files and not transcripts:
-        raise InvalidQueryError(f"path_or_text: {NOTHING_TO_READ} in {path}")
+        cannot = "".join(f"; {d}/ cannot be read ({why})" for d, why in unlisted[:3])
+        raise InvalidQueryError(f"path_or_text: {NOTHING_TO_READ} in {path}{cannot}")
     bad: list[tuple[Path, str]] | None = [] if skipped is not None and path.is_dir() else None
+    if bad is not None:
+        bad += [(d, f"{d}/: cannot be read ({why})") for d, why in unlisted]
     if bad is not None and roots is not None:  # a folder's link to outside: left out, named
         files, transcripts = _inside(files, roots, bad), _inside(transcripts, roots, bad)
     _checked([*files, *(f for f, _ in transcripts)], roots, None)  # outside: always refused

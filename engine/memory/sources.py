@@ -55,6 +55,7 @@ def find_sources(
     paths: list[Path], fmt: IngestFormat = "auto", passed_over: list[Path] | None = None,
     refused: list[tuple[Path, str]] | None = None, honour_ignores: bool = True,
     left_out: list[tuple[Path, str]] | None = None,
+    unreadable: list[tuple[Path, str]] | None = None,
 ) -> tuple[list[Path], list[tuple[Path, TranscriptFormat]]]:
     """Expand files and folders into the text files and transcripts under them, sorted,
     hidden files and folders skipped, and those the ignore rules leave out (:mod:`.ignore`:
@@ -70,6 +71,8 @@ def find_sources(
         (another suffix, or a ``.jsonl`` file that is not a transcript).
     :param left_out: if given, receives ``(path, why)`` for each folder and file in the
         folders that an ignore rule left out (``why``: the ignore file, or the kind of folder).
+    :param unreadable: if given, receives ``(folder, why)`` for each folder inside a named
+        folder that cannot be listed (nothing under it read; without it, left out unsaid).
     :param refused: if given, receives ``(path, why)`` for each named path that cannot
         be read (missing, neither text nor a transcript) instead of raising: the caller
         stores the others, then fails naming each.
@@ -85,7 +88,8 @@ def find_sources(
     transcripts: list[tuple[Path, TranscriptFormat]] = []
     for path in paths:
         try:
-            _expand(path, fmt, texts, transcripts, passed_over, honour_ignores, left_out)
+            _expand(path, fmt, texts, transcripts, passed_over, honour_ignores, left_out,
+                    unreadable)
         except OctomemError as exc:
             if refused is None:
                 raise
@@ -114,7 +118,8 @@ def _once(files: list[Path]) -> list[Path]:
 def _expand(path: Path, fmt: IngestFormat, texts: list[Path],
             transcripts: list[tuple[Path, TranscriptFormat]],
             passed_over: list[Path] | None, honour_ignores: bool = True,
-            left_out: list[tuple[Path, str]] | None = None) -> None:
+            left_out: list[tuple[Path, str]] | None = None,
+            unreadable: list[tuple[Path, str]] | None = None) -> None:
     """Add what ``path`` (a named file or folder) holds to ``texts`` and ``transcripts``.
 
     :raises OctomemError: it does not exist, or a named file is neither text nor a
@@ -126,7 +131,7 @@ def _expand(path: Path, fmt: IngestFormat, texts: list[Path],
     named = not path.is_dir()
     if named:
         check_readable(path)
-    for file in [path] if named else walk(path, honour_ignores, left_out):
+    for file in [path] if named else walk(path, honour_ignores, left_out, unreadable):
         if not named and is_special(file):
             if passed_over is not None:
                 passed_over.append(file)
