@@ -16,6 +16,8 @@ session) run by uvicorn, at ``http://HOST:PORT/mcp``. Two guards sit in front of
   bound address) in ``Host``, and a browser's ``Origin`` must be one too; so a web page
   cannot reach a token-less loopback server through a rebound DNS name.
 
+A request body may be as large as any text the limits settings allow, JSON-escaped
+(:mod:`.body_limit`); a larger one is refused with a JSON-RPC error naming the setting.
 The metrics endpoint is :mod:`.metrics_http`.
 """
 
@@ -34,6 +36,8 @@ import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 
 from octomem.engine.errors import OctomemError, UsageValueError
+
+from .body_limit import DEFAULT_BODY_LIMIT, BodyLimitAnswer
 
 #: The path MCP is served at (the SDK's default): ``http://HOST:PORT/mcp``.
 MCP_PATH = "/mcp"
@@ -196,16 +200,21 @@ def resolve_token(address: Address, configured: str | None) -> tuple[str | None,
     return secrets.token_urlsafe(32), True
 
 
-async def serve_http(server: Any, address: Address, token: str | None) -> None:
+async def serve_http(server: Any, address: Address, token: str | None,
+                     max_body: tuple[int, str] = DEFAULT_BODY_LIMIT) -> None:
     """Serve ``server`` (an :class:`~mcp.server.mcpserver.MCPServer`) over streamable HTTP
     at ``address`` until interrupted (Ctrl-C / SIGTERM), behind :class:`BearerTokenGuard`
     when ``token`` is set and :func:`host_checks` on a loopback bind. Prints the URL to
     stderr once listening.
 
+    :param max_body: the largest request body, bytes, and the setting it follows
+        (:func:`.body_limit.body_limit`); a larger one is answered 413 with a JSON-RPC error
+        naming the setting.
     :raises AddressError: the address cannot be bound (in use, not this machine's).
     """
-    app: Any = server.streamable_http_app(host=address.host,
-                                          transport_security=host_checks(address))
+    app: Any = BodyLimitAnswer(server.streamable_http_app(
+        host=address.host, transport_security=host_checks(address),
+        max_request_body_size=max_body[0]), max_body)
     if token:
         app = BearerTokenGuard(app, token)
     config = uvicorn.Config(app, host=address.host, port=address.port, log_config=None,

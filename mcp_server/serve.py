@@ -30,6 +30,7 @@ import anyio
 
 from octomem.engine.settings import load_settings
 
+from .body_limit import body_limit
 from .http import (
     Address,
     AddressValueError,
@@ -118,15 +119,15 @@ def serve(config_file: Path | None, overrides: dict[str, Any] | None,
         if http is None:
             _serve_stdio(server)
             return
-        configured = load_settings(config_file, overrides, project_root=project_root) \
-            .settings.http_token
+        settings = load_settings(config_file, overrides, project_root=project_root).settings
+        configured = settings.http_token
         token, generated = resolve_token(http, configured.get_secret_value()
                                          if configured is not None else None)
         if generated:
             _say(f"{http.host} is not loopback: clients must send the header "
                  f"'Authorization: Bearer {token}' (a new token each start; set "
                  "OCTOMEM_HTTP_TOKEN to keep one)")
-        anyio.run(serve_http, server, http, token)
+        anyio.run(serve_http, server, http, token, body_limit(settings.limits))
     finally:
         if metrics is not None:
             metrics.close()
