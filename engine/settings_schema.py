@@ -179,6 +179,22 @@ class LimitsSettings(BaseModel, extra="forbid"):
         "`--top-k`'s ceiling); answers past a few dozen hits are for evaluation runs",
         ge=1, le=4096,
     )
+    tags: int = _field(
+        32, "runtime", "most tags one statement or document carries (`remember`, `ingest`): "
+        "every hit returns its tags, so each costs every answer that holds it room (20,000 "
+        "tags once made a 100-token recall answer 0.5 MB); labels to filter on are a few",
+        ge=1, le=100_000,
+    )
+    tag_chars: int = _field(
+        100, "runtime", "longest tag, in characters: a tag is a label (`billing-api`, "
+        "`2025-q3`); what needs more words belongs in the statement's text",
+        ge=1, le=100_000,
+    )
+    filter_values: int = _field(
+        100, "runtime", "most kinds, and most tags, one recall filter lists: each tag is one "
+        "more condition on every candidate (40,000 filter tags once took 13.7 s of CPU)",
+        ge=1, le=100_000,
+    )
 
 
 class IngestSettings(BaseModel, extra="forbid"):

@@ -67,7 +67,9 @@ Kind = Annotated[
           json_schema_extra={"pattern": KIND_INPUT_PATTERN}),
 ]
 Tags = Annotated[
-    list[str] | None, Field(description="short labels, e.g. [\"billing\", \"ci\"]")
+    list[str] | None,
+    Field(description="short labels without spaces, e.g. [\"billing\", \"ci\"] (at most "
+          "limits.tags of them, each at most limits.tag_chars characters: 32 and 100 by default)"),
 ]
 IsoTime = Annotated[str | None, Field(description="ISO-8601 date or time, e.g. 2025-03-01")]
 Supersedes = Annotated[
@@ -102,7 +104,7 @@ Context = Annotated[
 MaxTokens = Annotated[
     int | None,
     Field(description="keep the answer within about this many tokens (ceil(characters / 4) "
-          "of the hits' titles, texts and context): the best hits that fit, the rest listed "
+          "of the hits' titles, tags, texts and context): the best hits that fit, the rest listed "
           "in budget.cut", json_schema_extra={"minimum": MIN_TOKENS}),
 ]
 TextOrId = Annotated[str, Field(description="a statement's id, or its exact full text")]

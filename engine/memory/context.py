@@ -3,13 +3,14 @@
 ``recall(..., context=N)`` gives each conversation hit the ``N`` turns before and after
 it in its conversation, so the agent reads an answer where it was said (a reply that
 says "yes, the 9:09" needs the question before it). ``recall(..., max_tokens=N)`` keeps
-the best hits whose text fits in ``N`` tokens together (each hit's title and text, and
-its context turns), and lists the hits it cut. The budget goes first to the hits that
+the best hits whose text fits in ``N`` tokens together (each hit's title, tags and text,
+and its context turns), and lists the hits it cut. The budget goes first to the hits that
 answer (relevance at or above ``retrieval.relevance_floor``), in rank order, then to
 the hits below the floor, in rank order, with what is left: a ``low`` hit never takes
 the room of one that answers. The kept hits stay in rank order. The first hit that
 answers is always kept: when it alone is over the budget its text is shortened to fit,
-and the answer says so.
+and the answer says so (its title and tags are kept whole: a store written before the
+``limits.tags``/``limits.tag_chars`` limits may hold a hit whose tags alone are over).
 
 Tokens are estimated, not counted with a model's tokenizer: ``ceil(characters / 4)``
 (:data:`CHARS_PER_TOKEN`), the usual rule of thumb for English text under the BPE
@@ -145,11 +146,12 @@ def neighbour_turns(storage: Any, chunk: Chunk, n: int) -> list[ContextTurn]:
 
 
 def reading(chunk: Chunk, context: Sequence[ContextTurn] = ()) -> str:
-    """Return what an agent reads of a hit: its title and text, and its context turns'."""
+    """Return what an agent reads of a hit: its title, tags and text, and its context
+    turns'."""
     parts = []
     for c in [*(t.chunk for t in context if t.offset < 0), chunk,
               *(t.chunk for t in context if t.offset > 0)]:
-        parts += [c.title or "", c.text]
+        parts += [c.title or "", ", ".join(c.tags), c.text]
     return "\n".join(p for p in parts if p)
 
 
@@ -188,7 +190,7 @@ def pack(hits: list[ScopedHit], context: dict[Key, list[ContextTurn]],
             budget.used += bare
         elif not kept:
             budget.context_dropped += [hit.chunk.document_id] if context.pop(key, None) else []
-            title = estimate_tokens(hit.chunk.title or "") + 1
+            title = estimate_tokens(reading(replace(hit.chunk, text=""))) + 1
             text = truncate(hit.chunk.text, max(1, max_tokens - title))
             hit = replace(hit, chunk=replace(hit.chunk, text=text))
             budget.used += estimate_tokens(reading(hit.chunk))

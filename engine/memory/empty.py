@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..arms import VersionedStorage
+from .limits import some
 
 if TYPE_CHECKING:
     from ..pipeline import Pipeline
@@ -116,8 +117,8 @@ def why_empty(memory: Memory, scope: str | None, kinds: tuple[str, ...],
         stored_tags = {t for p in pipelines for d in _documents(p) for t in d.tags}
         missing = [t for t in tags if t not in stored_tags]
         if missing:
-            return (f"no stored document has tag {' or '.join(missing)} (stored tags: "
-                    f"{', '.join(sorted(stored_tags)) or 'none'}; tags match exactly, "
+            return (f"no stored document has tag {some(missing, ' or ')} (stored tags: "
+                    f"{some(sorted(stored_tags), few=10) or 'none'}; tags match exactly, "
                     "case included)")
     if (since is not None or until is not None) and as_of is None:
         if (why := _outside_window(pipelines, since, until, history)) is not None:

@@ -31,7 +31,7 @@ from .forget import ForgetOutcome, drop_forgotten, forget
 from .gone_turns import gone_turns, retire
 from .health import model_error
 from .ingest import ingest_groups, merge_reports
-from .limits import check_length
+from .limits import check_filter, check_length, check_tags
 from .own_turns import turn_owner
 from .recall import Per, RecallRequest, is_answer, recall_scopes
 from .recall_log import RecallLog
@@ -145,6 +145,8 @@ class Memory:
         if after is not None and before is not None and before <= after:
             raise InvalidQueryError(f"until: {until!r} ends before since ({since!r}) starts: "
                                     "no time is in both")
+        check_filter(kinds, self.limits, "kinds")
+        check_filter(tags, self.limits, "tags")
         filters = Filters(
             kinds=tuple(check_kind(k, "kinds") for k in kinds), tags=tuple(tags),
             valid_after=after, valid_before=before,
@@ -221,7 +223,8 @@ class Memory:
         roots = [self.roots.project, *(allowed.allowed_roots if allowed else ())] \
             if confine else None
         report = IngestReport()  # a folder's unreadable files: report.skipped
-        groups = ingest_groups(path_or_text, self.roots.project, title, uri, tuple(tags), fmt,
+        tags = check_tags(tags, self.limits)
+        groups = ingest_groups(path_or_text, self.roots.project, title, uri, tags, fmt,
                                roots, self.limits.file_bytes, report.skipped,
                                turn_owner(self._storage_of(target)), report.unfinished,
                                report.empty_lines)

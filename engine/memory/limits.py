@@ -11,13 +11,18 @@ the user, reads any path.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..errors import InvalidQueryError
 
 #: Characters of a long input an answer shows (then "…").
 PREVIEW_CHARS = 200
+#: Items a message naming many (tags, kinds) lists before "and N more".
+FEW = 5
+#: Characters of each such item a message shows (then "…").
+ITEM_CHARS = 40
 
 
 def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
@@ -40,6 +45,86 @@ def check_length(size: int, limit: int, argument: str, setting: str, unit: str =
         raise InvalidQueryError(
             f"{argument}: {size:,} {unit}, more than {setting} ({limit:,}){hint}"
             + ("; nothing was stored" if write else ""))
+
+
+def some(items: Iterable[str], joiner: str = ", ", few: int = FEW) -> str:
+    """Return the first ``few`` of ``items`` (each cut to :data:`ITEM_CHARS`), joined, and
+    how many more there are: ``"t0, t1, t2, t3, t4 and 19,995 more"``; a message naming
+    many tags stays one short line."""
+    listed = list(items)
+    shown = joiner.join(preview(i, ITEM_CHARS) for i in listed[:few])
+    return shown + (f" and {len(listed) - few:,} more" if len(listed) > few else "")
+
+
+def _unlabel_like(tag: str) -> str | None:
+    """Return what makes ``tag`` no label (a space, a control or invisible character), or
+    ``None``. Unicode categories Z* and C* (``str.isprintable`` besides the space)."""
+    for char in tag:
+        if char.isspace():
+            return "a space" if char == " " else f"the whitespace U+{ord(char):04X}"
+        if not char.isprintable():
+            return f"the control or invisible character U+{ord(char):04X}"
+    return None
+
+
+def _tag_list(tags: Any, argument: str) -> list[str]:
+    """Return ``tags`` stripped, without repeats (order kept).
+
+    :raises InvalidQueryError: not a list of strings, or an empty tag.
+    """
+    if isinstance(tags, str) or not isinstance(tags, Sequence | Iterable):
+        raise InvalidQueryError(
+            f"{argument}: must be a list of labels, got {preview(repr(tags), 80)}")
+    cleaned: dict[str, None] = {}
+    for tag in tags:
+        if not isinstance(tag, str):
+            raise InvalidQueryError(
+                f"{argument}: a tag must be text, got {preview(repr(tag), 80)}")
+        if not tag.strip():
+            raise InvalidQueryError(f"{argument}: a tag is empty; give short non-empty labels")
+        cleaned[tag.strip()] = None
+    return list(cleaned)
+
+
+def check_tags(tags: Any, limits: Any, argument: str = "tags") -> tuple[str, ...]:
+    """Return the tags a statement or document is to carry: stripped, without repeats.
+
+    A tag is a label: one word or a few joined by ``-``/``_``/``.`` (no space, no control
+    or invisible character, so it reads the same on every screen and splits the same in
+    the browser view's comma- or space-separated filter), at most ``limits.tag_chars``
+    characters, at most ``limits.tags`` of them. Only new input is checked: stored tags
+    of any size still read and filter.
+
+    :param limits: the ``limits`` settings (:class:`~octomem.engine.settings.LimitsSettings`).
+    :raises InvalidQueryError: naming ``argument`` and the setting; ends ``nothing was
+        stored``.
+    """
+    cleaned = _tag_list(tags, argument)
+    check_length(len(cleaned), limits.tags, argument, "limits.tags", unit="tags")
+    for tag in cleaned:
+        named = f"{argument}: tag {preview(tag, ITEM_CHARS)!r}"
+        check_length(len(tag), limits.tag_chars, named, "limits.tag_chars")
+        if (why := _unlabel_like(tag)) is not None:
+            raise InvalidQueryError(
+                f"{argument}: tag {preview(tag, ITEM_CHARS)!r} holds {why}; a tag is one label "
+                "without spaces or control characters, e.g. billing-api; nothing was stored")
+    return tuple(cleaned)
+
+
+def check_filter(values: Sequence[str], limits: Any, argument: str) -> None:
+    """Refuse a recall filter (``kinds`` or ``tags``) listing more than
+    ``limits.filter_values`` values, or a tag longer than ``limits.tag_chars`` (none
+    stored since that limit can match it). Characters are not checked: a tag stored before
+    the label rule still filters.
+
+    :raises InvalidQueryError: naming ``argument`` and the setting.
+    """
+    check_length(len(values), limits.filter_values, argument, "limits.filter_values",
+                 unit="values", write=False)
+    if argument != "kinds":
+        for tag in values:
+            named = f"{argument}: tag {preview(tag, ITEM_CHARS)!r}"
+            check_length(len(tag), limits.tag_chars, named, "limits.tag_chars", write=False)
 
 
 def confined(path: Path, roots: Sequence[Path], argument: str = "path_or_text") -> Path:

@@ -26,7 +26,7 @@ from ..errors import (
 from ..pipeline import AddReport, Pipeline, embedding_text
 from ..types import DEFAULT_KIND, HANDOFF_KIND, Document
 from .duplicates import NearDuplicate, has_vectors, identical
-from .limits import check_length
+from .limits import check_length, check_tags
 from .scopes import ScopeName, check_scope
 from .times import parse_time
 from .versions import check_version
@@ -173,7 +173,7 @@ def remember(
     asked = None if kind is None else check_kind(kind)
     kind = asked or DEFAULT_KIND
     target, old = _target(memory, scope, supersedes, expect_version)
-    tags = tuple(dict.fromkeys(t.strip() for t in tags if t.strip()))
+    tags = check_tags(tags, memory.limits)
     document = Document(text=text, kind=kind, tags=tags,
                         event_time=parse_time(event_time, "event_time"), supersedes=supersedes)
     pipeline = memory.scopes.require(target, create=True)
