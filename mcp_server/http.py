@@ -38,6 +38,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from octomem.engine.errors import OctomemError, UsageValueError
 
 from .body_limit import DEFAULT_BODY_LIMIT, BodyLimitAnswer
+from .http_unicode import SurrogateAnswer
 
 #: The path MCP is served at (the SDK's default): ``http://HOST:PORT/mcp``.
 MCP_PATH = "/mcp"
@@ -209,12 +210,13 @@ async def serve_http(server: Any, address: Address, token: str | None,
 
     :param max_body: the largest request body, bytes, and the setting it follows
         (:func:`.body_limit.body_limit`); a larger one is answered 413 with a JSON-RPC error
-        naming the setting.
+        naming the setting. A request holding a lone surrogate gets ``-32602`` with its
+        id, as over stdio (:mod:`.http_unicode`).
     :raises AddressError: the address cannot be bound (in use, not this machine's).
     """
-    app: Any = BodyLimitAnswer(server.streamable_http_app(
+    app: Any = SurrogateAnswer(BodyLimitAnswer(server.streamable_http_app(
         host=address.host, transport_security=host_checks(address),
-        max_request_body_size=max_body[0]), max_body)
+        max_request_body_size=max_body[0]), max_body))
     if token:
         app = BearerTokenGuard(app, token)
     config = uvicorn.Config(app, host=address.host, port=address.port, log_config=None,

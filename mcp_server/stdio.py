@@ -60,6 +60,18 @@ def refusal(error: Exception) -> JSONRPCError | None:
     except ValueError:
         return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
             code=PARSE_ERROR, message="Parse error: the line is not JSON"))
+    return answer_to(message)
+
+
+def answer_to(message: Any, surrogates_only: bool = False) -> JSONRPCError | None:
+    """Return the ``-32602`` error answering a request (parsed with :mod:`json`) the SDK
+    could not read, with the request's id, naming where a lone surrogate is.
+
+    :param message: the request as :func:`json.loads` read it.
+    :param surrogates_only: answer only when a string holds a lone surrogate (else the
+        message is "the request does not match the MCP schema").
+    :returns: the error, or ``None`` for a notification, a response or not a request.
+    """
     if not isinstance(message, dict) or "method" not in message:
         return None
     request_id = message.get("id")
@@ -67,6 +79,8 @@ def refusal(error: Exception) -> JSONRPCError | None:
         return None  # a notification: JSON-RPC answers none
     where = _surrogate_at(message.get("params"), "params")
     if where is None:
+        if surrogates_only:
+            return None
         reason = "the request does not match the MCP schema"
     else:
         reason = (f"{where.removeprefix('params.')}: invalid Unicode (a lone surrogate "
