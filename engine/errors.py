@@ -174,3 +174,10 @@ class ArmBuildError(OctomemError):
     def __init__(self, kind: str, name: str, reason: str) -> None:
         self.kind, self.name = kind, name
         super().__init__(f"{kind} arm {name!r} could not be built: {reason}")
+
+
+class StoreUnavailableError(OctomemError):
+    """A storage's server cannot be reached, or dropped the connection under a call (a
+    database server restarted or stopped); what the call was writing was not stored unless
+    its answer said so. The message names the server, the setting that points at it, and
+    the server's reason; the next call connects again. A browser view answers 503."""

@@ -35,6 +35,8 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, Info
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from octomem.engine.errors import OctomemError
+
 log = logging.getLogger("octomem.calls")
 #: The running ``tools/call``'s verdict, set by the middleware before the tool runs: a
 #: one-item list the argument check (:func:`refuse`) marks when the request is refused.
@@ -333,6 +335,10 @@ class ScopeCollector(Collector):
         """Read each open scope's counts now."""
         try:
             status = self._status()
+        except OctomemError as exc:  # e.g. the storage's server is down: its one line
+            logging.getLogger(__name__).warning("scope counts could not be read: %s",
+                                                " ".join(str(exc).split()))
+            status = None
         except Exception:  # a scrape never fails because the memory could not answer
             logging.getLogger(__name__).exception("scope counts could not be read")
             status = None

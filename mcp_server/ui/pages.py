@@ -13,7 +13,13 @@ from starlette.responses import Response
 from starlette.templating import Jinja2Templates
 
 from octomem.engine.controls import visible
-from octomem.engine.errors import InvalidQueryError, NotFoundError, OctomemError, StaleVersionError
+from octomem.engine.errors import (
+    InvalidQueryError,
+    NotFoundError,
+    OctomemError,
+    StaleVersionError,
+    StoreUnavailableError,
+)
 
 from ..loader import MemoryLoader, ServerNotReadyError, one_line
 from ..models import status_result
@@ -56,12 +62,13 @@ def ctx(request: Request) -> UiContext:
 
 
 def status_code(exc: OctomemError) -> int:
-    """Map an error to its HTTP status: 400 bad input, 404 unknown id, 409 stale, 503 loading."""
+    """Map an error to its HTTP status: 400 bad input, 404 unknown id, 409 stale, 503
+    loading or the storage's server unreachable."""
     if isinstance(exc, StaleVersionError):
         return 409
     if isinstance(exc, NotFoundError):
         return 404
-    if isinstance(exc, ServerNotReadyError):
+    if isinstance(exc, ServerNotReadyError | StoreUnavailableError):
         return 503
     return 400 if isinstance(exc, InvalidQueryError) else 500
 

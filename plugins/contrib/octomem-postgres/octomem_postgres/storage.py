@@ -12,6 +12,15 @@ the single-writer semantics the ``sqlite`` storage has with ``BEGIN IMMEDIATE``,
 the memory layer relies on (e.g. re-reading a statement "under the write lock" before
 superseding it). Readers never wait. A nested call opens a savepoint.
 
+Failures of the server: every statement runs through the cursors of
+:func:`.failures.cursor_class` (the connection's ``cursor_factory``) and every transaction
+through
+:meth:`~PostgresStorage.transaction`, so a :class:`psycopg.OperationalError` (the server
+stopped or restarted: ``AdminShutdown``, a dropped socket; a lock wait past
+``lock_timeout_ms``) becomes a one-line :class:`~octomem.engine.errors.OctomemError` naming
+the setting, never an unexpected exception; a dead connection is dropped, so the thread's
+next call connects again.
+
 Also exports :func:`filter_sql` (the ``postgres-fts`` and ``pgvector`` arms put it in
 their own queries) and :func:`require_postgres`.
 """
@@ -27,9 +36,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from octomem.engine.errors import IncompatibleArmsError, OctomemError
+from octomem.engine.errors import IncompatibleArmsError, OctomemError, StoreUnavailableError
 from octomem.engine.types import Chunk, Document, Filters
 
+from .failures import cursor_class, display_uri, failure, reason
 from .filters import filter_sql
 from .history import PostgresHistory
 from .rows import (
@@ -83,19 +93,6 @@ class PostgresStorageOptions(BaseModel, extra="forbid", defer_build=True):
     )
 
 
-def display_uri(uri: str) -> str:
-    """Return ``uri`` without its password, for messages."""
-    import psycopg
-
-    try:
-        params = psycopg.conninfo.conninfo_to_dict(uri)
-    except psycopg.ProgrammingError:
-        return "<unparsable URI>"
-    params.pop("password", None)
-    host, port = params.get("host", "localhost"), params.get("port", "5432")
-    return f"{params.get('user', '')}@{host}:{port}/{params.get('dbname', '')}".lstrip("@")
-
-
 def require_postgres(storage: Any, arm: str) -> PostgresStorage:
     """Return ``storage`` if it is the ``postgres`` storage.
 
@@ -142,14 +139,32 @@ class PostgresStorage(PostgresHistory):
         options = self.options
         try:
             conn = psycopg.connect(options.uri, autocommit=True, application_name="octomem",
-                                   connect_timeout=options.connect_timeout_s)
+                                   connect_timeout=options.connect_timeout_s,
+                                   cursor_factory=cursor_class(self._failed))
         except psycopg.Error as exc:
-            raise OctomemError(
+            raise StoreUnavailableError(
                 f"cannot connect to PostgreSQL at {display_uri(options.uri)} (setting "
-                f"arms.postgres.uri): {str(exc).strip()}") from exc
+                f"arms.postgres.uri): {reason(exc)}") from exc
         conn.execute(f'SET search_path TO "{self.schema}", public')
         conn.execute(f"SET lock_timeout = {int(options.lock_timeout_ms)}")
         return conn
+
+    def _failed(self, exc: psycopg.OperationalError, conn: psycopg.Connection) -> OctomemError:
+        """Return the one-line error for ``exc`` raised on ``conn`` (:func:`.failures.failure`);
+        drop ``conn`` if the server closed it (the thread's next call opens a new one)."""
+        closed = conn.closed
+        if closed:
+            self._drop(conn)
+        return failure(exc, self.options.uri, self.schema, self.options.lock_timeout_ms,
+                       closed=closed)
+
+    def _drop(self, conn: psycopg.Connection) -> None:
+        """Forget ``conn`` (closed by the server) so the next call of its thread reconnects."""
+        with self._lock:
+            self._connections = [(t, c) for t, c in self._connections if c is not conn]
+        if getattr(self._local, "conn", None) is conn:
+            self._local.conn = None
+        conn.close()
 
     def connection(self) -> psycopg.Connection:
         """Return the calling thread's connection, opening it on first use; connect hooks
@@ -186,15 +201,22 @@ class PostgresStorage(PostgresHistory):
         savepoint. Commits on normal exit and rolls back when the block raises.
 
         :returns: a context manager yielding the thread's connection as ``tx``.
-        :raises psycopg.errors.LockNotAvailable: another writer held the scope's lock past
+        :raises StoreBusyError: another writer held the scope's lock past
             ``lock_timeout_ms``.
+        :raises StoreUnavailableError: the server closed the connection or failed the
+            transaction (:meth:`_failed`).
         """
+        import psycopg
+
         conn = self.connection()
         outer = conn.info.transaction_status == IDLE
-        with conn.transaction():
-            if outer:
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key,))
-            yield conn
+        try:
+            with conn.transaction():
+                if outer:
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key,))
+                yield conn
+        except psycopg.OperationalError as exc:  # BEGIN, COMMIT, a pipeline's sync
+            raise self._failed(exc, conn) from exc
 
     # ---- documents and chunks ----------------------------------------------------------
 
