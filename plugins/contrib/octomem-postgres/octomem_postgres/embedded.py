@@ -243,8 +243,18 @@ def embedded(**kwargs: object) -> Iterator[EmbeddedServer]:
         server.stop()
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    """Stop as Ctrl-C does: raise :class:`KeyboardInterrupt` so every ``finally`` runs."""
+    raise KeyboardInterrupt
+
+
 def main() -> None:
-    """``python -m octomem_postgres.embedded``: run a throwaway server until Ctrl-C."""
+    """``python -m octomem_postgres.embedded``: run a throwaway server until Ctrl-C, SIGTERM
+    (``kill``, systemd, a CI timeout: in a non-interactive shell a background job ignores
+    SIGINT) or SIGHUP (its terminal closed); each stops the server and deletes its folder.
+    """
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _interrupt)
     with embedded() as server:
         print(server.uri, flush=True)
         with contextlib.suppress(KeyboardInterrupt):

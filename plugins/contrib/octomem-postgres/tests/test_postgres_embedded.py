@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+import shutil
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -70,3 +74,28 @@ def test_the_server_dies_with_the_process_that_started_it() -> None:
         time.sleep(0.2)
     assert not _alive(pid)
     subprocess.run(["rm", "-rf", out[1]], check=False)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_the_module_run_stops_and_deletes_its_folder_on_sigterm(tmp_path: Any, sig: int) -> None:
+    """``python -m octomem_postgres.embedded`` stopped by ``kill`` (trial 12 F17) leaves no
+    folder, as Ctrl-C does."""
+    tmp = Path(tempfile.mkdtemp(prefix="octomem-pgsig-"))  # pytest's tmp is private to root
+    os.chmod(tmp, 0o755)  # the wheel's unprivileged user (when run as root) traverses it
+    run = tmp_path / "run"
+    run.mkdir(mode=0o700)
+    env = {**os.environ, "TMPDIR": str(tmp), "XDG_RUNTIME_DIR": str(run)}
+    proc = subprocess.Popen([sys.executable, "-W", "ignore", "-m", "octomem_postgres.embedded"],
+                            stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().startswith("postgresql://")
+        [base] = list(tmp.glob("octomem-pg-*"))
+        proc.send_signal(sig)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert not base.exists()
+    shutil.rmtree(tmp, ignore_errors=True)
