@@ -54,13 +54,15 @@ def tail(
     """Print the last calls the MCP server logged (both scopes, by time): tool, outcome,
     latency, hits, the arguments' summary and the ids returned (never a text). `--json`:
     one JSON object per line."""
-    from ..memory.calls import recent_calls
+    from ..memory.calls import keeps_call_log, recent_calls
     from ..memory.scopes import SCOPES, check_scope
 
     chosen = check_scope(scope)
     memory = _memory()
     try:
         calls = recent_calls(memory, lines, (chosen,) if chosen else SCOPES)
+        keeps = [k for s, k in keeps_call_log(memory).items() if chosen in (None, s)]
+        storage = memory.settings.pipeline.storage
     finally:
         memory.close()
     if as_json:
@@ -68,10 +70,19 @@ def tail(
             typer.echo(json.dumps(call_json(scope_name, record), ensure_ascii=False))
         return
     if not calls:
-        console.print("no calls logged: the call log is off unless the server runs with "
-                      "OCTOMEM_CALL_LOG=1 (setting call_log)")
+        console.print(no_calls(keeps, storage))
         return
     print_calls(calls)
+
+
+def no_calls(keeps: Sequence[bool], storage: str) -> str:
+    """Return why ``log tail`` found no calls: the scopes' storage keeps no call log (all
+    of ``keeps``, per existing scope, false), else the log is off or empty."""
+    if keeps and not any(keeps):
+        return (f"no calls logged: the {storage} storage keeps no call log (the sqlite "
+                "storage does; docs/observability.md)")
+    return ("no calls logged: the call log is off unless the server runs with "
+            "OCTOMEM_CALL_LOG=1 (setting call_log)")
 
 
 def print_calls(calls: Sequence[tuple[str, CallRecord]]) -> None:

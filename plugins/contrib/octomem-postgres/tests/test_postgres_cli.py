@@ -81,3 +81,11 @@ def test_reindex_fills_the_vectors_on_postgres(octomem: Any, tmp_path: Path) -> 
     octomem("--set", "pipeline.semantic=", "ingest", str(notes), "--scope", "global")
     out = octomem("reindex").output
     assert "embedded 1 chunk;" in out and "0 without a vector" in out
+
+
+def test_log_tail_says_the_storage_keeps_no_call_log(octomem: Any) -> None:
+    """Trial 12 F13: the hint was to turn on OCTOMEM_CALL_LOG, which changes nothing here."""
+    octomem("add", "The call log lives in SQLite files only")
+    out = octomem("log", "tail").output
+    assert "the postgres storage keeps no call log" in out, out
+    assert "OCTOMEM_CALL_LOG" not in out
