@@ -30,6 +30,13 @@ class StoreReadOnlyError(OctomemError):
     Reads still work: ``search`` answers and leaves its recall counts unwritten."""
 
 
+class StoreGoneError(OctomemError):
+    """A storage's file was deleted (``rm -rf .octomem``, ``git clean -fdx``) or replaced
+    by another file while a process had it open; nothing of that write was stored. The
+    memory reopens the scope at its path on its next call (a fresh store when the file is
+    gone); the message names the file and says so."""
+
+
 class PluginLoadError(OctomemError):
     """An entry point in group ``octomem`` failed to import or register.
 

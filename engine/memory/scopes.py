@@ -13,6 +13,13 @@ A scope whose store cannot be read (a damaged file: :class:`~..errors.StoreUnrea
 does not take the other one down: reads over both scopes skip it and name it
 (:attr:`ScopeSet.unreadable`); asking for that scope alone, or writing to it, is that
 error. Its file is left as it is.
+
+A scope whose store file was deleted (``rm -rf .octomem``, ``git clean -fdx``) or replaced
+while it was open is closed on the next call that asks for it, with every in-RAM copy of
+the old file (postings, vectors, filter index): reads see the scope as not created (or
+the file now at its path), and the next write creates a fresh store there, as the first
+write into a new project does. A storage says so through an optional ``gone()`` method
+(one ``os.stat``); one without it is never reopened.
 """
 
 from __future__ import annotations
@@ -136,12 +143,26 @@ class ScopeSet:
 
     def exists(self, scope: ScopeName) -> bool:
         """Return True when ``scope`` is open or its directory exists (``global``: always)."""
+        self._drop_gone(scope)
         return scope == "global" or scope in self._open or self.roots.local.is_dir()
 
     def created(self, scope: ScopeName) -> bool:
         """Return True when ``scope`` is open or its directory exists (``global`` too: a
         read that must not create it, e.g. ``status``, asks this first)."""
+        self._drop_gone(scope)
         return scope in self._open or self.roots.of(scope).is_dir()
+
+    def _drop_gone(self, scope: ScopeName) -> None:
+        """Close ``scope``'s pipeline if its store's file was deleted or replaced since it
+        was opened (the storage's optional ``gone()``: one ``os.stat``), dropping every
+        in-RAM copy of the old file; the next :meth:`get` opens what is at the path now."""
+        with self._lock:
+            pipeline = self._open.get(scope)
+            check = getattr(pipeline.arms.storage, "gone", None) if pipeline else None
+            if pipeline is None or not callable(check) or check() is None:
+                return
+            del self._open[scope]
+        pipeline.close()
 
     def get(self, scope: ScopeName, create: bool = False) -> Pipeline | None:
         """Return the pipeline of ``scope``, opening it; ``None`` when ``local`` does not
@@ -151,6 +172,7 @@ class ScopeSet:
             later call: :attr:`unreadable`).
         :raises OctomemError: the scope's arms cannot be built.
         """
+        self._drop_gone(scope)
         with self._lock:
             if self._closed:
                 raise InvalidQueryError("the memory is closed")
@@ -159,7 +181,7 @@ class ScopeSet:
                 return pipeline
             if scope in self.unreadable:
                 raise StoreUnreadableError(self.unreadable[scope])
-            if not (create or self.exists(scope)):
+            if not (create or scope == "global" or self.roots.local.is_dir()):
                 return None
             try:
                 pipeline = Pipeline(self.loaded, self.registry, self.roots.of(scope))

@@ -11,7 +11,15 @@ from pathlib import Path
 
 import apsw
 
-from octomem.engine.errors import OctomemError, StoreBusyError, StoreReadOnlyError
+from octomem.engine.errors import (
+    OctomemError,
+    StoreBusyError,
+    StoreGoneError,
+    StoreReadOnlyError,
+)
+
+#: ``(st_dev, st_ino)`` of a file: which file a path names (one ``os.stat``)
+FileId = tuple[int, int]
 
 
 def vec0_path() -> str:
@@ -94,6 +102,41 @@ def read_only(path: Path) -> StoreReadOnlyError:
     return StoreReadOnlyError(
         f"{path} is read-only: nothing was written; make it writable for this user "
         f"(chmod u+w; chattr -i if it is immutable; a read-only mount) to store anything")
+
+
+def file_id(path: Path) -> FileId | None:
+    """Return ``(st_dev, st_ino)`` of the file ``path`` names now, or ``None`` when no
+    file is there (one ``os.stat``, about a microsecond)."""
+    try:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return st.st_dev, st.st_ino
+
+
+def gone(path: Path, opened: FileId | None) -> str | None:
+    """Return why ``path`` no longer names the file that was opened as ``opened`` (it was
+    deleted, or another file was put in its place), or ``None`` when it still does (or
+    ``opened`` is unknown, or the path cannot be examined: SQLite then reports it)."""
+    if opened is None:
+        return None
+    try:
+        now = file_id(path)
+    except OSError:
+        return None
+    if now is None:
+        return f"the store {path} was deleted while octomem had it open"
+    if now != opened:
+        return f"the store {path} was replaced by another file while octomem had it open"
+    return None
+
+
+def gone_error(why: str) -> StoreGoneError:
+    """Return the error for a write refused because its store's file is gone (``why``:
+    :func:`gone`'s line): nothing was written, and what happens next."""
+    return StoreGoneError(
+        f"{why}: nothing was written to it; octomem reopens the store at that path on the "
+        "next call (a new, empty one if the file is gone): repeat the write to store it there")
 
 
 def cannot_open(path: Path, exc: Exception) -> OctomemError:

@@ -36,7 +36,7 @@ from octomem.engine.types import Chunk, Document, Filters
 from . import purge
 from .bulk import SqliteBulkWrites
 from .calls import SqliteCallLog
-from .connection import StoreLockedError, open_connection, unreadable
+from .connection import StoreLockedError, file_id, gone, open_connection, unreadable
 from .filters import filter_sql, json_path
 from .history import SqliteHistory
 from .rows import (
@@ -135,6 +135,7 @@ class SqliteStorage(SqliteTransactions, SqliteHistory, SqliteCallLog, SqliteBulk
         self._fields: FilterIndex | None = None
         self._cache: ChunkCache | None = None
         self._migrate()
+        self.opened_file = file_id(self.path)
 
     @property
     def fields(self) -> FilterIndex:
@@ -184,6 +185,15 @@ class SqliteStorage(SqliteTransactions, SqliteHistory, SqliteCallLog, SqliteBulk
         except (apsw.CorruptError, apsw.NotADBError) as exc:
             self.close()
             raise StoreUnreadableError(unreadable(self.path, exc)) from exc
+
+    def gone(self) -> str | None:
+        """Say whether the path still names the file this storage opened (one
+        ``os.stat``): a file deleted (``rm -rf .octomem``) or replaced while it is open
+        keeps serving its old content from RAM and would take writes nobody can read.
+
+        :returns: one line naming the file and what became of it, or ``None``.
+        """
+        return gone(self.path, self.opened_file)
 
     def damage(self) -> str | None:
         """Check the file's structure (``PRAGMA quick_check``: every page and b-tree,

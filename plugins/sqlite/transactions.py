@@ -12,7 +12,7 @@ from pathlib import Path
 import apsw
 
 from . import purge
-from .connection import locked, read_only
+from .connection import FileId, gone, gone_error, locked, read_only
 
 Step = Callable[[apsw.Connection], None]
 
@@ -35,6 +35,8 @@ class SqliteTransactions:
     path: Path
     busy_timeout_ms: int
     _local: threading.local
+    #: the file the storage opened (:func:`.connection.file_id`); None until it is open
+    opened_file: FileId | None = None
 
     def connection(self) -> apsw.Connection:  # provided by SqliteStorage
         raise NotImplementedError
@@ -51,11 +53,17 @@ class SqliteTransactions:
         :raises StoreReadOnlyError: a write in the block was refused because the file is
             read-only (SQLite opens such a file read-only: reads still work); nothing was
             written.
+        :raises StoreGoneError: the path no longer names the file the storage opened (it
+            was deleted or replaced: a write would land in a file nobody can read again);
+            nothing was written.
         """
         conn = self.connection()
         if conn.in_transaction:
             yield from _savepoint(conn)
             return
+        why = gone(self.path, self.opened_file)  # one os.stat
+        if why is not None:
+            raise gone_error(why)
         try:
             conn.execute("BEGIN IMMEDIATE")
         except apsw.BusyError as exc:
