@@ -93,8 +93,8 @@ class StrictArguments:
     def _unknown(self, key: str) -> str:
         close = difflib.get_close_matches(key, self.names, n=1, cutoff=0.75)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        return (f"{_shown(key)}: {self.tool} has no such argument{hint} "
-                f"({self.tool} takes {', '.join(self.names)})")
+        takes = ", ".join(self.names) or "no arguments"
+        return f"{_shown(key)}: {self.tool} has no such argument{hint} ({self.tool} takes {takes})"
 
 
 class StrictServer(MCPServer):

@@ -21,7 +21,7 @@ from pydantic import Field
 
 from octomem.engine.errors import InvalidQueryError, OctomemError, UsageValueError
 from octomem.engine.memory.context import MAX_CONTEXT, MIN_TOKENS
-from octomem.engine.memory.remember import KIND_INPUT_PATTERN
+from octomem.engine.memory.remember import KIND_INPUT_PATTERN, kind_refusal
 from octomem.engine.memory.results import (
     ForgetResult,
     IngestResult,
@@ -159,11 +159,8 @@ def check_kind(kind: str, argument: str = "kind") -> str:
 
     :raises ToolError: naming ``argument``.
     """
-    if not isinstance(kind, str) or not re.fullmatch(KIND_INPUT_PATTERN, kind):
-        raise refused(
-            f"{argument}: must be one word (letters, digits, _), e.g. FACT; "
-            f"got {one_line(repr(kind))[:80]}"
-        )
+    if (why := kind_refusal(kind, argument)) is not None:
+        raise refused(one_line(why))
     return kind.upper()
 
 

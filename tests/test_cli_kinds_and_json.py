@@ -42,7 +42,7 @@ def test_built_in_kinds_and_kinds_stored_in_either_scope_pass_quietly(tmp_path: 
 
 def test_a_kind_that_is_not_one_word_is_still_refused(tmp_path: Path) -> None:
     ran = octomem(tmp_path, "add", "x", "--kind", "two words", ok=False)
-    assert ran.code == 2 and ran.err.startswith("error: --kind: must be one word (letters")
+    assert ran.code == 2 and ran.err.startswith("error: --kind: must be one word of ASCII letters")
     assert "warning" not in ran.err and not (tmp_path / ".octomem").exists()  # nothing stored
 
 

@@ -39,7 +39,8 @@ def human_time(ts: float | None) -> str:
     """Return epoch seconds as a UTC date and minute (``2025-06-07 21:02 UTC``)."""
     if ts is None:
         return ""
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    when = datetime.fromtimestamp(ts, UTC)  # %Y drops a small year's zeros (glibc: 1-01-02)
+    return f"{when.year:04d}" + when.strftime("-%m-%d %H:%M UTC")
 
 
 def toml_value(value: Any) -> str:

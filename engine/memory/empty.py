@@ -167,4 +167,5 @@ def _shown(ts: float) -> str:
     """Return epoch seconds as an ISO-8601 UTC time, to the second."""
     from datetime import UTC, datetime
 
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    when = datetime.fromtimestamp(ts, UTC)  # %Y drops a small year's zeros (glibc: 1-01-02)
+    return f"{when.year:04d}" + when.strftime("-%m-%dT%H:%M:%SZ")

@@ -47,12 +47,21 @@ def check_kind(kind: str, argument: str = "kind") -> str:
     :raises InvalidQueryError: naming ``argument``, when ``kind`` is not one word of
         letters, digits and ``_`` starting with a letter (64 at most).
     """
-    if not isinstance(kind, str) or not re.fullmatch(KIND_INPUT_PATTERN, kind):
-        raise InvalidQueryError(
-            f"{argument}: must be one word (letters, digits, _), e.g. FACT; "
-            f"got {kind!r:.80}"
-        )
+    if (why := kind_refusal(kind, argument)) is not None:
+        raise InvalidQueryError(why)
     return kind.upper()
+
+
+def kind_refusal(kind: object, argument: str = "kind") -> str | None:
+    """Return the one line refusing ``kind`` (not one word of ASCII letters, digits and
+    ``_`` starting with a letter, or longer than 64 characters), or ``None`` if it is one."""
+    if isinstance(kind, str) and re.fullmatch(KIND_INPUT_PATTERN, kind):
+        return None
+    shown = repr(kind).replace("\n", "\\n")[:80]
+    if isinstance(kind, str) and re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", kind):
+        return f"{argument}: {len(kind):,} characters, more than a kind's 64; got {shown}"
+    return (f"{argument}: must be one word of ASCII letters, digits and _, starting with a "
+            f"letter, e.g. FACT; got {shown}")
 
 
 @dataclass(slots=True)

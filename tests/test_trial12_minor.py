@@ -1,0 +1,30 @@
+"""Small wording fixes from the twelfth fresh-user trial (M1, M2, M3), through a real MCP
+client over stdio."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from mcp_stdio import stdio_client
+
+pytestmark = pytest.mark.slow
+
+
+def test_wording_of_status_arguments_early_years_and_kinds(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    with stdio_client(tmp_path, project) as mcp:
+        # M1: a tool without arguments says so
+        assert mcp.error("status", x=1).endswith(
+            "'x': status has no such argument (status takes no arguments)")
+        # M2: a year before 1000 keeps its zeros
+        mcp.ok("remember", text="The lynx count is done in March")
+        answer = mcp.ok("recall", query="lynx", as_of="0001-01-01")
+        why = str(answer.get("nothing_to_rank") or answer.get("abstained"))
+        assert "valid yet at 0001-01-02T00:00:00Z" in why, why
+        # M3: ASCII is meant, and a long kind is told its length
+        message = mcp.error("recall", query="lynx", kinds=["ÉCOLE"])
+        assert "kinds: must be one word of ASCII letters, digits and _" in message, message
+        message = mcp.error("remember", text="x", kind="FACT" * 100)
+        assert "kind: 400 characters, more than a kind's 64" in message, message
