@@ -35,6 +35,11 @@ from octomem.engine.pipeline import Pipeline, embedding_text
 from octomem.engine.relevance import content_words, coverage
 from octomem.engine.settings import load_settings
 from octomem.engine.types import Filters
+from octomem.plugins.conversation.expansion import (
+    WordVectors,
+    expansion_column,
+    expansion_words,
+)
 from octomem.plugins.conversation.features import (
     FEATURES,
     KINDS,
@@ -92,6 +97,16 @@ def _turn(chunk, group: str, order: dict[int, int]) -> Turn | None:  # type: ign
                 meta.get("speaker"), role, len(chunk.text.split()))
 
 
+_WORDS: dict[int, WordVectors] = {}
+
+
+def word_vectors(pipeline: Pipeline) -> WordVectors:
+    """Return the :class:`WordVectors` of ``pipeline``'s embedder, one per embedder (the
+    reranker's ``expansion`` column, as the ``conversation`` reranker computes it)."""
+    embedder = pipeline.arms.embedder
+    return _WORDS.setdefault(id(embedder), WordVectors(embedder))
+
+
 def ask(pipeline: Pipeline, text: str, field: str, group: str, judged: dict[str, int],
         order: dict[int, int], own: bool, semantic: bool = True, qid: str = "") -> Asked | None:
     """Run both arms (the keyword arm alone without ``semantic``) for ``text`` inside
@@ -111,11 +126,14 @@ def ask(pipeline: Pipeline, text: str, field: str, group: str, judged: dict[str,
     kw = {h.chunk_id: h.score for h in runs[0]}
     turns = [_turn(c, group, order) for c in chunks]
     texts = [embedding_text(c) for c in chunks]
+    columns = TurnColumns.of(turns)
+    expansion = (expansion_column(expansion_words(text), columns.speakers,
+                                  [expansion_words(t) for t in texts], word_vectors(pipeline))
+                 if semantic else None)
     raw = turn_features(folded_words(text), turns, np.array([kw.get(c.id, 0.0) for c in chunks]),
                         cos, term_matches(query_terms(text), texts),
-                        np.array(["?" in c.text for c in chunks], dtype=bool))
+                        np.array(["?" in c.text for c in chunks], dtype=bool), expansion)
     words = content_words(text)
-    columns = TurnColumns.of(turns)
     return Asked(
         own, np.array([KINDS.index(t.role or "peer") for t in turns]),
         standardised(raw, BINARY),

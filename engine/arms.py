@@ -39,10 +39,13 @@ class ArmContext:
     :param root: directory where this scope's files live (created if missing).
     :param storage: the assembled storage, for keyword and semantic arms; ``None``
         when the storage itself is being built.
+    :param embedder: the assembled embedder, for the arms built after it (a semantic
+        arm, a reranker, a dedup); ``None`` without one, or while it is being built.
     """
 
     root: Path
     storage: Any = None
+    embedder: Any = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -165,8 +165,12 @@ def build_arms(loaded: LoadedSettings, registry: ArmRegistry, root: Path) -> Arm
     private_dir(root)
     storage = _build(specs["storage"], loaded, ArmContext(root=root))
     context = ArmContext(root=root, storage=storage)
-    built = {kind: _build(spec, loaded, context) for kind, spec in specs.items()
-             if kind != "storage"}
+    built: dict[str, Any] = {}
+    for kind in ARM_KINDS[1:]:  # in order: the embedder before the arms that use it
+        if kind in specs:
+            built[kind] = _build(specs[kind], loaded, context)
+            if kind == "embedder":
+                context = ArmContext(root=root, storage=storage, embedder=built[kind])
     return Arms(
         storage=storage,
         keyword=built.get("keyword"),

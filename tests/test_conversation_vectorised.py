@@ -69,7 +69,9 @@ def _ref_features(words: set[str], turns: list[Turn], kw: np.ndarray,
         nxt = at.get((t.conversation, t.session, t.position + 1))
         near = [j for j in (prev, nxt) if j is not None]
         mates = [j for j in sessions[(t.conversation, t.session)] if j != i]
-        out[i] = (share[i], cos[i], sum(share[j] for j in near),
+        # expansion, the last column, stays 0: with the hashing embedder the reranker has
+        # no word vectors to compare (tests/test_conversation_expansion.py)
+        out[i, :12] = (share[i], cos[i], sum(share[j] for j in near),
                   max([cos[j] for j in near], default=low),
                   math.log1p(sum(share[j] for j in mates)),
                   max([share[j] for j in mates], default=0.0),

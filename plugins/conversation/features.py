@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # numpy is imported where arrays are made: building the arm s
 
 #: Feature columns of :func:`turn_features`, in order.
 FEATURES = ("kw", "cos", "win_kw", "win_cos", "session_kw", "session_max", "speaker",
-            "length", "prev_kw", "win_cov", "prev_question", "session_cov")
+            "length", "prev_kw", "win_cov", "prev_question", "session_cov", "expansion")
 #: Metadata keys of a conversation turn (written by transcript ingest).
 CONVERSATION, SESSION, POSITION, SPEAKER, ROLE = (
     "conversation", "session", "position", "speaker", "role")
@@ -309,6 +309,7 @@ def _coverage(matches: np.ndarray | None, group: np.ndarray, prev: np.ndarray,
 def turn_features(
     words: set[str], turns: Sequence[Turn] | TurnColumns, kw: np.ndarray, cos: np.ndarray,
     matches: np.ndarray | None = None, asks: np.ndarray | None = None,
+    expansion: np.ndarray | None = None,
 ) -> np.ndarray:
     """Return the raw features of ``n`` candidate turns for one query.
 
@@ -330,7 +331,8 @@ def turn_features(
     share it holds (``prev_question``: "how did they react?" -> "awestruck"); the share
     held anywhere in its session's candidates (``session_cov``). Chosen by
     leave-one-conversation-out fits on LoCoMo's tune half (conv-26/30/41/42/43:
-    nDCG@10 0.620 -> 0.649 over the nine columns before them).
+    nDCG@10 0.620 -> 0.649 over the nine columns before them). ``expansion``: words of
+    the turn that mean the question's words (:mod:`.expansion`), 0 when not given.
 
     :param words: the query's case-folded words (:func:`folded_words`).
     :param turns: the candidates' turns, or their :class:`TurnColumns`.
@@ -341,6 +343,7 @@ def turn_features(
     :param matches: ``(n, T)`` bool, :func:`term_matches` of the query's terms; ``None``:
         the coverage columns are 0.
     :param asks: ``(n,)`` bool, whether each candidate asks something (holds "?").
+    :param expansion: ``(n,)`` :func:`~.expansion.expansion_column`.
     :returns: ``(n, len(FEATURES))`` float64.
     """
     import numpy as np
@@ -376,6 +379,8 @@ def turn_features(
     out[:, 7] = cols.length
     out[:, 8] = share_prev
     out[:, 9:12] = _coverage(matches, cols.group, prev, nxt, asks)
+    if expansion is not None:
+        out[:, 12] = expansion
     return out
 
 

@@ -24,11 +24,18 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from octomem.engine.arms import ArmContext, ArmSpec
-from octomem.engine.errors import ArmConfigError
+from octomem.engine.errors import ArmConfigError, EmbedderUnavailableError
 from octomem.engine.hookspecs import hookimpl
 from octomem.engine.relevance import content_words
 from octomem.engine.types import Chunk, FusedHit
 
+from .expansion import (
+    EXPANSION_EMBEDDER,
+    EXPANSION_TAU,
+    WordVectors,
+    expansion_column,
+    expansion_words,
+)
 from .features import (
     FEATURES,
     KINDS,
@@ -80,12 +87,14 @@ class Known:
     :param words: the content words of its title and text
         (:func:`~octomem.engine.relevance.content_words`).
     :param asks: whether its text holds ``"?"``.
+    :param expansion: its :func:`~.expansion.expansion_words`.
     """
 
     turn: Turn | None
     words: frozenset[str]
     asks: bool
     row: TurnRow | None = None
+    expansion: tuple[str, ...] = ()
 
 
 def known_of(chunk: Chunk) -> Known:
@@ -94,7 +103,9 @@ def known_of(chunk: Chunk) -> Known:
     turn = turn_of(chunk.metadata, chunk.text)
     if turn is None:
         return Known(None, frozenset(), False)
-    return Known(turn, content_words(_passage(chunk)), "?" in chunk.text, turn_row(turn))
+    passage = _passage(chunk)
+    return Known(turn, content_words(passage), "?" in chunk.text, turn_row(turn),
+                 expansion_words(passage))
 
 
 class ConversationOptions(BaseModel, extra="forbid", defer_build=True):
@@ -121,6 +132,13 @@ class ConversationOptions(BaseModel, extra="forbid", defer_build=True):
         "chats between named people, when the question neither speaks of its asker (I, "
         "me, my) nor addresses the assistant (you): the user/assistant weights were "
         "fitted on questions about the user's own life",
+    )
+    expansion_tau: float = Field(
+        default=EXPANSION_TAU, ge=0.0, le=1.0, json_schema_extra={"group": "retrieval"},
+        description="least cosine between two words, each embedded alone, for a turn's word "
+        "to count as meaning a question's word ('yoga' for 'exercises'; the expansion "
+        "feature); chosen on LoCoMo tune (benchmarks/results/conversations/fit.md, 'Word "
+        "expansion'); 1 turns the feature off",
     )
 
 
@@ -167,14 +185,19 @@ class ConversationReranker:
     """Re-score conversation turns; leave every other chunk in place.
 
     :param options: depth and weights file.
+    :param embedder: the pipeline's embedder, whose single-word vectors give the
+        ``expansion`` feature (:mod:`.expansion`); ``None``: that feature is 0.
     :raises ArmConfigError: the weights file is unreadable or for other features.
     """
 
     name = NAME
 
-    def __init__(self, options: ConversationOptions | None = None) -> None:
+    def __init__(self, options: ConversationOptions | None = None,
+                 embedder: Any = None) -> None:
 
         self.options = options or ConversationOptions()
+        self.embedder = embedder
+        self._words: WordVectors | None | bool = embedder is not None
         self.model = TurnModel.load(self.options.weights or WEIGHTS_FILE)
         self._matrix: tuple[TurnModel, np.ndarray, np.ndarray] | None = None
         # id(chunk) -> (chunk, its facts): the chunk is held, so its id is not reused
@@ -270,7 +293,8 @@ class ConversationReranker:
             kw = np.zeros(len(at))
         raw = turn_features(folded_words(query), cols, kw, cos,
                             held_terms(query_terms(query), [f.words for f in facts]),
-                            np.array([f.asks for f in facts], dtype=bool))
+                            np.array([f.asks for f in facts], dtype=bool),
+                            self.expansion(query, cols.speakers, facts))
         x = standardised(raw, self.model.binary)
         coef, bias = self._weights()
         kind = cols.kind
@@ -287,6 +311,31 @@ class ConversationReranker:
         return scores, [(getattr(hit, "scope", None),
                          None if f.turn is None else f.turn.conversation)
                         for hit, f in zip(hits, every, strict=True)]
+
+    def expansion(self, query: str, names: Sequence[str],
+                  facts: Sequence[Known]) -> np.ndarray | None:
+        """Return the candidates' ``expansion`` column (:func:`~.expansion.expansion_column`),
+        or ``None`` (the column is 0) without an embedder, with an embedder other than
+        :data:`~.expansion.EXPANSION_EMBEDDER` (the cosines the threshold and weights were
+        fitted on), when it cannot load its model, or with ``expansion_tau`` 1."""
+        words = self._word_vectors()
+        tau = self.options.expansion_tau
+        if words is None or tau >= 1.0:
+            return None
+        try:
+            return expansion_column(expansion_words(query), names,
+                                    [f.expansion for f in facts], words, tau)
+        except EmbedderUnavailableError:
+            return None
+
+    def _word_vectors(self) -> WordVectors | None:
+        """Return the :class:`~.expansion.WordVectors` of the embedder, made on first use
+        (reading its ``model_id`` may hash its model file), or ``None``."""
+        if isinstance(self._words, bool):
+            fits = self._words and str(getattr(self.embedder, "model_id", "")).startswith(
+                EXPANSION_EMBEDDER)
+            self._words = WordVectors(self.embedder) if fits else None
+        return self._words
 
     def groups(self, hits: Sequence[Any]) -> list[tuple[str | None, str | None]]:
         """Return each hit's ``(scope, conversation)`` (``None`` for what is no turn): the
@@ -324,8 +373,8 @@ def _passage(chunk: Any) -> str:
 
 
 def build(options: ConversationOptions, context: ArmContext) -> ConversationReranker:
-    """Build the reranker (reads its weights file)."""
-    return ConversationReranker(options)
+    """Build the reranker (reads its weights file) on the pipeline's embedder."""
+    return ConversationReranker(options, context.embedder)
 
 
 @hookimpl

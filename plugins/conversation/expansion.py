@@ -1,0 +1,174 @@
+"""The ``expansion`` feature: how strongly a turn holds words that *mean* the question's
+words without being them ("What exercises has John done?" -> a turn saying "yoga").
+
+Each word is embedded alone by the pipeline's embedder (:class:`WordVectors`). For a
+question word ``q`` (:func:`expansion_words` of the question, the speakers' names left
+out) and a candidate's word ``w`` that is not one of the question's words (nor the same
+word after :func:`~octomem.engine.words.fold`), the match is ``cos(q, w)`` when it is at
+least :data:`EXPANSION_TAU`, else 0, times ``w``'s IDF among the candidates (BM25's,
+``max(log((n - df + 0.5) / (df + 0.5)), IDF_MIN)``, Robertson & Zaragoza 2009, as the
+coverage columns weigh the question's own words). A turn's column is the sum over the
+question's words of its best match: one word per question word, so a turn naming a
+whole list of exercises counts once per question word.
+
+Chosen on LoCoMo's tune half (conv-26/30/41/42/43) by leave-one-conversation-out refits
+over ``benchmarks/fit_ranking.py``'s candidates (``benchmarks/results/conversations/fit.md``,
+"Word expansion"): nDCG@10 0.6784 -> 0.6917, R@10 0.8261 -> 0.8430 over the candidates,
+multi-hop R@10 0.569 -> 0.625.
+
+The vectors are kept per process, never written: a word stays only as long as the
+process, so forgetting a memory leaves no vector of its words in the scope's files.
+The cost is the first sight of each word, ~1.4 ms of embedding per word on 2 cores
+(LoCoMo: ~750 distinct words among one question's candidates, so a cold process's first
+question of a conversation pays ~1 s, later ones about nothing).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from octomem.engine.words import FUNCTION_WORDS, WORD, fold
+
+if TYPE_CHECKING:
+    import numpy as np
+
+#: Least cosine between two words embedded alone for one to count as the other's
+#: expansion (all-MiniLM-L6-v2 int8: "exercises"/"yoga" 0.58, "instruments"/"violin"
+#: 0.63, "games"/"book" 0.41). Chosen on LoCoMo tune among 0.35-0.55 (fit.md, "Word
+#: expansion": every value in that range gave +0.015-0.020 R@10 over the candidates).
+EXPANSION_TAU = 0.45
+#: The embedder whose word cosines :data:`EXPANSION_TAU` and the weights were fitted on
+#: (a model id prefix); with any other embedder the column is 0.
+EXPANSION_EMBEDDER = "fastembed:all-MiniLM-L6-v2-int8"
+#: Words whose vectors one process keeps (first in, first out): 384 float32 each,
+#: ~1.5 kB, so ~75 MB at most.
+WORD_CAPACITY = 50_000
+#: Words embedded per call of the embedder.
+BATCH = 256
+#: Least IDF weight of a word among the candidates (as the coverage columns').
+IDF_MIN = 0.01
+
+
+def expansion_words(text: str) -> tuple[str, ...]:
+    """Return ``text``'s distinct case-folded words of 3 letters or more, in order of
+    first appearance, without :data:`~octomem.engine.words.FUNCTION_WORDS` and numbers
+    (as typed: "exercises", not its folded "exercis", which embeds as no word)."""
+    out = dict.fromkeys(w.casefold() for w in WORD.findall(text))
+    return tuple(w for w in out if len(w) >= 3 and not w.isdigit() and w not in FUNCTION_WORDS)
+
+
+class WordVectors:
+    """Vectors of single words from ``embedder``, kept for the process, each word a row.
+
+    A word's row also knows its :func:`~octomem.engine.words.fold` (as a key shared with
+    every word spelt like it), so a question's own words are told apart without a
+    Python loop over the candidates' words.
+
+    :param embedder: an :class:`~octomem.engine.arms.Embedder`.
+    :param capacity: rows kept; past it every row is dropped and the words asked for
+        are embedded again (rows are only valid within one :meth:`rows` call's query).
+    """
+
+    def __init__(self, embedder: Any, capacity: int = WORD_CAPACITY) -> None:
+        import numpy as np
+
+        self.embedder = embedder
+        self.capacity = capacity
+        self._lock = threading.Lock()
+        self._ids: dict[str, int] = {}
+        self._keys: dict[str, int] = {}  # a word or a fold -> its key
+        self._keyed = np.zeros((0, 2), dtype=np.int64)  # row -> (word key, fold key)
+        self._store = np.zeros((0, int(embedder.dim)), dtype=np.float32)
+        self._key_of, self._matrix = self._keyed, self._store  # the rows in use
+
+    def rows(self, words: Sequence[str], spellings: Sequence[str] = (),
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
+        """Return each word's row, embedding (in batches of :data:`BATCH`) the words not
+        kept, the current vectors and keys, and the key of each of ``spellings``.
+
+        :returns: ``(len(words),)`` int64 rows; ``(rows, dim)`` float32 unit vectors;
+            ``(rows, 2)`` int64 keys of each row's word and of its fold; the key of each
+            spelling (a word or a fold; -1 when no kept word is spelt so).
+        :raises EmbedderUnavailableError: the embedder cannot load its model.
+        """
+        import numpy as np
+
+        with self._lock:
+            new = set(words).difference(self._ids)
+            if new and len(self._ids) + len(new) > self.capacity:
+                self._ids.clear()
+                self._keys.clear()
+                # new arrays: a query still reading the old rows keeps them intact
+                self._keyed = np.zeros((0, 2), dtype=np.int64)
+                self._store = np.zeros((0, self._store.shape[1]), dtype=np.float32)
+                self._key_of, self._matrix = self._keyed, self._store
+                new = set(words)
+            if new:
+                self._add(sorted(new))
+            rows = np.fromiter(map(self._ids.__getitem__, words), dtype=np.int64,
+                               count=len(words))
+            keys = [self._keys.get(w, -1) for w in spellings]
+            return rows, self._matrix, self._key_of, keys
+
+    def _add(self, words: list[str]) -> None:
+        """Embed ``words`` (none kept yet) into new rows; the arrays grow by doubling."""
+        import numpy as np
+
+        vectors = np.vstack([np.asarray(self.embedder.embed_documents(words[i:i + BATCH]),
+                                        dtype=np.float32) for i in range(0, len(words), BATCH)])
+        keys = self._keys
+        key_of = np.array([(keys.setdefault(w, len(keys)), keys.setdefault(fold(w), len(keys)))
+                           for w in words], dtype=np.int64)
+        start = len(self._ids)
+        end = start + len(words)
+        if end > len(self._store):
+            grown = max(end, 2 * len(self._store), 1024)
+            store = np.zeros((grown, vectors.shape[1]), dtype=np.float32)
+            store[:start] = self._store[:start]
+            keyed = np.zeros((grown, 2), dtype=np.int64)
+            keyed[:start] = self._keyed[:start]
+            self._store, self._keyed = store, keyed
+        self._store[start:end] = vectors
+        self._keyed[start:end] = key_of
+        self._ids.update((w, start + i) for i, w in enumerate(words))
+        self._matrix, self._key_of = self._store[:end], self._keyed[:end]
+
+
+def expansion_column(question: Sequence[str], names: Iterable[str],
+                     turn_words: Sequence[Sequence[str]], vectors: WordVectors,
+                     tau: float = EXPANSION_TAU) -> np.ndarray:
+    """Return the ``expansion`` column of ``n`` candidates (module docstring).
+
+    :param question: :func:`expansion_words` of the question.
+    :param names: the speakers' names, case-folded (not expanded: "John" is no category).
+    :param turn_words: each candidate's :func:`expansion_words`.
+    :returns: ``(n,)`` float64, >= 0; zeros when the question has no word to expand.
+    :raises EmbedderUnavailableError: the embedder cannot load its model.
+    """
+    import numpy as np
+
+    n = len(turn_words)
+    out = np.zeros(n)
+    skip = set(names)
+    asked = [w for w in question if w not in skip]
+    lengths = np.fromiter(map(len, turn_words), dtype=np.int64, count=n)
+    if not asked or not n or not lengths.any():
+        return out
+    flat = [w for words in turn_words for w in words]
+    rows, matrix, key_of, own = vectors.rows([*asked, *flat],
+                                             [w for q in asked for w in (q, fold(q))])
+    unique, inverse = np.unique(rows[len(asked):], return_inverse=True)
+    mine = np.isin(key_of[unique], own).any(axis=1)  # the word, or its fold, is asked
+    # (Q, U) cosines; einsum's own loop, not BLAS: a (3, 384) x (384, 750) product took
+    # 6 ms through OpenBLAS's threads on 2 busy cores, 0.4 ms here
+    cos = np.einsum("qd,ud->qu", matrix[rows[: len(asked)]], matrix[unique])
+    cos = np.where((cos >= tau) & ~mine, cos, 0.0).astype(np.float64)
+    df = np.bincount(inverse, minlength=len(unique)).astype(np.float64)
+    idf = np.maximum(np.log((n - df + 0.5) / (df + 0.5)), IDF_MIN)
+    match = (cos * idf)[:, inverse]                                 # (Q, flat)
+    holds = lengths > 0
+    starts = np.cumsum(lengths) - lengths
+    out[holds] = np.maximum.reduceat(match, starts[holds], axis=1).sum(axis=0)
+    return out
