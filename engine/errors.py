@@ -30,6 +30,12 @@ class StoreReadOnlyError(OctomemError):
     Reads still work: ``search`` answers and leaves its recall counts unwritten."""
 
 
+class StoreWriteError(OctomemError):
+    """A storage's file could not be written: the disk (or the file's size limit) is full,
+    or the operating system reported an I/O error; the transaction was rolled back, so
+    nothing of that write was stored. The message names the file and what to do."""
+
+
 class StoreGoneError(OctomemError):
     """A storage's file was deleted (``rm -rf .octomem``, ``git clean -fdx``) or replaced
     by another file while a process had it open; nothing of that write was stored. The

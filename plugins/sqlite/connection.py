@@ -16,6 +16,7 @@ from octomem.engine.errors import (
     StoreBusyError,
     StoreGoneError,
     StoreReadOnlyError,
+    StoreWriteError,
 )
 
 #: ``(st_dev, st_ino)`` of a file: which file a path names (one ``os.stat``)
@@ -102,6 +103,25 @@ def read_only(path: Path) -> StoreReadOnlyError:
     return StoreReadOnlyError(
         f"{path} is read-only: nothing was written; make it writable for this user "
         f"(chmod u+w; chattr -i if it is immutable; a read-only mount) to store anything")
+
+
+def write_failed(path: Path, exc: BaseException) -> OctomemError | None:
+    """Return the one-line error for a write SQLite refused because of the file itself
+    (read-only; the disk or the file's size limit full: ``SQLITE_FULL``; an I/O error:
+    ``SQLITE_IOERR``), naming ``path`` and saying nothing was written (the transaction was
+    rolled back); ``None`` for any other error."""
+    if isinstance(exc, apsw.ReadOnlyError):
+        return read_only(path)
+    if isinstance(exc, apsw.FullError):
+        return StoreWriteError(
+            f"{path}: the disk is full ({exc}): nothing was written; free some space on "
+            f"the disk that holds {path.parent} and run the command again")
+    if isinstance(exc, apsw.IOError):
+        return StoreWriteError(
+            f"{path}: the disk could not be written ({exc}): nothing was written; check "
+            f"the disk that holds {path.parent} (free space, errors in the system log) and "
+            "run the command again")
+    return None
 
 
 def file_id(path: Path) -> FileId | None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import apsw
 
 from . import purge
-from .connection import FileId, gone, gone_error, locked, read_only
+from .connection import FileId, gone, gone_error, locked, write_failed
 
 Step = Callable[[apsw.Connection], None]
 
@@ -27,6 +27,13 @@ def _savepoint(conn: apsw.Connection) -> Iterator[apsw.Connection]:
         conn.execute("RELEASE octomem_tx")
         raise
     conn.execute("RELEASE octomem_tx")
+
+
+def _roll_back(conn: apsw.Connection) -> None:
+    """Roll back ``conn``'s open transaction, if SQLite has not already (it does itself
+    after e.g. ``SQLITE_FULL``)."""
+    if conn.in_transaction:
+        conn.execute("ROLLBACK")
 
 
 class SqliteTransactions:
@@ -53,6 +60,9 @@ class SqliteTransactions:
         :raises StoreReadOnlyError: a write in the block was refused because the file is
             read-only (SQLite opens such a file read-only: reads still work); nothing was
             written.
+        :raises StoreWriteError: the disk (or the file's size limit) was full, or the
+            operating system failed the write (``SQLITE_FULL``, ``SQLITE_IOERR``): rolled
+            back, nothing was written; names the file.
         :raises StoreGoneError: the path no longer names the file the storage opened (it
             was deleted or replaced: a write would land in a file nobody can read again);
             nothing was written.
@@ -76,17 +86,19 @@ class SqliteTransactions:
                 step(conn)
         except BaseException as exc:
             self._local.pending = None
-            if conn.in_transaction:  # SQLite may already have rolled back (e.g. SQLITE_FULL)
-                conn.execute("ROLLBACK")
-            if isinstance(exc, apsw.ReadOnlyError):
-                raise read_only(self.path) from exc
+            _roll_back(conn)
+            refused = write_failed(self.path, exc)
+            if refused is not None:
+                raise refused from exc
             raise
         self._local.pending = None
         try:
             conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
+        except BaseException as exc:
+            _roll_back(conn)
+            refused = write_failed(self.path, exc)
+            if refused is not None:
+                raise refused from exc
             raise
         if purge.MARK in pending:
             purge.after_commit(conn, self.path)
