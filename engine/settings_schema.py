@@ -238,8 +238,9 @@ class Settings(BaseModel):
         "allowlisted arguments; never texts) in the scope's storage; `octomem log tail`",
     )
     http_token: SecretStr | None = _field(
-        None, "runtime", "bearer token `serve --http` requires (empty: none on loopback, a "
-        "generated one elsewhere); shown masked",
+        None, "runtime", "bearer token `serve --http` requires (printable ASCII; at least 16 "
+        "characters beyond loopback; empty: none on loopback, a generated one elsewhere); "
+        "shown masked",
     )
     ui_token: SecretStr | None = _field(
         None, "runtime", "access token a browser view with --allow-remote requires (at least "

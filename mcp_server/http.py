@@ -156,20 +156,25 @@ class BearerTokenGuard:
 
     def __init__(self, app: Any, token: str) -> None:
         self.app = app
-        self._expected = f"Bearer {token}".encode()
+        self._expected = token.encode()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        """Pass an authorised request (or a non-HTTP event) to the app; answer 401 otherwise."""
+        """Pass an authorised request (or a non-HTTP event) to the app; answer 401 otherwise.
+        The scheme ``Bearer`` is matched in any case (RFC 7235 section 2.1)."""
         if scope["type"] in ("http", "websocket"):
             given = next((v for k, v in scope.get("headers", ()) if k == b"authorization"), b"")
-            if not hmac.compare_digest(given, self._expected):
-                await _refuse(send)
+            scheme, _, credentials = given.partition(b" ")
+            if scheme.lower() != b"bearer" or not hmac.compare_digest(credentials.strip(),
+                                                                         self._expected):
+                await _refuse(send, sent=bool(given))
                 return
         await self.app(scope, receive, send)
 
 
-async def _refuse(send: Any) -> None:
-    body = b'{"error":"invalid_token","error_description":"a bearer token is required"}'
+async def _refuse(send: Any, sent: bool) -> None:
+    """Answer 401: a bearer token is required (none sent) or the one sent is wrong."""
+    why = b"the bearer token is wrong" if sent else b"a bearer token is required"
+    body = b'{"error":"invalid_token","error_description":"' + why + b'"}'
     await send({"type": "http.response.start", "status": 401, "headers": [
         (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
         (b"www-authenticate", b'Bearer realm="octomem", error="invalid_token"')]})
@@ -190,11 +195,29 @@ def host_checks(address: Address) -> TransportSecuritySettings | None:
     )
 
 
+#: Shortest configured bearer token on a bind beyond loopback: the browser view's
+#: ``ui_token`` minimum (:mod:`.ui.guard`), so both guards of a LAN server ask alike.
+MIN_TOKEN_CHARS = 16
+
+
 def resolve_token(address: Address, configured: str | None) -> tuple[str | None, bool]:
     """Return the bearer token an HTTP server at ``address`` requires, and whether it was
     generated here (then the caller prints it): the configured one if set; else a new
-    random one (32 bytes, URL-safe base64) for a non-loopback bind; else ``None``."""
+    random one (32 bytes, URL-safe base64) for a non-loopback bind; else ``None``.
+
+    :raises OctomemError: the configured token is not printable ASCII (an HTTP header
+        carries ASCII: the SDK's client cannot send it), or is shorter than
+        :data:`MIN_TOKEN_CHARS` on a bind beyond loopback.
+    """
     if configured:
+        if not (configured.isascii() and configured.isprintable()) or " " in configured:
+            raise OctomemError("setting http_token (OCTOMEM_HTTP_TOKEN): the token must be "
+                               "printable ASCII without spaces (an HTTP header carries ASCII)")
+        if not address.loopback and len(configured) < MIN_TOKEN_CHARS:
+            raise OctomemError(
+                f"setting http_token (OCTOMEM_HTTP_TOKEN): the token must be at least "
+                f"{MIN_TOKEN_CHARS} characters long on {address.host}, which is not loopback "
+                "(e.g. $(openssl rand -hex 32))")
         return configured, False
     if address.loopback:
         return None, False

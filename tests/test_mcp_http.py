@@ -16,6 +16,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import CallToolResult
 from served import Served
 
+from octomem.engine.errors import OctomemError
 from octomem.mcp_server.http import BearerTokenGuard, parse_address, resolve_token
 
 pytestmark = [pytest.mark.slow]
@@ -127,6 +128,13 @@ async def test_a_configured_token_guards_a_loopback_bind_too(tmp_path: Path) -> 
         assert not any("Authorization: Bearer" in line for line in served.stderr)
         async with httpx2.AsyncClient() as http:
             assert (await http.post(url, json={})).status_code == 401
+            wrong = await http.post(url, json={}, headers={"Authorization": "Bearer nope"})
+            assert wrong.json()["error_description"] == "the bearer token is wrong"
+            # trial 12 M5: the scheme is case-insensitive (RFC 7235 section 2.1)
+            for scheme in ("bearer", "BEARER"):
+                passed = await http.post(url, json={},
+                                         headers={"Authorization": f"{scheme} tok-123"})
+                assert passed.status_code != 401, (scheme, passed.text)
         with anyio.fail_after(120):
             async with create_mcp_http_client(
                     headers={"Authorization": "Bearer tok-123"}) as http, \
@@ -149,7 +157,13 @@ def test_addresses_and_tokens() -> None:
     assert resolve_token(parse_address("127.0.0.1:1", "x"), "t") == ("t", False)
     token, generated = resolve_token(parse_address("0.0.0.0:1", "x"), None)
     assert generated and token is not None and len(token) >= 40
-    assert resolve_token(parse_address("0.0.0.0:1", "x"), "t") == ("t", False)
+    long = "x" * 16
+    assert resolve_token(parse_address("0.0.0.0:1", "x"), long) == (long, False)
+    # trial 12 M6: a LAN server's token is as long as ui_token's; every token is ASCII
+    with pytest.raises(OctomemError, match="at least 16 characters long on 0.0.0.0"):
+        resolve_token(parse_address("0.0.0.0:1", "x"), "a")
+    with pytest.raises(OctomemError, match="printable ASCII"):
+        resolve_token(parse_address("127.0.0.1:1", "x"), "ünïcode-tøken-123456")
 
 
 @pytest.mark.anyio
