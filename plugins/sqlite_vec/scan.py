@@ -29,7 +29,12 @@ from .subsets import Subset, SubsetCache, subset_of
 from .top import select_top
 
 if TYPE_CHECKING:
+    import apsw
+
+    from ..sqlite.commit_watch import CommitWatch
+    from ..sqlite.filter_index import FilterIndex
     from .arm import SqliteVecSemanticArm
+    from .matrix import VectorMatrix
     from .tables import VectorSet
 
 
@@ -77,6 +82,24 @@ def kept_top(subset: Subset, q: np.ndarray, k: int) -> tuple[np.ndarray, np.ndar
     return select_top(scores, subset.ids, k)
 
 
+def follow(conn: apsw.Connection, matrix: VectorMatrix, fields: FilterIndex,
+           watch: CommitWatch) -> None:
+    """Bring both in-RAM copies up to date with the store: one read of the change log's
+    newest ``seq`` and, when either copy is behind, both synced in one read transaction
+    (so a hit is never a chunk deleted in between). When both were current, ``watch``
+    remembers the wal-index header read just before the log (:mod:`.commit_watch`), so
+    that the next searches skip the read until something is committed; call holding the
+    matrix's lock."""
+    header = watch.header_now(conn)
+    last = changelog.last_seq(conn)
+    if not (snapshot_sync.current(matrix, last) and snapshot_sync.current(fields, last)):
+        with conn:
+            matrix.sync(conn)
+            fields.sync(conn)
+        header = None  # marked by the next search's read, once nothing moved
+    watch.mark(header, (matrix.seq, fields.seq))
+
+
 def scan(arm: SqliteVecSemanticArm, bound: VectorSet, query: np.ndarray, norm: np.float32,
          filters: Filters, k: int) -> Run:
     """Search ``bound``'s in-RAM copy: the ``k`` chunks passing ``filters`` nearest to
@@ -90,15 +113,12 @@ def scan(arm: SqliteVecSemanticArm, bound: VectorSet, query: np.ndarray, norm: n
     matrix = arm._matrix_of(bound)
     fields = arm.storage.fields
     with matrix.lock:
-        last = changelog.last_seq(conn)
-        if not (snapshot_sync.current(matrix, last) and snapshot_sync.current(fields, last)):
-            with conn:
-                matrix.sync(conn)
-                fields.sync(conn)
         cache = arm._subsets.get(bound.table)
         if cache is None:
             cache = arm._subsets[bound.table] = SubsetCache(
                 int(arm.options.filter_cache_mb * 2**20))
+        if not cache.watch.unchanged(conn, (matrix.seq, fields.seq)):
+            follow(conn, matrix, fields, cache.watch)
         subset = subset_of(cache, matrix, fields, filters)
         if subset.gathered is not None:  # a kept filter: its rows' product only
             ids, scores = kept_top(subset, query / norm, k)

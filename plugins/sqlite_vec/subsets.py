@@ -32,6 +32,7 @@ import numpy as np
 
 from octomem.engine.types import Filters
 
+from ..sqlite.commit_watch import CommitWatch
 from ..sqlite.filter_index import allowed_at
 from . import row_gather
 
@@ -100,6 +101,8 @@ class SubsetCache:
         self.state: Any = None
         self.entries: OrderedDict[Hashable, Subset] = OrderedDict()
         self.held = 0  # bytes of gathered vectors kept
+        #: tells the scan that nothing was committed since it last read the change log
+        self.watch = CommitWatch()
 
     def kept(self, key: Hashable, state: Any) -> Subset | None:
         """Return the subset of ``key`` in ``state`` when it is kept and was asked before
