@@ -132,6 +132,13 @@ def test_run_of_builds_the_hits_the_constructor_builds() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         got[0].rank = 5  # type: ignore[misc]
     assert run_of([], [], "x") == []
+    # a tuple since December 2, still taken by dataclasses' functions as the dataclass was
+    assert dataclasses.replace(got[1], rank=9) == Hit(3, 0.25, 9, "sqlite-vec")
+    assert dataclasses.asdict(got[0]) == {"chunk_id": 7, "score": 0.5, "rank": 1,
+                                          "arm": "sqlite-vec"}
+    assert [f.name for f in dataclasses.fields(Hit)] == ["chunk_id", "score", "rank", "arm"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del got[0].arm  # type: ignore[misc]
 
 
 def test_fused_hit_is_the_constructors_hit() -> None:
