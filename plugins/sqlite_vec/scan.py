@@ -58,9 +58,11 @@ def checked_query(vector: np.ndarray, bound: VectorSet) -> tuple[np.ndarray, np.
             f"query vector has shape {query.shape}, the bound vector set holds "
             f"{bound.dim}-dimensional vectors of {bound.model_id!r}"
         )
-    norm = np.sqrt(query.dot(query))
-    if 0.0 < float(norm) < math.inf:  # one dot product tells finite and non-zero
-        return query, norm
+    squared = float(query.dot(query))
+    if 0.0 < squared < math.inf:  # one dot product tells finite and non-zero
+        # float32's correctly rounded sqrt, as np.sqrt's (the float64 root rounded to
+        # float32: double rounding is exact for sqrt, 53 >= 2 * 24 + 2), ~1 us sooner
+        return query, np.float32(math.sqrt(squared))
     if not np.isfinite(query).all() or not query.any():
         return None
     query = query / np.abs(query).max()
