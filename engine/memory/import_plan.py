@@ -8,7 +8,11 @@ both: a higher or equal revision *and* superseded if the other is. Then:
 
 - **added**: the id is not stored (nor forgotten here as a statement, see
   :func:`~.forget.was_forgotten`: then it is skipped);
-- **unchanged**: the same, recall counts aside (this store keeps its own);
+- **unchanged**: the same, recall counts aside (this store keeps its own), and the time
+  it was stored aside when nothing else differs: the same transcript or text ingested in
+  two stores has the same id, text, chunks, metadata and validity, only its
+  ``created_at`` (the ingest time) differs (trial 12). ``created_at`` counts only where it
+  is the time the document is valid from (no ``event_time``);
 - **replaced**: the file's record is newer, and it continues what is stored: its chunks
   of the stored revision are the stored ones (same text), or, at the same revision, only
   the supersede is new. The stored history is part of the file's, so nothing is lost;
@@ -44,6 +48,10 @@ Outcome = Literal["added", "replaced", "unchanged", "older", "conflict"]
 
 #: A document's usage counts: what recalls in a store changed, never its content.
 USAGE_FIELDS = ("recalls", "last_recalled_at")
+#: The fields compared for "the same content", in the order a conflict names them
+#: (``created_at`` only through :attr:`~..types.Document.valid_from`: :func:`differing`).
+CONTENT_FIELDS = ("text", "title", "uri", "kind", "tags", "event_time", "metadata",
+                  "supersedes", "superseded_by", "valid_to", "revision")
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +86,34 @@ def same_but_usage(old: Document | None, doc: Document) -> bool:
     return dataclasses.replace(old, **{f: getattr(doc, f) for f in USAGE_FIELDS}) == doc
 
 
+def differing(old: Document, doc: Document, ignore: tuple[str, ...] = ()) -> list[str]:
+    """Return the names of the content fields in which ``old`` and ``doc`` differ
+    (:data:`CONTENT_FIELDS` less ``ignore``), ``created_at`` last when it changes the time
+    the document is valid from; recall counts and the time it was stored never count."""
+    names = [f for f in CONTENT_FIELDS if f not in ignore and getattr(old, f) != getattr(doc, f)]
+    if old.valid_from != doc.valid_from and "event_time" not in names:
+        names.append("created_at")
+    return names
+
+
+def _same_chunks(old: Document, stored: Callable[[], list[Chunk]],
+                 chunks: list[Chunk]) -> bool:
+    """Return whether the stored chunks of ``old``'s revision have the texts of the file's."""
+    return _texts(stored(), old.revision, old.revision) == _texts(chunks, old.revision,
+                                                                  old.revision)
+
+
+def _other_content(old: Document, stored: Callable[[], list[Chunk]], doc: Document,
+                   chunks: list[Chunk], ignore: tuple[str, ...] = ()) -> str | None:
+    """Say in which fields (or chunks) revision ``old.revision`` differs here and in the
+    file, or ``None`` when it does not."""
+    names = differing(old, doc, ignore)
+    if not names and not _same_chunks(old, stored, chunks):
+        names = ["chunks"]
+    return (f"revision {old.revision} here differs from the file's in "
+            f"{', '.join(names)}") if names else None
+
+
 def _differ(old: Document, doc: Document) -> str:
     """Say how the stored ``old`` and the file's ``doc`` differ in revision and supersede."""
     parts = []
@@ -104,10 +140,7 @@ def _continues(old: Document, stored: Callable[[], list[Chunk]], doc: Document,
     if not old.is_current and old.superseded_by != doc.superseded_by:
         return f"superseded by {old.superseded_by!r} here, by {doc.superseded_by!r} in the file"
     if doc.revision == old.revision:
-        same = dataclasses.replace(old, superseded_by=doc.superseded_by, valid_to=doc.valid_to,
-                                   **{f: getattr(doc, f) for f in USAGE_FIELDS})
-        return None if same == doc else \
-            f"revision {old.revision} here has other content than in the file"
+        return _other_content(old, stored, doc, chunks, ("superseded_by", "valid_to"))
     if _texts(stored(), old.revision, old.revision) != _texts(chunks, old.revision,
                                                               doc.revision):
         return (f"revision {old.revision} here is not the file's revision {old.revision} "
@@ -124,7 +157,8 @@ def judge(old: Document | None, stored: Callable[[], list[Chunk]], doc: Document
     """
     if old is None:
         return "added", ""
-    if old == doc or same_but_usage(old, doc):
+    if old == doc or same_but_usage(old, doc) or (
+            not differing(old, doc) and _same_chunks(old, stored, chunks)):
         return "unchanged", ""
     rev = (doc.revision > old.revision) - (doc.revision < old.revision)
     sup = (not doc.is_current) - (not old.is_current)
@@ -134,8 +168,8 @@ def judge(old: Document | None, stored: Callable[[], list[Chunk]], doc: Document
         why = _continues(old, stored, doc, chunks)
         return ("replaced", "") if why is None else ("conflict", why)
     if rev == 0 and sup == 0:
-        return "conflict", _continues(old, stored, doc, chunks) or \
-            f"revision {old.revision} here has other content than in the file"
+        return "conflict", _continues(old, stored, doc, chunks) or _other_content(
+            old, stored, doc, chunks) or f"revision {old.revision} differs here and in the file"
     return "conflict", _differ(old, doc)
 
 
