@@ -91,7 +91,7 @@ def test_importing_a_file_that_is_not_an_export_is_one_line(tmp_path: Path) -> N
     empty.write_text("")
     result = run("import", str(binary), cwd=tmp_path)
     assert result.returncode == 1
-    assert result.stderr == f"error: {binary}: not UTF-8 text near line 1 (invalid start byte)\n"
+    assert result.stderr == f"error: {binary}:1: not UTF-8 text (invalid start byte)\n"
     result = run("import", str(empty), cwd=tmp_path)
     assert result.returncode == 1
     assert result.stderr == f"error: {empty}: empty; not an octomem JSONL export (format 1 or 2)\n"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from cli_run import octomem
 from mcp_stdio import stdio_client
 
 pytestmark = pytest.mark.slow
@@ -28,3 +29,19 @@ def test_wording_of_status_arguments_early_years_and_kinds(tmp_path: Path) -> No
         assert "kinds: must be one word of ASCII letters, digits and _" in message, message
         message = mcp.error("remember", text="x", kind="FACT" * 100)
         assert "kind: 400 characters, more than a kind's 64" in message, message
+
+
+def test_import_names_the_line_that_is_not_utf8_or_not_json(tmp_path: Path) -> None:
+    """M10: the text reader decodes 8 KB ahead, so the bad line was 'near line 1'."""
+    octomem(tmp_path, "add", "The otter survey is in June")
+    octomem(tmp_path, "export", "--scope", "local", str(tmp_path / "out.jsonl"))
+    good = (tmp_path / "out.jsonl").read_bytes().splitlines()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"\n".join([*good, b"", b'{"type": "x\xff"}']) + b"\n")
+    ran = octomem(tmp_path, "import", str(bad), ok=False)
+    assert ran.err == f"error: {bad}:{len(good) + 2}: not UTF-8 text (invalid start byte)\n"
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(b"\n".join([*good, b'{"type": "document", "text": "unterminated']))
+    ran = octomem(tmp_path, "import", str(cut), ok=False)
+    assert ran.err == (f"error: {cut}:{len(good) + 1}: not valid JSON: Unterminated string "
+                       "starting at column 30\n"), ran.err

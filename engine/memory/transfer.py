@@ -25,6 +25,7 @@ and never writes an older state over a newer one (:mod:`.import_plan`).
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -189,7 +190,9 @@ def read_lines(lines: Iterable[str], source: str) -> Iterator[tuple[int, dict[st
             if not seen_header:
                 obj = None
             else:
-                raise OctomemError(f"{source}:{number}: not valid JSON: {exc.msg}") from exc
+                why = exc.msg.removesuffix(" at")  # "Unterminated string starting at"
+                raise OctomemError(f"{source}:{number}: not valid JSON: {why} at column "
+                                   f"{exc.colno}") from exc
         kind = obj.get("type") if isinstance(obj, dict) else None
         if not seen_header:
             readable = isinstance(obj, dict) and obj.get("format") in READABLE_FORMATS
@@ -230,8 +233,26 @@ def _decoded(lines: Iterable[str], source: str) -> Iterator[str]:
         except StopIteration:
             return
         except UnicodeDecodeError as exc:
-            raise OctomemError(
-                f"{source}: not UTF-8 text near line {number} ({exc.reason})") from exc
+            bad = _undecodable_line(lines)
+            where = f"{source}:{bad}: not UTF-8 text" if bad is not None else \
+                f"{source}: not UTF-8 text near line {number}"
+            raise OctomemError(f"{where} ({exc.reason})") from exc
+
+
+def _undecodable_line(lines: Iterable[str]) -> int | None:
+    """Return the 1-based number of the first line that is not UTF-8 in the file ``lines``
+    was read from (a text file: its ``name``), or ``None``. The text reader decodes 8 KB
+    blocks ahead of the lines it gives, so the line it failed at is not the bad one."""
+    name = getattr(lines, "name", None)
+    if not isinstance(name, str) or not os.path.isfile(name):
+        return None
+    with open(name, "rb") as raw:
+        for number, line in enumerate(raw, start=1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError:
+                return number
+    return None
 
 
 def write_document(pipeline: Pipeline, tx: Any, doc: Document, chunks: list[Chunk],
