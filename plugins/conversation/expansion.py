@@ -13,14 +13,15 @@ whole list of exercises counts once per question word.
 
 Chosen on LoCoMo's tune half (conv-26/30/41/42/43) by leave-one-conversation-out refits
 over ``benchmarks/fit_ranking.py``'s candidates (``benchmarks/results/conversations/fit.md``,
-"Word expansion"): nDCG@10 0.6784 -> 0.6917, R@10 0.8261 -> 0.8430 over the candidates,
-multi-hop R@10 0.569 -> 0.625.
+"Word expansion"): nDCG@10 0.6784 -> 0.6897, R@10 0.8261 -> 0.8437 over the candidates
+(multi-hop R@10 0.569 -> 0.621 in the variants' script).
 
 The vectors are kept per process, never written: a word stays only as long as the
 process, so forgetting a memory leaves no vector of its words in the scope's files.
-The cost is the first sight of each word, ~1.4 ms of embedding per word on 2 cores
-(LoCoMo: ~750 distinct words among one question's candidates, so a cold process's first
-question of a conversation pays ~1 s, later ones about nothing).
+The cost is the first sight of each word, ~1.4 ms of CPU per word on 2 cores (LoCoMo:
+~750 distinct words among one question's candidates, so a fresh process's first question
+of a conversation pays ~1 s, its second ~0.4 s, fewer as the conversation's words are
+kept); with the words kept, ~0.85 ms of CPU per recall (fit.md).
 """
 
 from __future__ import annotations
