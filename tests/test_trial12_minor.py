@@ -45,3 +45,23 @@ def test_import_names_the_line_that_is_not_utf8_or_not_json(tmp_path: Path) -> N
     ran = octomem(tmp_path, "import", str(cut), ok=False)
     assert ran.err == (f"error: {cut}:{len(good) + 1}: not valid JSON: Unterminated string "
                        "starting at column 30\n"), ran.err
+
+
+def test_metrics_with_a_bad_address_is_a_usage_error(tmp_path: Path) -> None:
+    """M7: 'nonsense' was status 1 with advice to start `serve --metrics-addr nonsense`."""
+    for bad in ("nonsense", "127.0.0.1:99999", ":9469"):
+        ran = octomem(tmp_path, "metrics", "--addr", bad, ok=False)
+        assert ran.code == 2, (bad, ran.err)
+        assert ran.err == (f"error: --addr: expected HOST:PORT (e.g. 127.0.0.1:9469), got "
+                           f"{bad!r}; see `octomem metrics --help`\n"), ran.err
+
+
+def test_a_command_option_value_points_to_that_commands_help(tmp_path: Path) -> None:
+    """M14: `serve --project-root` is serve's option: its hint is serve's --help."""
+    missing = tmp_path / "nonexistent"
+    ran = octomem(tmp_path, "serve", "--project-root", str(missing), ok=False)
+    assert ran.code == 2
+    assert ran.err == (f"error: --project-root {missing}: no such directory; see "
+                       "`octomem serve --help`\n"), ran.err
+    ran = octomem(tmp_path, "--project-root", str(missing), "status", ok=False)
+    assert ran.err.endswith("; see `octomem --help`\n"), ran.err

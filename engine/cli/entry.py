@@ -277,14 +277,19 @@ def help_hint(args: list[str], message: str = "") -> str:
     argument that is a command), or nothing when none is: an option value the engine
     refused (``--as-of: 'x' is not an ISO-8601 date``) is a usage error like those click
     finds (:func:`usage_line`). A value of a global option (``message`` names one:
-    ``--set``, ``--config``, ...) points to ``octomem --help``, where they are documented.
+    ``--set``, ``--config``, ...) points to ``octomem --help``, where they are documented,
+    unless it was given after the command (``serve --project-root``, a command's own
+    option documented in its ``--help``).
     """
     from .catalog import BY_NAME
 
     named = _NAMED_OPTION.search(message)
+    at = next((i for i, arg in enumerate(args) if arg in BY_NAME), None)
+    command = None if at is None else args[at]
     if named and named.group(1) in GLOBAL_OPTIONS:
-        return "; see `octomem --help`"
-    command = next((arg for arg in args if arg in BY_NAME), None)
+        given = named.group(1)  # after the command (serve --project-root): that command's
+        after = at is not None and any(a.split("=")[0] == given for a in args[at + 1:])
+        return f"; see `octomem {command} --help`" if after else "; see `octomem --help`"
     return f"; see `octomem {command} --help`" if command else ""
 
 

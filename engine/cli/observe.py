@@ -21,7 +21,7 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from ..errors import OctomemError
+from ..errors import OctomemError, UsageValueError
 from .commands import _memory, console
 from .layout import emit, packed
 from .lazy import registry
@@ -159,12 +159,26 @@ def metrics(
     """Print a running server's metrics (`octomem serve --metrics-addr HOST:PORT`): calls
     per tool with p50/p95 latency, recall hits, empty and degraded answers, arm latency,
     writes, and each scope's counts."""
-    text = scrape(addr)
+    text = scrape(checked_addr(addr))
     if raw:
         console.print(text, end="", markup=False, highlight=False)
         return
     for table in summary_tables(text):
         console.print(table)
+
+
+def checked_addr(addr: str) -> str:
+    """Return ``addr`` if it reads as ``HOST:PORT`` (port 1 to 65535; ``[::1]:9469`` too).
+
+    :raises UsageValueError: naming ``--addr`` (a usage error, status 2, as ``serve
+        --metrics-addr``'s).
+    """
+    host, sep, port = addr.rpartition(":")
+    if not sep or not host or not (port.isascii() and port.isdigit()) \
+            or not 0 < int(port) < 65536:
+        raise UsageValueError(
+            f"--addr: expected HOST:PORT (e.g. {DEFAULT_METRICS_ADDR}), got {addr!r}")
+    return addr
 
 
 def scrape(addr: str) -> str:
