@@ -3,15 +3,18 @@ statement or document, ``limits.tag_chars`` characters each, no space or control
 character, and at most ``limits.filter_values`` kinds or tags in a recall filter; each
 refusal is one line naming the argument and the setting, nothing stored. Messages naming
 many tags stay short, ``max_tokens`` counts tags, and a store written before the limits
-still reads. Through a real MCP client over stdio and the CLI."""
+still reads. Through a real MCP client over stdio, the CLI and the browser view."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import httpx
 import pytest
 from cli_run import octomem
 from mcp_stdio import stdio_client
+from ui_support import running_view
 
 from octomem.engine.memory.context import estimate_tokens, reading
 from octomem.engine.memory.limits import some
@@ -108,3 +111,21 @@ def test_helpers_count_tags_and_keep_messages_short() -> None:
     assert some(["g" * 500]) == "g" * 39 + "…"
     chunk = Chunk(document_id="d", ordinal=0, text="short", tags=("a" * 400,))
     assert estimate_tokens(reading(chunk)) > 100
+
+
+def test_the_browser_view_refuses_past_the_tag_limits(tmp_path: Path) -> None:
+    """The view's remember form and search filter go through the same checks: 400, one
+    line naming the argument and the setting."""
+    with running_view(tmp_path, allow_writes=True) as view:
+        with httpx.Client(base_url=view.url, timeout=30) as http:
+            token = re.search(r'name="form_token" value="([^"]+)"', http.get("/").text)
+            assert token is not None
+            many = " ".join(f"t{i}" for i in range(40))
+            page = http.post("/remember", data={"text": "Kiwi harvest is in May",
+                                                "tags": many, "form_token": token.group(1)})
+            assert page.status_code == 400
+            assert "tags: 40 tags, more than limits.tags (32); nothing was stored" in page.text
+            filters = ",".join(f"t{i}" for i in range(101))
+            page = http.get("/", params={"q": "kiwi", "tags": filters})
+            assert page.status_code == 400
+            assert "tags: 101 values, more than limits.filter_values (100)" in page.text
