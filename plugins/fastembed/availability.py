@@ -6,7 +6,9 @@ instead the shipped and local models are checked by what loading needs: the pack
 importable (``importlib.util.find_spec``, which imports nothing), the ONNX file and the
 tokenizer file present and non-empty, and for the re-quantized shipped model either its
 cached copy or the ``onnx`` package that builds it. A file that is present but broken
-is only found by loading (the first search reports it). A hub model is loaded for the
+is only found by loading: a broken cached copy is then built again once
+(:func:`.graph.open_rebuilding`), so "available" holds for it; a broken shipped file is
+reported by the first search. A hub model is loaded for the
 answer: whether it is in the local cache is fastembed's to say.
 """
 

@@ -202,14 +202,19 @@ class FastembedEmbedder:
     def _open_bundled(self) -> QueryEncoder:
         """Open the bundled model without fastembed (:mod:`.query`): its tokenizer and the
         query session (``query_threads``); the documents' session opens on first use."""
+        from .graph import cached_copies, open_rebuilding
         from .query import QueryEncoder, load_tokenizer
 
         assert self._source.folder is not None
         tokenizer = load_tokenizer(self._source.folder)
-        self._bundled_path, self._optimize = self._bundled_file()
-        return QueryEncoder.open(self._bundled_path, ["CPUExecutionProvider"], tokenizer,
-                                 self.options.query_threads or self.threads, self.options.spin,
-                                 self._optimize)
+        cached = cached_copies(_bundled_onnx()[1], self.options.requantize,
+                               self.options.cache_dir, unpadded=self._batch_size() == 1)
+        self._bundled_path, self._optimize, query = open_rebuilding(
+            self._bundled_file, lambda path, optimize: QueryEncoder.open(
+                path, ["CPUExecutionProvider"], tokenizer,
+                self.options.query_threads or self.threads, self.options.spin, optimize),
+            cached)  # a damaged cached copy is built again once (.graph.open_rebuilding)
+        return query
 
     def _document_encoder(self) -> QueryEncoder:
         """Return the bundled model's encoder for documents: the query's when the thread

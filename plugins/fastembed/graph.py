@@ -31,15 +31,18 @@ import logging
 import os
 import tempfile
 import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from octomem.engine.errors import EmbedderUnavailableError
 from octomem.engine.files import FILE_MODE, private_dir
 
 log = logging.getLogger(__name__)
 #: Part of the saved graph's file name: bump it when :func:`simplify` changes.
 GRAPH_VERSION = "run2"
 _LOCK = threading.Lock()
+T = TypeVar("T")
 
 
 def prepared_path(stem: str, cache_dir: Path | None = None, unpadded: bool = False) -> Path:
@@ -77,6 +80,54 @@ def bundled_file(source: Path, sha256: str, requantized: bool, cache_dir: Path |
         stem = f"minilm-int8-{sha256[:12]}-ort{onnxruntime_version()}"
     ready = prepared(source, prepared_path(stem, cache_dir, unpadded), unpadded)
     return (source, True) if ready is None else (ready, False)
+
+
+def cached_copies(sha256: str, requantized: bool, cache_dir: Path | None,
+                  unpadded: bool = False) -> list[Path]:
+    """Return the cache files :func:`bundled_file` makes of the bundled model whose sha256
+    is ``sha256`` (its prepared copy, and the re-quantized file it is made from), whether
+    they exist or not; their names are read from metadata: nothing is imported."""
+    from .requantize import onnxruntime_version, requantized_path
+
+    if requantized:
+        source = requantized_path(sha256, cache_dir)
+        return [prepared_path(source.stem, cache_dir, unpadded), source]
+    stem = f"minilm-int8-{sha256[:12]}-ort{onnxruntime_version()}"
+    return [prepared_path(stem, cache_dir, unpadded)]
+
+
+def open_rebuilding(prepare: Callable[[], tuple[Path, bool]],
+                    open_file: Callable[[Path, bool], T], cached: Sequence[Path],
+                    ) -> tuple[Path, bool, T]:
+    """Prepare the model file (``prepare``: :func:`bundled_file`) and open it; when a
+    cached copy fails to load (damaged by a disk error or a bad copy: onnxruntime's
+    ``INVALID_PROTOBUF``), delete the cached copies and do both once more, as if the cache
+    had been deleted (the README: safe to delete, rebuilt on next use).
+
+    :param open_file: ``open_file(path, optimize)`` opens a session of the file.
+    :param cached: the cache files (:func:`cached_copies`).
+    :returns: ``(path, optimize, what open_file returned)``.
+    :raises EmbedderUnavailableError: the rebuilt copy fails to load too; names it.
+    :raises Exception: what ``open_file`` raised for a file outside the cache.
+    """
+    path, optimize = prepare()
+    try:
+        return path, optimize, open_file(path, optimize)
+    except Exception as exc:  # onnxruntime raises its own exception types
+        if path not in cached:
+            raise
+        log.warning("the cached model file %s cannot be loaded (%s: %s); it is deleted and "
+                    "built again", path, type(exc).__name__, exc)
+        for copy in cached:
+            copy.unlink(missing_ok=True)
+    path, optimize = prepare()
+    try:
+        return path, optimize, open_file(path, optimize)
+    except Exception as exc:
+        raise EmbedderUnavailableError(
+            f"cannot load the model file {path} ({type(exc).__name__}: {exc}), built again "
+            "after its cached copy failed to load; set arms.fastembed.requantize=false to "
+            "run the shipped file") from exc
 
 
 def prepared(source: Path, name: Path, unpadded: bool = False) -> Path | None:
