@@ -24,6 +24,7 @@ write into a new project does. A storage says so through an optional ``gone()`` 
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -37,6 +38,7 @@ from ..project import PROJECT_DIR, find_project_root
 from ..settings import LoadedSettings, Settings
 from .recency import DEFAULT_HALF_LIFE_DAYS, DEFAULT_WEIGHT
 
+log = logging.getLogger(__name__)
 ScopeName = Literal["local", "global"]
 #: Every scope, in the order they are searched and locked (local first, then global).
 SCOPES: tuple[ScopeName, ...] = ("local", "global")
@@ -162,7 +164,11 @@ class ScopeSet:
             if pipeline is None or not callable(check) or check() is None:
                 return
             del self._open[scope]
-        pipeline.close()
+        try:
+            pipeline.close()
+        except Exception as exc:  # a connection another thread is using: closed when freed
+            log.warning("the store of the %s scope was deleted or replaced; closing it: "
+                        "%s: %s", scope, type(exc).__name__, exc)
 
     def get(self, scope: ScopeName, create: bool = False) -> Pipeline | None:
         """Return the pipeline of ``scope``, opening it; ``None`` when ``local`` does not
