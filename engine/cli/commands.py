@@ -136,7 +136,9 @@ def ingest(
 def add(
     text: Annotated[str, typer.Argument(help="The statement to store; - reads it from stdin.")],
     kind: opt.KindOpt = None,
-    tag: Annotated[list[str] | None, typer.Option("--tag", help="A tag; repeatable.")] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag", help=(
+        "A tag: a label without spaces, e.g. billing-api (at most limits.tags, each "
+        "limits.tag_chars characters); repeatable."))] = None,
     scope: opt.AddScopeOpt = None,
     event_time: Annotated[str | None, typer.Option(
         "--event-time", help="When it happened (ISO date).")] = None,
