@@ -7,6 +7,7 @@
   processes (and the projection prefilter from 50k vectors);
 - :mod:`.matrix_snapshot` — that copy's snapshot beside the file;
 - :mod:`.row_gather` — scoring only the rows a selective filter keeps;
+- :mod:`.blas_threads` — BLAS on one thread around every scan (bandwidth-bound);
 - :mod:`.vec0_reader` — bulk reads of vec0's shadow tables to load that copy;
 - :mod:`.vec0_writer` — new vectors written into vec0's shadow tables a block at a time.
 """
