@@ -3,6 +3,7 @@
 - :mod:`.storage` — the :class:`~.storage.SqliteStorage` arm (apsw, WAL, one connection
   per thread) and its registration;
 - :mod:`.schema` — the schema and its migrations, one version at a time;
+- :mod:`.reads` — documents, chunks, counts and metadata read (a mixin of the storage);
 - :mod:`.rows` — rows to and from :class:`~octomem.engine.types.Document` /
   :class:`~octomem.engine.types.Chunk`;
 - :mod:`.filters` — :class:`~octomem.engine.types.Filters` as SQL (SQLite dialect of

@@ -10,15 +10,14 @@ single writer, and waits up to ``busy_timeout_ms`` for a lock.
 Also exports :func:`filter_sql`, which the ``fts5`` and ``sqlite-vec`` arms use to apply
 :class:`~octomem.engine.types.Filters` inside their own SQL. The rest of the storage
 lives beside this module: the schema and its migrations (:mod:`.schema`), row
-codecs (:mod:`.rows`), the filter SQL (:mod:`.filters`) and statement
-history, recall counters and the forget log (:mod:`.history`).
+codecs (:mod:`.rows`), the filter SQL (:mod:`.filters`), the reads (:mod:`.reads`) and
+statement history, recall counters and the forget log (:mod:`.history`).
 """
 
 from __future__ import annotations
 
-import json
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,8 +29,7 @@ from octomem.engine.arms import ArmContext, ArmSpec
 from octomem.engine.errors import IncompatibleArmsError, OctomemError, StoreUnreadableError
 from octomem.engine.files import private_dir, private_file
 from octomem.engine.hookspecs import hookimpl
-from octomem.engine.turns import CONVERSATION, POSITION, TURN_KIND
-from octomem.engine.types import Chunk, Document, Filters
+from octomem.engine.types import Chunk, Document
 
 from . import purge
 from .bulk import SqliteBulkWrites
@@ -39,18 +37,9 @@ from .calls import SqliteCallLog
 from .connection import StoreLockedError, file_id, gone, open_connection, unreadable
 from .filters import filter_sql, json_path
 from .history import SqliteHistory
-from .rows import (
-    CHUNK_COLUMNS,
-    CHUNK_FIELDS,
-    DOC_COLUMNS,
-    DOC_SELECT,
-    chunk_of,
-    chunk_params,
-    content_hash,
-    document_of,
-    inherit,
-    stored_params,
-)
+from .reads import SqliteReads
+from .reads import first_row as _one
+from .rows import CHUNK_FIELDS, DOC_COLUMNS, chunk_params, inherit, stored_params
 from .schema import SCHEMA_VERSION, migrate
 from .snapshots import ensure_identity, wait_for_saves
 from .transactions import SqliteTransactions
@@ -65,8 +54,6 @@ __all__ = [
 ]
 
 NAME = "sqlite"
-_ITER_BATCH = 500
-
 
 
 class SqliteStorageOptions(BaseModel, extra="forbid", defer_build=True):
@@ -99,12 +86,8 @@ def require_sqlite(storage: Any, arm: str) -> SqliteStorage:
     raise IncompatibleArmsError(f"arm {arm!r} requires storage 'sqlite', not {other!r}")
 
 
-def _one(conn: apsw.Connection, sql: str, params: Sequence[Any] = ()) -> Any:
-    """Return the first row of ``sql``, or ``None``."""
-    return conn.execute(sql, params).fetchone()
-
-
-class SqliteStorage(SqliteTransactions, SqliteHistory, SqliteCallLog, SqliteBulkWrites):
+class SqliteStorage(SqliteTransactions, SqliteReads, SqliteHistory, SqliteCallLog,
+                    SqliteBulkWrites):
     """Documents and chunks in one SQLite file, one apsw connection per thread.
 
     Besides the :class:`~octomem.engine.arms.Storage` Protocol it implements the optional
@@ -288,91 +271,6 @@ class SqliteStorage(SqliteTransactions, SqliteHistory, SqliteCallLog, SqliteBulk
             # no trace of the text outside the tables once the transaction returns (.purge)
             self.before_commit(tx, purge.MARK, purge.mark)
         return ids
-
-    def get_document(self, document_id: str) -> Document | None:
-        """Return the stored document with this id, or ``None``."""
-        row = _one(self.connection(), f"SELECT {DOC_SELECT} FROM documents WHERE id = ?",
-                   (document_id,))
-        return None if row is None else document_of(row)
-
-    def find_documents(self, text: str) -> list[Document]:
-        """Return the documents whose text is exactly ``text``, oldest ``created_at`` first."""
-        rows = self.connection().execute(  # a row keeping no text ('') has it in its chunk
-            f"SELECT {DOC_SELECT} FROM documents WHERE content_hash = ? AND text IN (?, '') "
-            "ORDER BY created_at, rowid", (content_hash(text), text)).fetchall()
-        return [d for d in map(document_of, rows) if d.text == text]
-
-    def warm(self) -> bool:
-        """Read the chunks table's pages into the page cache (``count(*)`` walks its
-        b-tree, decoding no row): chunk reads then never wait on the disk (issue 15,
-        benchmarks/results/synthetic/2026-12-02/hotpath/). ``Pipeline.warm``'s last kind.
-
-        :returns: True (something was loaded)."""
-        self.connection().execute("SELECT count(*) FROM chunks NOT INDEXED").fetchall()
-        return True
-
-    def get_chunks(self, chunk_ids: Sequence[int]) -> list[Chunk]:
-        """Return the chunks with these ids, in the given order; unknown ids are skipped.
-        Once the filter index is loaded, recently read chunks come from RAM
-        (:mod:`.chunk_cache`)."""
-        if not chunk_ids:
-            return []
-        ids = [int(i) for i in chunk_ids]
-        conn, fields, cache = self.connection(), self._fields, self._cache
-        if fields is None or cache is None or not fields.loaded or (
-                conn.in_transaction
-                and conn.total_changes() != getattr(self._local, "begun", None)):
-            return self._read_chunks(conn, ids)  # cold, or this transaction wrote rows
-        return cache.read(conn, fields, ids, lambda missing: self._read_chunks(conn, missing))
-
-    def _read_chunks(self, conn: apsw.Connection, ids: Sequence[int]) -> list[Chunk]:
-        rows = conn.execute(
-            f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
-            (json.dumps(list(ids)),)).fetchall()
-        by_id = {r[0]: chunk_of(r) for r in rows}
-        return [by_id[i] for i in ids if i in by_id]
-
-    def iter_chunks(self, filters: Filters | None = None) -> Iterator[Chunk]:
-        """Yield every stored chunk passing ``filters``, in ascending id order.
-
-        ``None`` yields every chunk, superseded ones and old revisions included (for
-        arms that build their own index); ``Filters()`` yields the current ones.
-        Reads in batches, so no statement stays open between yields.
-        """
-        where, params = filter_sql(filters or Filters(include_superseded=True), "c")
-        last: Any = 0
-        while True:
-            rows = self.connection().execute(
-                f"SELECT {', '.join('c.' + col for col in CHUNK_COLUMNS.split(', '))} "
-                f"FROM chunks AS c WHERE c.id > ? AND {where} ORDER BY c.id LIMIT {_ITER_BATCH}",
-                [last, *params]).fetchall()
-            yield from (chunk_of(r) for r in rows)
-            if len(rows) < _ITER_BATCH:
-                return
-            last = rows[-1][0]
-
-    def turn_chunks(self, conversation: str, positions: Sequence[int]) -> list[Chunk]:
-        """Return the chunks of ``conversation``'s turns at ``positions`` (kind ``TURN``),
-        every revision, by position then id; from the ``chunks_turn`` index."""
-        if not positions:
-            return []
-        rows = self.connection().execute(
-            f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE kind = '{TURN_KIND}' AND "
-            f"json_extract(metadata, '$.{CONVERSATION}') = ? AND "
-            f"json_extract(metadata, '$.{POSITION}') IN (SELECT value FROM json_each(?)) "
-            f"ORDER BY json_extract(metadata, '$.{POSITION}'), id",
-            (conversation, json.dumps([int(p) for p in positions]))).fetchall()
-        return [chunk_of(r) for r in rows]
-
-    def counts(self) -> dict[str, int]:
-        """Return ``{"documents": n, "chunks": n}``."""
-        conn = self.connection()
-        return {t: _one(conn, f"SELECT count(*) FROM {t}")[0] for t in ("documents", "chunks")}
-
-    def get_meta(self, key: str) -> str | None:
-        """Read ``key`` from the ``meta`` table; ``None`` when unset."""
-        row = _one(self.connection(), "SELECT value FROM meta WHERE key = ?", (key,))
-        return None if row is None else str(row[0])
 
     def set_meta(self, tx: apsw.Connection, key: str, value: str) -> None:
         """Write ``key = value`` to the ``meta`` table inside ``tx`` (replacing any value)."""
