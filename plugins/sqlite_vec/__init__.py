@@ -3,6 +3,7 @@
 - :mod:`.arm` — :class:`~.arm.SqliteVecSemanticArm` (one vec0 table per embedder
   identity; add, remove, search with filters inside) and its registration;
 - :mod:`.options` — its options (``[arms.sqlite-vec]``);
+- :mod:`.in_ram` — the arm's in-RAM copies of its vector sets and when searches use them;
 - :mod:`.matrix` — the in-RAM float32 copy scanned with numpy in long-running
   processes (and the projection prefilter from 50k vectors);
 - :mod:`.matrix_snapshot` — that copy's snapshot beside the file;

@@ -50,6 +50,9 @@ How a search scans (option ``scan``, settings ``[arms.sqlite-vec]``):
   ``octomem bench`` before timing), ``"vec0"`` until then. A one-shot CLI call asks
   one query, for which loading costs more than vec0's KNN (first search 1.0 s against
   0.16 s at 100k realistic vectors, 14.7 s against 1.0 s at 1M).
+
+The in-RAM copies (``warm``, ``prepare``, which search scans them) are a mixin of the
+arm's, :mod:`.in_ram`.
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ from octomem.engine.types import Filters, Hit, Run
 from octomem.plugins.sqlite.storage import SqliteStorage, require_sqlite
 
 from ..sqlite import changelog as vector_log
+from .in_ram import InRamCopies
 from .options import SqliteVecOptions
 from .tables import (
     _SETS_SCHEMA,
@@ -97,7 +101,9 @@ if TYPE_CHECKING:  # numpy and the in-RAM copy are imported where vectors are ha
     from .subsets import SubsetCache
 
 NAME = "sqlite-vec"
-class SqliteVecSemanticArm:
+
+
+class SqliteVecSemanticArm(InRamCopies):
     """Cosine KNN over per-embedder vec0 tables stored beside the chunks in ``sqlite``.
 
     Unbound until :meth:`bind` selects an embedder's vector set: then search finds
@@ -300,69 +306,6 @@ class SqliteVecSemanticArm:
             if chunk_id in found:
                 out[i] = np.frombuffer(found[chunk_id], dtype=np.float32)
         return out
-
-    def warm(self) -> bool:
-        """Load the bound set's in-RAM copy now (``scan`` "numpy" or "warm"), so that
-        searches scan it without paying for the load (~0.5-1 s per 100k vectors), its
-        approximate stage past ``approximate_above`` (projection, int8 codes packed: ~0.2-0.5
-        s at 1M), and the storage's in-RAM filter index (~1 s per 100k chunks); a no-op with
-        ``scan = "vec0"``.
-
-        :returns: False when there is nothing to load (``scan = "vec0"``, or unbound).
-        """
-        if self.bound is None or self.options.scan == "vec0":
-            return False
-        self._matrix(self.bound).ready()
-        self.storage.fields.sync(self.storage.connection())
-        return True
-
-    def prepare(self) -> None:
-        """Restore the in-RAM copies from matching snapshots (as a one-shot process's first
-        search would; never a whole load) and map the matrix's pages, while a recall
-        embeds the query on a worker (benchmarks/results/startup/cli-search.md)."""
-        if self.bound is not None and self._in_ram(self.bound):
-            self._matrix_of(self.bound).prefault()
-
-    def _in_ram(self, bound: VectorSet) -> bool:
-        """True when searches of ``bound`` scan the in-RAM copy (see ``scan``)."""
-        scan = self.options.scan
-        if scan != "warm":
-            return scan == "numpy"
-        matrix = self._matrices.get(bound.table)
-        if matrix is not None and matrix.seq >= 0:
-            return True
-        if self.storage.snapshot_db is None:
-            return False
-        # not warmed (a one-shot process): the copies count as loaded when both restore
-        # from snapshots that match the store (a few ms), never by loading them whole
-        conn = self.storage.connection()
-        return (self._matrix_of(bound).sync(conn, restore_only=True)
-                and self.storage.fields.sync(conn, restore_only=True))
-
-    def _matrix_of(self, bound: VectorSet) -> VectorMatrix:
-        """Return the in-RAM copy of ``bound`` as it is (empty until its first sync)."""
-        matrix = self._matrices.get(bound.table)
-        if matrix is None:
-            from .matrix import VectorMatrix
-
-            opts = self.options
-            reduce = (opts.approximate_above, opts.approximate_dims, opts.approximate_candidates)
-            matrix = self._matrices.setdefault(bound.table, VectorMatrix(
-                bound.table, bound.dim, reduce, opts.approximate_scan == "int8"))
-            matrix.snapshot.db = self.storage.snapshot_db
-        return matrix
-
-    def _matrix(self, bound: VectorSet) -> VectorMatrix:
-        """Return the in-RAM copy of ``bound``, brought up to date (loaded on first use;
-        while nothing was written, one read of the change log's newest ``seq`` and no read
-        transaction, as a search's: ~0.1 ms less for a search's hit vectors)."""
-        from ..sqlite.snapshot_sync import current
-
-        matrix = self._matrix_of(bound)
-        conn = self.storage.connection()
-        if not current(matrix, vector_log.last_seq(conn)):
-            matrix.sync(conn)
-        return matrix
 
     def search(self, vector: np.ndarray, filters: Filters, k: int) -> Run:
         """Return the ``k`` chunks passing ``filters`` nearest to ``vector`` by cosine.
