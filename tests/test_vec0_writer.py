@@ -1,7 +1,8 @@
-"""New vectors written into vec0's shadow tables by whole blocks
-(``plugins/sqlite_vec/vec0_writer.py``) leave every shadow table, row by row, as vec0's own
-``INSERT`` s do: fresh sets, a partly filled newest block, holes left by removals, a block
-emptied and dropped, replaced vectors, kinds longer than the 12 bytes a slot keeps."""
+"""New vectors written into vec0's shadow tables by whole blocks or into a block's free last
+slots (``plugins/sqlite_vec/vec0_writer.py``) leave every shadow table, row by row, as
+vec0's own ``INSERT`` s do: fresh sets, a partly filled newest block, holes left by
+removals, a block emptied and dropped, replaced vectors, kinds longer than the 12 bytes a
+slot keeps, an ingest's embedding batches (8, 16, 32, then 64 a transaction)."""
 
 from __future__ import annotations
 
@@ -64,6 +65,13 @@ CASES = {
     "replaced": (["NOTE"], [("add", 0, 300), ("add", 100, 400)]),
     "block emptied": (["NOTE", "exactly12byt", "thirteen13byt"],
                       [("add", 0, 512), ("remove", 256, 512), ("add", 512, 700)]),
+    "embedding's batches (8, 16, 32, 64, ...)": (
+        ["ITEM", "A-VERY-LONG-KIND-NAME"],
+        [("add", a, b) for a, b in ((0, 8), (8, 24), (24, 56), (56, 120), (120, 184),
+                                    (184, 248), (248, 312), (312, 376), (376, 440),
+                                    (440, 504), (504, 568), (568, 632), (632, 696))]),
+    "holes in the newest block, then its tail": (
+        ["NOTE"], [("add", 0, 100), ("remove", 50, 60), ("add", 100, 120), ("add", 120, 300)]),
 }
 
 
@@ -73,13 +81,13 @@ def test_blocks_written_directly_equal_vec0_inserts(
 ) -> None:
     kinds, steps = CASES[case]
     written: list[int] = []
-    real = vec0_writer.write_blocks
-    monkeypatch.setattr(vec0_writer, "write_blocks",
-                        lambda tx, table, size, ids, *a: (written.append(len(ids)),
-                                                          real(tx, table, size, ids, *a)))
+    for name in ("write_blocks", "fill_tail"):
+        real = getattr(vec0_writer, name)
+        monkeypatch.setattr(vec0_writer, name,
+                            lambda *a, real=real: (written.append(len(a)), real(*a))[1])
     (tmp_path / "fast").mkdir()
     fast = _store(tmp_path / "fast", kinds, steps)
-    assert written, "the block path was not taken"
+    assert written, "neither whole blocks nor a block's tail were written directly"
     monkeypatch.setattr(vec0_writer, "KNOWN_VERSIONS", frozenset())  # every vector by INSERT
     (tmp_path / "insert").mkdir()
     assert fast == _store(tmp_path / "insert", kinds, steps)
