@@ -84,8 +84,10 @@ TopK = Annotated[
     Field(description=f"number of hits, 1 to {MAX_TOP_K} (default from settings, 10)",
           json_schema_extra={"minimum": 1, "maximum": MAX_TOP_K}),
 ]
-Kinds = Annotated[list[str] | None, Field(description="keep statements of any of these kinds")]
-FilterTags = Annotated[list[str] | None, Field(description="keep statements with all these tags")]
+Kinds = Annotated[list[str] | None, Field(
+    description="keep statements of any of these kinds (at most limits.filter_values, 100)")]
+FilterTags = Annotated[list[str] | None, Field(
+    description="keep statements with all these tags (at most limits.filter_values, 100)")]
 Since = Annotated[str | None, Field(description="keep statements true from this date on")]
 Until = Annotated[str | None, Field(description="keep statements true from before the end "
                                     "of this date")]
