@@ -2,6 +2,8 @@
 
 - :mod:`.features` — what a turn is (:class:`~.features.Turn`, from its metadata) and its
   features for one query, from the arms' runs only.
+- :mod:`.cues` — what a question says about whose turn answers it (the assistant's
+  earlier words, or neither speaker's life).
 - :mod:`.ranker` — :class:`~.ranker.ConversationReranker`, its weights (``weights.json``,
   fitted by ``benchmarks/fit_conversation.py`` on tune splits) and its registration.
 """

@@ -12,14 +12,17 @@ where a loop per candidate took ~18 ms at load 8 (issue 12's latency target).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-# the words a question names the assistant by, and its asker by (shared with relevance)
-from octomem.engine.relevance import ADDRESSED_AS, FIRST_PERSON, content_words
+# the words a question names the assistant by (shared with relevance)
+from octomem.engine.relevance import ADDRESSED_AS, content_words
+
+# what a question says about whose turn answers it: this module's API too
+from .cues import IRREGULAR_PAST, impersonal, recalls_assistant  # noqa: F401
+from .cues import WORD as _WORD
 
 if TYPE_CHECKING:  # numpy is imported where arrays are made: building the arm stays light
     import numpy as np
@@ -35,43 +38,6 @@ KINDS = ("peer", "user", "assistant")
 #: Largest ``|position|`` of a turn: positions are compared as int64 (a transcript's
 #: turns are numbered from 0; a larger number is not a position).
 MAX_POSITION = 2**62
-_WORD = re.compile(r"[^\W_]+")
-#: Irregular English past forms that, after "you", say the assistant already did or
-#: said something ("you told me", "the script you wrote"); regular ones end in "-ed".
-IRREGULAR_PAST = frozenset({
-    "said", "told", "gave", "wrote", "made", "sent", "showed", "shown", "thought", "found",
-    "got", "chose", "drew", "built", "took", "meant", "brought", "taught", "spoke", "knew",
-    "came", "put", "set", "left", "did", "had", "went", "read", "ran", "saw", "won"})
-#: "you" and the two words after it ("you told me", "you also said"), or "did you".
-_RECALLS = re.compile(r"\b(?:you\s+(\w+)(?:\s+(\w+))?|did\s+you)\b", re.IGNORECASE)
-
-
-def _past(word: str | None) -> bool:
-    word = (word or "").casefold()
-    return word.endswith("ed") or word in IRREGULAR_PAST
-
-
-def recalls_assistant(query: str) -> bool:
-    """Return whether ``query`` refers to the assistant's own earlier words ("you
-    suggested ...", "what did you say ...", "the list you provided"): "you" followed,
-    directly or after one word ("you also said"), by a verb in the past (ending in "-ed"
-    or one of :data:`IRREGULAR_PAST`), or "did you". A request ("can you recommend ...")
-    does not.
-    """
-    for match in _RECALLS.finditer(query):
-        first, second = match.group(1), match.group(2)
-        if first is None or _past(first) or _past(second):
-            return True
-    return False
-
-
-def impersonal(query: str) -> bool:
-    """Return whether ``query`` neither speaks of its asker (:data:`FIRST_PERSON`) nor
-    addresses the assistant (:data:`ADDRESSED_AS`): a question about the subject matter
-    ("why did the uploads fail?"), which either speaker's turn may answer."""
-    words = {w.casefold() for w in _WORD.findall(query)}
-    return not (words & FIRST_PERSON or words & ADDRESSED_AS)
-
 
 #: Least IDF weight of a query term among the candidates (a term every candidate holds
 #: still counts a little): the 0.01 floor of the LoCoMo tune fits.
