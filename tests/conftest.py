@@ -125,11 +125,19 @@ def build_arm(registry: ArmRegistry, tmp_path: Path) -> Iterator[Callable[..., o
 
 
 @pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """``tmp_path/project``, created: the project folder a server or a CLI run is started in."""
+    path = tmp_path / "project"
+    path.mkdir(exist_ok=True)
+    return path
+
+
+@pytest.fixture
 def memory(tmp_path: Path) -> Iterator[Memory]:
     """A memory with the hashing embedder (no model load): local scope in
     ``tmp_path/project`` (created), global in ``tmp_path/global``. Test modules that need
     other settings define their own ``memory``."""
-    (tmp_path / "project").mkdir()
+    (tmp_path / "project").mkdir(exist_ok=True)
     opened = open_memory(overrides={"pipeline": {"embedder": "hashing"}},
                          project_root=tmp_path / "project", global_root=tmp_path / "global")
     yield opened

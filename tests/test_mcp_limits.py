@@ -14,13 +14,6 @@ from mcp_stdio import stdio_client
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    path.mkdir()
-    return path
-
-
 def _one_line(message: str) -> str:
     assert "\n" not in message and "errors.pydantic.dev" not in message, message
     return message

@@ -14,13 +14,6 @@ from cli_run import octomem
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    path.mkdir()
-    return path
-
-
 def test_version(project: Path) -> None:
     assert octomem(project, "--version").out.strip() == f"octomem {version('octomem')}"
 

@@ -23,13 +23,6 @@ from octomem.engine.types import Chunk
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    path.mkdir()
-    return path
-
-
 def _one_line(message: str, *parts: str) -> str:
     assert "\n" not in message and len(message) < 800, message
     for part in parts:

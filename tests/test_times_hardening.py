@@ -19,13 +19,6 @@ OUT_OF_RANGE = ("9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00+14:00", "10000
                 "-0001-01-01", "2025-13-01")
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    path.mkdir()
-    return path
-
-
 def test_mcp_refuses_out_of_range_times_and_stores_nothing(tmp_path: Path,
                                                           project: Path) -> None:
     with stdio_client(tmp_path, project) as mcp:
