@@ -7,6 +7,7 @@ key, the layer and the closest known key.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from .errors import ArmConfigError, OptionValueError, config_error
 from .project import find_project_root, project_config_path
-from .settings_env import env_layer
+from .settings_env import env_layer, variable_of
 from .settings_schema import (  # noqa: F401 (the settings' model: this module's API)
     ARM_KIND_GROUPS,
     GROUPS,
@@ -174,5 +175,9 @@ def load_settings(
         err = exc.errors()[0]
         key = ".".join(str(p) for p in err["loc"])
         layer = LoadedSettings(Settings.model_construct(), provenance).source_of(key)
+        variable = variable_of(key, ENV_PREFIX) if layer == "environment" else None
+        if variable is not None:  # name what the user typed, as the JSON check does
+            raise config_error(f"environment variable {variable}={os.environ[variable][:60]!r} "
+                               f"(setting {key!r}): {err['msg']}", layer) from exc
         raise config_error(f"setting {key!r} from {layer}: {err['msg']}", layer) from exc
     return LoadedSettings(settings, provenance)

@@ -57,6 +57,20 @@ def env_layer(settings_model: type[BaseModel], prefix: str) -> dict[str, Any]:
         raise ArmConfigError(_not_json(settings_model, prefix, exc)) from None
 
 
+def variable_of(dotted_key: str, prefix: str) -> str | None:
+    """Return the environment variable (as spelt in the environment) that sets
+    ``dotted_key`` or a key above it (``OCTOMEM_RETRIEVAL__TOP_K`` for ``retrieval.top_k``,
+    ``OCTOMEM_INGEST__ALLOWED_ROOTS`` for ``ingest.allowed_roots.0``); ``None`` when no
+    variable does. Names match in any case, as pydantic-settings reads them."""
+    names = {name.upper(): name for name in os.environ}
+    parts = dotted_key.split(".")
+    for i in range(len(parts), 0, -1):
+        name = names.get((prefix + "__".join(parts[:i])).upper())
+        if name is not None:
+            return name
+    return None
+
+
 def _not_json(settings_model: type[BaseModel], prefix: str, exc: Exception) -> str:
     """Return the one-line error for a variable of a list or table setting whose value is
     not JSON (pydantic-settings decodes those fields as JSON), naming the variable and

@@ -70,7 +70,7 @@ def test_a_search_reads_settings_without_pydantic_settings(project: Path) -> Non
 @pytest.mark.slow
 def test_octomem_variables_are_still_read_and_checked(project: Path) -> None:
     """With an ``OCTOMEM_*`` variable set, pydantic-settings reads it: the search keeps one
-    hit; a bad value is the same one-line error naming the key and the layer."""
+    hit; a bad value is one line naming the variable, its value and the key."""
     code, out, modules = run(project, "search", "heron",
                              env={"OCTOMEM_RETRIEVAL__TOP_K": "1"})
     assert code == 0, out
@@ -82,8 +82,9 @@ def test_octomem_variables_are_still_read_and_checked(project: Path) -> None:
         capture_output=True, text=True, timeout=300, check=False,
         env={**os.environ, "OCTOMEM_RETRIEVAL__TOP_K": "many"})
     assert done.stderr.splitlines()[0] == (
-        "error: setting 'retrieval.top_k' from environment: Input should be a valid "
-        "integer, unable to parse string as an integer")
+        "error: environment variable OCTOMEM_RETRIEVAL__TOP_K='many' (setting "
+        "'retrieval.top_k'): Input should be a valid integer, unable to parse string as an "
+        "integer")
 
 
 @pytest.mark.slow
