@@ -31,8 +31,8 @@ def reply_for(body: bytes) -> bytes | None:
     whose strings hold a lone surrogate, else ``None`` (the SDK's answer stands)."""
     try:
         message = json.loads(body)
-    except ValueError:  # not JSON at all (or not UTF-8): a parse error it is
-        return None
+    except (ValueError, RecursionError):  # not JSON at all (or not UTF-8), or nested
+        return None  # deeper than Python's json reads (trial 13 M14): a parse error it is
     reply = answer_to(message, surrogates_only=True)
     return None if reply is None else reply.model_dump_json(by_alias=True,
                                                             exclude_unset=True).encode()

@@ -51,6 +51,8 @@ async def test_a_lone_surrogate_over_http_gets_its_id_and_the_argument(tmp_path:
                        '"recall","arguments":{"query":"abc \\ud800 def"}}}')
                 bad = await http.post(url, headers=session, content=raw.encode())
                 garbage = await http.post(url, headers=session, content=b"{bad")
+                # nested deeper than Python's json reads: the SDK's parse error, not a 500
+                nested = await http.post(url, headers=session, content=b"[" * 200_000)
                 good = await http.post(url, headers=session, content=json.dumps(
                     {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
                      "params": {"name": "status", "arguments": {}}}))
@@ -62,6 +64,8 @@ async def test_a_lone_surrogate_over_http_gets_its_id_and_the_argument(tmp_path:
         # a body that is not JSON at all is still the SDK's parse error, id null
         assert garbage.status_code == 400 and garbage.json()["error"]["code"] == -32700
         assert garbage.json()["id"] is None
+        assert nested.status_code == 400 and nested.json()["error"]["code"] == -32700
+        assert "RecursionError" not in "".join(served.stderr)
         assert "result" in _json_of(good), good.text  # the session goes on
     finally:
         served.stop()
