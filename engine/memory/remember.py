@@ -170,8 +170,9 @@ def remember(
     :param event_time: when what it says happened (ISO-8601 date or time).
     :param expect_version: the version of ``supersedes`` the caller read; checked
         inside the write transaction.
-    :raises InvalidQueryError: empty text, a bad kind, time or scope, or an unknown,
-        other-scope or already superseded ``supersedes`` id; the message names it.
+    :raises InvalidQueryError: empty text or one holding a NUL character, a bad kind, time
+        or scope, or an unknown, other-scope or already superseded ``supersedes`` id; the
+        message names it.
     :raises StaleVersionError: ``supersedes`` changed since the caller read it.
     """
     if not isinstance(text, str) or not text.strip():
@@ -179,6 +180,9 @@ def remember(
     text = text.strip()
     check_length(len(text), memory.limits.remember_chars, "text", "limits.remember_chars",
                  hint="; a text this long is a document: ingest it")
+    if (nul := text.find("\0")) >= 0:  # as ingest refuses a file holding one (binary)
+        raise InvalidQueryError(f"text: a NUL character at character {nul + 1}; a statement "
+                                "is text: remove it; nothing was stored")
     asked = None if kind is None else check_kind(kind)
     kind = asked or DEFAULT_KIND
     target, old = _target(memory, scope, supersedes, expect_version)
