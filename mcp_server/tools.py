@@ -123,6 +123,8 @@ Format = Annotated[
           "sessions), text (text files only)"),
 ]
 Uri = Annotated[str | None, Field(description="where the text comes from (identifies it)")]
+Readd = Annotated[bool, Field(description="store again what forget keeps out of this path "
+                                          "(a forgotten file or turn); default false")]
 
 
 #: An engine error about an argument's value starts with the argument (``top_k: ...``).
@@ -249,6 +251,7 @@ class MemoryTools:
     def ingest(
         self, path_or_text: PathOrText, scope: IngestScope = None, title: Title = None,
         uri: Uri = None, tags: Tags = None, format: Format = "auto",  # noqa: A002
+        readd: Readd = False,
     ) -> IngestResult:
         """Ingest files, transcripts, a folder or a text into a scope; unchanged content is
         a no-op."""
@@ -257,7 +260,7 @@ class MemoryTools:
             memory = self.loader.memory(warm=True)
             with self.loader.write_lock:
                 target, report = memory.ingest(source, scope, title, uri, check_tags(tags),
-                                               format, confine=True)
+                                               format, confine=True, readd=readd is True)
         self.loader.warm_new_scopes()  # a scope this call created
         return ingest_result(target, report)
 

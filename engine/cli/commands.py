@@ -102,6 +102,10 @@ def ingest(
             "In folders, also read what `.gitignore` and `.octomemignore` files and the tool "
             "folders (`node_modules/`, `__pycache__/`, `site-packages/`, virtual environments) "
             "leave out; hidden files and folders are skipped either way."))] = False,
+    readd: Annotated[bool, typer.Option(
+        "--readd", help=(
+            "Store again what `forget` keeps out of these paths (each named); its forget-log "
+            "entry is kept as history."))] = False,
 ) -> None:
     """Ingest files and folders (.md, .txt, .rst), chat transcripts and Claude Code sessions
     (.jsonl; see docs/conversations.md), or a BEIR corpus with `--beir DIR`, into a scope
@@ -119,6 +123,10 @@ def ingest(
     `.gitignore` and `.octomemignore` files leave out, nor tool folders (`node_modules/`,
     `__pycache__/`, `site-packages/`, virtual environments); the command says what it left
     out. `--include-ignored` reads those but hidden ones; a file named itself is always read.
+
+    What you forgot stays out: a forgotten file (even changed since) and a forgotten turn's
+    text (wherever its line now is) are not stored again, each named (`not re-added:`);
+    a named file that stored nothing for it ends with status 1. `--readd` lets them back.
     """
     if not paths and beir is None:
         ctx.fail("give files or folders to ingest, or --beir DIR")
@@ -127,7 +135,8 @@ def ingest(
     memory = _memory()
     note_project(memory, scope)
     try:
-        ingesting.run(console, err, memory, paths, beir, scope, fmt, not include_ignored)
+        ingesting.run(console, err, memory, paths, beir, scope, fmt, not include_ignored,
+                      readd)
     finally:
         close_memory(memory)
 

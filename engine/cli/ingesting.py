@@ -90,6 +90,8 @@ class Tally:
         be stored; ``parts_stored``: how many are stored whole.
     :param skipped: ``(file, why)`` for each file inside a named folder skipped for an
         error (noted as it was skipped; ``why`` names the file).
+    :param named: the files named on the command line (one a forget keeps out whole is
+        refused: :func:`say_screened`).
     :param to_embed: chunks the ingest set out to embed after storing; ``embedded``: how
         many of them it has embedded (counted after each batch, so it can lag one batch).
     """
@@ -103,6 +105,7 @@ class Tally:
     parts_stored: int = 0
     refused: list[tuple[Path, str]] = field(default_factory=list)
     skipped: list[tuple[Path, str]] = field(default_factory=list)
+    named: set[Path] = field(default_factory=set)
 
     def watch(self, docs: Iterable[Any]) -> Iterator[Any]:
         """Yield ``docs``, noting each one's label (uri, else id) as it is offered."""
@@ -112,15 +115,16 @@ class Tally:
 
 
 def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None,
-        beir: Path | None, scope: str, fmt: str, honour_ignores: bool = True) -> None:
-    """Ingest ``paths`` and ``beir`` into ``scope`` (see the module docstring).
+        beir: Path | None, scope: str, fmt: str, honour_ignores: bool = True,
+        readd: bool = False) -> None:
+    """Ingest ``paths`` and ``beir`` into ``scope`` (see the module docstring); ``readd``:
+    store again what was forgotten (:mod:`~..memory.tombstones`).
 
     :raises OctomemError: a named path is missing or unreadable (nothing stored), or a
         named file was not ingested (the others were).
     :raises typer.Exit: status 130 after Ctrl-C, once what was stored is said.
     """
     from ..memory.folders import IngestReport, reconcile
-    from ..memory.gone_turns import gone_turns
     from ..memory.own_turns import check_own_turns, turn_owner
     from ..memory.readable import shown
     from ..memory.sources import (
@@ -174,7 +178,7 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
             else:
                 skipped.append((path, str(exc)))
                 err.print(Text.assemble(("skipped: ", "yellow"), str(exc)), highlight=False)
-    tally = Tally(refused=refused, skipped=skipped,
+    tally = Tally(refused=refused, skipped=skipped, named={p.resolve() for p in named},
                   parts=(beir is not None) + bool(files) + sum(bool(t) for _, t in transcripts),
                   expected=len(files) + sum(len(t) for _, t in transcripts))
     docs: Iterator[Any] = show.file_documents(err, files, memory.limits.file_bytes, named,
@@ -193,13 +197,13 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
             store(console, pipeline, beir_documents(beir), total, f"{beir.name} corpus", tally)
         if files and pipeline is not None:
             store(console, pipeline, docs, len(files), plural(len(files), "file"), tally,
-                  quiet=all(f in named for f in files))  # only named files: each one said why
+                  quiet=all(f in named for f in files),  # only named files: each said why
+                  readd=readd)
         for path, turns in transcripts:
             if turns and pipeline is not None:
-                gone = gone_turns(pipeline.arms.storage, turns)  # lines it no longer has
                 store(console, pipeline, turns, len(turns),
                       f"{shown(path)} ({plural(len(turns), 'turn')})", tally, whole=True,
-                      gone=(chosen, gone, memory.on_missing) if gone else None, named=True)
+                      gone=(chosen, memory.on_missing), named=True, readd=readd)
             elif path in named:
                 tally.refused.append((path, f"{path}: no turns in it"))
             else:
@@ -253,22 +257,36 @@ def fail(tally: Tally) -> None:
 
 def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int, label: str,
           tally: Tally, whole: bool = False, quiet: bool = False,
-          gone: tuple[str, list[GoneFile], str] | None = None, named: bool = False) -> None:
+          gone: tuple[str, str] | None = None, named: bool = False,
+          readd: bool = False) -> None:
     """Store ``docs`` (``whole``: in one transaction), then embed what was stored.
+
+    What a deliberate ``forget`` keeps out is left out and named (with ``readd``: stored,
+    its tombstone lifted in the same transaction; :mod:`~..memory.tombstones`).
 
     :param total: how many documents ``docs`` holds at most (for the progress bar).
     :param quiet: print no summary when ``docs`` turned out to hold nothing at all (each
         named file refused says why itself).
     :param named: always begin the summary with ``label`` (a transcript: its file), not
         only when the ingest has several parts.
-    :param gone: ``(scope, turns, ingest.on_missing)``: the stored turns a transcript no
-        longer holds, retired once ``docs`` are stored (:func:`~..memory.gone_turns.retire`)
-        and counted in the summary.
+    :param gone: ``(scope, ingest.on_missing)`` for a transcript: the stored turns it no
+        longer holds are retired once ``docs`` are stored
+        (:func:`~..memory.gone_turns.retire`) and counted in the summary.
     """
-    from ..memory.forget import drop_forgotten
-    from ..memory.gone_turns import retire
+    from contextlib import nullcontext
+
+    from ..memory.gone_turns import gone_turns, retire
+    from ..memory.tombstones import Screened, lift, screen, screening
     from . import render
 
+    storage = pipeline.arms.storage
+    out = Screened()
+    if whole or readd:  # read whole: a turn stays out by its text; lifts known first
+        out = screen(storage, docs, readd)
+        kept: Iterable[Any] = out.kept
+    else:
+        kept = screening(storage, docs, out)
+    found = gone_turns(storage, out.kept) if gone is not None and out.kept else []
     with render.progress(console) as bar:
         task = bar.add_task(f"indexing {label}", total=total)
 
@@ -276,14 +294,16 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
             tally.stored += n
             bar.advance(task, n)
 
-        forgotten: list[str] = []  # in the forget log: never added again
-        kept = drop_forgotten(pipeline.arms.storage, docs, forgotten)
-        report = pipeline.add(tally.watch(kept), stored, embed=False,
-                              **({"per_transaction": total} if whole else {}))
+        with storage.transaction() if out.lift else nullcontext() as tx:
+            lift(storage, tx, out.lift)  # --readd: in the transaction that stores them
+            report = pipeline.add(tally.watch(kept), stored, embed=False,
+                                  **({"per_transaction": total} if whole else {}))
         bar.update(task, completed=total)  # every file looked at, skipped ones included
-        retired = None if gone is None else \
-            (len(gone[1]), len(retire(gone[0], pipeline, gone[1], gone[2])))  # type: ignore[arg-type]
+        retired = None if not found or gone is None else \
+            (len(found), len(retire(gone[0], pipeline, found, gone[1])))  # type: ignore[arg-type]
+        forgotten = [] if readd else out.left_out
         if quiet and not (report.added or report.replaced or report.unchanged or forgotten):
+            say_screened(tally, out, readd)
             return
         tally.parts_stored += 1
         embedded = 0
@@ -304,6 +324,47 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
     render.ingest_report(console, report, embedded, pipeline.semantic_error,
                          label if tally.parts > 1 or named else None, len(forgotten),
                          len(report.resumed) if embedded else 0, retired)
+    say_screened(tally, out, readd, console)
+
+
+def say_screened(tally: Tally, out: Any, readd: bool, console: Console | None = None) -> None:
+    """Name each document a tombstone kept out (``not re-added: FILE (forgotten ...)``) or
+    let back (``readd``), and each turn stored under a fresh id; a file named on the
+    command line that a tombstone kept out is refused (the ingest ends with status 1)."""
+    from ..memory.readable import shown
+    from ..memory.tombstones import LeftOut
+
+    here = Path.cwd().resolve()
+
+    def where(one: LeftOut) -> str:  # as the user would name it here
+        path = _path_of(one.source)
+        if path is None:
+            return one.source
+        return shown(path.relative_to(here) if path.is_relative_to(here) else path)
+
+    for one in out.left_out:
+        line = one.note(where(one), readded=readd)
+        if console is not None:
+            console.print(Text(line), highlight=False, soft_wrap=True)
+        path = _path_of(one.source)
+        if not readd and path is not None and path in tally.named and (
+                one.forgotten.kind != "TURN" or not out.kept):  # named: it stored nothing
+            tally.refused.append((path, f"{shown(path)}: forgotten, nothing of it stored; "
+                                  "octomem ingest --readd PATH stores it again"))
+            tally.named.discard(path)  # said once
+    for read, new in out.renamed:
+        if console is not None:
+            console.print(Text(f"new id: {read} was forgotten and now holds another text: "
+                               f"stored as {new}"), highlight=False, soft_wrap=True)
+
+
+def _path_of(uri: str) -> Path | None:
+    """Return the file a ``file:`` uri names (resolved), else ``None``."""
+    if not uri.startswith("file:"):
+        return None
+    from urllib.parse import unquote, urlparse
+
+    return Path(unquote(urlparse(uri).path))
 
 
 def say_interrupted(err: Console, tally: Tally, sources: int, scope: str,

@@ -12,6 +12,7 @@ write lock is held (one statement: :mod:`.remember`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +28,7 @@ from .context import ShapedAnswer, check_shape, shape
 from .duplicates import NearDuplicate, near_duplicates
 from .empty import say_not_yet_true, say_why_empty
 from .folders import IngestReport, folder_named, reconcile
-from .forget import ForgetOutcome, drop_forgotten, forget
+from .forget import ForgetOutcome, forget
 from .gone_turns import gone_turns, retire
 from .health import model_error
 from .ingest import ingest_groups, merge_reports
@@ -40,6 +41,7 @@ from .scopes import SCOPES, ScopeName, ScopeSet, check_scope, memory_knobs, scop
 from .showable import without_unshowable
 from .sources import IngestFormat
 from .times import as_of_instant, parse_time
+from .tombstones import lift, note_screened, screen
 
 if TYPE_CHECKING:  # numpy arrives with the embedder, not at import (MCP start-up)
     import numpy as np
@@ -200,7 +202,7 @@ class Memory:
     def ingest(
         self, path_or_text: str, scope: str | None = None, title: str | None = None,
         uri: str | None = None, tags: Sequence[str] = (), fmt: IngestFormat = "auto",
-        confine: bool = False,
+        confine: bool = False, readd: bool = False,
     ) -> tuple[ScopeName, IngestReport]:
         """Ingest files, transcripts, a folder or a text into a scope (``local`` by default).
 
@@ -208,8 +210,10 @@ class Memory:
         (the old chunks stay, superseded). A folder ingested again reports the files it no
         longer holds and forgets them unless ``ingest.on_missing = "keep"``
         (:mod:`.folders`). Every file is read before anything is stored;
-        each transcript is stored in one transaction. An id in the scope's forget log
-        is not added again (``report.skipped_forgotten``). A scope without a store gets
+        each transcript is stored in one transaction. What a deliberate ``forget`` keeps
+        out (a forgotten file by its id, a forgotten turn by its text: :mod:`.tombstones`)
+        is not added again (``report.skipped_forgotten``, ``report.left_out``); with
+        ``readd`` it is, and its tombstone lifted. A scope without a store gets
         one only when something is to be stored. See :mod:`.ingest`.
 
         :param fmt: how ``.jsonl`` files are read (:data:`~.sources.IngestFormat`).
@@ -231,11 +235,19 @@ class Memory:
         if not any(groups) and not self.scopes.created(target):
             return target, report  # nothing to store (a folder's files all skipped): no store
         pipeline = self.scopes.require(target, create=True)
+        storage = pipeline.arms.storage
         for group in groups:  # a transcript's turns: one transaction
             whole = len(group) if group[0].kind == TURN_KIND else None
-            gone = gone_turns(pipeline.arms.storage, group) if whole else []
-            kept = drop_forgotten(pipeline.arms.storage, group, report.skipped_forgotten)
-            merge_reports(report, pipeline.add(kept, per_transaction=whole))
+            screened = screen(storage, group, readd)  # what forget keeps out: .tombstones
+            gone = gone_turns(storage, screened.kept) if whole and screened.kept else []
+            note_screened(report, screened, readd)
+            with storage.transaction() if screened.lift else nullcontext() as tx:
+                lift(storage, tx, screened.lift)  # --readd: in the storing transaction
+                added = pipeline.add(screened.kept, per_transaction=whole,
+                                     embed=not screened.lift)
+            if screened.lift:  # embedded outside the write transaction
+                added.embedded = pipeline.embed_pending(None, pipeline.to_embed(added))
+            merge_reports(report, added)
             report.missing += gone  # turns it no longer holds: retired
             report.forgotten += retire(target, pipeline, gone, self.on_missing)
         folder = folder_named(path_or_text, self.roots.project)

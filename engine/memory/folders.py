@@ -20,6 +20,7 @@ import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from ..arms import VersionedStorage
@@ -27,6 +28,9 @@ from ..pipeline import AddReport, Pipeline
 from ..types import Document
 from .forget import GONE_REASON, forget
 from .scopes import ScopeName
+
+if TYPE_CHECKING:
+    from .tombstones import LeftOut
 
 #: The kind file documents are stored with (see :mod:`.ingest`).
 FILE_KIND = "DOC"
@@ -48,8 +52,11 @@ class IngestReport(AddReport):
     :param forgotten: those of them forgotten (``ingest.on_missing = "forget"``).
     :param skipped: ``(file, why)`` for each file inside the folder that could not be
         read and was left out (nothing of it stored).
-    :param skipped_forgotten: ids of documents and turns read again that are in the
-        scope's forget log: not added again (:func:`~.forget.drop_forgotten`).
+    :param skipped_forgotten: the forgotten ids (forget-log entries) that kept documents
+        and turns read again out (:mod:`.tombstones`); ``left_out``: each of those, with
+        where it was read; ``readded``: those let back by ``readd`` instead.
+    :param renamed: ``(id read, id stored)`` for each turn stored under a fresh id because
+        its position's id was forgotten while it holds another text.
     :param unfinished: a note for each transcript whose last line was still being written
         (no newline, not JSON): left out, read on the next ingest.
     :param empty_lines: a note for each chat transcript with lines whose text is empty
@@ -60,6 +67,9 @@ class IngestReport(AddReport):
     forgotten: list[GoneFile] = field(default_factory=list)
     skipped: list[tuple[Path, str]] = field(default_factory=list)
     skipped_forgotten: list[str] = field(default_factory=list)
+    left_out: list[LeftOut] = field(default_factory=list)
+    readded: list[LeftOut] = field(default_factory=list)
+    renamed: list[tuple[str, str]] = field(default_factory=list)
     unfinished: list[str] = field(default_factory=list)
     empty_lines: list[str] = field(default_factory=list)
 

@@ -49,13 +49,20 @@ GONE_REASON = "file gone: "
 #: begins (:func:`~.gone_turns.retire`): history too, not a tombstone (the line may
 #: come back).
 GONE_TURN_REASON = "turn gone: "
+#: How the reason of a tombstone lifted by ``ingest --readd`` begins
+#: (:func:`~.tombstones.lift`): history, no longer a tombstone.
+READDED_REASON = "re-added by ingest --readd "
 
 
 def is_tombstone(record: ForgetRecord) -> bool:
-    """Return True when ``record`` keeps its id from being added again: every forget but
-    an ingest's own for a file gone from its folder (reason starting :data:`GONE_REASON`)
-    or for a turn gone from its transcript (kind ``TURN``, :data:`GONE_TURN_REASON`)."""
+    """Return True when ``record`` keeps what it forgot from being added again: every
+    forget but an ingest's own for a file gone from its folder (reason starting
+    :data:`GONE_REASON`) or for a turn gone from its transcript (kind ``TURN``,
+    :data:`GONE_TURN_REASON`), and one an ``ingest --readd`` lifted
+    (:data:`READDED_REASON`). What a tombstone keeps out: :mod:`.tombstones`."""
     reason = record.reason or ""
+    if reason.startswith(READDED_REASON):
+        return False
     return not ((record.id.startswith("file:") and reason.startswith(GONE_REASON))
                 or (record.kind == TURN_KIND and reason.startswith(GONE_TURN_REASON)))
 

@@ -6,6 +6,8 @@ remember, forget and ingest results are here.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import BaseModel, Field
 
 from ..pipeline import AddReport
@@ -182,14 +184,32 @@ class IngestResult(BaseModel):
         default_factory=list, description="files inside the folder that could not be read "
         "(a malformed transcript line, not UTF-8, too large): left out; the rest was stored")
     forgotten_not_readded: list[str] = Field(
-        default_factory=list, description="ids read again that are in the scope's forget "
-        "log: not added again (a forgotten document or turn never comes back)")
+        default_factory=list, description="forgotten ids (in the scope's forget log) whose "
+        "file or turn text was read again: not added again (see forgotten_left_out)")
+    forgotten_left_out: list[str] = Field(
+        default_factory=list, description="each one named: 'not re-added: FILE (forgotten "
+        "TIME)', or 'FILE: turn ID (now read as ID2)' for a forgotten turn whose line moved; "
+        "readd: true stores them again")
+    readded: list[str] = Field(
+        default_factory=list, description="what readd stored again although forgotten")
+    renamed: list[str] = Field(
+        default_factory=list, description="'ID -> NEW': a turn whose position's id was "
+        "forgotten holds another text now, stored under a fresh id")
     unfinished: list[str] = Field(
         default_factory=list, description="transcripts whose last line was still being "
         "written (no newline at its end, not JSON): that line left out, read next time")
     empty_lines: list[str] = Field(
         default_factory=list, description="chat transcripts with lines whose text is empty "
         "or null (a tool-only message): those lines left out, counted and named per file")
+
+
+def _shown_uri(source: str) -> str:
+    """Return a ``file:`` uri as its path (as :func:`shown` shows it), else ``source``."""
+    if not source.startswith("file:"):
+        return source
+    from urllib.parse import unquote, urlparse
+
+    return shown(Path(unquote(urlparse(source).path)))
 
 
 def ingest_result(scope: str, report: AddReport) -> IngestResult:
@@ -207,6 +227,12 @@ def ingest_result(scope: str, report: AddReport) -> IngestResult:
                         skipped=[SkippedFileItem(path=shown(path), why=why)
                                  for path, why in getattr(report, "skipped", ())],
                         forgotten_not_readded=list(getattr(report, "skipped_forgotten", ())),
+                        forgotten_left_out=[
+                            one.note(_shown_uri(one.source)).replace("--readd", "readd: true")
+                            for one in getattr(report, "left_out", ())],
+                        readded=[one.note(_shown_uri(one.source), readded=True)
+                                 for one in getattr(report, "readded", ())],
+                        renamed=[f"{a} -> {b}" for a, b in getattr(report, "renamed", ())],
                         unfinished=list(getattr(report, "unfinished", ())),
                         empty_lines=list(getattr(report, "empty_lines", ())))
 
