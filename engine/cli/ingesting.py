@@ -71,7 +71,6 @@ UNLISTED = "/: cannot be read"
 
 if TYPE_CHECKING:
     from ..memory.facade import Memory
-    from ..memory.folders import GoneFile
     from ..pipeline import Pipeline
 
 

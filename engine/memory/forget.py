@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..arms import Storage, VersionedStorage
@@ -76,17 +76,6 @@ def was_forgotten(storage: Storage, document_id: str) -> bool:
         return False
     record = storage.get_forgotten(document_id)
     return record is not None and is_tombstone(record)
-
-
-def drop_forgotten(storage: Storage, documents: Iterable[Document],
-                   dropped: list[str]) -> Iterator[Document]:
-    """Yield ``documents`` except those :func:`was_forgotten`, appending their ids to
-    ``dropped`` (lazily: a generator of documents stays one)."""
-    for doc in documents:
-        if was_forgotten(storage, doc.id):
-            dropped.append(doc.id)
-        else:
-            yield doc
 
 
 def _matches(scoped: Scoped, key: str) -> list[tuple[ScopeName, Pipeline, Document]]:
