@@ -87,7 +87,7 @@ async def test_lists_the_five_tools_with_teaching_descriptions(client: Client) -
     }
     assert set(tools["forget"].input_schema["properties"]) == {"text_or_id", "scope", "reason"}
     assert set(tools["ingest"].input_schema["properties"]) == {
-        "path_or_text", "scope", "title", "uri", "tags", "format"
+        "path_or_text", "scope", "title", "uri", "tags", "format", "readd"
     }
     for name in ("remember", "recall", "ingest"):  # what goes where is taught where it matters
         assert "global" in str(tools[name].description) and "local" in str(tools[name].description)
