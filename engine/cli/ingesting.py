@@ -348,7 +348,7 @@ def say_screened(tally: Tally, out: Any, readd: bool, console: Console | None = 
         path = _path_of(one.source)
         if not readd and path is not None and path in tally.named and (
                 one.forgotten.kind != "TURN" or not out.kept):  # named: it stored nothing
-            tally.refused.append((path, f"{shown(path)}: forgotten, nothing of it stored; "
+            tally.refused.append((path, f"{where(one)}: forgotten, nothing of it stored; "
                                   "octomem ingest --readd PATH stores it again"))
             tally.named.discard(path)  # said once
     for read, new in out.renamed:
