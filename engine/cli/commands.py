@@ -124,9 +124,8 @@ def ingest(
     `__pycache__/`, `site-packages/`, virtual environments); the command says what it left
     out. `--include-ignored` reads those but hidden ones; a file named itself is always read.
 
-    What you forgot stays out: a forgotten file (even changed since) and a forgotten turn's
-    text (wherever its line now is) are not stored again, each named (`not re-added:`);
-    a named file that stored nothing for it ends with status 1. `--readd` lets them back.
+    What you forgot stays out (a file by its path, a turn by its text), each named; a named
+    file it keeps out ends with status 1. `--readd` lets them back.
     """
     if not paths and beir is None:
         ctx.fail("give files or folders to ingest, or --beir DIR")
