@@ -15,7 +15,7 @@ import pytest
 from mcp_stdio import stdio_client
 from ui_support import browser_session, chromium_or_skip, running_view
 
-HOSTILE = "Escape test \x1b[31mRED\x1b[0m nul \x00 bell \x07 c1 \x9b end"
+HOSTILE = "Escape test \x1b[31mRED\x1b[0m soh \x01 bell \x07 c1 \x9b end"  # a NUL is refused
 
 
 def _no_controls(text: str) -> None:
@@ -68,4 +68,4 @@ def test_markdown_resources_escape_control_characters(tmp_path: Path) -> None:
         for uri in ("octomem://session-start", "octomem://memory/local"):
             text = client.read(uri)
             _no_controls(text)
-            assert "Escape test \\x1b[31mRED\\x1b[0m nul \\x00 bell \\x07 c1 \\x9b end" in text
+            assert "Escape test \\x1b[31mRED\\x1b[0m soh \\x01 bell \\x07 c1 \\x9b end" in text
