@@ -9,9 +9,10 @@ from pathlib import Path
 
 from cli_run import octomem
 
-#: Retitles the terminal (OSC 0 ... BEL), clears the screen (CSI 2J), a NUL and a C1 CSI.
-HOSTILE = "titlehack \x1b]0;PWNED\x07 \x1b[2J cleared \x00 nul \x9b31m c1"
-SHOWN = r"titlehack \x1b]0;PWNED\x07 \x1b[2J cleared \x00 nul \x9b31m c1"
+#: Retitles the terminal (OSC 0 ... BEL), clears the screen (CSI 2J), a SOH and a C1 CSI
+#: (a NUL is refused: tests/test_statement_nul.py).
+HOSTILE = "titlehack \x1b]0;PWNED\x07 \x1b[2J cleared \x01 soh \x9b31m c1"
+SHOWN = r"titlehack \x1b]0;PWNED\x07 \x1b[2J cleared \x01 soh \x9b31m c1"
 
 
 def _no_controls(text: str) -> None:
