@@ -73,7 +73,8 @@ Tags = Annotated[
 ]
 IsoTime = Annotated[str | None, Field(description="ISO-8601 date or time, e.g. 2025-03-01")]
 Supersedes = Annotated[
-    str | None, Field(description="id of the statement this one replaces (kept as history)")
+    str | None, Field(description="id of the statement this one replaces (kept as history); "
+                            "not an ingested document or conversation turn")
 ]
 QueryText = Annotated[
     str, Field(description="what to look for, in plain words (no syntax needed)",

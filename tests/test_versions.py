@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from octomem.engine.errors import StaleVersionError
+from octomem.engine.errors import InvalidQueryError, StaleVersionError
 from octomem.engine.memory.facade import Memory, open_memory
 from octomem.engine.memory.versions import document_version
 from octomem.engine.memory.view import item
@@ -67,7 +67,11 @@ def test_supersede_refuses_a_changed_read(pair: tuple[Memory, Memory], tmp_path:
     texts = [d.text for d in agent.statements(scope, include_superseded=True)]
     assert "Deploys need three approvals" not in texts
     fresh = item(page, doc_id).version
-    replaced = page.remember("Deploys need three approvals", supersedes=doc_id,
-                             expect_version=fresh)
-    assert replaced.superseded is not None and replaced.superseded.id == doc_id
+    with pytest.raises(InvalidQueryError, match="is an ingested file"):  # trial 13 F2
+        page.remember("Deploys need three approvals", supersedes=doc_id, expect_version=fresh)
+    fact = agent.remember("Deploys need two approvals").document.id
+    read = item(page, fact).version
+    agent.remember("Deploys need one approval", supersedes=fact)  # the page's read is stale
+    with pytest.raises(StaleVersionError, match="superseded by"):
+        page.remember("Deploys need three approvals", supersedes=fact, expect_version=read)
 

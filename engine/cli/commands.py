@@ -151,7 +151,9 @@ def add(
     event_time: Annotated[str | None, typer.Option(
         "--event-time", help="When it happened (ISO date).")] = None,
     supersedes: Annotated[str | None, typer.Option(
-        "--supersedes", help="Id of the statement this one replaces (kept as history).")] = None,
+        "--supersedes", help="Id of the statement this one replaces (kept as history); "
+        "not an ingested file or conversation turn (edit and ingest those again, or "
+        "forget them).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help=(
         "Print what was stored, replaced and found nearly the same as JSON."))] = False,
 ) -> None:

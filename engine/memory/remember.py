@@ -10,10 +10,14 @@ is not stored twice; near duplicates are reported, never refused (:mod:`.duplica
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+from urllib.request import url2pathname
 
 from ..arms import VersionedStorage
 from ..errors import (
@@ -24,8 +28,10 @@ from ..errors import (
     StoreBusyError,
 )
 from ..pipeline import AddReport, Pipeline, embedding_text
+from ..turns import TURN_KIND
 from ..types import DEFAULT_KIND, HANDOFF_KIND, Document
 from .duplicates import NearDuplicate, has_vectors, identical
+from .ingest import DOC_KIND
 from .limits import check_length, check_tags
 from .scopes import ScopeName, check_scope
 from .times import parse_time
@@ -135,6 +141,8 @@ def _target(
         why = " (it was forgotten)" if any(gone) else ""
         raise InvalidQueryError(f"supersedes: no statement has the id {supersedes!r}{why}")
     old_scope, old = matches[0]
+    if (why := not_a_statement(old)) is not None:
+        raise InvalidQueryError(f"supersedes: {why}; nothing was stored")
     if chosen is not None and chosen != old_scope:
         raise InvalidQueryError(
             f"supersedes: {supersedes!r} is in the {old_scope} scope; a statement supersedes "
@@ -147,6 +155,33 @@ def _target(
             "supersede the current statement instead"
         )
     return old_scope, old
+
+
+def not_a_statement(document: Document) -> str | None:
+    """Return why ``document`` cannot be superseded by a statement (an ingested file or
+    text, or a conversation turn: its next ingest would be born superseded), or ``None``
+    for a statement. Their ids are what ``recall`` hands out beside statements' ones."""
+    place = _place(document.uri)
+    if document.kind == TURN_KIND:
+        return (f"{document.id!r} is a conversation turn{place}, not a statement: forget "
+                "it, or edit the transcript and ingest it again")
+    if document.kind != DOC_KIND:
+        return None
+    if document.id.startswith("file:"):
+        return (f"{document.id!r} is an ingested file{place}, not a statement: forget it, "
+                "or edit the file and ingest it again")
+    return (f"{document.id!r} is an ingested document{place}, not a statement: forget it, "
+            "or ingest its new text")
+
+
+def _place(uri: str | None) -> str:
+    """`` (PATH)`` for a ``file:`` URI, `` (URI)`` for another, ``""`` for none."""
+    if not uri:
+        return ""
+    if uri.startswith("file:"):
+        with contextlib.suppress(ValueError):
+            return f" ({Path(url2pathname(urlsplit(uri).path))})"
+    return f" ({uri})"
 
 
 def remember(
@@ -171,8 +206,8 @@ def remember(
     :param expect_version: the version of ``supersedes`` the caller read; checked
         inside the write transaction.
     :raises InvalidQueryError: empty text or one holding a NUL character, a bad kind, time
-        or scope, or an unknown, other-scope or already superseded ``supersedes`` id; the
-        message names it.
+        or scope, or an unknown, other-scope or already superseded ``supersedes`` id, or one
+        of an ingested document or turn (:func:`not_a_statement`); the message names it.
     :raises StaleVersionError: ``supersedes`` changed since the caller read it.
     """
     if not isinstance(text, str) or not text.strip():
