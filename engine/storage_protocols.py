@@ -119,6 +119,15 @@ class VersionedStorage(Storage, Protocol):
         """
         ...
 
+    def hand_on(self, tx: Any, document_id: str, successor: str | None) -> list[str]:
+        """Before ``document_id`` is forgotten: make the documents it superseded
+        superseded by ``successor`` instead, or current again (with their current
+        revision's chunks) when ``successor`` is ``None``.
+
+        :returns: ids of the documents handed on, ascending.
+        """
+        ...
+
     def revise_document(
         self, tx: Any, document: Document, chunks: Sequence[Chunk]
     ) -> tuple[list[Chunk], list[int]]:

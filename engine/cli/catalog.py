@@ -109,8 +109,9 @@ COMMANDS = (
           "that cannot be read; exit status 1 when there are any. With `--repair`: a bad "
           "`created_at` or `valid_to` becomes now, a bad `event_time` or `last_recalled_at` "
           "is cleared, and the document is written again (its vectors computed again); a "
-          "statement current although its successor supersedes it is superseded again; a "
-          "link to nothing on a current statement is dropped. A link that needs a decision "
+          "statement current although its successor supersedes it is superseded again; one "
+          "superseded by a forgotten statement is current again; a link to nothing on a "
+          "current statement is dropped. A link that needs a decision "
           "is listed, not repaired."),
     Entry("ui", "view", "Show the memory in a browser: search with the explain table, both "
           "scopes, items and their history, conversations, status. Read-only unless "

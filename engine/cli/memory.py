@@ -126,6 +126,11 @@ def show_forgotten(console: Console, out: ForgetOutcome, json_out: bool,
         emit(console, [lead + repr(_snippet(doc.text, room, raw=True))])
     else:  # the statement on a line of its own
         emit(console, [lead.rstrip(), "  " + repr(_snippet(doc.text, console.width - 4, raw=True))])
+    if out.handed_on:
+        from ..memory.forget import handed_on_line
+    for older in out.handed_on:
+        emit(console, wrapped(handed_on_line(older) + ": " + repr(_snippet(
+            older.text, max(console.width - 60, 30), raw=True)), console.width))
     return True
 
 

@@ -5,7 +5,13 @@ its vectors — in one write transaction that also appends an entry to the scope
 log (id, kind, sha256 of the text, when it was recorded, when it was forgotten, the
 reason). Because nothing of its text is left, no recall can return it, ``as_of`` and
 ``include_superseded`` included; the log answers "was this forgotten, when, and why?".
-Statements it had superseded stay superseded: history is not rewritten.
+
+A statement it had superseded is handed on in the same transaction
+(:meth:`~octomem.engine.arms.VersionedStorage.hand_on`): current again when the forgotten
+one was current (a correction found wrong and forgotten leaves the fact it replaced as
+the answer, not a scope with no current answer that says nothing is stored), else
+superseded by the forgotten one's own successor. Its ``as_of`` history then reads as if
+the forgotten statement had never been stored, which is what forgetting it asks for.
 """
 
 from __future__ import annotations
@@ -32,11 +38,23 @@ class ForgetOutcome:
     :param forgotten: the statement removed, with its scope; ``None`` when the text
         matched several statements (then none was removed and ``matches`` lists them).
     :param matches: every ``(scope, statement)`` the text matched when it was ambiguous.
+    :param handed_on: the statements the forgotten one had superseded, as they are now:
+        current again (``is_current``), or superseded by its successor.
     """
 
     forgotten: tuple[ScopeName, Document] | None
     reason: str | None = None
     matches: list[tuple[ScopeName, Document]] = field(default_factory=list)
+    handed_on: list[Document] = field(default_factory=list)
+
+
+def handed_on_line(doc: Document) -> str:
+    """Say what became of a statement the forgotten one had superseded (one line, no
+    text): ``"ID is current again (it was superseded by the statement forgotten)"`` or
+    ``"ID is now superseded by SUCCESSOR"``."""
+    if doc.is_current:
+        return f"{doc.id} is current again (it was superseded by the statement forgotten)"
+    return f"{doc.id} is now superseded by {doc.superseded_by} (the forgotten one's successor)"
 
 
 Scoped = Sequence[tuple[ScopeName, Pipeline]]
@@ -124,8 +142,8 @@ def forget(scoped: Scoped, text_or_id: str, reason: str | None = None,
     :param reason: kept in the forget log.
     :param expect_version: the version the caller read
         (:func:`~.versions.document_version`); checked inside the write transaction.
-    :returns: what was removed; or, when the text matches several statements, none
-        removed and the list of matches.
+    :returns: what was removed and the statements it had superseded, handed on; or, when
+        the text matches several statements, none removed and the list of matches.
     :raises InvalidQueryError: ``text_or_id`` is empty.
     :raises NotFoundError: nothing matches (the message says if the id was forgotten
         before, when and why).
@@ -150,8 +168,11 @@ def forget(scoped: Scoped, text_or_id: str, reason: str | None = None,
             arms.keyword.remove(tx, removed)
         if removed and arms.semantic is not None:
             arms.semantic.remove(tx, removed)
+        handed: list[str] = []
         if isinstance(arms.storage, VersionedStorage):
+            handed = arms.storage.hand_on(tx, document.id, document.superseded_by)
             digest = _sha256(document.text)
             arms.storage.record_forgotten(tx, ForgetRecord(
                 document.id, document.kind, digest, document.created_at, time.time(), reason))
-    return ForgetOutcome((scope, document), reason)
+    now = [d for i in handed if (d := arms.storage.get_document(i)) is not None]
+    return ForgetOutcome((scope, document), reason, handed_on=now)

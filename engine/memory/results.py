@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from ..pipeline import AddReport
 from ..types import Chunk, Document
 from .duplicates import NearDuplicate
-from .forget import ForgetOutcome
+from .forget import ForgetOutcome, handed_on_line
 from .limits import preview
 from .models import StoredItem
 from .readable import shown
@@ -129,6 +129,11 @@ class ForgetResult(BaseModel):
         default_factory=list,
         description="when the text matched several statements: all of them (none was removed; "
         "call forget again with one id)")
+    handed_on: list[ScopedItem] = Field(
+        default_factory=list,
+        description="the statements the forgotten one had superseded, as they are now: "
+        "current again (superseded_by null) when it was current, else superseded by its "
+        "successor")
     message: str
 
 
@@ -141,8 +146,10 @@ def forget_result(out: ForgetOutcome) -> ForgetResult:
             f"{len(matches)} statements have this exact text, none was removed; forget one "
             f"by id: {listed}"))
     scope, doc = out.forgotten
+    said = "".join(f"; {handed_on_line(d)}" for d in out.handed_on)
     return ForgetResult(forgotten=scoped_item(scope, doc), reason=out.reason,
-                        message=f"forgot {doc.id} from the {scope} scope")
+                        handed_on=[scoped_item(scope, d) for d in out.handed_on],
+                        message=f"forgot {doc.id} from the {scope} scope{said}")
 
 
 class GoneFileItem(BaseModel):

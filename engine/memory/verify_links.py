@@ -1,8 +1,8 @@
 """Supersede links that do not hold, for ``octomem verify``.
 
 A statement that ``supersedes`` another is that one's ``superseded_by``, and a
-``superseded_by`` names a stored statement or one in the forget log (forgetting the
-newer statement leaves the older superseded: history is not rewritten). An import of an
+``superseded_by`` names a stored statement (``forget`` hands a statement on when its
+successor goes: :meth:`~octomem.engine.arms.VersionedStorage.hand_on`). An import of an
 older export (trial 11, before import kept the newer state) could leave an older
 statement current while its successor still said it superseded it, and a hand-made
 record could name a statement that exists nowhere (``import`` now refuses both). Found here:
@@ -11,6 +11,9 @@ record could name a statement that exists nowhere (``import`` now refuses both).
   ``a`` from the newer statement's ``valid_from`` on, as ``remember`` would have;
 - ``superseded_by 'b' but current (no valid_to)``: repaired by superseding it from
   ``b``'s ``valid_from`` on when ``b`` is stored, else by dropping the link;
+- ``superseded by 'b', which was forgotten``: an octomem before trial 13 left the
+  statement a forgotten correction had replaced superseded by nothing, so the scope
+  had no current answer; repaired by making it current again, as ``forget`` now does;
 - a link to an id that is neither stored nor in the forget log, or to a statement
   superseded by another: reported, not repaired (which one is right needs a person).
 """
@@ -65,6 +68,12 @@ def _superseded_by(storage: Any, doc: Document,
         yield LinkProblem(doc, f"superseded_by {doc.superseded_by!r}: no such document (nor "
                           "in the forget log)", (lambda tx, pipeline: rewrite(
                               tx, pipeline, dropped)) if doc.is_current else None)
+    elif new is None and not doc.is_current:
+        def revive(tx: Any, pipeline: Any, gone: str = doc.superseded_by) -> list[int]:
+            pipeline.arms.storage.hand_on(tx, gone, None)
+            return []
+        yield LinkProblem(doc, f"superseded by {doc.superseded_by!r}, which was forgotten: "
+                          "no current statement replaces it", revive)
     elif doc.is_current:
         def fix(tx: Any, pipeline: Any) -> list[int]:
             if new is None:

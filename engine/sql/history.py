@@ -65,6 +65,36 @@ class SqlHistory:
             "AND valid_to IS NULL", (float(valid_to), document_id))
         return ids
 
+    def hand_on(self, tx: Any, document_id: str, successor: str | None) -> list[str]:
+        """Hand on what ``document_id`` superseded, before it is forgotten, inside ``tx``.
+
+        Every document superseded by ``document_id`` is superseded by ``successor``
+        instead (its ``valid_to`` kept; ``successor``'s ``supersedes`` then names the first
+        of them), or, when ``successor`` is ``None``, becomes current again: ``superseded_by``
+        and ``valid_to`` cleared on it and on its current revision's chunks (older
+        revisions' chunks keep theirs).
+
+        :param successor: the id ``document_id`` is superseded by, or ``None``.
+        :returns: ids of the documents handed on, ascending.
+        """
+        ids = [r[0] for r in self._run(
+            tx, "SELECT id FROM documents WHERE superseded_by = ? ORDER BY id",
+            (document_id,)).fetchall()]
+        if not ids:
+            return []
+        if successor is not None:
+            self._run(tx, "UPDATE documents SET superseded_by = ? WHERE superseded_by = ?",
+                      (successor, document_id))
+            self._run(tx, "UPDATE documents SET supersedes = ? WHERE id = ? AND "
+                      "supersedes = ?", (ids[0], successor, document_id))
+            return ids
+        self._run(tx, "UPDATE chunks SET valid_to = NULL WHERE document_id IN (SELECT id "
+                  "FROM documents WHERE superseded_by = ?) AND revision = (SELECT d.revision "
+                  "FROM documents AS d WHERE d.id = chunks.document_id)", (document_id,))
+        self._run(tx, "UPDATE documents SET superseded_by = NULL, valid_to = NULL WHERE "
+                  "superseded_by = ?", (document_id,))
+        return ids
+
     def document_chunks(self, document_id: str) -> list[Chunk]:
         """Return every chunk of a document, all revisions, by revision then ordinal."""
         rows = self._run(

@@ -235,6 +235,30 @@ class HistoryContract(ArmContract):
         assert [d.id for d in storage.iter_documents()] == ["new"]
         assert [d.id for d in storage.iter_documents(include_superseded=True)] == ["new", "old"]
 
+    def test_hand_on_before_a_forget(self, versioned_storage: Any) -> None:
+        """What a forgotten statement superseded: current again, or its successor's."""
+        storage = versioned_storage
+        (a,) = add(storage, Document("v1", id="a", created_at=100.0))
+        add(storage, Document("v2", id="b", created_at=200.0, supersedes="a"))
+        add(storage, Document("v3", id="c", created_at=300.0, supersedes="b"))
+        with storage.transaction() as tx:
+            storage.supersede(tx, "a", "b", 200.0)
+            storage.supersede(tx, "b", "c", 300.0)
+        with storage.transaction() as tx:  # b (superseded) goes: a is c's now
+            assert storage.hand_on(tx, "b", "c") == ["a"]
+            storage.delete_document(tx, "b")
+        old, new = storage.get_document("a"), storage.get_document("c")
+        assert (old.superseded_by, old.valid_to, new.supersedes) == ("c", 200.0, "a")
+        with storage.transaction() as tx:  # c (current) goes: a is current again
+            assert storage.hand_on(tx, "c", None) == ["a"]
+            storage.delete_document(tx, "c")
+            assert storage.hand_on(tx, "nothing", None) == []
+        old = storage.get_document("a")
+        assert (old.superseded_by, old.valid_to, old.is_current) == (None, None, True)
+        assert storage.get_chunks([a.id])[0].valid_to is None
+        assert [c.id for c in storage.iter_chunks(Filters())] == [a.id]
+        assert storage.noncurrent_chunk_ids() == []
+
     def test_supersede_never_ends_before_the_start(self, versioned_storage: Any) -> None:
         storage = versioned_storage
         (chunk,) = add(storage, Document("later event", id="a", created_at=100.0, event_time=500.0))
