@@ -68,6 +68,12 @@ def test_verify_finds_and_repairs_what_an_older_octomem_left(tmp_path: Path,
                                                       fact.created_at, time.time(), None))
     finally:
         memory.close()
+    # F5: the empty answer no longer claims that nothing is stored
+    ran = octomem(project, "search", "API rate limit", "--json").json()
+    assert ran["hits"] == []
+    assert ran["nothing_to_rank"] == (
+        f"only a superseded statement matches: {OLD!r} (local); include superseded ones "
+        "to see it (--include-superseded; MCP: include_superseded)"), ran
     ran = octomem(project, "verify", ok=False)
     assert ran.code == 1
     assert (f"local: {fact.id}: superseded by 'gone', which was forgotten: no current "

@@ -288,7 +288,7 @@ def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool,
         console.print(f"[yellow]{escape(arm)} unavailable:[/yellow] {escape(why)}")
     for name, why in getattr(ans, "scopes_unavailable", {}).items():
         console.print(Text.assemble((f"{name} scope not searched: ", "yellow"), why),
-                      highlight=False)
+                      highlight=False, soft_wrap=True)  # the reason on its label's line
     shown = {(h.scope, h.chunk.id) for h in ans.hits}
     collapsed = [c for c in ans.collapsed if (c.kept_scope, c.kept_chunk.id) in shown]
     for c in collapsed if explain else ():

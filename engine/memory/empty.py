@@ -14,6 +14,7 @@ since the answer may lie outside it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..arms import VersionedStorage
@@ -61,7 +62,7 @@ def say_why_empty(memory: Memory, scope: str | None, filters: Filters,
         return
     answer.nothing_to_rank = why_empty(
         memory, scope, filters.kinds, filters.tags, filters.as_of, filters.valid_after,
-        filters.valid_before, filters.include_superseded)
+        filters.valid_before, filters.include_superseded, answer.scopes_unavailable)
 
 
 def say_not_yet_true(answer: RecallAnswer, timeless: RecallAnswer, as_of: float) -> None:
@@ -81,16 +82,56 @@ def say_not_yet_true(answer: RecallAnswer, timeless: RecallAnswer, as_of: float)
     answer.abstained = f"{said}; of what was true then, {answer.abstained}"
 
 
+#: How an empty answer points to superseded statements, in the CLI's and the MCP's words.
+SEE_SUPERSEDED = "--include-superseded; MCP: include_superseded"
+#: How the reason for a scope holding only superseded statements begins.
+NO_CURRENT = "no current statement is stored in "
+
+
+def say_superseded_match(answer: RecallAnswer, history: RecallAnswer) -> None:
+    """When ``answer`` (current statements only) is empty and the same search with
+    superseded ones (``history``) finds one at its top, say so first in the answer's
+    reason: only history matches (trial 13: "nothing is stored" when a superseded
+    statement was the one match)."""
+    top = history.hits[0] if history.hits else None
+    if top is None or top.chunk.valid_to is None:
+        return
+    text = " ".join(top.chunk.text.split())
+    text = text if len(text) <= 60 else text[:59].rstrip() + "…"
+    said = (f"only a superseded statement matches: {text!r} ({top.scope}); include "
+            f"superseded ones to see it ({SEE_SUPERSEDED})")
+    why = answer.nothing_to_rank
+    if answer.abstained:
+        answer.abstained = f"{said}; of the current ones, {answer.abstained}"
+    elif why is None or why.startswith(NO_CURRENT):
+        answer.nothing_to_rank = said
+    elif answer.scopes_unavailable:
+        answer.nothing_to_rank = f"{why}; {said}"
+    # else a filter's own reason stands (a window, a kind, a tag: it says more)
+
+
+def has_superseded(scoped: Sequence[tuple[str, Pipeline]]) -> bool:
+    """Return True when a store of ``scoped`` holds a superseded statement (one count
+    query each; storages that cannot count say no)."""
+    return any(int(counts().get("superseded", 0)) > 0 for _, p in scoped
+               if callable(counts := getattr(p.arms.storage, "history_counts", None)))
+
+
 def why_empty(memory: Memory, scope: str | None, kinds: tuple[str, ...],
               tags: tuple[str, ...] = (), as_of: float | None = None,
               since: float | None = None, until: float | None = None,
-              history: bool = False) -> str | None:
+              history: bool = False, unavailable: dict[str, str] | None = None,
+              ) -> str | None:
     """Return why a search of ``scope`` (``None``: both) filtered to ``kinds`` and ``tags``
     (at ``as_of``; statements that became true in ``[since, until)``; epoch seconds; with
     superseded versions when ``history``) could find nothing, or ``None`` when something
     could have matched.
 
+    :param unavailable: scope -> why it could not be read (not searched).
     :returns: ``nothing is stored in the local and global scopes; ingest or add first``,
+        ``the local scope could not be read (scopes_unavailable says why) and the global
+        scope holds nothing``, ``no current statement is stored in the local scope; 1
+        superseded one is (include superseded ones to see it: ...)``,
         ``no stored document has kind BAR (stored kinds: DOC, FACT)``, ``no stored
         document has tag OPS (stored tags: db, ops)``, ``no current statement became true
         before 2024-03-02T00:00:00Z; 1 superseded one did (include superseded ones to see
@@ -106,9 +147,7 @@ def why_empty(memory: Memory, scope: str | None, kinds: tuple[str, ...],
         for kind, n in kind_counts(pipeline).items():
             counts[kind] = counts.get(kind, 0) + n
     if not any(counts.values()):
-        where = " and ".join(wanted)
-        return (f"nothing is stored in the {where} {'scope' if len(wanted) == 1 else 'scopes'}"
-                "; ingest or add first")
+        return _nothing_current(memory, wanted, history, unavailable or {})
     if kinds and not any(counts.get(k) for k in kinds):
         stored = ", ".join(k for k, n in sorted(counts.items()) if n)
         return f"no stored document has kind {' or '.join(kinds)} (stored kinds: {stored})"
@@ -129,6 +168,37 @@ def why_empty(memory: Memory, scope: str | None, kinds: tuple[str, ...],
             return (f"nothing stored was valid yet at {_shown(as_of)} (the earliest is from "
                     f"{_shown(min(starts))})")
     return None
+
+
+def _nothing_current(memory: Memory, wanted: tuple[str, ...], history: bool,
+                     unavailable: dict[str, str]) -> str:
+    """Say why scopes whose readable stores hold no current document answered nothing:
+    one could not be read, or only superseded statements are stored, or nothing is."""
+    unread = [s for s in wanted if s in unavailable]
+    read = [s for s in wanted if s not in unavailable]
+
+    def scopes(names: list[str]) -> str:
+        return f"the {' and '.join(names)} scope{'s' if len(names) > 1 else ''}"
+
+    old = 0 if history else sum(
+        int(p.arms.storage.history_counts().get("superseded", 0))
+        for _, p in memory.scopes.existing(read)  # type: ignore[arg-type]
+        if callable(getattr(p.arms.storage, "history_counts", None)))
+    if old:
+        held = (f"{NO_CURRENT}{scopes(read)}; {old} superseded "
+                f"{'one is' if old == 1 else 'ones are'} (include superseded ones to see "
+                f"{'it' if old == 1 else 'them'}: {SEE_SUPERSEDED})")
+    elif read:
+        held = f"{scopes(read)} {'holds' if len(read) == 1 else 'hold'} nothing"
+    else:
+        held = ""
+    if unread:
+        cannot = (f"{scopes(unread)} could not be read (scopes_unavailable says why; "
+                  "nothing of it was searched)")
+        return f"{cannot} and {held}" if held else cannot
+    if old:
+        return held
+    return f"nothing is stored in {scopes(read)}; ingest or add first"
 
 
 def _outside_window(pipelines: list[Pipeline], since: float | None, until: float | None,

@@ -26,7 +26,12 @@ from ..turns import TURN_KIND
 from ..types import Document, Filters
 from .context import ShapedAnswer, check_shape, shape
 from .duplicates import NearDuplicate, near_duplicates
-from .empty import say_not_yet_true, say_why_empty
+from .empty import (
+    has_superseded,
+    say_not_yet_true,
+    say_superseded_match,
+    say_why_empty,
+)
 from .folders import IngestReport, folder_named, reconcile
 from .forget import ForgetOutcome, forget
 from .gone_turns import gone_turns, retire
@@ -174,6 +179,10 @@ class Memory:
                        context, max_tokens)
         if not answer.hits:
             say_why_empty(self, scope, filters, answer)
+            if not filters.include_superseded and filters.as_of is None and \
+                    has_superseded(scoped):  # does only history match?
+                history = replace(request, filters=replace(filters, include_superseded=True))
+                say_superseded_match(answer, recall_scopes(scoped, history, self.knobs))
             if answer.abstained and filters.as_of is not None:  # was it true only later?
                 timeless = replace(request, filters=replace(filters, as_of=None))
                 say_not_yet_true(answer, recall_scopes(scoped, timeless, self.knobs),
