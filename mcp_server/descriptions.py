@@ -126,8 +126,10 @@ ids, kinds, tags and supersede links. For reading; recall searches it better."""
 
 ITEM_RESOURCE = """\
 One stored statement or document with its provenance as JSON: scope and store, kind, tags, \
-times, revision, supersede links, recall count and its chunks. `{id}` is a statement or \
-document id, or `local:<chunk_id>` / `global:<chunk_id>` for one chunk of a recall hit."""
+times, revision, supersede links, recall count and its chunks. `{+id}` is a statement or \
+document id as recall gives it (`2025/trip:0` as it is; only a `?` or `#` in an id is \
+written `%3F` / `%23`), or `local:<chunk_id>` / `global:<chunk_id>` for one chunk of a \
+recall hit."""
 
 SESSION_START_RESOURCE = """\
 Read this at the start of every session: the standing rules and preferences, the current \

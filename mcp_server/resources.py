@@ -2,7 +2,8 @@
 
 - ``octomem://memory/{scope}`` (also listed as ``octomem://memory/local`` and
   ``octomem://memory/global``): the scope's current statements, newest first.
-- ``octomem://item/{id}``: one statement or document by id, or one chunk by
+- ``octomem://item/{+id}``: one statement or document by id (as ``recall`` gives it,
+  ``/`` included; a ``?`` or ``#`` in an id is written ``%3F`` / ``%23``), or one chunk by
   ``local:<chunk_id>`` / ``global:<chunk_id>``.
 - ``octomem://session-start``: what an agent should see first, within
   ``session_start.max_bytes`` (:mod:`octomem.engine.memory.session_start`).
@@ -70,6 +71,9 @@ def register_resources(server: MCPServer, loader: MemoryLoader) -> None:
         server.resource(f"octomem://memory/{scope}", name=f"{scope} memory",
                         title=f"{scope.capitalize()} memory", description=say.MEMORY_RESOURCE,
                         mime_type="text/markdown")(_bound(memory, scope))
-    server.resource("octomem://item/{id}", name="item", title="One stored item",
+    # {+id}: RFC 6570 reserved expansion, so an id holding "/" (``2025/trip:0``, which
+    # octomem gives a second same-named transcript) matches as it is; the SDK's simple
+    # {id} stops at "/" and only the percent-encoded id was found (trial 13 F6)
+    server.resource("octomem://item/{+id}", name="item", title="One stored item",
                     description=say.ITEM_RESOURCE, mime_type="application/json",
                     security=ResourceSecurity(exempt_params={"id"}))(one_item)

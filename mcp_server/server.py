@@ -5,7 +5,7 @@ The server only opens the memory the settings describe (through
 (``--project-root``, default the nearest folder from the current one upward holding
 ``.octomem/``, else the current one), and exposes it as the tools
 ``remember``, ``recall``, ``forget``, ``ingest`` and ``status`` (see :mod:`.tools`) and
-the resources ``octomem://memory/{scope}`` and ``octomem://item/{id}``
+the resources ``octomem://memory/{scope}`` and ``octomem://item/{+id}``
 (:mod:`.resources`). Several server processes may serve the same scopes at once (two
 clients, one memory): every write is one short SQLite transaction.
 

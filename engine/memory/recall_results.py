@@ -24,7 +24,8 @@ from .turn_results import (
 class MemoryHit(BaseModel):
     """One hit of a recall answer."""
 
-    id: str = Field(description="document id (to forget, supersede or read octomem://item/{id})")
+    id: str = Field(description="document id (to forget, supersede or read "
+                    "octomem://item/{id}, written as it is, / included)")
     scope: str = Field(description="local (this project) or global (every project)")
     chunk_id: int = Field(description="chunk id within its scope")
     rank: int = Field(description="1-based position in the answer")
