@@ -255,10 +255,11 @@ def main() -> None:
     """
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _interrupt)
-    with embedded() as server:
+    with embedded() as server, contextlib.suppress(KeyboardInterrupt):
+        # the signal may come as soon as the address is out (a loaded machine: while
+        # print returns), so the print is inside the suppress too: still a clean stop
         print(server.uri, flush=True)
-        with contextlib.suppress(KeyboardInterrupt):
-            signal.pause()
+        signal.pause()
     sys.exit(0)
 
 
