@@ -53,7 +53,8 @@ from octomem.plugins.conversation.features import (
     turn_features,
     turn_of,
 )
-from octomem.plugins.conversation.ranker import ADDRESSED_BONUS, addressed_bonus
+from octomem.plugins.conversation.options import ADDRESSED_BONUS
+from octomem.plugins.conversation.ranker import addressed_bonus
 
 from .arguments import bench_parser, fit_commands, run_main
 from .dataset import load_dataset, parse_group_by

@@ -221,7 +221,9 @@ class HitReranker(Reranker, Protocol):
     not be comparable between labels (:mod:`octomem.engine.rerank`). And it may define
     ``rerank_grouped(query, hits, similarity, keyword) -> (scores, labels or None)``:
     both at once (``None``: every scored hit in one group), which the rerank stage then
-    calls instead of the two.
+    calls instead of the two. And ``warm(progress=None) -> bool``: load or build now what
+    its first rerank would use (``Pipeline.warm(("reranker",))``; ``octomem ingest`` passes
+    ``progress(done, total)``, called only while something is built).
     """
 
     def wanted(self, hits: Sequence[FusedHit]) -> int:

@@ -93,11 +93,13 @@ class Pipeline(ReadPath):
     def warm(self, kinds: Sequence[str] = ("semantic", "keyword", "storage")) -> list[str]:
         """Let these kinds of arms load now what their first search would (their optional
         ``warm()`` method, e.g. ``sqlite-vec``'s in-RAM vectors, ``fts5``'s in-RAM
-        postings, the ``sqlite`` storage's chunk pages read into the page cache), so that
-        searches stop paying for it.
+        postings, the ``sqlite`` storage's chunk pages read into the page cache, the
+        ``conversation`` reranker's word table, built once per machine), so that searches
+        stop paying for it.
 
-        :param kinds: arm kinds, among ``"semantic"``, ``"keyword"`` and ``"storage"``,
-            warmed in order.
+        :param kinds: arm kinds, among ``"semantic"``, ``"keyword"``, ``"storage"`` and
+            ``"reranker"`` (not by default: building its table costs ~30 s once), warmed
+            in order.
         :returns: the names of the arms that loaded something (an arm's ``warm()`` may
             return False for "nothing to load").
         :raises Exception: whatever an arm's ``warm()`` raises (its first search would too).

@@ -12,7 +12,10 @@ daemon thread, started when the server starts; tool calls wait for what they nee
 - the keyword arms' ``warm()`` (``fts5``'s in-RAM postings, ~3 s per 100k chunks)
   runs after that and blocks nothing: until it is done, ``fts5`` ranks with its
   on-disk index, with the same hits and scores, only slower (and calls are slower
-  still while it loads: both hold the interpreter's lock in turn).
+  still while it loads: both hold the interpreter's lock in turn);
+- the reranker's ``warm()`` runs last and blocks nothing either: the ``conversation``
+  reranker's word table, built once per machine (~30 s of CPU) and then only opened;
+  until it is there, the ``expansion`` feature embeds its words live.
 
 A warm-up that fails is logged and remembered, never raised here: recall then reports
 the semantic arm under ``arms_unavailable`` with the embedder's own reason.
@@ -145,6 +148,10 @@ class MemoryLoader:
             close_now = run.closed
         if not close_now:  # searches use FTS5's own index until this is done
             _warm_pipelines(memory.scopes.existing(), ("keyword", "storage"))
+        with self._lock:
+            close_now = run.closed
+        if not close_now:  # the word table: live word vectors until it is built
+            _warm_pipelines(memory.scopes.existing(), ("reranker",))
         with self._lock:
             close_now = run.closed
             run.done = True

@@ -36,6 +36,10 @@ def _isolated_home(
     for key in list(os.environ):
         if key.startswith("OCTOMEM_"):
             monkeypatch.delenv(key)
+    # no test builds the 21k-word table (~30 s of CPU) unless it asks for it
+    # (test_conversation_word_table): warm-ups find none and embed words live
+    monkeypatch.setattr("octomem.plugins.conversation.ranker.build_table",
+                        lambda *args, **kwargs: None)
     # the current directory is the default project: its .octomem/ is the local scope
     monkeypatch.chdir(tmp_path_factory.mktemp("cwd-project"))
 

@@ -319,6 +319,8 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
                 embedded = pipeline.embed_pending(done, pending)
             except OctomemError as exc:
                 report.semantic_error = str(exc)
+        if embedded:
+            warm_reranker(pipeline, bar)
     tally.expected -= len(forgotten)
     render.ingest_report(console, report, embedded, pipeline.semantic_error,
                          label if tally.parts > 1 or named else None, len(forgotten),
@@ -364,6 +366,24 @@ def _path_of(uri: str) -> Path | None:
     from urllib.parse import unquote, urlparse
 
     return Path(unquote(urlparse(uri).path))
+
+
+def warm_reranker(pipeline: Pipeline, bar: Any) -> None:
+    """Let the reranker build what it builds once per machine (its optional
+    ``warm(progress)``: the ``conversation`` reranker's word table, ~30 s of CPU), with a
+    progress bar shown only while something is built."""
+    warm = getattr(pipeline.arms.reranker, "warm", None)
+    if not callable(warm):
+        return
+    task: list[Any] = []
+
+    def building(done: int, total: int) -> None:
+        if not task:
+            task.append(bar.add_task("word vectors for the reranker (once per machine)",
+                                     total=total))
+        bar.update(task[0], completed=done)
+
+    warm(progress=building)
 
 
 def say_interrupted(err: Console, tally: Tally, sources: int, scope: str,

@@ -4,6 +4,9 @@
   features for one query, from the arms' runs only.
 - :mod:`.cues` — what a question says about whose turn answers it (the assistant's
   earlier words, or neither speaker's life).
+- :mod:`.expansion` — the ``expansion`` column: a turn's words that mean the question's.
+- :mod:`.word_table` — the vectors of the tokenizer's whole words, built once per machine.
+- :mod:`.options` — :class:`~.options.ConversationOptions` (``[arms.conversation]``).
 - :mod:`.ranker` — :class:`~.ranker.ConversationReranker`, its weights (``weights.json``,
   fitted by ``benchmarks/fit_conversation.py`` on tune splits) and its registration.
 """

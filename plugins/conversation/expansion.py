@@ -16,12 +16,21 @@ over ``benchmarks/fit_ranking.py``'s candidates (``benchmarks/results/conversati
 "Word expansion"): nDCG@10 0.6784 -> 0.6897, R@10 0.8261 -> 0.8437 over the candidates
 (multi-hop R@10 0.569 -> 0.621 in the variants' script).
 
-The vectors are kept per process, never written: a word stays only as long as the
-process, so forgetting a memory leaves no vector of its words in the scope's files.
-The cost is the first sight of each word, ~1.4 ms of CPU per word on 2 cores (LoCoMo:
-~750 distinct words among one question's candidates, so a fresh process's first question
-of a conversation pays ~1 s, its second ~0.4 s, fewer as the conversation's words are
-kept); with the words kept, ~0.85 ms of CPU per recall (fit.md).
+The vectors of the words of a fixed public list — the whole words of the model's own
+tokenizer vocabulary — come from a table built once per machine per model in octomem's
+cache folder (:mod:`.word_table`: 21,299 words, ~30 s of CPU once, 31 MiB, memory-mapped,
+validated by sha256): it depends on the model alone, so it says nothing about what a
+scope stores. Every other word is embedded alone when first met and kept per process
+only, never written: forgetting a memory leaves no vector of its words in any file; its
+cost is ~1.4 ms of CPU per word on 2 cores. The table covers 96.8 % of LoCoMo tune's
+candidate word occurrences and 90.6 % of LongMemEval tune's (40.6 % of its distinct
+words: a long tail of rare words stays live). A fresh process's first LoCoMo tune
+question now pays 0.18 s of CPU for the column (was 2.4 s at load 9.9), every one of its
+999 questions 4.4 s in all (was 14.1 s); on LongMemEval tune, whose haystacks differ per
+question, the first pays 3.4 s (was 14.9 s) and the median 1.7 s (was 2.3 s) with long
+turns as candidates (``benchmarks/results/conversations/word-expansion-cold/``). The
+column is the same bit for bit either way (one word per onnxruntime call). With the
+words kept, ~0.85 ms of CPU per recall (fit.md).
 """
 
 from __future__ import annotations
@@ -34,6 +43,8 @@ from octomem.engine.words import FUNCTION_WORDS, WORD, fold
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from .word_table import WordTable
 
 #: Least cosine between two words embedded alone for one to count as the other's
 #: expansion (all-MiniLM-L6-v2 int8: "exercises"/"yoga" 0.58, "instruments"/"violin"
@@ -70,13 +81,17 @@ class WordVectors:
     :param embedder: an :class:`~octomem.engine.arms.Embedder`.
     :param capacity: rows kept; past it every row is dropped and the words asked for
         are embedded again (rows are only valid within one :meth:`rows` call's query).
+    :param table: vectors of a public word list (:mod:`.word_table`), copied from it
+        instead of embedded; may be set later (:attr:`table`), e.g. once built.
     """
 
-    def __init__(self, embedder: Any, capacity: int = WORD_CAPACITY) -> None:
+    def __init__(self, embedder: Any, capacity: int = WORD_CAPACITY,
+                 table: WordTable | None = None) -> None:
         import numpy as np
 
         self.embedder = embedder
         self.capacity = capacity
+        self.table = table
         self._lock = threading.Lock()
         self._ids: dict[str, int] = {}
         self._keys: dict[str, int] = {}  # a word or a fold -> its key
@@ -113,12 +128,29 @@ class WordVectors:
             keys = [self._keys.get(w, -1) for w in spellings]
             return rows, self._matrix, self._key_of, keys
 
+    def _vectors(self, words: list[str]) -> np.ndarray:
+        """Return ``(len(words), dim)`` float32 rows: from :attr:`table` for its words, the
+        others embedded (in batches of :data:`BATCH`)."""
+        import numpy as np
+
+        out = np.empty((len(words), self._store.shape[1]), dtype=np.float32)
+        table = self.table
+        found = [] if table is None else [
+            (i, r) for i, r in enumerate(map(table.index.get, words)) if r is not None]
+        if found:
+            at, rows = np.array(found, dtype=np.int64).T
+            out[at] = table.vectors[rows]  # type: ignore[union-attr]  # (found is non-empty)
+        live = sorted(set(range(len(words))).difference(i for i, _ in found))
+        for i in range(0, len(live), BATCH):
+            part = live[i:i + BATCH]
+            out[part] = self.embedder.embed_documents([words[j] for j in part])
+        return out
+
     def _add(self, words: list[str]) -> None:
         """Embed ``words`` (none kept yet) into new rows; the arrays grow by doubling."""
         import numpy as np
 
-        vectors = np.vstack([np.asarray(self.embedder.embed_documents(words[i:i + BATCH]),
-                                        dtype=np.float32) for i in range(0, len(words), BATCH)])
+        vectors = self._vectors(words)
         keys = self._keys
         key_of = np.array([(keys.setdefault(w, len(keys)), keys.setdefault(fold(w), len(keys)))
                            for w in words], dtype=np.int64)

@@ -21,8 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
-
 from octomem.engine.arms import ArmContext, ArmSpec
 from octomem.engine.errors import ArmConfigError, EmbedderUnavailableError
 from octomem.engine.hookspecs import hookimpl
@@ -31,7 +29,6 @@ from octomem.engine.types import Chunk, FusedHit
 
 from .expansion import (
     EXPANSION_EMBEDDER,
-    EXPANSION_TAU,
     WordVectors,
     expansion_column,
     expansion_words,
@@ -52,6 +49,15 @@ from .features import (
     turn_of,
     turn_row,
 )
+from .options import ConversationOptions
+from .word_table import (
+    Progress,
+    WordTable,
+    build_table,
+    open_table,
+    public_words,
+    table_folder,
+)
 
 if TYPE_CHECKING:  # numpy is imported where arrays are made: building the arm stays light
     import numpy as np
@@ -69,14 +75,6 @@ KNOWN_CAPACITY = 8192
 #: The fitted weights give an assistant's turn the question addresses only +1.28
 #: (``speaker``, from 4 positive assistant turns), too little to lift the reply over the
 #: short user turn that asked for it and repeats the question's words.
-#: Chosen on LongMemEval ``--split tune`` alone: its 5 single-session-assistant
-#: questions are the only ones the cue fires on, so the other 25 are unchanged; the first
-#: evidence's ranks over the candidates go from (2, 2, 1, 1, 8) at 0 to the best seen,
-#: (1, 1, 1, 1, 7), for every bonus from 4.0 to 6.0 (0.5 steps; above 6.0 a question
-#: whose evidence is the user's own long request falls: 6.5 -> rank 4, 10 -> 73); 5.0 is
-#: the middle of that range (benchmarks/results/conversations/fit.md, "Questions about
-#: the assistant's words").
-ADDRESSED_BONUS = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,40 +104,6 @@ def known_of(chunk: Chunk) -> Known:
     passage = _passage(chunk)
     return Known(turn, content_words(passage), "?" in chunk.text, turn_row(turn),
                  expansion_words(passage))
-
-
-class ConversationOptions(BaseModel, extra="forbid", defer_build=True):
-    """Options of the ``conversation`` reranker (settings table ``[arms.conversation]``)."""
-
-    depth: int = Field(
-        default=200, ge=1, le=4096, json_schema_extra={"group": "retrieval"},
-        description="fused candidates it re-scores (both arms' runs: 2 x retrieval.candidate_k)",
-    )
-    weights: Path | None = Field(
-        default=None, json_schema_extra={"group": "retrieval"},
-        description="a weights JSON file written by benchmarks/fit_conversation.py "
-        "(default: the shipped one)",
-    )
-    addressed: float = Field(
-        default=ADDRESSED_BONUS, ge=0.0, le=100.0, json_schema_extra={"group": "retrieval"},
-        description="added to an assistant turn's score when the question refers to the "
-        "assistant's own earlier words ('what did you suggest?', 'the list you gave me'); "
-        "0 leaves the fitted weights alone",
-    )
-    impersonal_as_peer: bool = Field(
-        default=True, json_schema_extra={"group": "retrieval"},
-        description="score a user's and an assistant's turns alike, with the weights of "
-        "chats between named people, when the question neither speaks of its asker (I, "
-        "me, my) nor addresses the assistant (you): the user/assistant weights were "
-        "fitted on questions about the user's own life",
-    )
-    expansion_tau: float = Field(
-        default=EXPANSION_TAU, ge=0.0, le=1.0, json_schema_extra={"group": "retrieval"},
-        description="least cosine between two words, each embedded alone, for a turn's word "
-        "to count as meaning a question's word ('yoga' for 'exercises'; the expansion "
-        "feature); chosen on LoCoMo tune (benchmarks/results/conversations/fit.md, 'Word "
-        "expansion'); 1 turns the feature off",
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,12 +294,45 @@ class ConversationReranker:
 
     def _word_vectors(self) -> WordVectors | None:
         """Return the :class:`~.expansion.WordVectors` of the embedder, made on first use
-        (reading its ``model_id`` may hash its model file), or ``None``."""
+        with the word table when one is built (:func:`.word_table.open_table`; reading
+        ``model_id`` may hash the model file), or ``None``."""
         if isinstance(self._words, bool):
             fits = self._words and str(getattr(self.embedder, "model_id", "")).startswith(
                 EXPANSION_EMBEDDER)
             self._words = WordVectors(self.embedder) if fits else None
+            if self._words is not None and self.options.word_table:
+                self._words.table = self._table(build=False)
         return self._words
+
+    def _table(self, build: bool, progress: Progress | None = None) -> WordTable | None:
+        """Open the embedder's word table (``build``: building it first when it is missing
+        or invalid); ``None`` when there is none, or the tokenizer cannot be read."""
+        try:
+            words = public_words(self.embedder.vocabulary())
+            folder = table_folder(self.options.word_table_dir)
+            if build:
+                return build_table(self.embedder, words, folder, progress)
+            return open_table(folder, str(self.embedder.model_id), int(self.embedder.dim), words)
+        except (EmbedderUnavailableError, AttributeError):  # no vocabulary() to read
+            return None
+
+    def warm(self, progress: Progress | None = None) -> bool:
+        """Build the word table of the ``expansion`` feature unless a valid one exists
+        (once per machine per model, ~30 s of CPU: :mod:`.word_table`) and use it.
+
+        :param progress: told ``(words done, words)`` while building.
+        :returns: whether a table is in use (False: the feature is off, the embedder is
+            another, or the table cannot be built; words are then embedded live).
+        """
+        words = self._word_vectors()
+        if words is None or not self.options.word_table or self.options.expansion_tau >= 1:
+            return False
+        if words.table is None:
+            try:
+                words.table = self._table(build=True, progress=progress)
+            except EmbedderUnavailableError:
+                return False
+        return words.table is not None
 
     def groups(self, hits: Sequence[Any]) -> list[tuple[str | None, str | None]]:
         """Return each hit's ``(scope, conversation)`` (``None`` for what is no turn): the

@@ -271,6 +271,20 @@ class FastembedEmbedder:
                              if is_bert_wordpiece(spec) else None)
         return self._counter
 
+    def vocabulary(self) -> list[str]:
+        """Return the tokenizer's tokens (``tokenizer.json``'s ``model.vocab``), read without
+        loading the model for bundled and local models; the ``conversation`` reranker takes
+        its whole words for a table of word vectors.
+
+        :raises EmbedderUnavailableError: the tokenizer cannot be read or has no vocabulary.
+        """
+        vocab = self._read_tokenizer(json.loads).get("model", {}).get("vocab")
+        if isinstance(vocab, dict):
+            return list(vocab)
+        if isinstance(vocab, list):  # unigram tokenizers: [token, score] pairs
+            return [str(v[0]) for v in vocab if isinstance(v, list) and v]
+        raise EmbedderUnavailableError(f"{self._describe()}: its tokenizer has no vocabulary")
+
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Return each text's length in WordPiece tokens, special tokens excluded.
 
