@@ -86,7 +86,8 @@ def _pipeline(scope: ScopeName = "global") -> Pipeline:
 def ingest(
     ctx: typer.Context,
     paths: Annotated[list[Path] | None, typer.Argument(
-        help="Text/Markdown files, transcripts (.jsonl) or folders.")] = None,
+        help="Text/Markdown files, transcripts (.jsonl) or folders.",
+        readable=False)] = None,  # one that cannot be read is named, the others stored
     beir: Annotated[Path | None, typer.Option(
         "--beir", help=(
             "A BEIR folder: loads its corpus.jsonl (rows naming a conversation and speaker are "

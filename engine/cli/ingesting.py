@@ -1,9 +1,11 @@
 """``octomem ingest`` run for a person: progress, what was stored, and what was not.
 
 - A path the user named on the command line that cannot be ingested (missing, empty,
-  not UTF-8, too large, a ``.jsonl`` that is no transcript, a transcript without turns or
-  with a malformed line) is an error naming the path (and line) and why, ``error: PATH:
-  why``, exit status 1, after the other paths are stored; nothing of it is stored. The
+  unreadable: ``PATH: cannot be read (Permission denied)``, a folder that cannot be
+  listed too; not UTF-8, too large, a ``.jsonl`` that is no transcript, a transcript
+  without turns or with a malformed line) is an error naming the path (and line) and
+  why, ``error: PATH: why``, exit status 1, after the other paths are stored; nothing of
+  it is stored. The
   summary line (``added N, ...``) is printed when something was stored, or when files were
   read but nothing of them could be (transcripts without turns, files skipped for an
   error); not when every named path failed before anything was read.
@@ -151,9 +153,10 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
         say_left_alone(err, passed_over, fmt)
     named = {p for p in paths or () if p.is_file()}
     found_in = [*files, *(f for f, _ in found)]
+    failed = {p for p, _ in refused}  # e.g. a folder that cannot be listed: said once
     refused += [  # a folder with nothing to read: an error at the end, too
         (p, f"{NOTHING_TO_READ} in {p}") for p in paths or ()
-        if p.is_dir() and not any(f.is_relative_to(p) for f in found_in)]
+        if p.is_dir() and p not in failed and not any(f.is_relative_to(p) for f in found_in)]
     if refused and len(refused) == len(paths or ()) and beir is None \
             and not memory.scopes.created(chosen):  # type: ignore[arg-type]
         raise OctomemError("; ".join(why for _, why in refused))  # no store created

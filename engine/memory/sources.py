@@ -74,26 +74,37 @@ def find_sources(
     :param unreadable: if given, receives ``(folder, why)`` for each folder inside a named
         folder that cannot be listed (nothing under it read; without it, left out unsaid).
     :param refused: if given, receives ``(path, why)`` for each named path that cannot
-        be read (missing, neither text nor a transcript) instead of raising: the caller
-        stores the others, then fails naming each.
+        be read (missing, unreadable: ``PATH: cannot be read (Permission denied)``, neither
+        text nor a transcript) instead of raising: the caller stores the others, then
+        fails naming each; nothing under such a path is returned.
     :returns: ``(text files, [(transcript file, its format)])``.
     :raises UsageValueError: ``fmt`` is unknown (a usage error: status 2 on the command
         line); the message lists the formats.
-    :raises OctomemError: a path does not exist, a named file is neither a text file
-        nor a transcript.
+    :raises OctomemError: a path does not exist or cannot be read, a named file is
+        neither a text file nor a transcript.
     """
     if fmt not in INGEST_FORMATS:
         raise UsageValueError(f"--format: must be one of {', '.join(INGEST_FORMATS)}, got {fmt!r}")
     texts: list[Path] = []
     transcripts: list[tuple[Path, TranscriptFormat]] = []
     for path in paths:
+        its_texts: list[Path] = []  # a path that fails adds nothing, not a part of it
+        its_transcripts: list[tuple[Path, TranscriptFormat]] = []
         try:
-            _expand(path, fmt, texts, transcripts, passed_over, honour_ignores, left_out,
-                    unreadable)
+            try:
+                _expand(path, fmt, its_texts, its_transcripts, passed_over, honour_ignores,
+                        left_out, unreadable)
+            except OSError as exc:  # Permission denied, I/O error: named, never a traceback
+                slash = "/" if path.is_dir() else ""
+                raise OctomemError(f"{shown(path)}{slash}: cannot be read "
+                                   f"({exc.strerror or type(exc).__name__})") from exc
         except OctomemError as exc:
             if refused is None:
                 raise
             refused.append((path, str(exc)))
+            continue
+        texts += its_texts
+        transcripts += its_transcripts
     return _once(texts), transcripts
 
 
