@@ -242,6 +242,11 @@ class Settings(BaseModel):
         "characters beyond loopback; empty: none on loopback, a generated one elsewhere); "
         "shown masked",
     )
+    http_session_idle_s: float = _field(
+        1800.0, "runtime", "seconds an MCP session of `serve --http` may go without a request "
+        "before the server closes it and frees what it holds (a client that comes back is "
+        "answered 404 and starts a new session, as the MCP spec says)", ge=1, le=604_800,
+    )
     ui_token: SecretStr | None = _field(
         None, "runtime", "access token a browser view with --allow-remote requires (at least "
         "16 characters; empty: a generated one, printed at start); shown masked",

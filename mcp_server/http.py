@@ -224,8 +224,13 @@ def resolve_token(address: Address, configured: str | None) -> tuple[str | None,
     return secrets.token_urlsafe(32), True
 
 
+#: Default of setting ``http_session_idle_s``: the SDK's own default (30 minutes).
+DEFAULT_SESSION_IDLE_S = 1800.0
+
+
 async def serve_http(server: Any, address: Address, token: str | None,
-                     max_body: tuple[int, str] = DEFAULT_BODY_LIMIT) -> None:
+                     max_body: tuple[int, str] = DEFAULT_BODY_LIMIT,
+                     session_idle_s: float = DEFAULT_SESSION_IDLE_S) -> None:
     """Serve ``server`` (an :class:`~mcp.server.mcpserver.MCPServer`) over streamable HTTP
     at ``address`` until interrupted (Ctrl-C / SIGTERM), behind :class:`BearerTokenGuard`
     when ``token`` is set and :func:`host_checks` on a loopback bind. Prints the URL to
@@ -235,11 +240,15 @@ async def serve_http(server: Any, address: Address, token: str | None,
         (:func:`.body_limit.body_limit`); a larger one is answered 413 with a JSON-RPC error
         naming the setting. A request holding a lone surrogate gets ``-32602`` with its
         id, as over stdio (:mod:`.http_unicode`).
+    :param session_idle_s: setting ``http_session_idle_s``: a session without a request in
+        flight (none being served, no open GET stream) for this many seconds is closed by
+        the SDK's session manager (``session_idle_timeout``) and everything it holds freed;
+        its id is then answered 404, and the client starts a new session.
     :raises AddressError: the address cannot be bound (in use, not this machine's).
     """
     app: Any = SurrogateAnswer(BodyLimitAnswer(server.streamable_http_app(
         host=address.host, transport_security=host_checks(address),
-        max_request_body_size=max_body[0]), max_body))
+        max_request_body_size=max_body[0], session_idle_timeout=session_idle_s), max_body))
     if token:
         app = BearerTokenGuard(app, token)
     config = uvicorn.Config(app, host=address.host, port=address.port, log_config=None,

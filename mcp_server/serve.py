@@ -127,7 +127,8 @@ def serve(config_file: Path | None, overrides: dict[str, Any] | None,
             _say(f"{http.host} is not loopback: clients must send the header "
                  f"'Authorization: Bearer {token}' (a new token each start; set "
                  "OCTOMEM_HTTP_TOKEN to keep one)")
-        anyio.run(serve_http, server, http, token, body_limit(settings.limits))
+        anyio.run(serve_http, server, http, token, body_limit(settings.limits),
+                  settings.http_session_idle_s)
     finally:
         if metrics is not None:
             metrics.close()
