@@ -29,6 +29,7 @@ from ..loader import MemoryLoader
 from . import pages, writes
 from .chart import CallSource
 from .guard import Guard, GuardMiddleware
+from .neutral import exact, finalize
 
 HERE = Path(__file__).resolve().parent
 
@@ -43,6 +44,8 @@ def create_ui_app(loader: MemoryLoader, guard: Guard, allow_writes: bool = False
     :param chart_what: where ``calls`` come from, in a few words.
     """
     templates = Jinja2Templates(directory=str(HERE / "templates"))
+    templates.env.finalize = finalize  # control characters in stored text: escaped
+    templates.env.filters["exact"] = exact  # ... but in what a form sends back
     templates.env.filters["visible"] = visible  # control characters in the <title>
     templates.env.filters["clipped"] = clipped  # a long query in the title and heading
     templates.env.globals["default_kind"] = DEFAULT_KIND  # as the CLI and MCP default
