@@ -14,6 +14,7 @@ An :class:`~octomem.engine.errors.OctomemError` (unknown scope, unknown id) beco
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -23,6 +24,7 @@ from mcp.server.mcpserver.resources.templates import ResourceSecurity
 
 from octomem.engine.controls import visible
 from octomem.engine.errors import OctomemError
+from octomem.engine.exhaustion import exhaustion
 from octomem.engine.memory.scopes import SCOPES
 from octomem.engine.memory.session_start import render as render_session_start
 from octomem.engine.memory.view import item, scope_markdown
@@ -30,14 +32,27 @@ from octomem.engine.memory.view import item, scope_markdown
 from . import descriptions as say
 from .loader import MemoryLoader, one_line
 
+log = logging.getLogger(__name__)
+
 
 @contextmanager
-def resource_errors() -> Iterator[None]:
-    """Turn an :class:`OctomemError` into a :class:`ResourceError` with its message."""
+def resource_errors(uri: str) -> Iterator[None]:
+    """Turn an :class:`OctomemError` into a :class:`ResourceError` with its message, and
+    memory or file descriptors running out (whatever raised it) into one naming what ran
+    out (:func:`~octomem.engine.exhaustion.exhaustion`), not an internal error.
+
+    :param uri: the resource being read, named in that line.
+    """
     try:
         yield
-    except OctomemError as exc:
-        raise ResourceError(one_line(str(exc))) from exc
+    except Exception as exc:
+        why = exhaustion(exc, f"reading {uri}", probe=not isinstance(exc, OctomemError))
+        if why is not None:
+            log.warning("%s", why)
+            raise ResourceError(one_line(why)) from exc
+        if isinstance(exc, OctomemError):
+            raise ResourceError(one_line(str(exc))) from exc
+        raise
 
 
 def _bound(render: Callable[[str], str], scope: str) -> Callable[[], str]:
@@ -50,15 +65,15 @@ def register_resources(server: MCPServer, loader: MemoryLoader) -> None:
     """Add the memory and item resources to ``server``."""
 
     def memory(scope: str) -> str:
-        with resource_errors():
+        with resource_errors(f"octomem://memory/{scope}"):
             return visible(scope_markdown(loader.memory(), scope))
 
     def one_item(id: str) -> str:  # noqa: A002 - the URI template's variable name
-        with resource_errors():
+        with resource_errors(f"octomem://item/{id}"):
             return item(loader.memory(), id).model_dump_json(indent=2, exclude_none=True)
 
     def session_start() -> str:
-        with resource_errors():
+        with resource_errors("octomem://session-start"):
             memory = loader.memory()
             return visible(render_session_start(memory, memory.settings.session_start.max_bytes))
 

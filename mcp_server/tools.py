@@ -9,6 +9,7 @@ What the tools teach an agent is in :mod:`.descriptions`.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -20,6 +21,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from octomem.engine.errors import InvalidQueryError, OctomemError, UsageValueError
+from octomem.engine.exhaustion import exhaustion
 from octomem.engine.memory.context import MAX_CONTEXT, MIN_TOKENS
 from octomem.engine.memory.remember import KIND_INPUT_PATTERN, kind_refusal
 from octomem.engine.memory.results import (
@@ -38,6 +40,8 @@ from .arguments import StrictServer
 from .loader import MemoryLoader, one_line
 from .models import StatusResult, status_result
 from .observe import refuse
+
+log = logging.getLogger(__name__)
 
 #: The ceiling the tool's schema advertises: the default of the setting ``limits.top_k``.
 MAX_TOP_K = 1000
@@ -145,18 +149,26 @@ def tool_errors() -> Iterator[None]:
     """Turn an :class:`OctomemError`, or a file-system error (e.g. a project root where
     ``.octomem/`` cannot be created), into a tool error with its one-line message; an
     argument value the engine refused (it names the argument) counts the call ``invalid``,
-    anything else the tool met (an unknown id, several matches, a file) ``error``."""
+    anything else the tool met (an unknown id, several matches, a file) ``error``. Memory
+    or file descriptors running out, whatever raised it, is the one line of
+    :func:`~octomem.engine.exhaustion.exhaustion` (what ran out; nothing stored lost)."""
     try:
         yield
-    except OctomemError as exc:
-        message = one_line(str(exc))
-        if isinstance(exc, InvalidQueryError | UsageValueError) and \
-                _NAMES_ARGUMENT.match(message):
-            raise refused(message) from exc
-        raise ToolError(message) from exc
-    except OSError as exc:
-        where = f"{exc.filename}: " if exc.filename else ""
-        raise ToolError(one_line(f"{where}{exc.strerror or exc}")) from exc
+    except Exception as exc:
+        if (why := exhaustion(exc, probe=not isinstance(exc, OctomemError | ToolError))) \
+                is not None:
+            log.warning("%s", why)  # out of memory or files: said, not a crash (M4)
+            raise ToolError(one_line(why)) from exc
+        if isinstance(exc, OctomemError):
+            message = one_line(str(exc))
+            if isinstance(exc, InvalidQueryError | UsageValueError) and \
+                    _NAMES_ARGUMENT.match(message):
+                raise refused(message) from exc
+            raise ToolError(message) from exc
+        if isinstance(exc, OSError):
+            where = f"{exc.filename}: " if exc.filename else ""
+            raise ToolError(one_line(f"{where}{exc.strerror or exc}")) from exc
+        raise
 
 
 def check_kind(kind: str, argument: str = "kind") -> str:
@@ -221,8 +233,8 @@ class MemoryTools:
             memory = self.loader.memory(warm=True)
             with self.loader.write_lock:
                 out = memory.remember(text, scope, kind, labels, event_time, supersedes)
-        self.loader.warm_new_scopes()  # a scope this call created
-        return remember_result(out)
+            self.loader.warm_new_scopes()  # a scope this call created
+            return remember_result(out)
 
     def recall(
         self, query: QueryText, scope: ReadScope = None, top_k: TopK = None, kinds: Kinds = None,
@@ -237,7 +249,7 @@ class MemoryTools:
             answer = self.loader.memory(warm=True).recall(
                 text, scope, k, kind_list, check_tags(tags), since, until, as_of,
                 include_superseded, per, context=context, max_tokens=max_tokens)
-        return recall_result(text, answer, explain)
+            return recall_result(text, answer, explain)
 
     def forget(self, text_or_id: TextOrId, scope: ForgetScope = None,
                reason: Reason = None) -> ForgetResult:
@@ -247,7 +259,7 @@ class MemoryTools:
             memory = self.loader.memory()
             with self.loader.write_lock:
                 out = memory.forget(key, scope, reason)
-        return forget_result(out)
+            return forget_result(out)
 
     def ingest(
         self, path_or_text: PathOrText, scope: IngestScope = None, title: Title = None,
@@ -262,15 +274,15 @@ class MemoryTools:
             with self.loader.write_lock:
                 target, report = memory.ingest(source, scope, title, uri, check_tags(tags),
                                                format, confine=True, readd=readd is True)
-        self.loader.warm_new_scopes()  # a scope this call created
-        return ingest_result(target, report)
+            self.loader.warm_new_scopes()  # a scope this call created
+            return ingest_result(target, report)
 
     def status(self) -> StatusResult:
         """Return both scopes' status and the embedding model's warm-up state."""
         with tool_errors():
             status = self.loader.memory().status()
             state, error, seconds = self.loader.model_state()
-        return status_result(status, state, error, seconds)
+            return status_result(status, state, error, seconds)
 
 
 def _hints(read_only: bool, destructive: bool = False, idempotent: bool = False) -> ToolAnnotations:

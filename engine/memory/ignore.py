@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..exhaustion import RAN_OUT
+
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
 
@@ -126,6 +128,8 @@ def walk(folder: Path, honour: bool = True,
     rules_of: dict[Path, list[Rules]] = {root: (_above(root) + _read_rules(root)) if honour
                                          else []}
     def cannot_list(exc: OSError) -> None:
+        if exc.errno in RAN_OUT:  # out of descriptors or memory: the call fails, said so
+            raise exc
         if unreadable is not None:
             unreadable.append((Path(exc.filename), exc.strerror or str(exc)))
 

@@ -18,6 +18,7 @@ from octomem.engine.errors import (
     StoreReadOnlyError,
     StoreWriteError,
 )
+from octomem.engine.exhaustion import ResourceExhaustedError, exhaustion
 
 #: ``(st_dev, st_ino)`` of a file: which file a path names (one ``os.stat``)
 FileId = tuple[int, int]
@@ -162,7 +163,11 @@ def gone_error(why: str) -> StoreGoneError:
 def cannot_open(path: Path, exc: Exception) -> OctomemError:
     """Return the error for a store file SQLite cannot open or write: it names the file
     and the likely cause (SQLite writes the file, its ``-wal`` and ``-shm`` beside it, even
-    to read a store in WAL mode, so its folder must be writable)."""
+    to read a store in WAL mode, so its folder must be writable), or, when the process is
+    out of file descriptors (SQLite says only "unable to open"), that instead."""
+    why = exhaustion(exc, f"cannot open the store {path}", probe=True)
+    if why is not None:
+        return ResourceExhaustedError(why)
     return OctomemError(
         f"cannot open the store {path} ({exc}); octomem writes the file and its -wal and "
         f"-shm files beside it even to read, so {path.parent} must exist and be writable"
