@@ -129,7 +129,7 @@ def test_cli_a_line_with_no_text_is_left_out_and_counted(tmp_path: Path) -> None
         {"speaker": "Lee", "text": "", "colour": "red"}])
     failed = octomem(tmp_path, "ingest", str(broken), ok=False)
     assert failed.code == 1
-    assert f"{broken}:3: 'text' must be a non-empty string, got ['x']" in failed.err
+    assert f"{broken}:3: 'text' must be a non-empty string, got [\"x\"]" in failed.err
     assert f"{broken}:4: unknown field 'colour'" in failed.err
     assert local_counts(tmp_path)["documents"] == 2  # nothing of broken.jsonl
 

@@ -79,19 +79,25 @@ def read_lines(path: Path, notes: list[str] | None = None, bad: list[str] | None
 
 
 def string_field(row: dict[str, Any], key: str, where: str,
-                 default: str | None = None) -> str | None:
-    """Return a line's ``key`` (``default`` when absent), stripped; an integer is read as
-    its digits; ``None`` when neither is there.
+                 default: str | None = None, numbers: bool = True) -> str | None:
+    """Return a line's ``key`` (``default`` when absent), stripped; ``None`` when neither
+    is there. With ``numbers`` an integer is read as its digits (an id, a conversation or
+    session number of an export); without, as for a turn's ``text`` and ``speaker``
+    (trial 13 F8: ``"text": 5`` was stored as ``"5"``), it is refused like any other
+    value that is not a string.
 
-    :raises TranscriptError: the value is not a non-empty string (naming ``where``).
+    :raises TranscriptError: the value is not a non-empty string (naming ``where``, and
+        the value as JSON writes it: ``true``, ``["x"]``).
     """
     value = row.get(key, default)
     if value is None:
         return None
-    if isinstance(value, int) and not isinstance(value, bool):
+    if numbers and isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
     if not isinstance(value, str) or not value.strip():
-        raise TranscriptError(f"{where}: {key!r} must be a non-empty string, got {value!r}")
+        shown = json.dumps(value, ensure_ascii=False)
+        shown = shown if len(shown) <= 80 else shown[:79] + "…"
+        raise TranscriptError(f"{where}: {key!r} must be a non-empty string, got {shown}")
     return value.strip()
 
 

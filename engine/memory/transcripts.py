@@ -121,10 +121,11 @@ def _chat_turn(path: Path, lineno: int, row: dict[str, Any], positions: dict[str
         raise TranscriptError(f"{where}: unknown field {unknown[0]!r}; a chat turn has "
                               f"{', '.join(sorted(CHAT_FIELDS))}")
     empty = _no_words(row)
-    text = "" if empty else string_field(row, "text", where)
+    text = "" if empty else string_field(row, "text", where, numbers=False)
     if text is None:
         raise TranscriptError(f"{where}: no 'text'")
-    speaker, role = string_field(row, "speaker", where), string_field(row, "role", where)
+    speaker = string_field(row, "speaker", where, numbers=False)
+    role = string_field(row, "role", where, numbers=False)
     if speaker is None and role is None:
         raise TranscriptError(f"{where}: give 'speaker' or 'role'")
     try:
