@@ -196,6 +196,10 @@ def test_a_record_without_text_names_the_field_not_python(tmp_path: Path) -> Non
             ("no-text", {"type": "document", "id": "x", "created_at": "2025-01-01T00:00:00Z"},
              "text: missing"),
             ("int-text", _record("x", 5), "text: must be a string, got 5"),
+            ("empty-text", _record("x", ""),  # trial 13 F9: stored, every other path refuses
+             "text: empty; no octomem writer stores a document without text"),
+            ("blank-text", _record("x", " \n "),
+             "text: empty; no octomem writer stores a document without text"),
             ("bad-rev", _record("x", "y", revision="two"),
              "revision: must be a whole number of at least 1, got 'two'"),
             ("bad-tags", _record("x", "y", tags="ops"), "tags: must be a list of strings"),

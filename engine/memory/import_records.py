@@ -49,6 +49,8 @@ def _check_fields(obj: dict[str, Any]) -> None:
             raise Malformed(f"{name}: missing")
     _text(obj["id"], "id", empty=False)
     _text(obj["text"], "text")
+    if not obj["text"].strip():  # as remember, add and ingest refuse it (trial 13 F9)
+        raise Malformed("text: empty; no octomem writer stores a document without text")
     _text(obj.get("kind", DEFAULT_KIND), "kind", empty=False)
     for name in ("title", "uri"):
         _text(obj.get(name), name, nullable=True)
