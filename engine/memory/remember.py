@@ -16,8 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
-from urllib.request import url2pathname
 
 from ..arms import VersionedStorage
 from ..errors import (
@@ -179,6 +177,11 @@ def _place(uri: str | None) -> str:
     if not uri:
         return ""
     if uri.startswith("file:"):
+        # imported here: urllib.request brings http.client and ssl, which a one-shot
+        # `octomem search` does not load (tests/test_cli_search_imports.py)
+        from urllib.parse import urlsplit
+        from urllib.request import url2pathname
+
         with contextlib.suppress(ValueError):
             return f" ({Path(url2pathname(urlsplit(uri).path))})"
     return f" ({uri})"
