@@ -104,7 +104,8 @@ def _matches(scoped: Scoped, key: str) -> list[tuple[ScopeName, Pipeline, Docume
     return [(s, p, d) for s, p in scoped for d in p.arms.storage.find_documents(key)]
 
 
-def _sha256(text: str) -> str:
+def content_sha256(text: str) -> str:
+    """Return the sha256 hex of ``text`` as the forget log keeps it (lone surrogates kept)."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -115,7 +116,7 @@ def _forgotten(storage: Storage, key: str) -> ForgetRecord | None:
         return None
     if (record := storage.get_forgotten(key)) is not None:
         return record
-    digest = _sha256(key)
+    digest = content_sha256(key)
     same = [r for r in storage.iter_forgotten() if r.content_sha256 == digest]
     return max(same, key=lambda r: r.forgotten_at, default=None)
 
@@ -171,7 +172,7 @@ def forget(scoped: Scoped, text_or_id: str, reason: str | None = None,
         handed: list[str] = []
         if isinstance(arms.storage, VersionedStorage):
             handed = arms.storage.hand_on(tx, document.id, document.superseded_by)
-            digest = _sha256(document.text)
+            digest = content_sha256(document.text)
             arms.storage.record_forgotten(tx, ForgetRecord(
                 document.id, document.kind, digest, document.created_at, time.time(), reason))
     now = [d for i in handed if (d := arms.storage.get_document(i)) is not None]

@@ -29,7 +29,6 @@ tombstones (:func:`~.forget.is_tombstone`: a user's ``forget``, not an ingest's 
 
 from __future__ import annotations
 
-import hashlib
 import re
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -39,21 +38,16 @@ from typing import Any
 from ..arms import Storage, VersionedStorage
 from ..turns import CONVERSATION, TURN_KIND
 from ..types import Document, Filters, ForgetRecord
-from .forget import READDED_REASON, is_tombstone
+from .forget import READDED_REASON, content_sha256, is_tombstone
 from .times import iso
 
 #: A fresh id's suffix (:func:`fresh_id`), taken off to find the conversation of an entry.
 _FRESH = re.compile(r"~[0-9a-f]{8}$")
 
 
-def sha256(text: str) -> str:
-    """Return the sha256 hex of ``text`` as the forget log keeps it."""
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
 def fresh_id(doc: Document) -> str:
     """Return the id a turn gets when its own id is a tombstone holding another text."""
-    return f"{doc.id}~{sha256(doc.text)[:8]}"
+    return f"{doc.id}~{content_sha256(doc.text)[:8]}"
 
 
 def conversation_of(record_id: str) -> str | None:
@@ -146,7 +140,7 @@ def screening(storage: Storage, docs: Iterable[Document], out: Screened,
     blocked = _blocked_turns(storage, [d for d in docs if d.kind == TURN_KIND], turns) \
         if isinstance(docs, list) else None
     for doc in docs:
-        digest = sha256(doc.text)
+        digest = content_sha256(doc.text)
         record = by_id.get(doc.id)
         if doc.kind == TURN_KIND:
             record = blocked.get(doc.id) if blocked is not None else \
@@ -183,7 +177,7 @@ def _blocked_turns(storage: VersionedStorage, turns: Sequence[Document],
     groups: dict[tuple[str, str], list[Document]] = {}
     here: dict[tuple[str, str], int] = {}  # lines whose own id holds their text now
     for doc in turns:
-        digest = sha256(doc.text)
+        digest = content_sha256(doc.text)
         if digest not in wanted:
             continue
         key = (str(doc.metadata.get(CONVERSATION)), digest)
