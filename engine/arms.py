@@ -59,6 +59,10 @@ class ArmSpec:
         (settings table ``[arms.<name>]``).
     :param requires_storage: storage names this arm works with; empty means any.
     :param description: one line for ``octomem plugins``.
+    :param store_exists: a storage's ``store_exists(options, root) -> bool``: whether a
+        store is at ``root`` already, creating nothing (a read of a scope without one
+        answers empty instead of creating it). ``None``: the scope's folder existing
+        stands for its store (the folder is created when a store is first opened).
     """
 
     kind: ArmKind
@@ -67,6 +71,7 @@ class ArmSpec:
     options_model: type[BaseModel] = NoOptions
     requires_storage: frozenset[str] = field(default_factory=frozenset)
     description: str = ""
+    store_exists: Callable[[Any, Path], bool] | None = None
 
 
 @runtime_checkable

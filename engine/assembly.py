@@ -153,6 +153,35 @@ def _build(spec: ArmSpec, loaded: LoadedSettings, context: ArmContext) -> Any:
     return arm
 
 
+def store_exists(loaded: LoadedSettings, registry: ArmRegistry, root: Path) -> bool:
+    """Return whether the configured storage has a store at ``root``, creating nothing.
+
+    Asks the storage spec's ``store_exists`` probe; without one, whether ``root`` is a
+    folder (:func:`build_arms` creates it when it opens a store).
+
+    :raises OctomemError: the probe failed (e.g. a server that cannot be reached).
+    """
+    spec = _specs(loaded.settings.pipeline, registry)["storage"]
+    if spec.store_exists is None:
+        return Path(root).is_dir()
+    try:
+        return bool(spec.store_exists(arm_options(spec, loaded), Path(root)))
+    except OctomemError:
+        raise
+    except Exception as exc:  # a plugin's own failure: report it by arm name
+        raise ArmBuildError("storage", spec.name, f"{type(exc).__name__}: {exc}") from exc
+
+
+def build_embedder(loaded: LoadedSettings, registry: ArmRegistry, root: Path) -> Any:
+    """Build the configured embedder alone, on no storage (``None`` without one): what a
+    process loads its model from before any scope's store exists.
+
+    :raises OctomemError: the embedder's :class:`ArmConfigError` or build failure.
+    """
+    spec = _specs(loaded.settings.pipeline, registry).get("embedder")
+    return None if spec is None else _build(spec, loaded, ArmContext(root=root))
+
+
 def build_arms(loaded: LoadedSettings, registry: ArmRegistry, root: Path) -> Arms:
     """Check the configured combination, then build storage first and the other arms on it.
 

@@ -123,10 +123,9 @@ class MemoryLoader:
         start = time.perf_counter()
         try:
             memory = self._opener()
-            try:
-                memory.scopes.require("global")  # assemble now: settings and arms fail here
-            except StoreUnreadableError as exc:  # served without it: reads name it
-                log.warning("%s", one_line(str(exc)))
+            memory.scopes.existing()  # assemble now: settings and arms fail here; a scope
+            for why in memory.scopes.unreadable.values():  # not created stays so (F12)
+                log.warning("%s", one_line(why))  # served without it: reads name it
         except OctomemError as exc:
             log.error("memory pipeline could not be assembled: %s", one_line(str(exc)))
             _fail(run, exc)

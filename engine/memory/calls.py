@@ -35,7 +35,7 @@ def append_calls(memory: Memory, scope: ScopeName, records: Sequence[CallRecord]
     :returns: False (nothing written) when the scope's storage keeps no call log.
     :raises OctomemError: the scope cannot be opened or written.
     """
-    storage = memory.scopes.require(scope).arms.storage
+    storage = memory.scopes.require(scope, create=True).arms.storage  # the log is a write
     if not isinstance(storage, CallLogStorage):
         return False
     with storage.transaction() as tx:

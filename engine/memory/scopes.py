@@ -4,7 +4,14 @@
   project and no other project reads it. Opened when that folder exists, created by
   the first write; a read never creates it.
 - ``global``: the account's memory, ``global_root`` (setting, ``--global-root``,
-  ``OCTOMEM_GLOBAL_ROOT``), by default ``data_dir`` (the user data directory).
+  ``OCTOMEM_GLOBAL_ROOT``), by default ``data_dir`` (the user data directory). Like
+  ``local``, created by the first write into it; a read never creates it.
+
+A scope exists when its store does (the storage's ``store_exists`` probe: for ``sqlite``
+its file; without a probe, the scope's folder). Reads skip a scope that does not exist,
+so asking a fresh install anything creates no file and no schema. The shared embedder
+is built on its own when no scope exists yet (:meth:`ScopeSet.shared_arm`), so a server
+still loads its model at start-up.
 
 Both scopes use the same storage kind and arm settings. Their pipelines share one
 embedder, reranker and dedup instance, so a model is loaded once per process.
@@ -30,7 +37,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from ..assembly import check_arm_settings, check_compatible
+from ..assembly import build_embedder, check_arm_settings, check_compatible, store_exists
 from ..errors import InvalidQueryError, OctomemError, StoreUnreadableError
 from ..manager import ArmRegistry
 from ..pipeline import Pipeline
@@ -142,17 +149,23 @@ class ScopeSet:
         self.unreadable: dict[ScopeName, str] = {}
         self._lock = threading.Lock()
         self._closed = False
+        #: the embedder built before any scope existed (:meth:`shared_arm`), reused by the
+        #: first scope opened
+        self._embedder: Any = None
 
     def exists(self, scope: ScopeName) -> bool:
-        """Return True when ``scope`` is open or its directory exists (``global``: always)."""
+        """Return True when ``scope`` is open, known unreadable, or its store exists
+        (the storage's ``store_exists`` probe; nothing is created by asking).
+
+        :raises OctomemError: the storage's probe failed (e.g. its server is down).
+        """
         self._drop_gone(scope)
-        return scope == "global" or scope in self._open or self.roots.local.is_dir()
+        return (scope in self._open or scope in self.unreadable
+                or store_exists(self.loaded, self.registry, self.roots.of(scope)))
 
     def created(self, scope: ScopeName) -> bool:
-        """Return True when ``scope`` is open or its directory exists (``global`` too: a
-        read that must not create it, e.g. ``status``, asks this first)."""
-        self._drop_gone(scope)
-        return scope in self._open or self.roots.of(scope).is_dir()
+        """Same as :meth:`exists` (kept for callers that ask before a write)."""
+        return self.exists(scope)
 
     def _drop_gone(self, scope: ScopeName) -> None:
         """Close ``scope``'s pipeline if its store's file was deleted or replaced since it
@@ -171,8 +184,8 @@ class ScopeSet:
                         "%s: %s", scope, type(exc).__name__, exc)
 
     def get(self, scope: ScopeName, create: bool = False) -> Pipeline | None:
-        """Return the pipeline of ``scope``, opening it; ``None`` when ``local`` does not
-        exist and ``create`` is false.
+        """Return the pipeline of ``scope``, opening it; ``None`` when its store does not
+        exist and ``create`` is false (nothing is created then).
 
         :raises StoreUnreadableError: the scope's store cannot be read (then and on every
             later call: :attr:`unreadable`).
@@ -187,7 +200,7 @@ class ScopeSet:
                 return pipeline
             if scope in self.unreadable:
                 raise StoreUnreadableError(self.unreadable[scope])
-            if not (create or scope == "global" or self.roots.local.is_dir()):
+            if not (create or store_exists(self.loaded, self.registry, self.roots.of(scope))):
                 return None
             try:
                 pipeline = Pipeline(self.loaded, self.registry, self.roots.of(scope))
@@ -200,19 +213,23 @@ class ScopeSet:
                     pipeline.arms, embedder=shared.arms.embedder,
                     reranker=shared.arms.reranker, dedup=shared.arms.dedup,
                 )
+            elif self._embedder is not None:  # the model loaded before any scope existed
+                pipeline.arms = replace(pipeline.arms, embedder=self._embedder)
             self._open[scope] = pipeline
             return pipeline
 
     def require(self, scope: ScopeName, create: bool = False) -> Pipeline:
-        """Like :meth:`get`, but a missing ``local`` scope is an error naming it.
+        """Like :meth:`get`, but a scope without a store is an error naming it.
 
-        :raises InvalidQueryError: ``local`` has no memory yet and ``create`` is false.
+        :raises InvalidQueryError: the scope holds no memory yet and ``create`` is false.
         """
         pipeline = self.get(scope, create)
         if pipeline is None:
+            whose = f"local scope of {self.roots.project}" if scope == "local" \
+                else "global scope"
             raise InvalidQueryError(
-                f"scope: the local scope of {self.roots.project} holds no memory yet "
-                f"({self.roots.local} does not exist)"
+                f"scope: the {whose} holds no memory yet (no store in {self.roots.of(scope)}; "
+                "the first add or ingest into it creates one)"
             )
         return pipeline
 
@@ -270,21 +287,35 @@ class ScopeSet:
             return list(self._open.values())
 
     def shared_arm(self, kind: str) -> Any:
-        """Return the shared embedder, reranker or dedup (opening ``global`` if none is
-        open; ``local`` when ``global`` cannot be read).
+        """Return the shared embedder, reranker or dedup (opening an existing scope,
+        ``global`` first, if none is open).
 
-        :raises StoreUnreadableError: no scope is open, ``global`` cannot be read and
-            ``local`` does not exist or cannot be read either.
+        With no scope created yet, the embedder is built on its own (no store is created)
+        and the first scope opened later uses it; a reranker or dedup is then ``None``.
+
+        :raises StoreUnreadableError: no scope is open, and the existing ones cannot be
+            read.
         """
         pipeline = next(iter(self._open.values()), None)
         if pipeline is None:
-            try:
-                pipeline = self.require("global")
-            except StoreUnreadableError:
-                pipeline = self.get("local")
-                if pipeline is None:
-                    raise
-        return getattr(pipeline.arms, kind)
+            unreadable: StoreUnreadableError | None = None
+            for scope in ("global", "local"):
+                try:
+                    pipeline = self.get(scope)
+                except StoreUnreadableError as exc:
+                    unreadable = unreadable or exc
+                if pipeline is not None:
+                    break
+            if pipeline is None and unreadable is not None:
+                raise unreadable
+        if pipeline is not None:
+            return getattr(pipeline.arms, kind)
+        if kind != "embedder":
+            return None
+        with self._lock:
+            if self._embedder is None:
+                self._embedder = build_embedder(self.loaded, self.registry, self.roots.global_)
+            return self._embedder
 
     def close(self) -> None:
         """Close every open scope; later calls raise."""

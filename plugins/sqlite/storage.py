@@ -302,12 +302,18 @@ def build(options: SqliteStorageOptions, context: ArmContext) -> SqliteStorage:
                          options.snapshots)
 
 
+def store_exists(options: SqliteStorageOptions, root: Path) -> bool:
+    """Return whether ``<root>/<options.filename>`` exists (a read creates no store)."""
+    return (Path(root) / options.filename).exists()
+
+
 @hookimpl
 def octomem_register_storages() -> list[ArmSpec]:
     """Offer the ``sqlite`` storage."""
     return [
         ArmSpec(
             kind="storage", name=NAME, factory=build, options_model=SqliteStorageOptions,
+            store_exists=store_exists,
             description="SQLite file per scope (apsw, WAL, sqlite-vec loaded on every connection)",
         )
     ]

@@ -21,7 +21,7 @@ from octomem.engine.hookspecs import hookimpl
 
 from . import keyword, semantic
 from .storage import NAME as STORAGE_NAME
-from .storage import PostgresStorage, PostgresStorageOptions
+from .storage import PostgresStorage, PostgresStorageOptions, store_exists
 
 __version__ = "0.1.0"
 __all__ = ["PostgresStorage", "PostgresStorageOptions", "__version__"]
@@ -38,7 +38,7 @@ def octomem_register_storages() -> list[ArmSpec]:
     """Offer the ``postgres`` storage."""
     return [ArmSpec(
         kind="storage", name=STORAGE_NAME, factory=_build_storage,
-        options_model=PostgresStorageOptions,
+        options_model=PostgresStorageOptions, store_exists=store_exists,
         description="PostgreSQL (psycopg 3), one schema per scope; needs arms.postgres.uri",
     )]
 

@@ -24,7 +24,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from octomem.engine.errors import OctomemError
+from octomem.engine.errors import OctomemError, StoreUnavailableError
+
+from .failures import display_uri, reason
 
 SCHEMA_VERSION = 1
 #: PostgreSQL's identifier limit (NAMEDATALEN - 1), in bytes.
@@ -149,3 +151,29 @@ def migrate(tx: Any, schema: str, root: Path) -> None:
         raise OctomemError(
             f"schema {schema!r} has version {row[0]}, newer than the {SCHEMA_VERSION} this "
             "octomem-postgres supports; upgrade octomem-postgres")
+
+
+def store_exists(options: Any, root: Path) -> bool:
+    """Return whether the scope whose folder is ``root`` has its schema, creating nothing.
+
+    The folder is created with the schema (the engine makes it before the storage), so a
+    missing folder answers without a connection; an existing one (it may hold only the
+    project's ``config.toml``) is checked with one short connection.
+
+    :raises StoreUnavailableError: the server cannot be reached (names the setting).
+    """
+    if not Path(root).is_dir():
+        return False
+    import psycopg
+
+    schema = schema_name(Path(root), options.schema_prefix)
+    try:
+        with psycopg.connect(options.uri, autocommit=True, application_name="octomem",
+                             connect_timeout=options.connect_timeout_s) as conn:
+            row = conn.execute("SELECT to_regclass(%s) IS NOT NULL",
+                               (f'"{schema}".meta',)).fetchone()
+    except psycopg.Error as exc:
+        raise StoreUnavailableError(
+            f"cannot connect to PostgreSQL at {display_uri(options.uri)} (setting "
+            f"arms.postgres.uri): {reason(exc)}") from exc
+    return bool(row and row[0])

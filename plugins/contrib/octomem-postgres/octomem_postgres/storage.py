@@ -56,7 +56,7 @@ from .rows import (
     inherit,
     qualified,
 )
-from .schema import lock_key, migrate, schema_name
+from .schema import lock_key, migrate, schema_name, store_exists
 
 #: ``psycopg.pq.TransactionStatus.IDLE``: no transaction open on the connection (libpq's
 #: ``PQTRANS_IDLE``).
@@ -65,7 +65,8 @@ IDLE = 0
 if TYPE_CHECKING:  # psycopg (~0.1-0.4 s to import) loads when a connection is made: every
     import psycopg  # octomem process loads this plugin, most never use PostgreSQL
 
-__all__ = ["NAME", "PostgresStorage", "PostgresStorageOptions", "filter_sql", "require_postgres"]
+__all__ = ["NAME", "PostgresStorage", "PostgresStorageOptions", "filter_sql", "require_postgres",
+           "store_exists"]
 
 NAME = "postgres"
 _ITER_BATCH = 500

@@ -89,3 +89,29 @@ def test_log_tail_says_the_storage_keeps_no_call_log(octomem: Any) -> None:
     out = octomem("log", "tail").output
     assert "the postgres storage keeps no call log" in out, out
     assert "OCTOMEM_CALL_LOG" not in out
+
+
+def test_reads_of_scopes_not_created_make_no_folder_and_no_schema(
+        octomem: Any, tmp_path: Path, postgres_uri: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 13 F12: a read creates no store; on PostgreSQL, no schema (and no folder)."""
+    import psycopg
+
+    from octomem_postgres.schema import schema_name
+
+    project = tmp_path / "proj"
+    (project / ".octomem").mkdir(parents=True)  # a folder without a schema: not a scope
+    monkeypatch.chdir(project)
+
+    def schemas() -> set[str]:
+        with psycopg.connect(postgres_uri, autocommit=True) as conn:
+            return {r[0] for r in conn.execute("SELECT nspname FROM pg_namespace")}
+
+    before = schemas()
+    assert "nothing is stored" in octomem("search", "anything").output
+    assert not json.loads(octomem("status", "--json").output)["scopes"]["global"]["exists"]
+    octomem("session-start")
+    assert schemas() == before and not (tmp_path / "global").exists()
+    octomem("add", "Deploys happen on Tuesdays", "--scope", "global")
+    assert schemas() - before == {schema_name(tmp_path / "global")}
+    assert "Tuesdays" in octomem("search", "when are deploys").output
+    assert schemas() - before == {schema_name(tmp_path / "global")}
