@@ -52,16 +52,25 @@ class StatusResult(BaseModel):
 
 
 def status_result(
-    status: dict[str, Any], state: ModelState, error: str | None, seconds: float | None
+    status: dict[str, Any], state: ModelState, error: str | None, seconds: float | None,
+    configured: dict[str, Any] | None = None,
 ) -> StatusResult:
     """Combine :meth:`Memory.status <octomem.engine.memory.facade.Memory.status>` with the loader's
-    model state."""
+    model state.
+
+    :param configured: what to report while no scope exists yet (a read creates none):
+        ``{"arms": kind -> name, "embedder_model": model id or None}`` from the settings
+        and the shared embedder; semantic search is then available when the model is ready.
+    """
     shared = ("arms", "embedder_model", "semantic_available")  # reported once, below
     scopes = {name: ScopeStatus(**{k: iso(v) if k.endswith("_at") and isinstance(v, int | float)
                                    else v for k, v in info.items() if k not in shared})
               for name, info in status["scopes"].items()}
     opened = [info for info in status["scopes"].values() if info.get("exists")]
-    first = opened[0] if opened else {}
+    first = opened[0] if opened else dict(configured or {})
+    if not opened and configured:
+        first["semantic_available"] = state == "ready" and bool(configured["arms"].get("semantic"))
+        opened = [first]
     return StatusResult(
         project_root=status["project_root"], scopes=scopes,
         documents=sum(s.documents for s in scopes.values()),

@@ -43,7 +43,7 @@ def test_a_footer_and_a_warning_on_one_pipe_stay_two_lines(tmp_path: Path) -> No
         lines = _run(tmp_path, "search", "billing", merged=True).stdout.splitlines()
         footer = [n for n, line in enumerate(lines) if line.startswith("scopes: ")]
         assert len(footer) == 1 and re.fullmatch(
-            r"scopes: local, global · arms: fts5, sqlite-vec · \d+ ms", lines[footer[0]]), lines
+            r"scopes: local · arms: fts5, sqlite-vec · \d+ ms", lines[footer[0]]), lines
         assert lines[footer[0] + 1:] == ["1 hit found by words only (no vector yet)", WARNING]
 
 
@@ -71,6 +71,6 @@ def test_a_warning_follows_the_answer_printed_before_it(tmp_path: Path) -> None:
     lines = _merged(tmp_path, "search", "billing", "--top-k", "1")
     footer = [n for n, line in enumerate(lines) if line.startswith("scopes: ")]
     assert len(footer) == 1 and re.fullmatch(
-        r"scopes: local, global · arms: fts5, sqlite-vec · \d+ ms", lines[footer[0]]), lines
+        r"scopes: local · arms: fts5, sqlite-vec · \d+ ms", lines[footer[0]]), lines
     assert lines[footer[0] + 1:] == ["1 hit found by words only (no vector yet)",
                                      warning(answer["chunks_without_vector"])]

@@ -30,7 +30,7 @@ WORKER = textwrap.dedent('''
     worker, project, global_root, go = sys.argv[1], *map(Path, sys.argv[2:5])
     memory = open_memory(overrides={"pipeline": {"embedder": "hashing"}},
                          project_root=project, global_root=global_root)
-    memory.scopes.require("global")  # assembled before the start signal
+    memory.scopes.require("global", create=True)  # assembled before the start signal
     while not go.exists():
         time.sleep(0.005)
     ids = []

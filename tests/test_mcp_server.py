@@ -392,6 +392,7 @@ def test_the_loader_embeds_a_warm_up_query_once_the_model_loads(
         memory = loader.memory(warm=True)
         assert embedded == [WARM_UP_QUERY]  # the model's first run, before any recall
         assert loader.model_state()[0] == "ready"
+        memory.remember("The deploy script lives in ci/", scope="global")  # a store (F12)
         memory.recall("deploy script")
         assert embedded == [WARM_UP_QUERY, "deploy script"]
     finally:

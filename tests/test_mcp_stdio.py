@@ -72,7 +72,8 @@ async def test_stdio_remember_recall_forget(tmp_path: Path) -> None:
             assert gone["forgotten"]["id"] == stored["id"] and gone["reason"] == "moved to GitHub"
             after = await call(client, "recall", query="where does CI run")
             assert after["hits"] == []
-    assert (project / ".octomem").is_dir() and (tmp_path / "data").is_dir()
+    assert (project / ".octomem").is_dir()  # the global store: only by a write into it (F12)
+    assert not (tmp_path / "data" / "octomem.sqlite3").exists()
 
 
 async def test_two_projects_one_global_memory_as_a_new_user_would(tmp_path: Path) -> None:
@@ -163,6 +164,8 @@ async def test_stdio_lists_tools_at_once_with_the_real_model(tmp_path: Path) -> 
                 await anyio.sleep(0.1)
                 status = structured(await client.call_tool("status", {}))
             ready = time.perf_counter() - start
+            # a store to search: a recall of none runs no arm (a read creates no store, F12)
+            structured(await client.call_tool("remember", {"text": "The user prefers tabs"}))
             answer = structured(await client.call_tool("recall", {"query": "anything at all"}))
     print(
         f"\nstdio startup with fastembed: initialize {initialized:.2f} s, tools/list "
@@ -174,6 +177,7 @@ async def test_stdio_lists_tools_at_once_with_the_real_model(tmp_path: Path) -> 
     # a fresh HOME: the model was still being re-quantized when the tools were listed
     assert state_at_listing in ("starting", "loading")
     assert status["arms"]["embedder"] == "fastembed" and status["model_state"] == "ready"
+    assert status["semantic_available"] and status["embedder_model"], status
     assert answer["semantic_available"] and answer["arms_unavailable"] == {}
 
 
