@@ -267,10 +267,12 @@ def reindex(
     if embedder is not None:
         state.overrides.put("pipeline.embedder", embedder, "--embedder")
     from ..memory.scopes import SCOPES, check_scope
+    from .reindexing import check_configured
     from .reindexing import reindex as embed_scopes
 
     memory = _memory()
     try:
+        check_configured(memory.settings.pipeline)
         wanted = (check_scope(scope),) if scope else SCOPES
         embed_scopes(console, err, memory.scopes.existing(wanted))  # type: ignore[arg-type]
         if embedder is not None:

@@ -22,6 +22,18 @@ if TYPE_CHECKING:
     from ..pipeline import Pipeline
 
 
+def check_configured(pipeline_settings: object) -> None:
+    """Refuse a reindex without a semantic arm or embedder in the settings (checked before
+    any scope is opened: with no store yet, no pipeline would say it).
+
+    :raises OctomemError: ``pipeline.semantic`` or ``pipeline.embedder`` is empty.
+    """
+    if not getattr(pipeline_settings, "semantic", None) or \
+            not getattr(pipeline_settings, "embedder", None):
+        raise OctomemError("no semantic arm is configured (pipeline.semantic or "
+                           "pipeline.embedder is empty): there is nothing to embed")
+
+
 def reindex(console: Console, err: Console, scoped: list[tuple[str, Pipeline]]) -> None:
     """Embed every chunk without a vector of the configured embedder in each scope of
     ``scoped`` (``(name, pipeline)`` pairs), saying what was done per scope.
