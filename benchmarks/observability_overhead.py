@@ -74,7 +74,7 @@ def build_memory(root: Path, docs: list[dict[str, Any]]) -> dict[str, Any]:
     overrides = {"data_dir": str(root / "data")}
     memory = open_memory(overrides=overrides, project_root=root / "project")
     try:
-        memory.scopes.require("global").add(
+        memory.scopes.require("global", create=True).add(
             Document(text=f"{doc.get('title', '')}. {doc['text']}"[:2000], kind="FACT")
             for doc in docs)
     finally:
