@@ -53,7 +53,8 @@ class StartupRun:
         had used when the answer arrived; less sensitive to other jobs than wall time
         (Linux ``/proc/<pid>/stat``; empty elsewhere).
     :param errors: step name -> the JSON-RPC or tool error text, for steps that failed.
-    :param semantic_available: what the first ``recall`` answered.
+    :param semantic_available: what ``status`` answered after the timed steps (the first
+        ``recall`` of a fresh install searches no store, so its answer cannot say).
     """
 
     mode: str
@@ -133,8 +134,13 @@ def _record(run: StartupRun, step: str, answer: dict[str, Any], seconds: float) 
         run.errors[step] = str(answer["error"].get("message"))
     elif result.get("isError"):
         run.errors[step] = " ".join(c.get("text", "") for c in result.get("content", []))
-    if step == "recall" and isinstance(result.get("structuredContent"), dict):
-        run.semantic_available = result["structuredContent"].get("semantic_available")
+
+
+def _record_status(run: StartupRun, answer: dict[str, Any]) -> None:
+    """Record ``status``'s ``semantic_available`` (untimed, after the measured steps)."""
+    content = (answer.get("result") or {}).get("structuredContent")
+    if isinstance(content, dict):
+        run.semantic_available = content.get("semantic_available")
 
 
 def environment(home: Path, data: Path) -> dict[str, str]:
@@ -182,6 +188,10 @@ def measure_once(
                     run.cpu_seconds[step] = round(cpu, 3)
                 if step == "initialize":
                     _send(proc.stdin, {"method": "notifications/initialized"})
+            status_id = len(_requests()) + 1  # untimed: is semantic search available?
+            _send(proc.stdin, {"id": status_id, "method": "tools/call",
+                               "params": {"name": "status", "arguments": {}}})
+            _record_status(run, lines.answer(status_id, time.perf_counter() + ANSWER_TIMEOUT_S))
         except (TimeoutError, EOFError) as exc:
             run.errors["server"] = str(exc)
         finally:

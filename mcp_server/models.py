@@ -16,7 +16,8 @@ class ScopeStatus(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     root: str = Field(description="the scope's directory")
-    exists: bool = Field(description="false for a local scope nothing was written to yet")
+    exists: bool = Field(description="false for a scope nothing was written to yet (it has "
+                         "no store; a read never creates one)")
     documents: int = 0
     chunks: int = 0
     chunks_without_vector: int = Field(0, description="chunks found by their words only, so far")
@@ -28,6 +29,9 @@ class ScopeStatus(BaseModel):
     unreadable: str | None = Field(
         None, description="why this scope's store cannot be read (its file, what is wrong, "
         "what to do); recall searches the other scope meanwhile, and says so")
+    not_created: str | None = Field(
+        None, description="when exists is false: that the scope has no store yet and the "
+        "first write into it creates it (a read never does)")
     newest_document_at: str | None = Field(
         None, description="when the newest document was stored (ISO-8601, UTC), as every "
         "time the tools return")
@@ -53,28 +57,29 @@ class StatusResult(BaseModel):
 
 def status_result(
     status: dict[str, Any], state: ModelState, error: str | None, seconds: float | None,
-    configured: dict[str, Any] | None = None,
 ) -> StatusResult:
     """Combine :meth:`Memory.status <octomem.engine.memory.facade.Memory.status>` with the loader's
     model state.
 
-    :param configured: what to report while no scope exists yet (a read creates none):
-        ``{"arms": kind -> name, "embedder_model": model id or None}`` from the settings
-        and the shared embedder; semantic search is then available when the model is ready.
+    While no scope has a store (a read creates none), the arms and model are those
+    configured (each scope's status gives them) and semantic search is available when a
+    semantic arm is configured and its model did not fail to load (as for a scope with a
+    store, whose ``semantic_available`` does not wait for the model either).
     """
     shared = ("arms", "embedder_model", "semantic_available")  # reported once, below
     scopes = {name: ScopeStatus(**{k: iso(v) if k.endswith("_at") and isinstance(v, int | float)
                                    else v for k, v in info.items() if k not in shared})
               for name, info in status["scopes"].items()}
     opened = [info for info in status["scopes"].values() if info.get("exists")]
-    first = opened[0] if opened else dict(configured or {})
-    if not opened and configured:
-        first["semantic_available"] = state == "ready" and bool(configured["arms"].get("semantic"))
-        opened = [first]
+    if opened:
+        first, available = opened[0], all(i.get("semantic_available") for i in opened)
+    else:
+        first = next(iter(status["scopes"].values()), {})
+        available = state != "failed" and bool(first.get("semantic_available"))
     return StatusResult(
         project_root=status["project_root"], scopes=scopes,
         documents=sum(s.documents for s in scopes.values()),
-        arms=first.get("arms", {}), embedder_model=first.get("embedder_model"),
-        semantic_available=bool(opened) and all(i.get("semantic_available") for i in opened),
+        arms=first.get("arms") or {}, embedder_model=first.get("embedder_model"),
+        semantic_available=available,
         model_state=state, model_error=error, model_load_seconds=seconds,
     )

@@ -13,14 +13,13 @@ import logging
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from octomem.engine.arms import ARM_KINDS
 from octomem.engine.errors import InvalidQueryError, OctomemError, UsageValueError
 from octomem.engine.exhaustion import exhaustion
 from octomem.engine.memory.context import MAX_CONTEXT, MIN_TOKENS
@@ -281,19 +280,9 @@ class MemoryTools:
     def status(self) -> StatusResult:
         """Return both scopes' status and the embedding model's warm-up state."""
         with tool_errors():
-            memory = self.loader.memory()
-            status = memory.status()
+            status = self.loader.memory().status()
             state, error, seconds = self.loader.model_state()
-            return status_result(status, state, error, seconds, _configured(memory, state))
-
-
-def _configured(memory: Any, state: str) -> dict[str, Any]:
-    """Return the arms the settings name and the shared embedder's model id (when its
-    model is ready): ``status`` says them while no scope exists yet."""
-    pipeline = memory.settings.pipeline
-    arms = {kind: getattr(pipeline, kind, None) for kind in ARM_KINDS}
-    embedder = memory.scopes.shared_arm("embedder") if state == "ready" else None
-    return {"arms": arms, "embedder_model": getattr(embedder, "model_id", None)}
+            return status_result(status, state, error, seconds)
 
 
 def _hints(read_only: bool, destructive: bool = False, idempotent: bool = False) -> ToolAnnotations:

@@ -84,7 +84,12 @@ def test_status_json_of_a_scope_not_created_has_every_key(tmp_path: Path) -> Non
     scopes = octomem(tmp_path, "status", "--json").json()["scopes"]
     local = scopes["local"]
     assert set(SCOPE_KEYS) <= set(local) and local["exists"] is False
-    assert local["documents"] == 0 and local["embedder_model"] is None
+    assert local["documents"] == 0 and local["size_bytes"] == 0
+    # the arms and the model as configured, and what creates the store (F12)
+    assert local["arms"]["embedder"] == "hashing" and local["arms"]["storage"] == "sqlite"
+    assert local["embedder_model"].startswith("hashing") and local["semantic_available"]
+    assert local["not_created"].startswith("no store yet: the first write into this scope")
+    assert not (tmp_path / ".octomem").exists()
 
 
 def test_config_json_gives_value_group_and_layer_of_every_setting(tmp_path: Path) -> None:

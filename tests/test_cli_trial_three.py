@@ -185,8 +185,10 @@ def test_config_unknown_key_is_one_line_naming_the_closest(tmp_path: Path, key: 
 def test_status_creates_neither_scope_and_an_empty_store_says_so(tmp_path: Path) -> None:
     data = tmp_path / "fresh-global"
     ran = octomem(tmp_path, "--data-dir", str(data), "status", COLUMNS="200")
-    assert f"global  {data}  (not created yet: the first add or ingest into it creates it)" \
-        in ran.out
+    flat = " ".join(ran.out.split())
+    assert (f"global {data} store none yet: the first write into this scope (add, remember, "
+            "ingest, import) creates it; a read never does arms storage sqlite") in flat, flat
+    assert "model hashing-v1-dim384 (as configured) semantic available" in flat
     assert not data.exists() and not (tmp_path / ".octomem").exists()
     assert octomem(tmp_path, "--data-dir", str(data), "status", "--json").json()[
         "scopes"]["global"]["exists"] is False

@@ -311,9 +311,13 @@ async def test_tools_list_answers_while_the_model_loads(data_dir: Path) -> None:
         # benchmarks/results/mcp)
         assert (await ok(client, "status"))["model_state"] in {"starting", "loading"}
         answer = await ok(client, "recall", query="anything")  # waits for the model
-        assert answer["semantic_available"] and answer["arms_unavailable"] == {}
+        assert "nothing is stored" in str(answer), answer  # no store yet, none created (F12)
         status = await ok(client, "status")
         assert status["model_state"] == "ready" and status["model_load_seconds"] >= 1.0
+        assert status["semantic_available"] and status["scopes"]["local"]["not_created"]
+        await ok(client, "remember", text="The deploy script lives in ci/")
+        answer = await ok(client, "recall", query="deploy script")
+        assert answer["semantic_available"] and answer["arms_unavailable"] == {}
 
 
 @pytest.mark.usefixtures("test_embedders")

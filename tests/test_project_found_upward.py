@@ -49,7 +49,7 @@ def test_status_names_the_project_found_above(project: Path) -> None:
     out = octomem(project / "notes", "status").out
     assert out.startswith(f"project {project}\n"), out
     assert f"the nearest folder above the current one, {project / 'notes'}" in out
-    assert "not created yet" not in out.split("global")[0]
+    assert "none yet" not in out.split("global")[0]
     here = octomem(project, "status").out
     assert "nearest folder above" not in here
 

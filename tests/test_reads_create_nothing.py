@@ -74,6 +74,9 @@ def test_the_mcp_server_starts_and_reads_without_creating_the_global_store(
         assert answer["hits"] == [] and "nothing is stored" in str(answer), answer
         status = client.ok("status")
         assert status["scopes"]["global"]["exists"] is False, status
+        assert status["scopes"]["global"]["not_created"].startswith(
+            "no store yet: the first write into this scope"), status
+        assert status["arms"]["storage"] == "sqlite" and status["embedder_model"], status
         assert "Nothing is remembered yet" in client.read("octomem://session-start")
         client.read("octomem://memory/global")
         assert _files(data) == [] and _files(project) == []

@@ -15,12 +15,12 @@ if TYPE_CHECKING:  # status --json stays as light as status: no pipeline, no num
     from ..manager import ArmRegistry
     from ..settings import LoadedSettings
 
-#: Every scope of ``status --json`` has these keys (a scope not created yet: zeros and
-#: ``null``), in this order.
+#: Every scope of ``status --json`` has these keys (a scope not created yet: zero counts,
+#: the arms and model as configured, ``not_created`` saying what creates it), in this order.
 SCOPE_KEYS: tuple[str, ...] = (
     "root", "exists", "documents", "current", "superseded", "forgotten", "chunks",
     "chunks_without_vector", "size_bytes", "arms", "embedder_model", "semantic_available",
-    "semantic_error", "permissions_warning", "unreadable")
+    "semantic_error", "permissions_warning", "unreadable", "not_created")
 _COUNTS = frozenset({"documents", "current", "superseded", "forgotten", "chunks",
                      "chunks_without_vector", "size_bytes"})
 

@@ -152,8 +152,8 @@ def status(console: Console, info: dict[str, Any], searched_up: bool = False) ->
     for name, scope in info["scopes"].items():
         console.print()
         if not scope.get("exists"):
-            emit(console, wrapped(f"{name}  {scope['root']}  (not created yet: the first add "
-                                  "or ingest into it creates it)", console.width, "  ", first=""))
+            console.print(f"[bold]{name}[/bold]  {escape(scope['root'])}", highlight=False)
+            emit(console, aligned(not_created_rows(scope), console.width))
             continue
         if scope.get("unreadable"):
             console.print(f"[bold]{name}[/bold]  {escape(scope['root'])}", highlight=False)
@@ -166,7 +166,17 @@ def status(console: Console, info: dict[str, Any], searched_up: bool = False) ->
 #: ``status`` keys shown by :func:`status_rows` in their own words (others as they come).
 _SHOWN = {"root", "exists", "documents", "chunks", "chunks_without_vector", "size_bytes",
           "arms", "embedder_model", "semantic_available", "semantic_error", "current",
-          "superseded", "forgotten"}
+          "superseded", "forgotten", "not_created"}
+
+
+def not_created_rows(scope: dict[str, Any]) -> list[tuple[str, str]]:
+    """Return a scope without a store as ``(label, text)`` rows: that none exists yet and
+    what creates it, then the arms, model and semantic search as configured."""
+    rows = [row for row in status_rows(scope) if row[0] in ("arms", "model", "semantic")]
+    why = str(scope.get("not_created") or "").removeprefix("no store yet: ")
+    return [("store", "none yet" + (f": {why}" if why else "")),
+            *((label, f"{text} (as configured)") if label != "semantic" else (label, text)
+              for label, text in rows)]
 
 
 def status_rows(scope: dict[str, Any]) -> list[tuple[str, str]]:

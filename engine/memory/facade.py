@@ -35,7 +35,7 @@ from .empty import (
 from .folders import IngestReport, folder_named, reconcile
 from .forget import ForgetOutcome, forget
 from .gone_turns import gone_turns, retire
-from .health import model_error
+from .health import configured, model_error
 from .ingest import ingest_groups, merge_reports
 from .limits import check_filter, check_length, check_tags
 from .own_turns import turn_owner
@@ -280,14 +280,17 @@ class Memory:
         return sorted(found, key=lambda d: -d.created_at)
 
     def status(self, load_model: bool = False) -> dict[str, Any]:
-        """Return each scope's root and counts (``exists`` false for a scope not created:
-        asking creates none), and ``permissions_warning`` when readable by others. A scope
-        whose store cannot be read has ``unreadable``: why, naming its file and what to do.
+        """Return each scope's root and counts, and ``permissions_warning`` when readable
+        by others. A scope without a store (asking creates none) has ``exists`` false, the
+        arms and model as configured and ``not_created`` saying that the first write
+        creates it (:func:`.health.configured`). A scope whose store cannot be read has
+        ``unreadable``: why, naming its file and what to do.
 
         :param load_model: load the embedding model, so ``semantic_available`` says whether
             it loads (not only whether one is configured).
         """
         scopes: dict[str, Any] = {}
+        as_configured: dict[str, Any] | None = None
         for scope in SCOPES:
             pipeline = None
             try:
@@ -306,7 +309,9 @@ class Memory:
                                  "unreadable": str(damaged)}
                 continue
             if pipeline is None or info is None:  # not created by asking: the first write
-                scopes[scope] = {"root": str(self.roots.of(scope)), "exists": False}
+                as_configured = as_configured or configured(self.scopes, load_model)
+                scopes[scope] = {"root": str(self.roots.of(scope)), "exists": False,
+                                 **as_configured}
                 continue
             info["permissions_warning"] = exposed(self.roots.of(scope))
             if load_model and (why := model_error(pipeline)) is not None:
