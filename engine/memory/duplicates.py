@@ -2,7 +2,8 @@
 again), and near duplicates in either scope (reported, never refused).
 
 ``remember`` of a text identical to a current statement of the same scope and event
-time stores nothing, whatever kind either has: the answer is the existing statement,
+time stores nothing, whatever kind either has (the same text: equal once
+Unicode-normalised, :mod:`.statement_key`): the answer is the existing statement,
 marked as already stored (as ``ingest`` says "unchanged"), so forgetting by the exact
 text stays unambiguous; to change a statement's kind, supersede it. A ``HANDOFF`` only
 repeats a current handoff (it replaces the previous one; a statement is not a handoff).
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..types import HANDOFF_KIND, Document, Filters
 from .scopes import ScopeName
+from .statement_key import find_same, same_statement
 
 if TYPE_CHECKING:
     import numpy as np
@@ -42,11 +44,12 @@ class NearDuplicate:
 
 def identical(storage: Any, document: Document) -> Document | None:
     """Return the oldest current document of ``storage`` that ``document`` would repeat:
-    the same text, title and event time, of any kind but a handoff for a handoff (tags
+    the same text (:mod:`.statement_key`: NFC or NFD, invisible characters aside), title
+    and event time, of any kind but a handoff for a handoff (tags
     and kind are not compared: the same words with another label are still the same
     statement; the answer tells its stored kind), or ``None``."""
     handoff = document.kind == HANDOFF_KIND
-    for doc in storage.find_documents(document.text):
+    for doc in find_same(storage, document.text):
         if doc.is_current and (doc.kind == HANDOFF_KIND) == handoff \
                 and doc.title == document.title and doc.event_time == document.event_time:
             return doc
@@ -66,7 +69,7 @@ def near_duplicates(scoped: Iterable[tuple[ScopeName, Any]], text: str,
     found: dict[tuple[str, str], NearDuplicate] = {}
     for scope, pipeline in scoped:
         storage, semantic = pipeline.arms.storage, pipeline.arms.semantic
-        pairs: list[tuple[str, float]] = [(d.id, 1.0) for d in storage.find_documents(text)]
+        pairs: list[tuple[str, float]] = [(d.id, 1.0) for d in find_same(storage, text)]
         if vector is not None and semantic is not None and not pipeline.semantic_error:
             run = semantic.search(vector, Filters(), MAX_NEAR_DUPLICATES * 4)
             close = [h for h in run if h.score >= threshold]
@@ -83,6 +86,19 @@ def near_duplicates(scoped: Iterable[tuple[ScopeName, Any]], text: str,
                 found[(scope, doc_id)] = NearDuplicate(scope, doc, min(similarity, 1.0))
     ranked = sorted(found.values(), key=lambda n: (-n.similarity, -n.document.created_at))
     return ranked[:MAX_NEAR_DUPLICATES]
+
+
+def repeated(near: Sequence[NearDuplicate], scope: ScopeName,
+             document: Document) -> Document | None:
+    """Return the near duplicate of ``scope`` that is the same statement as ``document``
+    (same text as :func:`identical` compares it, title and event time), or ``None``:
+    one stored with an invisible character the lookup by text cannot find."""
+    for found in near:
+        doc = found.document
+        if found.scope == scope and doc.is_current and same_statement(doc.text, document.text) \
+                and doc.title == document.title and doc.event_time == document.event_time:
+            return doc
+    return None
 
 
 def has_vectors(pipeline: Any, document: Document) -> bool:

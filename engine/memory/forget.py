@@ -27,6 +27,7 @@ from ..pipeline import Pipeline
 from ..turns import TURN_KIND
 from ..types import Document, ForgetRecord
 from .scopes import ScopeName
+from .statement_key import find_same
 from .times import iso
 from .versions import check_version
 
@@ -97,11 +98,12 @@ def was_forgotten(storage: Storage, document_id: str) -> bool:
 
 
 def _matches(scoped: Scoped, key: str) -> list[tuple[ScopeName, Pipeline, Document]]:
-    """Match ``key`` as an id first; only when no id matches, as the exact full text."""
+    """Match ``key`` as an id first; only when no id matches, as the exact full text
+    (in NFC or NFD, invisible characters aside: :mod:`.statement_key`)."""
     by_id = [(s, p, d) for s, p in scoped if (d := p.arms.storage.get_document(key)) is not None]
     if by_id:
         return by_id
-    return [(s, p, d) for s, p in scoped for d in p.arms.storage.find_documents(key)]
+    return [(s, p, d) for s, p in scoped for d in find_same(p.arms.storage, key)]
 
 
 def content_sha256(text: str) -> str:

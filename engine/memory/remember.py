@@ -28,7 +28,7 @@ from ..errors import (
 from ..pipeline import AddReport, Pipeline, embedding_text
 from ..turns import TURN_KIND
 from ..types import DEFAULT_KIND, HANDOFF_KIND, Document
-from .duplicates import NearDuplicate, has_vectors, identical
+from .duplicates import NearDuplicate, has_vectors, identical, repeated
 from .ingest import DOC_KIND
 from .limits import check_length, check_tags
 from .scopes import ScopeName, check_scope
@@ -234,6 +234,9 @@ def remember(
     vector, semantic_error = _embed(pipeline, embedding_text_of(document))
     near = [] if kind == HANDOFF_KIND else memory.near_duplicates(
         text, vector, exclude=(supersedes,) if supersedes else ())
+    if old is None and (same := repeated(near, target, document)) is not None:
+        return Remembered(target, same, has_vectors(pipeline, same), already_stored=True,
+                          asked_kind=asked)
     out = Remembered(target, document, False, semantic_error, near, asked_kind=asked)
     report = _write(pipeline, document, old, out, expect_version)
     out.embedded = _store_vector(pipeline, report, vector, out)
