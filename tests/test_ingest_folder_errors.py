@@ -168,7 +168,7 @@ def test_a_skipped_file_does_not_keep_gone_files(tmp_path: Path) -> None:
     (folder / "sub" / "team.txt").unlink()
     again = octomem(tmp_path, "ingest", str(folder), ok=False)
     assert again.code == 1 and "skipped: " in again.err
-    assert f"gone: {folder / 'sub' / 'team.txt'}: forgot its document" in again.out
+    assert "gone: notes/sub/team.txt: forgot its document" in again.out  # as skipped: names
     assert octomem(tmp_path, "search", "llamas", "--json").json()["hits"] == []
     kept = octomem(tmp_path, "search", "alpacas", "--json").json()["hits"]
     assert kept[0]["text"].endswith("Good notes about alpacas")
@@ -187,3 +187,19 @@ def test_mcp_ingest_names_a_file_whose_name_is_not_utf8(tmp_path: Path) -> None:
         assert done["skipped"] == [{"path": f"{folder}/caf\\xe9.md", "why": (
             f"{folder}/caf\\xe9.md: its name is not UTF-8; rename the file to ingest it")}]
         assert len(done["added"]) == 1
+
+
+def test_the_gone_line_names_the_file_from_the_current_folder(tmp_path: Path) -> None:
+    """Trial 13 M3: ``cd fold && octomem ingest .`` after a rename said ``gone:
+    …3/fold/notes/deploy.md`` (the path cut inside a folder name); now ``gone:
+    notes/deploy.md``, as ``skipped:`` lines name files, whole at 80 columns."""
+    fold = tmp_path / "trial13" / "fold"
+    (fold / "notes").mkdir(parents=True)
+    (fold / "notes" / "deploy.md").write_text("# Deploy\n\nDeploys go through staging.\n")
+    (fold / "notes" / "keep.md").write_text("# Keep\n\nThis file stays.\n")
+    octomem(fold, "ingest", ".", spawn=True)
+    (fold / "notes" / "deploy.md").rename(fold / "notes" / "deploy2.md")
+    again = octomem(fold, "ingest", ".", spawn=True, COLUMNS="80")
+    gone = [line for line in again.out.splitlines() if line.startswith("gone: ")]
+    assert len(gone) == 1 and gone[0].startswith("gone: notes/deploy.md: forgot its document "
+                                                 "file:"), again.out

@@ -260,8 +260,17 @@ def gone_files(console: Console, report: IngestReport, kept_because: str | None 
     for gone in report.missing:
         done = "forgot its document" if gone.id in forgotten else "kept its document " \
             f"({kept_because or 'ingest.on_missing = keep'})"
-        say(console, fitted("gone: ", visible(gone.path), console.width,
+        say(console, fitted("gone: ", visible(named_here(gone.path)), console.width,
                             f": {done} {gone.id}", cut_start=True), len("gone:"))
+
+
+def named_here(path: str | Path) -> str:
+    """Return ``path`` as the user names it from the current folder, as ``skipped:`` lines
+    do: relative when it is inside (``notes/deploy.md``), else as it is."""
+    from ..memory.readable import shown
+
+    here, where = Path.cwd().resolve(), Path(path)
+    return shown(where.relative_to(here) if where.is_relative_to(here) else where)
 
 
 def say(console: Console, line: str, yellow: int = 0) -> None:
