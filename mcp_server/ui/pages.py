@@ -20,6 +20,7 @@ from octomem.engine.errors import (
     StaleVersionError,
     StoreUnavailableError,
 )
+from octomem.engine.memory.scopes import SCOPES, check_scope
 
 from ..loader import MemoryLoader, ServerNotReadyError, one_line
 from ..models import status_result
@@ -129,9 +130,11 @@ async def search_page(request: Request) -> Response:
 
 
 async def memory_page(request: Request) -> Response:
-    """``GET /memory``: both scopes as blocks (directory, counts, standing memory)."""
+    """``GET /memory``: both scopes as blocks (directory, counts, standing memory);
+    ``?scope=local`` or ``global``: that one only (another value: 400 naming it)."""
     try:
-        blocks = await read(request, views.scope_blocks)
+        scope = check_scope(request.query_params.get("scope", "").strip() or None)
+        blocks = await read(request, views.scope_blocks, (scope,) if scope else SCOPES)
     except OctomemError as exc:
         return error_page(request, exc)
     return render(request, "memory.html", blocks=blocks)

@@ -8,7 +8,7 @@ a scope.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from html import escape
 from itertools import islice
@@ -257,14 +257,14 @@ def _linked(html: str, ids: set[str]) -> str:
     return re.sub(r"<code>([^<]{1,200})</code>", link, html)
 
 
-def scope_blocks(memory: Memory) -> list[dict[str, Any]]:
-    """Return each scope's directory, counts and standing memory (Markdown and HTML).
+def scope_blocks(memory: Memory, scopes: Sequence[str] = SCOPES) -> list[dict[str, Any]]:
+    """Return each of ``scopes``' directory, counts and standing memory (Markdown and HTML).
 
     Only the newest :data:`SHOWN_STATEMENTS` current statements are rendered.
     """
     status = memory.status()["scopes"]
     blocks = []
-    for scope in SCOPES:
+    for scope in scopes:
         info = status[scope]
         storage = _storage(memory, scope) if info.get("exists") else None
         docs: list[Document] = []

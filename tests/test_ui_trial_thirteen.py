@@ -1,0 +1,52 @@
+"""What the thirteenth fresh-user trial found in the browser view: ``/memory?scope=galactic``
+answered 200 and ignored the value (M6; every other bad parameter is a 400 naming it),
+an item read "recalled 1 times", and a Markdown document's hit showed its title twice, the
+second time as ``# Decision: ...`` (M9). Real HTTP requests to the real view, the pages in
+headless Chromium."""
+
+from __future__ import annotations
+
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from ui_support import running_view
+
+
+def fetch(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=60) as page:
+            return page.status, page.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def test_the_memory_page_names_a_bad_scope_and_shows_one_scope(tmp_path: Path) -> None:
+    with running_view(tmp_path) as view:
+        agent = view.agent()
+        try:
+            agent.remember("Kestrel rota: weekly", scope="global")
+        finally:
+            agent.close()
+        base = view.url.rstrip("/")
+        code, body = fetch(f"{base}/memory?scope=galactic")
+        assert code == 400, body[:300]
+        assert "scope: must be &#39;local&#39; or &#39;global&#39;, got &#39;galactic&#39;" \
+            in body
+        code, body = fetch(f"{base}/memory?scope=global")
+        assert code == 200 and 'id="scope-global"' in body and 'id="scope-local"' not in body
+        assert "Kestrel rota" in body
+        code, body = fetch(f"{base}/memory")
+        assert code == 200 and 'id="scope-global"' in body and 'id="scope-local"' in body
+
+
+def test_one_recall_is_said_in_the_singular(tmp_path: Path) -> None:
+    with running_view(tmp_path) as view:
+        agent = view.agent()
+        try:
+            stored = agent.remember("The kestrel nests in the old barn", scope="local")
+            agent.recall("where does the kestrel nest")  # counted: recalled once
+        finally:
+            agent.close()
+        code, body = fetch(f"{view.url.rstrip('/')}/item/{stored.document.id}")
+        assert code == 200 and "<th>recalled</th><td>1 time, last " in body, body
