@@ -10,7 +10,11 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from ui_support import running_view
+from ui_support import browser_session, chromium_or_skip, running_view
+
+DECISION = ("# Decision: uploads are sent in 8 MiB parts and resume\n\n"
+            "2025-06-09. The phone app sends uploads in 8 MiB parts, so a dropped "
+            "connection resumes from the last part.\n")
 
 
 def fetch(url: str) -> tuple[int, str]:
@@ -50,3 +54,24 @@ def test_one_recall_is_said_in_the_singular(tmp_path: Path) -> None:
             agent.close()
         code, body = fetch(f"{view.url.rstrip('/')}/item/{stored.document.id}")
         assert code == 200 and "<th>recalled</th><td>1 time, last " in body, body
+
+
+def test_a_markdown_hit_shows_its_title_once(tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    chromium, driver = chromium_or_skip()
+    notes = tmp_path / "project" / "decisions"
+    notes.mkdir(parents=True)
+    (notes / "uploads.md").write_text(DECISION)
+    with running_view(tmp_path) as view, browser_session(chromium, driver) as browser:
+        agent = view.agent()
+        try:
+            agent.ingest(str(notes / "uploads.md"))
+        finally:
+            agent.close()
+        base = view.url.rstrip("/")
+        browser.get(f"{base}/?q=how big are the upload parts?")
+        first = browser.find_elements(By.CSS_SELECTOR, "a.open")[0].text
+        assert first.startswith("Decision: uploads are sent in 8 MiB parts and resume "
+                                "2025-06-09. The phone app"), first
+        assert "#" not in first and first.count("Decision:") == 1, first

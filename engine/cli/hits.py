@@ -29,6 +29,7 @@ from rich.text import Text
 
 from ..controls import echoed
 from ..memory.recall import RecallAnswer
+from ..titles import without_title
 from ..turns import TURN_KIND
 from .layout import emit, visible
 from .layout import wrapped as paragraph
@@ -74,30 +75,13 @@ def hit_text(chunk: Any, query: str = "") -> str:
     still shows what was said. With ``query``, the text starts at its sentence holding
     most of the query's words (:func:`~.snippets.best_part`)."""
     title = one_line(chunk.title or "")
-    raw = _without_title(chunk.text.strip(), title)
+    raw = without_title(chunk.text.strip(), chunk.title)
     text = one_line(best_part(raw, query) if query else raw)
     if not title:
         return text
     if getattr(chunk, "kind", None) == TURN_KIND:
         return f"{text} ({title})"
     return f"{title} — {text}" if text else title
-
-
-def _without_title(text: str, title: str) -> str:
-    """Return ``text`` without a lead that repeats ``title``: a first line ``# title`` or
-    ``title``, or the words ``# title`` / ``title`` followed by a separator or a space
-    ("Kestrel: ..." under the title "Kestrel", not "Kestrels ...")."""
-    if not title:
-        return text
-    first, _, rest = text.partition("\n")
-    if one_line(first) in (f"# {title}", title):  # a heading line: dropped
-        return rest
-    folded = one_line(text)
-    for lead in (f"# {title}", title):
-        after = folded[len(lead):]
-        if folded.startswith(lead) and not after[:1].isalnum():
-            return after.lstrip(" :—-")
-    return text
 
 
 def _relevance(hit: Any) -> float | None:

@@ -23,6 +23,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from octomem.engine.controls import clipped, visible
+from octomem.engine.titles import without_title
 from octomem.engine.types import DEFAULT_KIND
 
 from ..loader import MemoryLoader
@@ -48,6 +49,7 @@ def create_ui_app(loader: MemoryLoader, guard: Guard, allow_writes: bool = False
     templates.env.filters["exact"] = exact  # ... but in what a form sends back
     templates.env.filters["visible"] = visible  # control characters in the <title>
     templates.env.filters["clipped"] = clipped  # a long query in the title and heading
+    templates.env.filters["without_title"] = without_title  # a hit's "# Title" shown once
     templates.env.globals["default_kind"] = DEFAULT_KIND  # as the CLI and MCP default
     routes = [
         Route("/", pages.search_page, methods=["GET"]),
