@@ -46,9 +46,10 @@ def main() -> None:
                 print_page(page)
             if args:
                 print(flush=True)  # click echoes the (empty) help text typer's renderer leaves
-        except BrokenPipeError:  # `octomem --help | head`: end quietly, status 1, as rich does
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            sys.exit(1)
+        except BrokenPipeError:  # `octomem --help | head`: end quietly, 128 + SIGPIPE
+            from .layout import pipe_closed
+
+            sys.exit(pipe_closed())
         sys.exit(0 if args else 2)
     from .entry import main as run
 

@@ -6,6 +6,8 @@
 - An octomem or file-system error is one line, exit status 1 (``--debug``: the traceback).
 - Ctrl-C ends with status 130 (128 + SIGINT, the shell's convention); a command that
   can say what it left done says so first (``ingest``).
+- Output to a pipe whose reader went away (``octomem search x | head -1``) ends quietly
+  with status 141 (128 + SIGPIPE, :data:`.layout.PIPE_CLOSED_STATUS`).
 - The process ends without the interpreter's teardown (:func:`end_without_teardown`).
 
 Only rich is imported here, typer when the command line is not a plain search's
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from ..errors import InvalidQueryError, OctomemError, UsageValueError
-from .layout import SafeConsole, flush_stdout
+from .layout import SafeConsole, flush_stdout, pipe_closed
 
 if TYPE_CHECKING:
     from ..memory.facade import Memory
@@ -212,6 +214,8 @@ def run() -> int:
     except typer.Abort:  # EOF at a prompt
         err.print(Text("aborted"))
         return 1
+    except BrokenPipeError:  # `octomem export - | head -1`: the reader went away
+        return pipe_closed()
     except (OctomemError, OSError) as exc:
         if state.debug:
             raise
@@ -243,6 +247,8 @@ def run_quick(plain: Any) -> int:
         return 130
     try:
         run_search(**plain.search)
+    except BrokenPipeError:  # `octomem search x --json | head -1`: the reader went away
+        return pipe_closed()
     except (OctomemError, OSError) as exc:
         if state.debug:
             raise

@@ -9,6 +9,7 @@ width in characters (Rich uses ``COLUMNS``, or 80 when the output is not a termi
 
 from __future__ import annotations
 
+import os
 import sys
 import textwrap
 from collections.abc import Iterable, Sequence
@@ -22,6 +23,25 @@ from rich.text import Text
 from ..controls import visible
 
 __all__ = ["SafeConsole", "aligned", "emit", "fitted", "packed", "visible", "wrapped"]
+
+#: Exit status when the reader of the output went away (``octomem search | head -1``):
+#: 128 + SIGPIPE (13), what a shell reports for a command a closed pipe ended (as 130, 128 +
+#: SIGINT, after Ctrl-C); nothing is printed, as for ``yes | head -1``.
+PIPE_CLOSED_STATUS = 141
+
+
+def pipe_closed() -> int:
+    """Point stdout at ``/dev/null`` so that what is still buffered or printed later goes
+    nowhere (no second error at exit; Python's note on SIGPIPE), and return
+    :data:`PIPE_CLOSED_STATUS`."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no stdout to point anywhere
+        pass
+    return PIPE_CLOSED_STATUS
+
 
 class SafeConsole(Console):
     """A Rich console that shows control characters in what it prints as escapes
@@ -55,6 +75,13 @@ class SafeConsole(Console):
     @file.setter
     def file(self, new_file: IO[str]) -> None:
         self._file = new_file
+
+    def on_broken_pipe(self) -> None:
+        """End quietly with :data:`PIPE_CLOSED_STATUS` when the output's reader went away
+        (Rich's own ends with status 1, which a pipeline under ``set -o pipefail`` takes
+        for a failure)."""
+        self.quiet = True
+        raise SystemExit(pipe_closed())
 
     def render(self, renderable: RenderableType,
                options: ConsoleOptions | None = None) -> Iterable[Segment]:

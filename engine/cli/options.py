@@ -181,15 +181,21 @@ class Command(TyperCommand):
         helpview.print_page(helpview.page_of(self, ctx))
 
     def invoke(self, ctx: Any) -> Any:
-        """Run the command; Ctrl-C is ``interrupted`` on stderr and exit status 130.
+        """Run the command; Ctrl-C is ``interrupted`` on stderr and exit status 130; output
+        whose reader went away (``octomem export - | head -1``) ends quietly with status
+        141 (click's own answer is status 1).
 
-        :raises typer.Exit: status 130 after Ctrl-C.
+        :raises typer.Exit: status 130 after Ctrl-C, 141 after a closed pipe.
         """
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
             print("interrupted", file=sys.stderr, flush=True)
             raise typer.Exit(INTERRUPTED) from None
+        except BrokenPipeError:
+            from .layout import pipe_closed
+
+            raise typer.Exit(pipe_closed()) from None
 
 
 class Group(TyperGroup):
