@@ -28,6 +28,7 @@ from .context import ShapedAnswer, check_shape, shape
 from .duplicates import NearDuplicate, near_duplicates
 from .empty import (
     has_superseded,
+    kinds_absent,
     say_not_yet_true,
     say_superseded_match,
     say_why_empty,
@@ -39,7 +40,7 @@ from .health import configured, model_error
 from .ingest import ingest_groups, merge_reports
 from .limits import check_filter, check_length, check_tags
 from .own_turns import turn_owner
-from .recall import Per, RecallRequest, is_answer, recall_scopes
+from .recall import Per, RecallAnswer, RecallRequest, is_answer, recall_scopes
 from .recall_log import RecallLog
 from .remember import Remembered, check_kind, remember
 from .scopes import SCOPES, ScopeName, ScopeSet, check_scope, memory_knobs, scope_roots
@@ -162,8 +163,10 @@ class Memory:
         request = RecallRequest(query, top_k or self.settings.retrieval.top_k, filters, per, False)
         wanted = self._scopes(scope)
         scoped = self.scopes.existing(wanted)
+        decided = kinds_absent(scoped, filters)  # the kind filter alone: nothing to search
         try:
-            found = recall_scopes(scoped, request, self.knobs)
+            found = RecallAnswer(hits=[], scopes=[s for s, _ in scoped]) if decided \
+                else recall_scopes(scoped, request, self.knobs)
         except OctomemError:
             raise
         except Exception as exc:  # a store damaged where opening it did not look
@@ -179,8 +182,8 @@ class Memory:
                        context, max_tokens)
         if not answer.hits:
             say_why_empty(self, scope, filters, answer)
-            if not filters.include_superseded and filters.as_of is None and \
-                    has_superseded(scoped):  # does only history match?
+            if not decided and not filters.include_superseded and filters.as_of is None \
+                    and has_superseded(scoped):  # does only history match?
                 history = replace(request, filters=replace(filters, include_superseded=True))
                 say_superseded_match(answer, recall_scopes(scoped, history, self.knobs))
             if answer.abstained and filters.as_of is not None:  # was it true only later?

@@ -1,0 +1,43 @@
+"""Trial 13 M8: ``octomem search "upload parts" --kind NOPE`` answered "no stored document
+has kind NOPE" after 683 ms, 661 of them loading the model, for an answer the filter
+alone decided. Now the kind counts decide it first: no arm runs, no model loads (the
+fastembed embedder's onnxruntime is never imported), and the answer still says why."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from cli_run import IMPORT_PROBE, octomem
+
+
+def _probe(project: Path, *args: str) -> tuple[int, str, set[str]]:
+    done = subprocess.run([sys.executable, "-c", IMPORT_PROBE, json.dumps(list(args))],
+                          cwd=project, capture_output=True, text=True, timeout=300,
+                          check=False)
+    report = json.loads(done.stderr.strip().splitlines()[-1])
+    return report["code"], done.stdout, set(report["modules"])
+
+
+def test_a_kind_nothing_has_loads_no_model(tmp_path: Path) -> None:
+    # stored without vectors (no semantic arm), searched with the default fastembed model
+    octomem(tmp_path, "--set", "pipeline.semantic=", "add", "Uploads go in 8 MiB parts",
+            "--kind", "FACT", hashing=False)
+    code, out, modules = _probe(tmp_path, "search", "upload parts", "--kind", "NOPE", "--json")
+    assert code == 0, out
+    answer = json.loads(out)
+    assert answer["hits"] == [] and answer["arms_ran"] == []
+    assert answer["nothing_to_rank"] == "no stored document has kind NOPE (stored kinds: FACT)"
+    assert "load_model" not in answer["timings_ms"]
+    assert not {m for m in modules if m.split(".")[0] in ("onnxruntime", "fastembed")}
+
+
+def test_a_kind_that_is_stored_is_searched(tmp_path: Path) -> None:
+    octomem(tmp_path, "add", "Uploads go in 8 MiB parts", "--kind", "FACT")
+    answer = octomem(tmp_path, "search", "upload parts", "--kind", "FACT", "--json").json()
+    assert [h["text"] for h in answer["hits"]] == ["Uploads go in 8 MiB parts"]
+    empty = octomem(tmp_path, "search", "upload parts", "--kind", "NOPE", "--json").json()
+    assert empty["hits"] == [] and "no stored document has kind NOPE" in \
+        empty["nothing_to_rank"]
