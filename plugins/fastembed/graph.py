@@ -36,7 +36,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from octomem.engine.errors import EmbedderUnavailableError
-from octomem.engine.files import FILE_MODE, private_dir
+from octomem.engine.files import FILE_MODE
+
+from .build_lock import building, said_elsewhere
 
 log = logging.getLogger(__name__)
 #: Part of the saved graph's file name: bump it when :func:`simplify` changes.
@@ -120,6 +122,7 @@ def open_rebuilding(prepare: Callable[[], tuple[Path, bool]],
                     "built again", path, type(exc).__name__, exc)
         for copy in cached:
             copy.unlink(missing_ok=True)
+        said_elsewhere()  # the warning says it is built again: no second note
     path, optimize = prepare()
     try:
         return path, optimize, open_file(path, optimize)
@@ -142,11 +145,11 @@ def prepared(source: Path, name: Path, unpadded: bool = False) -> Path | None:
     if name.is_file():
         return name
     with _LOCK:
-        if name.is_file():
-            return name
         try:
-            private_dir(name.parent)
-            _build(source, name, unpadded)
+            with building(name):  # one builder on the machine; the others wait
+                if name.is_file():
+                    return name
+                _build(source, name, unpadded)
         except Exception as exc:  # onnx missing, onnxruntime's own errors: run unprepared
             log.warning("could not save an optimised copy of %s (%s: %s); its sessions "
                         "optimise it at every start", source, type(exc).__name__, exc)

@@ -22,7 +22,9 @@ from pathlib import Path
 import platformdirs
 
 from octomem.engine.errors import EmbedderUnavailableError
-from octomem.engine.files import FILE_MODE, private_dir
+from octomem.engine.files import FILE_MODE
+
+from .build_lock import building
 
 _LOCK = threading.Lock()
 
@@ -54,7 +56,8 @@ def requantize(source: Path, source_sha256: str, cache_dir: Path | None = None) 
     """Return the re-quantized model, building it first if it is not cached yet.
 
     The build writes to a temporary file in the same folder and renames it into place,
-    so concurrent processes never see a half-written model.
+    so concurrent processes never see a half-written model; one process builds it while
+    the others wait (:mod:`.build_lock`).
 
     :param source: the shipped int8 ONNX file.
     :param source_sha256: its sha256 (names the cached copy).
@@ -64,10 +67,9 @@ def requantize(source: Path, source_sha256: str, cache_dir: Path | None = None) 
     target = requantized_path(source_sha256, cache_dir)
     if target.is_file():
         return target
-    with _LOCK:
+    with _LOCK, building(target):  # one builder on the machine; the others wait
         if target.is_file():
             return target
-        private_dir(target.parent)
         try:
             _build(source, target)
         except ImportError as exc:
