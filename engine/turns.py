@@ -40,24 +40,44 @@ ROLES = ("user", "assistant")
 
 #: Date formats of transcripts in the wild, tried in order after ISO-8601: LoCoMo's
 #: "1:56 pm on 8 May, 2023" and LongMemEval's "2023/05/20 (Sat) 00:43".
+#: A number from this on is read as epoch milliseconds, below it as epoch seconds:
+#: 10^11 s would be the year 5138, 10^11 ms is 1973-03-03, so no chat of a computer is
+#: read in the wrong unit (JavaScript's ``Date.now()`` writes milliseconds).
+EPOCH_MS_FROM = 10**11
 _FORMATS = ("%I:%M %p on %d %B, %Y", "%Y/%m/%d (%a) %H:%M", "%Y/%m/%d %H:%M", "%Y/%m/%d")
 
 
 def parse_turn_time(value: Any) -> datetime | None:
     """Return a transcript's time as a datetime (naive when the text names no zone).
 
-    Accepts ISO-8601 (``2024-05-01``, ``2024-05-01T10:00:00Z``), epoch seconds, and the
-    formats in :data:`_FORMATS`; ``None`` or an empty string is ``None``.
+    Accepts ISO-8601 (``2024-05-01``, ``2024-05-01T10:00:00Z``), a number (epoch
+    seconds; from :data:`EPOCH_MS_FROM` on, epoch milliseconds), and the formats in
+    :data:`_FORMATS`; ``None`` or an empty string is ``None``.
 
-    :raises ValueError: any other text.
+    :raises ValueError: any other text, or a number no time octomem keeps.
     """
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return datetime.fromtimestamp(float(value), UTC)
+        return _from_number(value)
     if not isinstance(value, str):
         raise ValueError(f"a time must be a string, got {type(value).__name__}")
     return _parse_text(value.strip())
+
+
+def _from_number(value: float) -> datetime:
+    """Return a number as a time: epoch seconds, or epoch milliseconds from
+    :data:`EPOCH_MS_FROM` on (the two units chat exports write).
+
+    :raises ValueError: not finite, or outside the years 1-9999, naming the rule.
+    """
+    ms = abs(value) >= EPOCH_MS_FROM
+    try:
+        return datetime.fromtimestamp(float(value) / (1000 if ms else 1), UTC)
+    except (ValueError, OverflowError, OSError):
+        raise ValueError(
+            f"{value} is no time octomem keeps: a number is epoch seconds, or epoch "
+            f"milliseconds from 10^11 on; or give an ISO-8601 time") from None
 
 
 @lru_cache(maxsize=4096)
