@@ -33,8 +33,9 @@ def test_an_unreadable_local_store_is_named_not_called_empty(tmp_path: Path) -> 
         "the local scope could not be read (scopes_unavailable says why; nothing of it was "
         "searched) and the global scope holds nothing")
     shown = _run(project, global_root, "search", "gardening").out.splitlines()
+    # the cause in words, not the JSON field's name (trial 13: "scopes_unavailable says why")
     assert shown[0] == ("no hits for 'gardening': the local scope could not be read "
-                        "(scopes_unavailable says why; nothing of it was searched) and the "
+                        "(file is not a database; nothing of it was searched) and the "
                         "global scope holds nothing")
     # the reason stays on its label's line (M15), however long the path
     assert any(line.startswith(f"local scope not searched: {store}: file is not a database")
@@ -90,3 +91,19 @@ def test_mcp_recall_names_the_unreadable_scope(tmp_path: Path) -> None:
         assert answer["hits"] == [] and "local" in answer["scopes_unavailable"]
         assert answer["nothing_to_rank"].startswith("the local scope could not be read"), \
             answer
+
+
+def test_two_unreadable_scopes_with_different_causes_point_below(tmp_path: Path) -> None:
+    project, global_root = tmp_path / "project", tmp_path / "global"
+    project.mkdir()
+    _run(project, global_root, "add", "Gardening club meets on Tuesdays")
+    _run(project, global_root, "add", "The user gardens on Sundays", "--scope", "global")
+    (project / ".octomem" / "octomem.sqlite3").write_bytes(b"not a database " * 500)
+    with (global_root / "octomem.sqlite3").open("r+b") as store:
+        store.truncate(20000)
+    shown = _run(project, global_root, "search", "gardening").out.splitlines()
+    assert "scopes_unavailable" not in shown[0], shown
+    causes = [line for line in shown if " scope not searched: " in line]
+    assert len(causes) == 2, shown
+    assert shown[0].startswith("no hits for 'gardening': the local and global scopes could "
+                               "not be read (each reason is said below; "), shown

@@ -242,6 +242,21 @@ def _rejected(console: Console, ans: RecallAnswer, explain: bool) -> None:
         console.print(line, no_wrap=True, overflow="ignore", crop=False, highlight=False)
 
 
+def in_words(why: str, unavailable: dict[str, str]) -> str:
+    """Return an empty answer's reason with the cause of an unreadable scope in place of
+    the JSON field it names (``scopes_unavailable says why``): the cause from the scope's
+    reason (``PATH: database disk image is malformed; octomem cannot read it ...`` ->
+    ``database disk image is malformed``), or, for several different ones, that they are
+    said below (each scope's whole reason follows on its own line)."""
+    from ..memory.empty import SAYS_WHY
+
+    if SAYS_WHY not in why:
+        return why
+    causes = {reason.split("; ")[0].rpartition(": ")[2].strip() for reason in unavailable.values()}
+    cause = causes.pop() if len(causes) == 1 else ""
+    return why.replace(SAYS_WHY, cause or "each reason is said below")
+
+
 def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool,
                  why: str | None = None, as_of: float | None = None) -> None:
     """Print a recall answer: the query, one line per hit, then how it was made (scopes,
@@ -258,6 +273,7 @@ def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool,
                       soft_wrap=True)  # one line, folded by the terminal if at all
         _rejected(console, ans, explain)
     else:
+        why = in_words(why, getattr(ans, "scopes_unavailable", {})) if why else why
         console.print(Text(f"no hits for {echoed(query)}" + (f": {why}" if why else "")),
                       highlight=False, soft_wrap=True)
     for line in hit_lines(ans, explain, console.width, as_of, query):

@@ -101,6 +101,9 @@ def say_not_yet_true(answer: RecallAnswer, timeless: RecallAnswer, as_of: float)
     answer.abstained = f"{said}; of what was true then, {answer.abstained}"
 
 
+#: Where an empty answer's reason points for why a scope could not be read (the answer's
+#: field; the CLI puts the cause in its place: :func:`octomem.engine.cli.hits.in_words`).
+SAYS_WHY = "scopes_unavailable says why"
 #: How an empty answer points to superseded statements, in the CLI's and the MCP's words.
 SEE_SUPERSEDED = "--include-superseded; MCP: include_superseded"
 #: How the reason for a scope holding only superseded statements begins.
@@ -212,8 +215,7 @@ def _nothing_current(memory: Memory, wanted: tuple[str, ...], history: bool,
     else:
         held = ""
     if unread:
-        cannot = (f"{scopes(unread)} could not be read (scopes_unavailable says why; "
-                  "nothing of it was searched)")
+        cannot = f"{scopes(unread)} could not be read ({SAYS_WHY}; nothing of it was searched)"
         return f"{cannot} and {held}" if held else cannot
     if old:
         return held
