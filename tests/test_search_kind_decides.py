@@ -1,6 +1,7 @@
-"""Trial 13 M8: ``octomem search "upload parts" --kind NOPE`` answered "no stored document
-has kind NOPE" after 683 ms, 661 of them loading the model, for an answer the filter
-alone decided. Now the kind counts decide it first: no arm runs, no model loads (the
+"""Trial 13 M8: ``octomem search "upload parts" --kind NOPE`` (or ``--tag nope``) answered
+"no stored document has kind NOPE" after 683 ms, 661 of them loading the model, for an
+answer the filter alone decided. Now one query per scope decides it first (the kind
+counts; a look for a document with all the tags): no arm runs, no model loads (the
 fastembed embedder's onnxruntime is never imported), and the answer still says why."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from cli_run import IMPORT_PROBE, octomem
 
 
@@ -21,23 +23,36 @@ def _probe(project: Path, *args: str) -> tuple[int, str, set[str]]:
     return report["code"], done.stdout, set(report["modules"])
 
 
-def test_a_kind_nothing_has_loads_no_model(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("flag", "value", "why"), [
+    ("--kind", "NOPE", "no stored document has kind NOPE (stored kinds: FACT)"),
+    ("--tag", "nope", "no stored document has tag nope (stored tags: ops; tags match "
+                      "exactly, case included)"),
+])
+def test_a_kind_or_tag_nothing_has_loads_no_model(tmp_path: Path, flag: str, value: str,
+                                                  why: str) -> None:
     # stored without vectors (no semantic arm), searched with the default fastembed model
     octomem(tmp_path, "--set", "pipeline.semantic=", "add", "Uploads go in 8 MiB parts",
-            "--kind", "FACT", hashing=False)
-    code, out, modules = _probe(tmp_path, "search", "upload parts", "--kind", "NOPE", "--json")
+            "--kind", "FACT", "--tag", "ops", hashing=False)
+    code, out, modules = _probe(tmp_path, "search", "upload parts", flag, value, "--json")
     assert code == 0, out
     answer = json.loads(out)
     assert answer["hits"] == [] and answer["arms_ran"] == []
-    assert answer["nothing_to_rank"] == "no stored document has kind NOPE (stored kinds: FACT)"
+    assert answer["nothing_to_rank"] == why
     assert "load_model" not in answer["timings_ms"]
     assert not {m for m in modules if m.split(".")[0] in ("onnxruntime", "fastembed")}
 
 
 def test_a_kind_that_is_stored_is_searched(tmp_path: Path) -> None:
-    octomem(tmp_path, "add", "Uploads go in 8 MiB parts", "--kind", "FACT")
+    octomem(tmp_path, "add", "Uploads go in 8 MiB parts", "--kind", "FACT", "--tag", "ops")
+    octomem(tmp_path, "add", "Downloads are resumed", "--kind", "FACT", "--tag", "net")
     answer = octomem(tmp_path, "search", "upload parts", "--kind", "FACT", "--json").json()
     assert [h["text"] for h in answer["hits"]] == ["Uploads go in 8 MiB parts"]
+    tagged = octomem(tmp_path, "search", "upload parts", "--tag", "ops", "--json").json()
+    assert [h["text"] for h in tagged["hits"]] == ["Uploads go in 8 MiB parts"]
+    both = octomem(tmp_path, "search", "upload parts", "--tag", "ops", "--tag", "net",
+                   "--json").json()
+    assert both["hits"] == [] and both["arms_ran"] == []
+    assert both["nothing_to_rank"] == "no stored document has all the tags ops and net"
     empty = octomem(tmp_path, "search", "upload parts", "--kind", "NOPE", "--json").json()
     assert empty["hits"] == [] and "no stored document has kind NOPE" in \
         empty["nothing_to_rank"]

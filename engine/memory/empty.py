@@ -41,23 +41,35 @@ def kind_counts(pipeline: Pipeline) -> dict[str, int]:
     return found
 
 
-def kinds_absent(scoped: Sequence[tuple[str, Pipeline]], filters: Filters) -> bool:
-    """Return True when a search filtered to kinds can find nothing, known from the kind
-    counts alone: something current is stored, none of it of those kinds, and the search
-    reads current statements only. The search is then not run, so the model is not
-    loaded for an answer the filter decided (trial 13 M8: ``search --kind NOPE`` spent
-    0.66 s loading it); :func:`why_empty` says why. A storage without a ``kind_counts``
-    query is searched as before (counting would read every document)."""
-    if not filters.kinds or filters.include_superseded or filters.as_of is not None:
+def filtered_out(scoped: Sequence[tuple[str, Pipeline]], filters: Filters) -> bool:
+    """Return True when a search filtered to kinds or tags can find nothing, known from
+    one query per scope: something current is stored, none of it of those kinds
+    (``kind_counts``), or none of it carrying all those tags (``has_tagged``), and the
+    search reads current statements only. The search is then not run, so the model is
+    not loaded for an answer the filter decided (trial 13 M8: ``search --kind NOPE``
+    spent 0.66 s loading it); :func:`why_empty` says why. A storage without those
+    queries is searched as before (asking would read every document)."""
+    if not (filters.kinds or filters.tags) or filters.include_superseded \
+            or filters.as_of is not None:
         return False
-    counts: dict[str, int] = {}
-    for _, pipeline in scoped:
-        count = getattr(pipeline.arms.storage, "kind_counts", None)
-        if not callable(count):
-            return False
-        for kind, n in count().items():
-            counts[kind] = counts.get(kind, 0) + n
-    return any(counts.values()) and not any(counts.get(k) for k in filters.kinds)
+    storages = [pipeline.arms.storage for _, pipeline in scoped]
+    if filters.kinds:
+        counts: dict[str, int] = {}
+        for storage in storages:
+            count = getattr(storage, "kind_counts", None)
+            if not callable(count):
+                return False
+            for kind, n in count().items():
+                counts[kind] = counts.get(kind, 0) + n
+        if not any(counts.values()):
+            return False  # nothing current: why_empty and the history search say more
+        if not any(counts.get(k) for k in filters.kinds):
+            return True
+    if filters.tags:
+        asks = [getattr(storage, "has_tagged", None) for storage in storages]
+        return bool(asks) and all(callable(ask) for ask in asks) and \
+            not any(ask(filters.tags) for ask in asks)  # type: ignore[misc]
+    return False
 
 
 def _documents(pipeline: Pipeline, history: bool = False) -> list[Any]:

@@ -27,8 +27,8 @@ from ..types import Document, Filters
 from .context import ShapedAnswer, check_shape, shape
 from .duplicates import NearDuplicate, near_duplicates
 from .empty import (
+    filtered_out,
     has_superseded,
-    kinds_absent,
     say_not_yet_true,
     say_superseded_match,
     say_why_empty,
@@ -163,7 +163,7 @@ class Memory:
         request = RecallRequest(query, top_k or self.settings.retrieval.top_k, filters, per, False)
         wanted = self._scopes(scope)
         scoped = self.scopes.existing(wanted)
-        decided = kinds_absent(scoped, filters)  # the kind filter alone: nothing to search
+        decided = filtered_out(scoped, filters)  # the filter alone: nothing to search
         try:
             found = RecallAnswer(hits=[], scopes=[s for s, _ in scoped]) if decided \
                 else recall_scopes(scoped, request, self.knobs)
@@ -182,6 +182,9 @@ class Memory:
                        context, max_tokens)
         if not answer.hits:
             say_why_empty(self, scope, filters, answer)
+            if decided and answer.nothing_to_rank is None:  # each tag is stored, not together
+                answer.nothing_to_rank = ("no stored document has all the tags "
+                                          + " and ".join(filters.tags))
             if not decided and not filters.include_superseded and filters.as_of is None \
                     and has_superseded(scoped):  # does only history match?
                 history = replace(request, filters=replace(filters, include_superseded=True))

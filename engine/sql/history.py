@@ -195,6 +195,15 @@ class SqlHistory:
                          "valid_to IS NULL GROUP BY kind").fetchall()
         return {str(r[0]): int(r[1]) for r in rows}
 
+    def has_tagged(self, tags: Sequence[str]) -> bool:
+        """Return whether a current document carries every tag of ``tags`` (what a search
+        filtered to them needs; one query, no document read)."""
+        clauses, params = self.dialect.tags_sql("d", tags)
+        row = self._run(self.connection(), "SELECT 1 FROM documents d WHERE d.valid_to IS "
+                        f"NULL AND {' AND '.join(clauses or ['1 = 1'])} LIMIT 1",
+                        params).fetchone()
+        return row is not None
+
     def most_recalled(self, kinds: Sequence[str], limit: int) -> list[Document]:
         """Return up to ``limit`` current documents of ``kinds`` that recall answers
         returned, most ``recalls`` first (ties: last recalled first)."""
