@@ -165,8 +165,12 @@ async def test_forget_unknown_is_a_tool_error(client: Client) -> None:
 
 
 async def test_status_reports_arms_and_model_state(client: Client) -> None:
-    status = await ok(client, "status")
+    status = await ok(client, "status")  # answered at once, whatever the warm-up's state
     assert status["arms"]["embedder"] == "hashing" and status["arms"]["keyword"] == "fts5"
+    assert status["semantic_available"] and status["model_state"] in {
+        "starting", "loading", "ready"}
+    await ok(client, "recall", query="anything")  # waits for the model (a loaded machine)
+    status = await ok(client, "status")
     assert status["semantic_available"] and status["model_state"] == "ready"
 
 
