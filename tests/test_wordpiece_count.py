@@ -218,3 +218,32 @@ def test_ceilings_bound_the_tokenizer_on_real_corpora(tokenizer: Tokenizer) -> N
         assert all(c is not None and c >= n for c, n in zip(ceilings, counts, strict=True))
     refined = counter.ceilings(texts, 0)
     assert sum(c <= 254 for c in refined) > 1.1 * sum(c <= 254 for c in counter.ceilings(texts))
+
+
+#: ASCII pieces, plain and not: controls BERT drops (NUL, vertical tab, form feed, unit
+#: separator, DEL), every punctuation class, mixed case, vocabulary words and others.
+ASCII_PIECES = ["the ", "Protein", "CELLS", "xqzv", "a1", "12", " ", "\t", "\n", "\r", "\r\n",
+                ".", ",", "(", ")", "-", "'", "#", "##", "[", "]", "~", "`", "_", "\\", "/",
+                "\x00", "\x0b", "\x0c", "\x1f", "\x7f", "e.g.", "TNF-alpha", "IL-6", "x" * 120]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(ASCII_PIECES), max_size=150).map("".join))
+def test_the_ascii_word_ceiling_is_the_word_ceiling(text: str) -> None:
+    """The byte path gives :meth:`_word_ceiling`'s value on every plain ASCII text, and
+    None (no refinement) on every other ASCII text, as ``plain`` decides."""
+    got = _SHARED._ascii_word_ceiling(text)
+    assert got == (_SHARED._word_ceiling(text) if plain(text) else None)
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="needs the shared SciFact and LoCoMo copies")
+def test_the_ascii_word_ceiling_is_the_word_ceiling_on_real_corpora(tokenizer: Tokenizer) -> None:
+    texts = []
+    for dataset in ("scifact", "locomo"):
+        with (SHARED / dataset / "corpus.jsonl").open() as rows:
+            texts += [json.loads(line)["text"] for line in islice(rows, 3000)]
+    counter = WordPieceCounter(tokenizer)
+    ascii_texts = [t for t in texts if t.isascii() and plain(t)]
+    assert len(ascii_texts) > 4000
+    assert [counter._ascii_word_ceiling(t) for t in ascii_texts] \
+        == [counter._word_ceiling(t) for t in ascii_texts]
