@@ -247,3 +247,20 @@ def test_the_ascii_word_ceiling_is_the_word_ceiling_on_real_corpora(tokenizer: T
     assert len(ascii_texts) > 4000
     assert [counter._ascii_word_ceiling(t) for t in ascii_texts] \
         == [counter._word_ceiling(t) for t in ascii_texts]
+
+
+#: Pieces beyond ASCII that are not plain (accents, a combining mark, Greek, CJK, Hangul,
+#: a Zs space, a line separator) between ASCII words in and out of the vocabulary.
+MIXED_PIECES = [*ASCII_PIECES, "\u00e9", "caf\u00e9", "\u03b1", "\u03b2-cell", "\u0301",
+                "\u4e2d\u6587", "\ud55c", "\xa0", "\u2028", "\u00df", "\u0130", "\u00bf", "[SEP]"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(MIXED_PIECES), max_size=80).map("".join), max_size=6))
+def test_segment_ceilings_bound_the_tokenizer(texts: list[str]) -> None:
+    """Texts that are not plain are refined segment by segment, and still bound the count."""
+    counts = exact(_TOK, texts)
+    for text, ceiling, n in zip(texts, _SHARED.ceilings(texts, 0), counts, strict=True):
+        assert ceiling is not None and ceiling >= n, text
+        if not plain(text) and not _SHARED._holds_added(text):
+            assert ceiling <= _SHARED.ceilings([text])[0]
