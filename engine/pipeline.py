@@ -24,7 +24,7 @@ from .manager import ArmRegistry
 from .read_path import ReadPath
 from .settings import LoadedSettings
 from .token_counts import BatchCounts, Ceilings, title_budget
-from .types import Chunk, Document
+from .types import Chunk, Document, new_chunk
 from .writes import DOCS_PER_TRANSACTION as DOCS_PER_TRANSACTION  # where callers import it
 from .writes import TEXT_PER_TRANSACTION as TEXT_PER_TRANSACTION
 from .writes import prepared, ramped, transactions, write_batch
@@ -141,22 +141,22 @@ class Pipeline(ReadPath):
         return BatchCounts(count, budget, self._ceilings, documents)
 
     def _chunk(self, document: Document, count: CountTokens | None = None) -> list[Chunk]:
-        counter, budget = self._token_counter()
         if isinstance(count, BatchCounts) and count.fits(document):
             texts = [document.text.strip()]  # what split_text makes of a text within budget
         else:
+            counter, budget = self._token_counter()
             count = count or counter
             if document.title:
                 budget = title_budget(budget, count([document.title])[0])
             texts = split_text(document.text, budget, count)
-        return [
-            Chunk(
-                document_id=document.id, ordinal=i, text=t, kind=document.kind,
-                tags=document.tags, created_at=document.created_at, title=document.title,
-                uri=document.uri, metadata=document.metadata,
-            )
-            for i, t in enumerate(texts)
-        ]
+        # Chunk(document_id=..., ordinal=i, text=t, kind=..., tags=..., created_at=...,
+        # title=..., uri=..., metadata=...), the other fields their defaults (new_chunk:
+        # slots set directly, two chunks are made per stored chunk on the write path)
+        doc_id, kind, tags, created = document.id, document.kind, document.tags, \
+            document.created_at
+        title, uri, metadata = document.title, document.uri, document.metadata
+        return [new_chunk(doc_id, i, t, 0, kind, tags, created, title, uri, metadata,
+                          0.0, None, 0) for i, t in enumerate(texts)]
 
     def _write(
         self, tx: Any, document: Document, report: AddReport, count: CountTokens | None = None

@@ -42,13 +42,17 @@ class BatchCounts:
     def __init__(self, count: CountTokens, budget: int, ceilings: Ceilings | None,
                  documents: Sequence[Document]) -> None:
         self._count = count
-        bounds = ceilings([t for d in documents for t in (d.text, d.title or "")]) \
+        # one call for the texts and the titles there are (most documents have none)
+        titled = [d.title for d in documents if d.title]
+        bounds = ceilings([*(d.text for d in documents), *titled]) \
             if ceilings is not None else None
+        title_bounds = iter(bounds[len(documents):] if bounds else ())
         #: (text, title) of the documents whose text surely fits beside its title
         self._whole: set[tuple[str, str | None]] = set()
         pending: list[str] = []
         for i, doc in enumerate(documents):
-            bound, title = (bounds[2 * i], bounds[2 * i + 1]) if bounds else (None, None)
+            bound = bounds[i] if bounds else None
+            title = next(title_bounds) if bounds and doc.title else None
             # a title's ceiling leaves no more room than its count: the test stays sound
             room = budget if not doc.title else budget // 2 if title is None else \
                 title_budget(budget, title)

@@ -100,6 +100,43 @@ class Chunk:
     revision: int = 0
 
 
+_SET_CHUNK = tuple(getattr(Chunk, name).__set__ for name in Chunk.__dataclass_fields__)
+if tuple(Chunk.__dataclass_fields__) != (
+        "document_id", "ordinal", "text", "id", "kind", "tags", "created_at", "title", "uri",
+        "metadata", "valid_from", "valid_to", "revision"):
+    raise ImportError("new_chunk's fields are not Chunk's")  # pragma: no cover
+
+
+def new_chunk(
+    document_id: str, ordinal: int, text: str, id: int, kind: str, tags: tuple[str, ...],
+    created_at: float, title: str | None, uri: str | None, metadata: Mapping[str, Any],
+    valid_from: float, valid_to: float | None, revision: int,
+) -> Chunk:
+    """Return ``Chunk(document_id, ordinal, ..., revision)``, every field given in order, made
+    by setting each slot: the frozen dataclass's ``__init__`` calls ``object.__setattr__``
+    once per field, ~1.6x this (the write path makes two chunks per stored chunk)."""
+    (s_document, s_ordinal, s_text, s_id, s_kind, s_tags, s_created, s_title, s_uri,
+     s_metadata, s_from, s_to, s_revision) = _SET_CHUNK
+    chunk = _new(Chunk)
+    s_document(chunk, document_id)
+    s_ordinal(chunk, ordinal)
+    s_text(chunk, text)
+    s_id(chunk, id)
+    s_kind(chunk, kind)
+    s_tags(chunk, tags)
+    s_created(chunk, created_at)
+    s_title(chunk, title)
+    s_uri(chunk, uri)
+    s_metadata(chunk, metadata)
+    s_from(chunk, valid_from)
+    s_to(chunk, valid_to)
+    s_revision(chunk, revision)
+    return chunk
+
+
+_new = object.__new__
+
+
 @dataclass(frozen=True, slots=True)
 class Filters:
     """Restrictions every arm applies *inside* its search, before ranking.

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import OctomemError
-from ..types import Chunk, Document
+from ..types import Chunk, Document, new_chunk
 
 DOC_COLUMNS = (
     "id, text, title, uri, kind, tags, created_at, event_time, metadata, supersedes, "
@@ -62,15 +62,20 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def document_params(document: Document) -> tuple[Any, ...]:
+def document_params(document: Document, text: str | None = None) -> tuple[Any, ...]:
     """Return the values of :data:`DOC_COLUMNS` plus ``content_hash``, in order.
 
+    :param text: the ``text`` column's value when not the document's (``content_hash`` is
+        always the document's text's).
     :raises OctomemError: metadata or tags that are not JSON-serialisable.
     """
+    tags, metadata = document.tags, document.metadata
     return (
-        document.id, document.text, document.title, document.uri, document.kind,
-        dumps(list(document.tags), "tags"), float(document.created_at), document.event_time,
-        dumps(dict(document.metadata), f"metadata of document {document.id!r}"),
+        document.id, document.text if text is None else text, document.title, document.uri,
+        document.kind, dumps(list(tags), "tags") if tags else "[]", float(document.created_at),
+        document.event_time,
+        dumps(metadata if type(metadata) is dict else dict(metadata),
+              f"metadata of document {document.id!r}"),
         document.supersedes, document.superseded_by, document.valid_to, int(document.revision),
         int(document.recalls), document.last_recalled_at, content_hash(document.text),
     )
@@ -83,18 +88,17 @@ def inherit(chunk: Chunk, document: Document) -> Chunk:
     import restores it) keeps its own ``valid_from``/``valid_to``; every other chunk
     takes the document's validity and revision.
     """
-    retired = 0 < chunk.revision < document.revision
-    # built whole rather than with dataclasses.replace (~3x slower; 10k chunks: 0.4 s):
-    # every field of Chunk is named here (a test checks that none is left out)
-    return Chunk(
-        document_id=document.id, ordinal=chunk.ordinal, text=chunk.text, id=chunk.id,
-        kind=document.kind, tags=tuple(document.tags), created_at=document.created_at,
-        title=chunk.title or document.title, uri=chunk.uri or document.uri,
-        metadata={**document.metadata, **chunk.metadata},
-        valid_from=chunk.valid_from if retired else document.valid_from,
-        valid_to=chunk.valid_to if retired else document.valid_to,
-        revision=chunk.revision if retired else document.revision,
-    )
+    # built whole rather than with dataclasses.replace (~3x slower; 10k chunks: 0.4 s), by
+    # new_chunk (every field in order, slots set directly: ~1.6x faster than Chunk(...))
+    if 0 < chunk.revision < document.revision:  # retired: keeps its own validity
+        valid_from, valid_to, revision = chunk.valid_from, chunk.valid_to, chunk.revision
+    else:
+        valid_from, valid_to, revision = document.valid_from, document.valid_to, \
+            document.revision
+    return new_chunk(
+        document.id, chunk.ordinal, chunk.text, chunk.id, document.kind, tuple(document.tags),
+        document.created_at, chunk.title or document.title, chunk.uri or document.uri,
+        {**document.metadata, **chunk.metadata}, valid_from, valid_to, revision)
 
 
 def chunk_params(

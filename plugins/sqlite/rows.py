@@ -54,13 +54,12 @@ def stored_params(document: Document, chunks: Sequence[Chunk]) -> tuple[Any, ...
 
     :raises OctomemError: metadata or tags that are not JSON-serialisable.
     """
-    params = document_params(document)
     if len(chunks) == 1:
         chunk = chunks[0]
         if chunk.text == document.text and chunk.ordinal == 0 and not (
                 0 < chunk.revision < document.revision):
-            return (params[0], "", *params[2:])
-    return params
+            return document_params(document, "")
+    return document_params(document)
 
 
 def document_of(row: Sequence[Any]) -> Document:
