@@ -56,7 +56,7 @@ class BatchCounts:
             # a title's ceiling leaves no more room than its count: the test stays sound
             room = budget if not doc.title else budget // 2 if title is None else \
                 title_budget(budget, title)
-            if bound is not None and bound <= room and doc.text.strip():
+            if bound is not None and bound <= room and doc.text and not doc.text.isspace():
                 self._whole.add((doc.text, doc.title))
             else:
                 pending.extend((doc.text, doc.title or ""))

@@ -28,17 +28,31 @@ CHUNK_FIELDS = (
 CHUNK_COLUMNS = "id, " + CHUNK_FIELDS
 #: ``json.dumps(value, ensure_ascii=False, sort_keys=True)`` without building an encoder
 #: per call (json.dumps does when given options: 6.5 -> 4.1 us a metadata dict)
-_ENCODE = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
+_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
+_ENCODE = _ENCODER.encode
+#: The C encoder ``_ENCODE`` makes on every call (``JSONEncoder.iterencode``), made once,
+#: with the same separators, string encoder, float and key handling, but without the
+#: circular-reference check (``markers``: a dict per call); ``None`` without the C
+#: accelerator. A metadata dict of the ingest benchmark: 4.5 -> 1.1 us.
+_C_ENCODE = None if json.encoder.c_make_encoder is None else json.encoder.c_make_encoder(
+    None, _ENCODER.default, json.encoder.encode_basestring, None, _ENCODER.key_separator,
+    _ENCODER.item_separator, True, False, True)
 
 
 def dumps(value: Any, what: str) -> str:
-    """Serialise ``value`` as JSON (sorted keys, UTF-8 kept).
+    """Serialise ``value`` (a list or a dict) as JSON (sorted keys, UTF-8 kept), as
+    ``json.dumps(value, ensure_ascii=False, sort_keys=True)`` does.
 
     :raises OctomemError: naming ``what`` when it is not JSON-serialisable.
     """
     if not value and type(value) in (list, dict):  # most tags and metadata (as json writes)
         return "[]" if type(value) is list else "{}"
     try:
+        if _C_ENCODE is not None and type(value) in (list, dict):
+            try:
+                return "".join(_C_ENCODE(value, 0))
+            except RecursionError:  # a value that holds itself: _ENCODE says so
+                pass
         return _ENCODE(value)
     except (TypeError, ValueError) as exc:
         raise OctomemError(f"{what} is not JSON-serialisable: {exc}") from exc

@@ -50,6 +50,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from itertools import chain, repeat
+from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
@@ -171,7 +172,7 @@ class WordPieceCounter:
         self._prefix: str = model.get("continuing_subword_prefix") or "##"
         self._max_chars: int = int(model.get("max_input_chars_per_word") or 100)
         #: No vocabulary entry is longer: a longer match is never tried.
-        self._longest = max((len(t) for t in self._vocab), default=1)
+        self._longest = max(map(len, self._vocab), default=1)
         #: ASCII vocabulary entries as bytes, each to its length less one (what a word in
         #: the vocabulary takes off a text's character count); made when first needed.
         self._shorter: dict[bytes, int] | None = None
@@ -259,10 +260,11 @@ class WordPieceCounter:
         if b"\x00" in folded:
             return None
         shorter = self._shorter
-        if shorter is None:
-            words = [w for w in self._vocab if w.isascii()]
+        if shorter is None:  # every entry (one beyond ASCII never equals an ASCII run)
+            vocab = self._vocab
             shorter = self._shorter = dict(zip(
-                map(str.encode, words), map((1).__rsub__, map(len, words)), strict=True))
+                map(methodcaller("encode", "utf-8", "surrogatepass"), vocab),
+                map((1).__rsub__, map(len, vocab)), strict=True))
         # punctuation (now \x0b) counts as a character: only whitespace is left out
         chars = len(folded) - folded.count(b" ") - folded.count(b"\n") - folded.count(b"\t") \
             - folded.count(b"\r")

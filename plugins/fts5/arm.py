@@ -205,8 +205,9 @@ class Fts5KeywordArm:
         Re-indexing a chunk id replaces its previous entry. The change log
         (:mod:`~octomem.plugins.sqlite.changelog`) records the ids for the in-RAM copies.
         """
-        if _index_range(tx, [chunk.id for chunk in chunks]):
-            vector_log.record(tx, TABLE, [chunk.id for chunk in chunks])
+        ids = [chunk.id for chunk in chunks]
+        if _index_range(tx, ids):
+            vector_log.record(tx, TABLE, ids)
             return
         bodies = {c.id: f"{c.title}\n{c.text}" if c.title else c.text for c in chunks}
         if bodies:  # one statement each for the batch (a repeated id: its last body)
@@ -214,7 +215,7 @@ class Fts5KeywordArm:
             if old:
                 tx.executemany(f"DELETE FROM {TABLE} WHERE rowid = ?", [(i,) for i in old])
             tx.executemany(f"INSERT INTO {TABLE} (rowid, body) VALUES (?, ?)", bodies.items())
-        vector_log.record(tx, TABLE, [chunk.id for chunk in chunks])
+        vector_log.record(tx, TABLE, ids)
 
     def remove(self, tx: apsw.Connection, chunk_ids: Sequence[int]) -> None:
         """Drop these chunk ids from the index inside ``tx``; unknown ids are ignored.
