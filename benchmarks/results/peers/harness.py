@@ -304,7 +304,7 @@ def _ingest(argv):
         tbl.create_fts_index("text", use_tantivy=False)
         tbl.create_scalar_index("group", index_type="BITMAP")
         total = time.perf_counter() - t
-        print(f"lance total {total:.2f} cpu {time.process_time() - cpu:.2f} "
+        print(f"lance total {total:.3f} cpu {time.process_time() - cpu:.3f} "
               f"disk {sum(f.stat().st_size for f in root.rglob('*') if f.is_file())}")
     else:
         from octomem.engine.manager import load_registry
@@ -326,7 +326,7 @@ def _ingest(argv):
         vec = time.perf_counter() - t
         cpu = time.process_time() - cpu
         st.connection().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()  # for the size
-        print(f"{which} rows+fts {rows:.2f} vectors {vec:.2f} total {rows + vec:.2f} cpu {cpu:.2f} "
+        print(f"{which} rows+fts {rows:.3f} vectors {vec:.3f} total {rows + vec:.3f} cpu {cpu:.3f} "
               f"disk {st.size_bytes()} chunks {rep.chunks} src {P.__file__}")
     shutil.rmtree(root, ignore_errors=True)
 
