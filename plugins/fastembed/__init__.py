@@ -7,6 +7,8 @@
 - :mod:`.requantize` — the once-per-machine per-channel int8 re-quantization (~2x faster);
 - :mod:`.minilm_tokenizer` — the MiniLM tokenizer files, shipped as package data
   (Apache-2.0, see its NOTICE), so the default model loads with no hub access;
+- :mod:`.wordpiece_count` — exact BERT WordPiece token counts without the tokenizer, and
+  their cheap ceilings; :mod:`.wordpiece_ceilings` — the ceilings' byte-level bounds;
 - :mod:`.telemetry` — onnxruntime's telemetry turned off before onnxruntime is imported
   (importing this package does it).
 """

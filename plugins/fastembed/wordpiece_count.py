@@ -49,10 +49,12 @@ import json
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
-from itertools import chain, repeat
+from itertools import chain
 from operator import methodcaller
 from pathlib import Path
 from typing import Any
+
+from .wordpiece_ceilings import ascii_word_ceiling, segment_ceiling
 
 #: Plain ASCII: BERT's normalizer only lowercases it.
 _ASCII = re.compile(r"[\x20-\x7e\t\n\r]*\Z")
@@ -73,25 +75,6 @@ CACHE_WORDS = 500_000
 #: Segments longer than this many characters are counted but not cached (a long run
 #: without spaces, such as a URL or an encoded blob, seldom repeats).
 SEGMENT_CHARS = 64
-
-
-def _ascii_fold() -> bytes:
-    """Return the ``bytes.translate`` table of :meth:`WordPieceCounter._ascii_word_ceiling`:
-    uppercase ASCII letters lowercased, ASCII punctuation (BERT's: every printable
-    character other than letters, digits and the space) to ``\\x0b`` (whitespace to
-    ``bytes.split``, not counted as a character), space, tab, newline and carriage return
-    kept, every other byte (controls, DEL, beyond ASCII) to ``\\x00``, which marks a text
-    that is not plain."""
-    table = bytearray(256)  # every byte to \x00 unless set below
-    for byte in b" \t\n\r":
-        table[byte] = byte
-    for byte in range(0x21, 0x7f):
-        char = chr(byte)
-        table[byte] = ord(char.lower()) if char.isalnum() else 0x0B
-    return bytes(table)
-
-
-_FOLD = _ascii_fold()
 
 
 def is_bert_wordpiece(tokenizer_json: Path | dict[str, Any]) -> bool:
@@ -223,53 +206,26 @@ class WordPieceCounter:
         return out
 
     def _segment_ceiling(self, text: str) -> int:
-        """Return a bound of a text beyond ASCII that is not :func:`plain` (accents, Greek
-        letters, CJK): the sum over its segments between ASCII spaces (whose counts add
-        up: see the module docstring) of :meth:`_ascii_word_ceiling` for the ASCII ones,
-        taken together (joined by spaces, their bounds add up too), and the character
-        bound (:data:`EXPANSION` per character beyond ASCII) for the others.
-
-        A word of letters next to a non-ASCII letter is not a pre-token of its own, so only
-        whole ASCII segments are looked up. The 418 such texts over budget of the 10k
-        ingest benchmark: 356 fit by this bound (11 ms) instead of being counted exactly
-        (~60 ms with cold caches).
-        """
-        segments = text.split(" ")
-        plain_part = " ".join([s for s in segments if s.isascii()])
-        other = " ".join([s for s in segments if not s.isascii()])
-        bound = self._ascii_word_ceiling(plain_part)
-        if bound is None:  # an ASCII control: each character at most one token
-            bound = len(plain_part) - plain_part.count(" ") - plain_part.count("\n")
-        beyond = len(other) - len(other.encode("ascii", "ignore"))
-        return bound + len(other) - other.count(" ") - other.count("\n") \
-            + (EXPANSION - 1) * beyond
+        """Return :func:`.wordpiece_ceilings.segment_ceiling` of a text beyond ASCII that
+        is not :func:`plain`."""
+        return segment_ceiling(text, self._shorter_words(), EXPANSION)
 
     def _ascii_word_ceiling(self, text: str) -> int | None:
-        """Return :meth:`_word_ceiling` of an ASCII ``text``, or ``None`` when it is not
-        :func:`plain` (it holds a control character other than tab, newline and carriage
-        return, or DEL).
+        """Return :meth:`_word_ceiling` of an ASCII ``text`` by byte operations
+        (:func:`.wordpiece_ceilings.ascii_word_ceiling`), or ``None`` when it is not
+        :func:`plain`."""
+        return ascii_word_ceiling(text, self._shorter_words())
 
-        The same sum by byte operations: one ``bytes.translate`` (:data:`_FOLD`) lowercases,
-        turns punctuation into separators and marks what is not plain; ``split`` gives
-        the runs of letters and digits; each run in the vocabulary takes its length less
-        one off the characters other than whitespace (one dict lookup per run, in C).
-        The 3,915 ASCII texts over budget by characters of the 10k ingest benchmark: 99 ->
-        47 ms CPU (load 7; ``benchmarks/results/ingest/2026-12-03-round8``).
-        """
-        folded = text.encode("ascii").translate(_FOLD)
-        if b"\x00" in folded:
-            return None
+    def _shorter_words(self) -> dict[bytes, int]:
+        """Return the vocabulary's entries as bytes, each to its length less one (made when
+        first needed; an entry beyond ASCII never equals an ASCII run)."""
         shorter = self._shorter
-        if shorter is None:  # every entry (one beyond ASCII never equals an ASCII run)
+        if shorter is None:
             vocab = self._vocab
             shorter = self._shorter = dict(zip(
                 map(methodcaller("encode", "utf-8", "surrogatepass"), vocab),
                 map((1).__rsub__, map(len, vocab)), strict=True))
-        # punctuation (now \x0b) counts as a character: only whitespace is left out
-        chars = len(folded) - folded.count(b" ") - folded.count(b"\n") - folded.count(b"\t") \
-            - folded.count(b"\r")
-        runs = folded.split()
-        return chars - sum(map(shorter.get, runs, repeat(0, len(runs))))
+        return shorter
 
     def _word_ceiling(self, text: str) -> int:
         """Return :meth:`ceilings`' word-by-word bound of a :func:`plain` text (loops in C:
