@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .controls import blank
+
 
 class OctomemError(Exception):
     """Base class of every error octomem raises on purpose.
@@ -148,7 +150,7 @@ def check_question(text: object, top_k: int) -> None:
 
     :raises InvalidQueryError: naming the argument.
     """
-    if not isinstance(text, str) or not text.strip():
+    if not isinstance(text, str) or blank(text):
         raise InvalidQueryError("query: empty; give at least one word to search for")
     if top_k < 1:
         raise InvalidQueryError(f"top_k: must be >= 1, got {top_k}")

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .arms import BulkStorage
 from .chunking import CountTokens
+from .controls import blank
 from .errors import InvalidQueryError
 from .types import Chunk, Document
 
@@ -104,7 +105,7 @@ def prepare(pipeline: Pipeline, batch: list[Document]) -> Prepared:
     :raises InvalidQueryError: a document has empty text.
     """
     for doc in batch:
-        if not isinstance(doc.text, str) or not doc.text.strip():
+        if not isinstance(doc.text, str) or blank(doc.text):
             raise InvalidQueryError(f"document {doc.id!r}: text is empty")
     count = pipeline._counted(batch)
     return Prepared(batch, count, [pipeline._chunk(doc, count) for doc in batch])

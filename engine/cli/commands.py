@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.text import Text
 
-from ..errors import InvalidQueryError, OctomemError, UsageValueError
+from ..errors import InvalidQueryError, NotFoundError, OctomemError, UsageValueError
 from . import catalog
 from . import options as opt
 from .context import apply_globals, command_memory, console, err, note_project, state
@@ -229,20 +229,28 @@ def search(
 
 @registry.command(cls=Command)
 def forget(
-    id_or_text: Annotated[str, typer.Argument(help="A document id, or a statement's exact text.")],
+    id_or_text: Annotated[str, typer.Argument(help=(
+        "A document id, a statement's exact text, or the path of an ingested file."))],
     scope: opt.ForgetScopeOpt = None,
     reason: Annotated[str | None, typer.Option(
         "--reason", help="Why (kept in the forget log).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help=(
         "Print what was forgotten (or the statements the text matches) as JSON."))] = False,
 ) -> None:
-    """Forget one statement by id or exact text, in both scopes unless `--scope`; a text
-    matching several removes none and lists them (exit status 1)."""
+    """Forget one statement by id or exact text, or an ingested file by its path, in both
+    scopes unless `--scope`; a text matching several removes none and lists them (exit
+    status 1)."""
     from . import memory as show
 
     memory = _memory()
     try:
-        out = memory.forget(id_or_text, scope, reason)
+        try:
+            out = memory.forget(id_or_text, scope, reason)
+        except NotFoundError:
+            if not Path(id_or_text).is_file():
+                raise
+            from ..memory.sources import file_id  # an ingested file, named by its path
+            out = memory.forget(file_id(Path(id_or_text)), scope, reason)
         if not show.show_forgotten(console, out, as_json, asked=id_or_text):
             same_id = all(doc.id == id_or_text for _, doc in out.matches)
             what = "id is in both scopes" if same_id else "text matches several statements"

@@ -133,8 +133,14 @@ def _not_found(scoped: Scoped, key: str) -> NotFoundError:
             return NotFoundError(
                 f"{named} was already forgotten from the {scope} scope on "
                 f"{iso(record.forgotten_at)}{why}")
-    where = " or ".join(s for s, _ in scoped) or "no existing"
-    return NotFoundError(f"nothing in the {where} scope has the id or exact text {key[:80]!r}")
+    shown = repr(key[:80])
+    if not scoped:  # trial 14 F2: 'nothing in the no existing scope ...'
+        return NotFoundError(f"nothing is stored yet (no scope has a store), so nothing has "
+                             f"the id or exact text {shown}")
+    where = " or ".join(s for s, _ in scoped)
+    hint = ("; an ingested file is forgotten by its id (file:..., shown by search and "
+            "export) or, on the command line, by its path") if "/" in key else ""
+    return NotFoundError(f"nothing in the {where} scope has the id or exact text {shown}{hint}")
 
 
 def forget(scoped: Scoped, text_or_id: str, reason: str | None = None,

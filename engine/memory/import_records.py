@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..controls import blank
 from ..errors import OctomemError
 from ..types import DEFAULT_KIND, Chunk, Document, ForgetRecord
 from .times import EARLIEST, LATEST, in_range
@@ -49,7 +50,7 @@ def _check_fields(obj: dict[str, Any]) -> None:
             raise Malformed(f"{name}: missing")
     _text(obj["id"], "id", empty=False)
     _text(obj["text"], "text")
-    if not obj["text"].strip():  # as remember, add and ingest refuse it (trial 13 F9)
+    if blank(obj["text"]):  # as remember, add and ingest refuse it (trial 13 F9)
         raise Malformed("text: empty; no octomem writer stores a document without text")
     _text(obj.get("kind", DEFAULT_KIND), "kind", empty=False)
     for name in ("title", "uri"):

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..arms import VersionedStorage
+from ..controls import blank
 from ..errors import (
     EmbedderMismatchError,
     EmbedderUnavailableError,
@@ -213,7 +214,7 @@ def remember(
         of an ingested document or turn (:func:`not_a_statement`); the message names it.
     :raises StaleVersionError: ``supersedes`` changed since the caller read it.
     """
-    if not isinstance(text, str) or not text.strip():
+    if not isinstance(text, str) or blank(text):
         raise InvalidQueryError("text: empty; give the statement to remember")
     text = text.strip()
     check_length(len(text), memory.limits.remember_chars, "text", "limits.remember_chars",

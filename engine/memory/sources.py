@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
+from ..controls import blank
 from ..errors import OctomemError, UsageValueError
 from ..turns import TURN_KIND, beir_turn, epoch
 from ..types import Document
@@ -191,6 +192,13 @@ def _recorded_at(mtime: float) -> float:
     return mtime if in_range(mtime) else time.time()
 
 
+def file_id(path: Path) -> str:
+    """Return the id of the document ingested from ``path``: ``file:`` and the first 24
+    hex digits of the sha256 of its resolved path (one file, one id, wherever it is
+    ingested from)."""
+    return "file:" + hashlib.sha256(str(Path(path).resolve()).encode()).hexdigest()[:24]
+
+
 def file_document(path: Path) -> Document:
     """Read one text file as a document; its id is derived from the absolute path, so
     ingesting the same file again updates it instead of adding a copy. A leading UTF-8
@@ -216,10 +224,9 @@ def file_document(path: Path) -> Document:
     if nul >= 0:  # valid UTF-8, yet no text file holds NUL (what `grep -I` calls binary)
         raise OctomemError(f"{path}: a binary file, not text (a NUL byte at byte {nul})")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    doc_id = "file:" + hashlib.sha256(str(resolved).encode()).hexdigest()[:24]
     return Document(
-        text=text, id=doc_id, title=_title(path, text), uri=resolved.as_uri(), kind="DOC",
-        created_at=_recorded_at(resolved.stat().st_mtime),
+        text=text, id=file_id(resolved), title=_title(path, text), uri=resolved.as_uri(),
+        kind="DOC", created_at=_recorded_at(resolved.stat().st_mtime),
     )
 
 
@@ -245,7 +252,7 @@ def read_text_file(path: Path, max_bytes: int | None, argument: str | None = Non
         doc = file_document(path)
     except OSError as exc:
         raise OctomemError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
-    if not doc.text.strip():
+    if blank(doc.text):
         raise EmptyFileError(f"{path}: empty file")
     return doc
 

@@ -30,6 +30,7 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
+from ..controls import blank
 from ..turns import (
     TURN_KIND,
     epoch,
@@ -105,7 +106,7 @@ def _no_words(row: dict[str, Any]) -> bool:
     """Return True for a line whose ``text`` is there but says nothing (``""``, blanks or
     ``null``: a message that was only a tool call, an attachment, a deleted message)."""
     value = row.get("text", 0)
-    return value is None or (isinstance(value, str) and not value.strip())
+    return value is None or (isinstance(value, str) and blank(value))
 
 
 def _chat_turn(path: Path, lineno: int, row: dict[str, Any], positions: dict[str, int],

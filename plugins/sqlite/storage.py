@@ -16,6 +16,7 @@ statement history, recall counters and the forget log (:mod:`.history`).
 
 from __future__ import annotations
 
+import stat
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
@@ -303,8 +304,20 @@ def build(options: SqliteStorageOptions, context: ArmContext) -> SqliteStorage:
 
 
 def store_exists(options: SqliteStorageOptions, root: Path) -> bool:
-    """Return whether ``<root>/<options.filename>`` exists (a read creates no store)."""
-    return (Path(root) / options.filename).exists()
+    """Return whether ``<root>/<options.filename>`` exists (a read creates no store).
+
+    An empty (0-byte) regular file is no store yet: SQLite would take it for an empty
+    database and a read would write the schema into it (trial 14 F14); the first write
+    does that instead. Every store octomem made holds at least its first page (4096
+    bytes), written when the file is opened in WAL mode. Anything else at the path (a
+    folder, a file that is not a database) exists, so that opening it says what it is.
+    """
+    path = Path(root) / options.filename
+    try:
+        info = path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    return info.st_size > 0 or not stat.S_ISREG(info.st_mode)
 
 
 @hookimpl

@@ -1,0 +1,87 @@
+"""Trial 14 (a fresh user's break-it pass), what it found and these fixes:
+
+- F11, F15: a text of invisible characters only (a zero-width space) was stored as a
+  statement or a turn, and run as a query, while ``"   "`` was refused as empty;
+- F2: ``forget`` before anything was stored said "nothing in the no existing scope";
+- F12: ``forget notes/a.md`` did not find the file ingested from that path;
+- F14: a read turned an empty (0-byte) ``octomem.sqlite3`` into a 160 kB store.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from cli_run import octomem
+
+ZWSP = "\u200b"
+
+
+def _stored(project: Path) -> list[str]:
+    with sqlite3.connect(project / ".octomem" / "octomem.sqlite3") as db:
+        return [row[0] for row in db.execute("SELECT id FROM documents ORDER BY id")]
+
+
+def test_invisible_only_text_is_empty_everywhere(project: Path) -> None:
+    for text in (ZWSP, " \u00ad\ufeff ", "\u200d"):
+        ran = octomem(project, "add", text, ok=False)
+        assert ran.code == 2 and "TEXT: empty; give the statement to remember" in ran.err
+        ran = octomem(project, "search", text, ok=False)
+        assert ran.code == 2 and "QUERY: empty" in ran.err, ran.err
+    assert not (project / ".octomem" / "octomem.sqlite3").exists()  # nothing was written
+    chat = project / "chat.jsonl"
+    chat.write_text("".join(json.dumps(row) + "\n" for row in (
+        {"speaker": "Ana", "text": "We land at 14:05 on Friday."},
+        {"speaker": "Ben", "text": ZWSP},  # says nothing, as "" or null: left out
+        {"speaker": "Ana", "text": "Then dinner at eight."})), encoding="utf-8")
+    octomem(project, "ingest", "chat.jsonl")
+    turns = octomem(project, "search", "dinner", "--json").json()["hits"]
+    assert [h["text"] for h in turns][:1] == ["Ana: Then dinner at eight."]
+    assert _stored(project) == ["chat:0", "chat:1"]  # the blank line took no position
+    empty = project / "empty.md"
+    empty.write_text(f"{ZWSP}\n\u00ad\n", encoding="utf-8")
+    ran = octomem(project, "ingest", "empty.md", ok=False)
+    assert "empty.md: empty file" in ran.out + ran.err, (ran.out, ran.err)
+
+
+def test_forget_with_nothing_stored_says_so(project: Path) -> None:
+    ran = octomem(project, "forget", "some text", ok=False)
+    assert ran.code == 1
+    assert "nothing is stored yet (no scope has a store), so nothing has the id or exact " \
+           "text 'some text'" in ran.err, ran.err
+    assert "no existing scope" not in ran.err
+
+
+def test_forget_takes_an_ingested_files_path(project: Path) -> None:
+    notes = project / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# Deploys\n\nWe deploy on Tuesdays only.\n", encoding="utf-8")
+    (notes / "b.md").write_text("# Lunch\n\nLunch is at noon.\n", encoding="utf-8")
+    octomem(project, "ingest", "notes")
+    before = _stored(project)
+    assert len(before) == 2 and all(i.startswith("file:") for i in before)
+    gone = octomem(project, "forget", "notes/a.md", "--reason", "outdated").out
+    assert "forgot file:" in gone, gone
+    left = _stored(project)
+    assert len(left) == 1 and set(left) < set(before)
+    hits = octomem(project, "search", "when do we deploy", "--json").json()["hits"]
+    assert all("Tuesdays" not in h["text"] for h in hits)
+    again = octomem(project, "ingest", "notes")  # a forgotten file stays out
+    assert "not re-added" in again.out + again.err and _stored(project) == left
+    missing = octomem(project, "forget", "notes/zzz.md", ok=False)
+    assert "an ingested file is forgotten by its id (file:..." in missing.err, missing.err
+
+
+def test_a_read_leaves_an_empty_store_file_alone(project: Path) -> None:
+    store = project / ".octomem" / "octomem.sqlite3"
+    store.parent.mkdir()
+    store.touch()
+    for args in (("search", "anything"), ("status",)):
+        octomem(project, *args)
+        assert store.stat().st_size == 0, args
+    assert "none yet" in octomem(project, "status").out
+    octomem(project, "add", "The café opens at nine")  # the first write makes the store
+    assert store.stat().st_size > 0
+    hits = octomem(project, "search", "café", "--json").json()["hits"]
+    assert [h["text"] for h in hits] == ["The café opens at nine"]
