@@ -65,6 +65,7 @@ from rich.text import Text
 from ..errors import OctomemError
 from .folder_notes import say_left_alone, say_left_out, turnless
 from .options import INTERRUPTED
+from .screened_notes import say_screened
 from .unembedded import say_unembedded
 from .values import plural
 
@@ -92,7 +93,7 @@ class Tally:
     :param skipped: ``(file, why)`` for each file inside a named folder skipped for an
         error (noted as it was skipped; ``why`` names the file).
     :param named: the files named on the command line (one a forget keeps out whole is
-        refused: :func:`say_screened`).
+        refused: :func:`.screened_notes.say_screened`).
     :param to_embed: chunks the ingest set out to embed after storing; ``embedded``: how
         many of them it has embedded (counted after each batch, so it can lag one batch).
     """
@@ -329,46 +330,6 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
                          label if tally.parts > 1 or named else None, len(forgotten),
                          len(report.resumed) if embedded else 0, retired)
     say_screened(tally, out, readd, console)
-
-
-def say_screened(tally: Tally, out: Any, readd: bool, console: Console | None = None) -> None:
-    """Name each document a tombstone kept out (``not re-added: FILE (forgotten ...)``) or
-    let back (``readd``), and each turn stored under a fresh id; a file named on the
-    command line that a tombstone kept out is refused (the ingest ends with status 1)."""
-    from ..memory.readable import shown
-    from ..memory.tombstones import LeftOut
-
-    here = Path.cwd().resolve()
-
-    def where(one: LeftOut) -> str:  # as the user would name it here
-        path = _path_of(one.source)
-        if path is None:
-            return one.source
-        return shown(path.relative_to(here) if path.is_relative_to(here) else path)
-
-    for one in out.left_out:
-        line = one.note(where(one), readded=readd)
-        if console is not None:
-            console.print(Text(line), highlight=False, soft_wrap=True)
-        path = _path_of(one.source)
-        if not readd and path is not None and path in tally.named and (
-                one.forgotten.kind != "TURN" or not out.kept):  # named: it stored nothing
-            tally.refused.append((path, f"{where(one)}: forgotten, nothing of it stored; "
-                                  "octomem ingest --readd PATH stores it again"))
-            tally.named.discard(path)  # said once
-    for read, new in out.renamed:
-        if console is not None:
-            console.print(Text(f"new id: {read} was forgotten and now holds another text: "
-                               f"stored as {new}"), highlight=False, soft_wrap=True)
-
-
-def _path_of(uri: str) -> Path | None:
-    """Return the file a ``file:`` uri names (resolved), else ``None``."""
-    if not uri.startswith("file:"):
-        return None
-    from urllib.parse import unquote, urlparse
-
-    return Path(unquote(urlparse(uri).path))
 
 
 def warm_reranker(pipeline: Pipeline, bar: Any) -> None:
