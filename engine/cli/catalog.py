@@ -74,12 +74,12 @@ COMMANDS = (
           "1)."),
     Entry("reindex", "commands", "Embed every chunk that has no vector of the selected "
           "embedder, in both scopes unless `--scope` (resumable)."),
-    Entry("plugins", "commands", "List installed arms by kind: name, providing distribution, "
+    Entry("plugins", "inspecting", "List installed arms by kind: name, providing distribution, "
           "version."),
-    Entry("status", "commands", "Show both scopes: where they live, counts, arms, the embedder "
+    Entry("status", "inspecting", "Show both scopes: where they live, counts, arms, the embedder "
           "model, semantic availability; exit status 1 when a scope's store cannot be read "
           "(its file is named)."),
-    Entry("config", "commands", "Print every effective setting (configured arms' options "
+    Entry("config", "inspecting", "Print every effective setting (configured arms' options "
           "included), or the one named, with its cost group (identity: needs re-indexing; "
           "runtime; retrieval: reorders answers), the layer it came from and what it means."),
     Entry("serve", "commands", "Serve one project's memory over MCP: stdio (for Claude Code, "
