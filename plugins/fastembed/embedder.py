@@ -16,7 +16,6 @@ reachable. The model loads lazily, on the first embed call or :meth:`FastembedEm
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -38,7 +37,8 @@ from .options import (  # noqa: F401  (BUNDLED_MODEL, MINILM_MAX_TOKENS: named h
 from .requantize import onnxruntime_version
 from .source import bundled_onnx as _bundled_onnx  # the name tests patch, benchmarks import
 from .source import register_custom, resolve_source
-from .wordpiece_count import WordPieceCounter, is_bert_wordpiece
+from .tokens import TokenizerMixin
+from .wordpiece_count import WordPieceCounter
 
 if TYPE_CHECKING:  # imported where vectors are made: building the embedder stays light
     import numpy as np
@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # imported where vectors are made: building the embedder stay
     from .query import QueryEncoder
 
 
-class FastembedEmbedder:
+class FastembedEmbedder(TokenizerMixin):
     """Sentence embeddings from an ONNX model run by fastembed (lazy, thread-safe load).
 
     :ivar dim: vector dimension (384 for the bundled MiniLM).
@@ -231,87 +231,6 @@ class FastembedEmbedder:
                     self._bundled_path, ["CPUExecutionProvider"], query.tokenizer,
                     self.threads, self.options.spin, self._optimize)
             return self._documents
-
-    def _tokenizer_file(self) -> Path:
-        if self._source.folder is not None:
-            return self._source.folder / "tokenizer.json"
-        self.load()  # hub models: the tokenizer arrives with the model
-        return Path(self._model.model._model_dir) / "tokenizer.json"
-
-    def _read_tokenizer(self, parse: Callable[[str], Any]) -> Any:
-        """Return ``parse`` of ``tokenizer.json``'s text.
-
-        :raises EmbedderUnavailableError: the file cannot be read or parsed.
-        """
-        path = self._tokenizer_file()
-        try:
-            return parse(path.read_text(encoding="utf-8"))
-        except Exception as exc:
-            raise EmbedderUnavailableError(
-                f"{self._describe()}: cannot read tokenizer {str(path)!r}: {exc}"
-            ) from exc
-
-    def _get_tokenizer(self) -> Any:
-        if self._tokenizer is None:
-            from tokenizers import Tokenizer
-
-            tokenizer = self._read_tokenizer(Tokenizer.from_str)
-            tokenizer.no_truncation()
-            tokenizer.no_padding()
-            self._tokenizer = tokenizer
-        return self._tokenizer
-
-    def _get_counter(self) -> WordPieceCounter | None:
-        """Return the WordPiece counter of a BERT tokenizer (``None`` for another kind),
-        built from ``tokenizer.json`` parsed as JSON: the tokenizer itself is built only
-        when a text needs it (building it was ~18 % of ingest excluding embedding)."""
-        if self._counter is False:
-            spec = self._read_tokenizer(json.loads)
-            self._counter = (WordPieceCounter(spec=spec, load=self._get_tokenizer)
-                             if is_bert_wordpiece(spec) else None)
-        return self._counter
-
-    def vocabulary(self) -> list[str]:
-        """Return the tokenizer's tokens (``tokenizer.json``'s ``model.vocab``), read without
-        loading the model for bundled and local models; the ``conversation`` reranker takes
-        its whole words for a table of word vectors.
-
-        :raises EmbedderUnavailableError: the tokenizer cannot be read or has no vocabulary.
-        """
-        vocab = self._read_tokenizer(json.loads).get("model", {}).get("vocab")
-        if isinstance(vocab, dict):
-            return list(vocab)
-        if isinstance(vocab, list):  # unigram tokenizers: [token, score] pairs
-            return [str(v[0]) for v in vocab if isinstance(v, list) and v]
-        raise EmbedderUnavailableError(f"{self._describe()}: its tokenizer has no vocabulary")
-
-    def count_tokens(self, texts: Sequence[str]) -> list[int]:
-        """Return each text's length in WordPiece tokens, special tokens excluded.
-
-        Reads only ``tokenizer.json`` (no ONNX session) for bundled and local models.
-
-        :raises EmbedderUnavailableError: the tokenizer cannot be read.
-        """
-        if not texts:
-            return []
-        counter = self._get_counter()
-        if counter is not None:  # BERT WordPiece: plain texts word by word, cached
-            return counter.count(texts)
-        encodings = self._get_tokenizer().encode_batch(list(texts), add_special_tokens=False)
-        return [len(e.ids) for e in encodings]
-
-    def token_ceilings(self, texts: Sequence[str]) -> list[int | None]:
-        """Return, per text, a count :meth:`count_tokens` cannot exceed, found without
-        counting (:meth:`WordPieceCounter.ceilings`; ``None`` for a tokenizer other than
-        BERT WordPiece).
-
-        :raises EmbedderUnavailableError: the tokenizer cannot be read.
-        """
-        counter = self._get_counter()
-        if counter is None:
-            return [None] * len(texts)
-        # refined only where the budget of a text without a title needs it
-        return counter.ceilings(texts, self.max_tokens)
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         """Embed passages, batched by similar length to limit padding.
