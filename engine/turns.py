@@ -23,6 +23,7 @@ the LoCoMo BEIR corpus stores turns (its session date is the title): a question 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -61,7 +62,12 @@ def parse_turn_time(value: Any) -> datetime | None:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return _from_number(value)
     if not isinstance(value, str):
-        raise ValueError(f"a time must be a string, got {type(value).__name__}")
+        try:  # as the user wrote it: ``true``, ``["x"]`` (trial 14 F7)
+            shown = json.dumps(value, ensure_ascii=False)[:80]
+        except (TypeError, ValueError):
+            shown = type(value).__name__
+        raise ValueError(f"a time is an ISO-8601 string or an epoch number (seconds; "
+                         f"milliseconds from 10^11 on), got {shown}")
     return _parse_text(value.strip())
 
 

@@ -85,3 +85,17 @@ def test_a_read_leaves_an_empty_store_file_alone(project: Path) -> None:
     assert store.stat().st_size > 0
     hits = octomem(project, "search", "café", "--json").json()["hits"]
     assert [h["text"] for h in hits] == ["The café opens at nine"]
+
+
+def test_a_time_that_is_neither_text_nor_number_names_both_rules(project: Path) -> None:
+    """F7: ``"time": true`` said 'a time must be a string, got bool', while numbers
+    (epoch seconds or milliseconds) are accepted too."""
+    chat = project / "tb.jsonl"
+    chat.write_text('{"speaker":"Ana","text":"a","time":true}\n'
+                    '{"speaker":"Ana","text":"b","time":["x"]}\n', encoding="utf-8")
+    ran = octomem(project, "ingest", "tb.jsonl", ok=False)
+    rule = ("'time': a time is an ISO-8601 string or an epoch number (seconds; milliseconds "
+            "from 10^11 on), got ")
+    assert ran.code == 1 and ran.err.strip() == (
+        f"error: tb.jsonl:1: {rule}true; tb.jsonl:2: {rule}[\"x\"]"), ran.err
+    assert not (project / ".octomem").exists()  # nothing of the file stored
