@@ -56,3 +56,19 @@ def test_a_kind_that_is_stored_is_searched(tmp_path: Path) -> None:
     empty = octomem(tmp_path, "search", "upload parts", "--kind", "NOPE", "--json").json()
     assert empty["hits"] == [] and "no stored document has kind NOPE" in \
         empty["nothing_to_rank"]
+
+
+def test_a_kind_and_tag_each_stored_but_not_together_say_so(tmp_path: Path) -> None:
+    """Trial 14 F8: ``--kind FACT --tag style`` with FACT and style each stored on other
+    statements answered a bare ``no hits``; now it says why, and no arm runs."""
+    octomem(tmp_path, "add", "Uploads go in 8 MiB parts", "--kind", "FACT", "--tag", "ops")
+    octomem(tmp_path, "add", "Tabs for indentation", "--kind", "PREFERENCE", "--tag", "style")
+    answer = octomem(tmp_path, "search", "tabs", "--kind", "FACT", "--tag", "style",
+                     "--json").json()
+    assert answer["hits"] == [] and answer["arms_ran"] == []
+    assert answer["nothing_to_rank"] == "no stored document of kind FACT has the tag style"
+    shown = octomem(tmp_path, "search", "tabs", "--kind", "FACT", "--tag", "style").out
+    assert "no stored document of kind FACT has the tag style" in shown, shown
+    found = octomem(tmp_path, "search", "tabs", "--kind", "PREFERENCE", "--tag", "style",
+                    "--json").json()
+    assert [h["text"] for h in found["hits"]] == ["Tabs for indentation"]

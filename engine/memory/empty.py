@@ -68,8 +68,20 @@ def filtered_out(scoped: Sequence[tuple[str, Pipeline]], filters: Filters) -> bo
     if filters.tags:
         asks = [getattr(storage, "has_tagged", None) for storage in storages]
         return bool(asks) and all(callable(ask) for ask in asks) and \
-            not any(ask(filters.tags) for ask in asks)  # type: ignore[misc]
+            not any(ask(filters.tags, filters.kinds) for ask in asks)  # type: ignore[misc]
     return False
+
+
+def not_together(filters: Filters) -> str:
+    """Return why a search that :func:`filtered_out` decided is empty when each of its
+    kinds and tags is stored, just not on one document: ``no stored document has all the
+    tags ops and net``, ``no stored document of kind FACT has the tag style`` (trial 14
+    F8: that search said only ``no hits``)."""
+    tags = " and ".join(filters.tags)
+    has = f"has the tag {tags}" if len(filters.tags) == 1 else f"has all the tags {tags}"
+    if filters.kinds:
+        return f"no stored document of kind {' or '.join(filters.kinds)} {has}"
+    return f"no stored document {has}"
 
 
 def _documents(pipeline: Pipeline, history: bool = False) -> list[Any]:

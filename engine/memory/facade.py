@@ -29,6 +29,7 @@ from .duplicates import NearDuplicate, near_duplicates
 from .empty import (
     filtered_out,
     has_superseded,
+    not_together,
     say_not_yet_true,
     say_superseded_match,
     say_why_empty,
@@ -182,9 +183,8 @@ class Memory:
                        context, max_tokens)
         if not answer.hits:
             say_why_empty(self, scope, filters, answer)
-            if decided and answer.nothing_to_rank is None:  # each tag is stored, not together
-                answer.nothing_to_rank = ("no stored document has all the tags "
-                                          + " and ".join(filters.tags))
+            if decided and answer.nothing_to_rank is None:  # each is stored, not together
+                answer.nothing_to_rank = not_together(filters)
             if not decided and not filters.include_superseded and filters.as_of is None \
                     and has_superseded(scoped):  # does only history match?
                 history = replace(request, filters=replace(filters, include_superseded=True))

@@ -195,10 +195,14 @@ class SqlHistory:
                          "valid_to IS NULL GROUP BY kind").fetchall()
         return {str(r[0]): int(r[1]) for r in rows}
 
-    def has_tagged(self, tags: Sequence[str]) -> bool:
-        """Return whether a current document carries every tag of ``tags`` (what a search
-        filtered to them needs; one query, no document read)."""
+    def has_tagged(self, tags: Sequence[str], kinds: Sequence[str] = ()) -> bool:
+        """Return whether a current document carries every tag of ``tags``, and is of one
+        of ``kinds`` when they are given (what a search filtered to them needs; one
+        query, no document read)."""
         clauses, params = self.dialect.tags_sql("d", tags)
+        if kinds:
+            kind_sql, kind_params = self.dialect.in_list("d.kind", kinds)
+            clauses, params = [*clauses, kind_sql], [*params, *kind_params]
         row = self._run(self.connection(), "SELECT 1 FROM documents d WHERE d.valid_to IS "
                         f"NULL AND {' AND '.join(clauses or ['1 = 1'])} LIMIT 1",
                         params).fetchone()
