@@ -99,3 +99,16 @@ def test_a_time_that_is_neither_text_nor_number_names_both_rules(project: Path) 
     assert ran.code == 1 and ran.err.strip() == (
         f"error: tb.jsonl:1: {rule}true; tb.jsonl:2: {rule}[\"x\"]"), ran.err
     assert not (project / ".octomem").exists()  # nothing of the file stored
+
+
+def test_verify_with_no_store_says_there_is_nothing_to_verify(project: Path) -> None:
+    """F3: ``verify`` said 'verified the local and global scopes: every row can be shown'
+    when neither had a store."""
+    ran = octomem(project, "verify")
+    assert " ".join(ran.out.split()) == (
+        "nothing to verify: no store yet in the local or global scopes (the first write "
+        "creates one; verify creates none)"), ran.out
+    assert not (project / ".octomem").exists()
+    octomem(project, "add", "Tabs for indentation")
+    assert "verified the local scope: every row can be shown" in \
+        octomem(project, "verify", "--scope", "local").out
