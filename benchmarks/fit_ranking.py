@@ -37,8 +37,8 @@ from octomem.engine.settings import load_settings
 from octomem.engine.types import Filters
 from octomem.plugins.conversation.expansion import (
     WordVectors,
-    expansion_column,
     expansion_words,
+    word_columns,
 )
 from octomem.plugins.conversation.features import (
     FEATURES,
@@ -128,12 +128,13 @@ def ask(pipeline: Pipeline, text: str, field: str, group: str, judged: dict[str,
     turns = [_turn(c, group, order) for c in chunks]
     texts = [embedding_text(c) for c in chunks]
     columns = TurnColumns.of(turns)
-    expansion = (expansion_column(expansion_words(text), columns.speakers,
-                                  [expansion_words(t) for t in texts], word_vectors(pipeline))
-                 if semantic else None)
+    expansion, soft = (word_columns(expansion_words(text), columns.speakers,
+                                    [expansion_words(t) for t in texts], word_vectors(pipeline),
+                                    text_words=[expansion_words(c.text) for c in chunks])
+                       if semantic else (None, None))
     raw = turn_features(folded_words(text), turns, np.array([kw.get(c.id, 0.0) for c in chunks]),
                         cos, term_matches(query_terms(text), texts),
-                        np.array(["?" in c.text for c in chunks], dtype=bool), expansion)
+                        np.array(["?" in c.text for c in chunks], dtype=bool), expansion, soft)
     words = content_words(text)
     return Asked(
         own, np.array([KINDS.index(t.role or "peer") for t in turns]),
@@ -162,10 +163,26 @@ def logistic(
     return beta
 
 
-def fit_reranker(asked: list[Asked]) -> dict[str, list[float]]:
-    """Per speaker kind, logistic weights over the z-scored features (+ bias)."""
+def shipped_weights(kinds: set[str]) -> dict[str, list[float]]:
+    """Return the package's weights of ``kinds``, each column the file lacks at 0
+    (``fit --kinds``: the kinds not refitted keep their weights, new columns unused)."""
+    data = json.loads(WEIGHTS.read_text(encoding="utf-8"))
+    named = data["features"]
     out = {}
+    for kind in kinds:
+        old = data["weights"][kind]
+        out[kind] = [float(old[named.index(f)]) if f in named else 0.0 for f in FEATURES]
+        out[kind].append(float(old[-1]))
+    return out
+
+
+def fit_reranker(asked: list[Asked], kinds: set[str] | None = None) -> dict[str, list[float]]:
+    """Per speaker kind, logistic weights over the z-scored features (+ bias); a kind not
+    in ``kinds`` (when given) keeps the package's weights (:func:`shipped_weights`)."""
+    out = shipped_weights(set(KINDS) - kinds) if kinds is not None else {}
     for k, kind in enumerate(KINDS):
+        if kind in out:
+            continue
         used = [FEATURES.index(f) for f in KIND_FEATURES[kind]]
         xs, ys = [], []
         for a in asked:
@@ -244,6 +261,8 @@ def ndcg10(y: np.ndarray, order: np.ndarray, judged: int) -> float:
     return float(gains.sum() / ideal) if ideal else 0.0
 
 
+#: The package's reranker weights (``fit --write`` replaces them).
+WEIGHTS = Path(__file__).resolve().parents[1] / "plugins" / "conversation" / "weights.json"
 #: The embedder whose cosines the relevance weights are fitted on (the bench caches
 #: MiniLM, the default): a model id prefix (:meth:`RelevanceModel.fits`).
 EMBEDDER = "fastembed:all-MiniLM-L6-v2-int8"
@@ -318,8 +337,12 @@ def main(argv: list[str] | None = None) -> None:
     import pickle
 
     parser = bench_parser("fit_ranking", __doc__)
-    c, _ = fit_commands(parser, "write the package's weight files")
+    c, f = fit_commands(parser, "write the package's weight files")
     c.add_argument("--keyword-only", action="store_true", help="no semantic arm (no vectors)")
+    f.add_argument("--kinds", default="", help="refit only these speaker kinds (comma-"
+                   "separated); the others keep the package's weights, new columns 0")
+    f.add_argument("--keep-relevance", action="store_true",
+                   help="--write leaves engine/relevance.json as it is")
     args = parser.parse_args(argv)
     if args.command == "collect":
         only = {g for g in args.only.split(",") if g}
@@ -330,7 +353,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     sets = {p.stem: pickle.loads(p.read_bytes()) for p in args.collected}
     asked = [a for s in sets.values() for a in s]
-    weights = fit_reranker(asked)
+    weights = fit_reranker(asked, {k for k in args.kinds.split(",") if k} or None)
     summary: dict[str, object] = {}
     for name, s in sets.items():
         own = [a for a in s if a.own and a.y.any()]
@@ -342,10 +365,12 @@ def main(argv: list[str] | None = None) -> None:
     if args.write:
         here = Path(__file__).resolve().parents[1]
         source = "fitted by benchmarks/fit_ranking.py on " + ", ".join(sorted(sets))
-        (here / "plugins" / "conversation" / "weights.json").write_text(json.dumps({
+        WEIGHTS.write_text(json.dumps({
             "source": source, "features": list(FEATURES), "binary": list(BINARY),
             "weights": {k: weights[k] or [0.0] * (len(FEATURES) + 1) for k in KINDS},
         }, indent=1) + "\n", encoding="utf-8")
+        if args.keep_relevance:
+            return
         path = here / "engine" / "relevance.json"
         kept = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
         kept.update({"source": source, "embedder": EMBEDDER, "hybrid": relevance["hybrid"],

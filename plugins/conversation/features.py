@@ -29,7 +29,8 @@ if TYPE_CHECKING:  # numpy is imported where arrays are made: building the arm s
 
 #: Feature columns of :func:`turn_features`, in order.
 FEATURES = ("kw", "cos", "win_kw", "win_cos", "session_kw", "session_max", "speaker",
-            "length", "prev_kw", "win_cov", "prev_question", "session_cov", "expansion")
+            "length", "prev_kw", "win_cov", "prev_question", "session_cov", "expansion",
+            "soft_cov", "soft_win_cov", "soft_session_cov")
 #: Metadata keys of a conversation turn (written by transcript ingest).
 CONVERSATION, SESSION, POSITION, SPEAKER, ROLE = (
     "conversation", "session", "position", "speaker", "role")
@@ -272,10 +273,38 @@ def _coverage(matches: np.ndarray | None, group: np.ndarray, prev: np.ndarray,
     return out
 
 
+def soft_coverage(best: np.ndarray | None, group: np.ndarray, prev: np.ndarray,
+                  nxt: np.ndarray) -> np.ndarray:
+    """Return the ``soft_cov``, ``soft_win_cov`` and ``soft_session_cov`` columns (see
+    :func:`turn_features`), ``(n, 3)`` float64; zeros without ``best`` or words.
+
+    :param best: ``(n, Q)`` each question word's best match in each candidate, 1 for the
+        word itself (:func:`~.expansion.word_columns`).
+    :param group: ``(n,)`` session codes. :param prev: :param nxt: :func:`neighbours`.
+    """
+    import numpy as np
+
+    n = len(group)
+    out = np.zeros((n, 3))
+    if best is None or best.ndim != 2 or best.shape[1] == 0 or n == 0:
+        return out
+    df = (best >= 1.0).sum(axis=0)  # the candidates holding the word itself
+    idf = np.maximum(np.log((n - df + 0.5) / (df + 0.5)), IDF_MIN)
+    idf /= idf.sum()
+    window = np.maximum(best, np.maximum(np.where((prev >= 0)[:, None], best[prev], 0.0),
+                                         np.where((nxt >= 0)[:, None], best[nxt], 0.0)))
+    order = np.argsort(group, kind="stable")
+    starts = np.flatnonzero(np.diff(group[order], prepend=-1))
+    session = np.zeros((int(group.max()) + 1, best.shape[1]))
+    session[group[order][starts]] = np.maximum.reduceat(best[order], starts, axis=0)
+    out[:, 0], out[:, 1], out[:, 2] = best @ idf, window @ idf, session[group] @ idf
+    return out
+
+
 def turn_features(
     words: set[str], turns: Sequence[Turn] | TurnColumns, kw: np.ndarray, cos: np.ndarray,
     matches: np.ndarray | None = None, asks: np.ndarray | None = None,
-    expansion: np.ndarray | None = None,
+    expansion: np.ndarray | None = None, soft: np.ndarray | None = None,
 ) -> np.ndarray:
     """Return the raw features of ``n`` candidate turns for one query.
 
@@ -300,6 +329,16 @@ def turn_features(
     nDCG@10 0.620 -> 0.649 over the nine columns before them). ``expansion``: words of
     the turn that mean the question's words (:mod:`.expansion`), 0 when not given.
 
+    Soft coverage columns (:func:`soft_coverage`), 0 when ``soft`` is not given: each
+    question word's best match in the turn (1 for the word itself, else the largest
+    cosine of the two words each embedded alone, no threshold), weighted by the word's
+    IDF among the candidates (its document frequency: the candidates holding it itself),
+    summed (``soft_cov``); the same over the turn and its previous and next turn
+    (``soft_win_cov``) and over its session's candidates (``soft_session_cov``): a turn
+    near the question in meaning word by word, not only in its whole-text cosine. Chosen
+    by leave-one-conversation-out fits on LoCoMo's tune half
+    (``benchmarks/results/conversations/ranking-2026-12-03``).
+
     :param words: the query's case-folded words (:func:`folded_words`).
     :param turns: the candidates' turns, or their :class:`TurnColumns`.
     :param kw: ``(n,)`` keyword-arm scores, higher is better, 0 where it did not return
@@ -310,6 +349,7 @@ def turn_features(
         the coverage columns are 0.
     :param asks: ``(n,)`` bool, whether each candidate asks something (holds "?").
     :param expansion: ``(n,)`` :func:`~.expansion.expansion_column`.
+    :param soft: ``(n, Q)`` best matches (:func:`~.expansion.word_columns`).
     :returns: ``(n, len(FEATURES))`` float64.
     """
     import numpy as np
@@ -347,6 +387,7 @@ def turn_features(
     out[:, 9:12] = _coverage(matches, cols.group, prev, nxt, asks)
     if expansion is not None:
         out[:, 12] = expansion
+    out[:, 13:16] = soft_coverage(soft, cols.group, prev, nxt)
     return out
 
 

@@ -50,6 +50,14 @@ class ConversationOptions(BaseModel, extra="forbid", defer_build=True):
         "feature); chosen on LoCoMo tune (benchmarks/results/conversations/fit.md, 'Word "
         "expansion'); 1 turns the feature off",
     )
+    soft_coverage: bool = Field(
+        default=True, json_schema_extra={"group": "retrieval"},
+        description="the soft_cov, soft_win_cov and soft_session_cov features: each "
+        "question word's best match among a turn's words (the word itself 1, else the "
+        "cosine of the two words embedded alone, from the expansion feature's word "
+        "vectors), IDF-weighted, in the turn, its window and its session; chosen on LoCoMo "
+        "tune (benchmarks/results/conversations/ranking-2026-12-03); off: those columns are 0",
+    )
     word_table: bool = Field(
         default=True, json_schema_extra={"group": "runtime"},
         description="the expansion feature takes the vectors of its tokenizer's whole words "

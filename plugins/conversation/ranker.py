@@ -30,8 +30,8 @@ from octomem.engine.types import Chunk, FusedHit
 from .expansion import (
     EXPANSION_EMBEDDER,
     WordVectors,
-    expansion_column,
     expansion_words,
+    word_columns,
 )
 from .features import (
     FEATURES,
@@ -86,6 +86,7 @@ class Known:
         (:func:`~octomem.engine.relevance.content_words`).
     :param asks: whether its text holds ``"?"``.
     :param expansion: its :func:`~.expansion.expansion_words`.
+    :param text_words: :func:`~.expansion.expansion_words` of its text alone (no title).
     """
 
     turn: Turn | None
@@ -93,6 +94,7 @@ class Known:
     asks: bool
     row: TurnRow | None = None
     expansion: tuple[str, ...] = ()
+    text_words: tuple[str, ...] = ()
 
 
 def known_of(chunk: Chunk) -> Known:
@@ -103,7 +105,7 @@ def known_of(chunk: Chunk) -> Known:
         return Known(None, frozenset(), False)
     passage = _passage(chunk)
     return Known(turn, content_words(passage), "?" in chunk.text, turn_row(turn),
-                 expansion_words(passage))
+                 expansion_words(passage), expansion_words(chunk.text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,10 +257,10 @@ class ConversationReranker:
             kw = np.array([0.0 if h is None else h.score for h in own], dtype=np.float64)
         else:
             kw = np.zeros(len(at))
+        expansion, soft = self.expansion(query, cols.speakers, facts)
         raw = turn_features(folded_words(query), cols, kw, cos,
                             held_terms(query_terms(query), [f.words for f in facts]),
-                            np.array([f.asks for f in facts], dtype=bool),
-                            self.expansion(query, cols.speakers, facts))
+                            np.array([f.asks for f in facts], dtype=bool), expansion, soft)
         x = standardised(raw, self.model.binary)
         coef, bias = self._weights()
         kind = cols.kind
@@ -276,21 +278,27 @@ class ConversationReranker:
                          None if f.turn is None else f.turn.conversation)
                         for hit, f in zip(hits, every, strict=True)]
 
-    def expansion(self, query: str, names: Sequence[str],
-                  facts: Sequence[Known]) -> np.ndarray | None:
-        """Return the candidates' ``expansion`` column (:func:`~.expansion.expansion_column`),
-        or ``None`` (the column is 0) without an embedder, with an embedder other than
+    def expansion(self, query: str, names: Sequence[str], facts: Sequence[Known],
+                  ) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Return the candidates' ``expansion`` column and their question words' best
+        matches (:func:`~.expansion.word_columns`; the ``soft_*`` columns), each ``None``
+        (its columns are 0) without an embedder, with an embedder other than
         :data:`~.expansion.EXPANSION_EMBEDDER` (the cosines the threshold and weights were
-        fitted on), when it cannot load its model, or with ``expansion_tau`` 1."""
-        words = self._word_vectors()
+        fitted on), when it cannot load its model; the first also with ``expansion_tau``
+        1, the second with ``soft_coverage`` off."""
         tau = self.options.expansion_tau
-        if words is None or tau >= 1.0:
-            return None
+        soft = self.options.soft_coverage
+        words = self._word_vectors() if tau < 1.0 or soft else None
+        if words is None:
+            return None, None
+        texts = [f.text_words for f in facts] if soft else [()] * len(facts)
         try:
-            return expansion_column(expansion_words(query), names,
-                                    [f.expansion for f in facts], words, tau)
+            column, best = word_columns(expansion_words(query), names,
+                                        [f.expansion for f in facts], words, min(tau, 1.0),
+                                        texts)
         except EmbedderUnavailableError:
-            return None
+            return None, None
+        return (column if tau < 1.0 else None), (best if soft else None)
 
     def _word_vectors(self) -> WordVectors | None:
         """Return the :class:`~.expansion.WordVectors` of the embedder, made on first use
@@ -325,7 +333,8 @@ class ConversationReranker:
             another, or the table cannot be built; words are then embedded live).
         """
         words = self._word_vectors()
-        if words is None or not self.options.word_table or self.options.expansion_tau >= 1:
+        if words is None or not self.options.word_table or (
+                self.options.expansion_tau >= 1 and not self.options.soft_coverage):
             return False
         if words.table is None:
             try:
