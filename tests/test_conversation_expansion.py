@@ -4,11 +4,11 @@ SQLite store, the fts5 and sqlite-vec arms and the bundled MiniLM for the rest."
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pytest
+from word_fakes import Words
 
 from octomem.engine.memory.facade import open_memory
 from octomem.engine.types import Document, Query
@@ -18,22 +18,6 @@ from octomem.plugins.conversation.expansion import (
     expansion_words,
 )
 from octomem.plugins.conversation.features import FEATURES
-
-
-class Words:
-    """An embedder of single words onto fixed unit vectors; counts the words embedded."""
-
-    dim = 3
-    model_id = "fake"
-
-    def __init__(self, table: dict[str, Sequence[float]]) -> None:
-        self.table = table
-        self.embedded: list[str] = []
-
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        self.embedded.extend(texts)
-        rows = np.array([self.table.get(t, (0.0, 0.0, 1.0)) for t in texts], dtype=np.float32)
-        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
 
 def test_expansion_words_are_the_typed_content_words() -> None:

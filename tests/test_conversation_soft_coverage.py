@@ -6,11 +6,11 @@ the rest."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pytest
+from word_fakes import Words
 
 from octomem.engine.memory.facade import open_memory
 from octomem.engine.types import Document
@@ -20,20 +20,6 @@ from octomem.plugins.conversation.features import (
     neighbours,
     soft_coverage,
 )
-
-
-class Words:
-    """An embedder of single words onto fixed unit vectors."""
-
-    dim = 3
-    model_id = "fake"
-
-    def __init__(self, table: dict[str, Sequence[float]]) -> None:
-        self.table = table
-
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        rows = np.array([self.table.get(t, (0.0, 0.0, 1.0)) for t in texts], dtype=np.float32)
-        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
 
 def test_each_question_words_best_match_is_1_for_the_word_itself() -> None:

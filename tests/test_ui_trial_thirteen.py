@@ -6,23 +6,13 @@ headless Chromium."""
 
 from __future__ import annotations
 
-import urllib.error
-import urllib.request
 from pathlib import Path
 
-from ui_support import browser_session, chromium_or_skip, running_view
+from ui_support import browser_session, chromium_or_skip, fetch, running_view
 
 DECISION = ("# Decision: uploads are sent in 8 MiB parts and resume\n\n"
             "2025-06-09. The phone app sends uploads in 8 MiB parts, so a dropped "
             "connection resumes from the last part.\n")
-
-
-def fetch(url: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(url, timeout=60) as page:
-            return page.status, page.read().decode()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode()
 
 
 def test_the_memory_page_names_a_bad_scope_and_shows_one_scope(tmp_path: Path) -> None:

@@ -12,17 +12,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from ui_support import browser_session, chromium_or_skip, running_view
+from ui_support import browser_session, chromium_or_skip, fetch, running_view
 
 WHOLE = "top_k: must be a whole number of at least 1, got "
-
-
-def fetch(url: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(url, timeout=60) as page:
-            return page.status, page.read().decode()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode()
 
 
 def alert(body: str) -> str:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -47,6 +49,16 @@ class View:
     def agent(self) -> Memory:
         """Open the same memory a second time, as another process (an agent) would."""
         return open_memory(None, self.overrides, self.project, self.global_root)
+
+
+def fetch(url: str) -> tuple[int, str]:
+    """GET ``url``; return its HTTP status and body text (an error status too, 60 s at
+    most)."""
+    try:
+        with urllib.request.urlopen(url, timeout=60) as page:
+            return page.status, page.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
 
 
 @contextmanager
