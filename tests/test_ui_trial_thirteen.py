@@ -65,3 +65,22 @@ def test_a_markdown_hit_shows_its_title_once(tmp_path: Path) -> None:
         assert first.startswith("Decision: uploads are sent in 8 MiB parts and resume "
                                 "2025-06-09. The phone app"), first
         assert "#" not in first and first.count("Decision:") == 1, first
+
+
+def test_a_search_of_an_empty_memory_does_not_call_semantic_search_unavailable(
+        tmp_path: Path) -> None:
+    """Trial 14 F13: on a fresh install (no store) the search page said 'semantic search
+    unavailable' beside 'nothing is stored', although no arm ran and the model is fine.
+    The warning stays for an answer whose arms ran without the semantic one."""
+    with running_view(tmp_path) as view:
+        status, body = fetch(view.url + "?q=where+do+we+deploy")
+        assert status == 200 and "arms ran: <b>none</b>" in body, body[-2000:]
+        assert "semantic search unavailable" not in body
+        agent = view.agent()
+        try:
+            agent.remember("We deploy on Tuesdays only")
+        finally:
+            agent.close()
+        status, body = fetch(view.url + "?q=where+do+we+deploy")
+        assert status == 200 and "We deploy on Tuesdays only" in body
+        assert "semantic search unavailable" not in body  # the hashing embedder ran
