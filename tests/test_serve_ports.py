@@ -45,9 +45,16 @@ def test_arguments_and_stdin_that_are_not_utf8_are_usage_errors(tmp_path: Path) 
         done = subprocess.run([octomem_script.encode(), command.encode(), b"caf\xe9"],
                               cwd=tmp_path, env=env, capture_output=True, timeout=120)
         assert (done.returncode, done.stdout) == (2, b""), done.stderr
-        assert done.stderr.decode() == (
-            "error: argument 'caf\\xe9' is not UTF-8 text (a file whose name is not UTF-8: "
-            f"rename it); see `octomem {command} --help`\n")
+        assert done.stderr.decode() == (  # trial 14 F15: no such file, so a terminal's bytes
+            "error: argument 'caf\\xe9' is not UTF-8 text (the terminal sent it in another "
+            "encoding, e.g. Latin-1: set the terminal or LANG to UTF-8; a file whose name is "
+            f"not UTF-8: rename it); see `octomem {command} --help`\n")
+    (tmp_path / b"caf\xe9.md".decode("utf-8", "surrogateescape")).write_text("x")
+    named = subprocess.run([octomem_script.encode(), b"ingest", b"caf\xe9.md"], cwd=tmp_path,
+                           env=env, capture_output=True, timeout=120)
+    assert (named.returncode, named.stderr.decode()) == (2, (
+        "error: argument 'caf\\xe9.md' is not UTF-8 text (a file whose name is not UTF-8: "
+        "rename it); see `octomem ingest --help`\n"))
     piped = subprocess.run([octomem_script, "add", "-"], input=b"\xff\xfe bad", cwd=tmp_path,
                            env=env, capture_output=True, timeout=120)
     assert (piped.returncode, piped.stderr.decode()) == (2, (

@@ -4,7 +4,9 @@
   statement or a turn, and run as a query, while ``"   "`` was refused as empty;
 - F2: ``forget`` before anything was stored said "nothing in the no existing scope";
 - F12: ``forget notes/a.md`` did not find the file ingested from that path;
-- F14: a read turned an empty (0-byte) ``octomem.sqlite3`` into a 160 kB store.
+- F14: a read turned an empty (0-byte) ``octomem.sqlite3`` into a 160 kB store;
+- F13: an answer that searched nothing said ``semantic_available: false``;
+- F3: ``reindex`` with no store printed nothing.
 """
 
 from __future__ import annotations
@@ -112,3 +114,36 @@ def test_verify_with_no_store_says_there_is_nothing_to_verify(project: Path) -> 
     octomem(project, "add", "Tabs for indentation")
     assert "verified the local scope: every row can be shown" in \
         octomem(project, "verify", "--scope", "local").out
+
+
+def test_reindex_with_no_store_says_there_is_nothing_to_reindex(project: Path) -> None:
+    """F3: ``reindex`` with no store printed nothing at all (status 0)."""
+    ran = octomem(project, "reindex")
+    assert (ran.code, " ".join(ran.out.split())) == (0, (
+        "nothing to reindex: no store yet in the local or global scopes (the first write "
+        "creates one; reindex creates none)")), ran.out
+    assert " ".join(octomem(project, "reindex", "--scope", "local").out.split()) == (
+        "nothing to reindex: no store yet in the local scope (the first write creates one; "
+        "reindex creates none)")
+    assert not (project / ".octomem").exists()
+    octomem(project, "add", "Tabs for indentation")
+    assert "local: embedded 0 chunks; 0 without a vector" in \
+        " ".join(octomem(project, "reindex", "--scope", "local").out.split())
+
+
+def test_an_answer_that_searched_nothing_says_semantic_as_configured(project: Path) -> None:
+    """F13: on a fresh install ``search --json`` said ``semantic_available: false`` beside
+    a ready model (``status``: semantic available); with the semantic arm off it is
+    false."""
+    fresh = octomem(project, "search", "tabs", "--json").json()
+    assert (fresh["hits"], fresh["arms_ran"], fresh["semantic_available"]) == ([], [], True)
+    assert fresh["nothing_to_rank"] == ("nothing is stored in the local and global scopes; "
+                                        "ingest or add first")
+    octomem(project, "add", "Use tabs for indentation", "--kind", "PREFERENCE")
+    decided = octomem(project, "search", "tabs", "--kind", "FACT", "--json").json()
+    assert (decided["arms_ran"], decided["semantic_available"]) == ([], True)
+    ran = octomem(project, "search", "tabs", "--json").json()
+    assert (ran["arms_ran"], ran["semantic_available"]) == (["fts5", "sqlite-vec"], True)
+    off = octomem(project, "--set", "pipeline.semantic=", "search", "tabs", "--kind", "FACT",
+                  "--json").json()
+    assert (off["arms_ran"], off["semantic_available"]) == ([], False)

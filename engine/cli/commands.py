@@ -282,7 +282,12 @@ def reindex(
     try:
         check_configured(memory.settings.pipeline)
         wanted = (check_scope(scope),) if scope else SCOPES
-        embed_scopes(console, err, memory.scopes.existing(wanted))  # type: ignore[arg-type]
+        existing = memory.scopes.existing(wanted)  # type: ignore[arg-type]
+        if not existing and not memory.scopes.skipped(wanted):  # type: ignore[arg-type]
+            console.print(f"nothing to reindex: no store yet in the {' or '.join(wanted)} "
+                          f"{'scope' if len(wanted) == 1 else 'scopes'} (the first write "
+                          "creates one; reindex creates none)")
+        embed_scopes(console, err, existing)
         if embedder is not None:
             console.print(f"recall uses these vectors while pipeline.embedder is {embedder!r}")
         skipped = memory.scopes.skipped(wanted)  # type: ignore[arg-type]

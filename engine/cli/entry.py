@@ -56,6 +56,18 @@ def not_utf8(args: list[str]) -> str | None:
     return None
 
 
+def not_utf8_advice(args: list[str]) -> str:
+    """Return what to do about the first argument :func:`not_utf8` finds: a path that
+    exists (a file whose name is not UTF-8) is to be renamed; anything else (a query or a
+    statement typed in a terminal that sends Latin-1 or another legacy encoding) is to be
+    typed in a UTF-8 terminal. Trial 14 F15: a query was told to rename a file."""
+    raw = next(a for a in args if not_utf8([a]) is not None)
+    if os.path.lexists(raw):  # Python keeps the bytes as surrogates: the same file
+        return "a file whose name is not UTF-8: rename it"
+    return ("the terminal sent it in another encoding, e.g. Latin-1: set the terminal or "
+            "LANG to UTF-8; a file whose name is not UTF-8: rename it")
+
+
 def usage_line(exc: Any) -> str:
     """Return a click error as one line: ``error: MESSAGE; see `octomem CMD --help```.
 
@@ -202,8 +214,9 @@ def run() -> int:
 
     err = SafeConsole(stderr=True, soft_wrap=True, highlight=False)
     if (bad := not_utf8(sys.argv[1:])) is not None:  # bytes the terminal could not decode
-        err.print(Text(f"error: argument '{bad}' is not UTF-8 text (a file whose name is not "
-                       f"UTF-8: rename it){help_hint(sys.argv[1:])}"))
+        err.print(Text(f"error: argument '{bad}' is not UTF-8 text "
+                       f"({not_utf8_advice(sys.argv[1:])})"
+                       f"{help_hint(sys.argv[1:])}"))
         return USAGE_STATUS
     try:
         status: Any = app(prog_name="octomem", standalone_mode=False)

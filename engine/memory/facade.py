@@ -181,6 +181,8 @@ class Memory:
         found.scopes_unavailable = self.scopes.skipped(wanted)
         answer = shape(without_unshowable(found), {s: p.arms.storage for s, p in scoped},
                        context, max_tokens)
+        if not answer.arms_ran:  # nothing was searched (no store, or the filter decides)
+            answer.semantic_available = self._semantic_configured(scoped)
         if not answer.hits:
             say_why_empty(self, scope, filters, answer)
             if decided and answer.nothing_to_rank is None:  # each is stored, not together
@@ -284,6 +286,16 @@ class Memory:
         docs = {c.document_id for c in storage.iter_chunks()}
         found = [d for d in map(storage.get_document, docs) if d is not None]
         return sorted(found, key=lambda d: -d.created_at)
+
+    def _semantic_configured(self, scoped: Sequence[tuple[str, Any]]) -> bool:
+        """Whether semantic search would run, as ``status`` says it (trial 14 F13: an
+        answer that searched nothing said ``semantic_available: false`` beside a ready
+        model): a scope's pipeline with a semantic arm and no model error, else the
+        settings' arms (no store yet, or none readable; nothing is built or loaded)."""
+        if scoped:
+            return any(p.arms.semantic is not None and not p.semantic_error for _, p in scoped)
+        pipeline = self.settings.pipeline
+        return bool(pipeline.semantic and pipeline.embedder)
 
     def status(self, load_model: bool = False) -> dict[str, Any]:
         """Return each scope's root and counts, and ``permissions_warning`` when readable

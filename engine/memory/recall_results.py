@@ -124,7 +124,10 @@ class MemoryRecallResult(BaseModel):
         default_factory=dict, description="scope -> why it was not searched: its store "
         "cannot be read (the file is named; it was left as it is); the hits come from the "
         "other scope")
-    semantic_available: bool
+    semantic_available: bool = Field(description=(
+        "whether the semantic arm took part; when nothing was searched (nothing stored, or "
+        "a filter no stored document passes: see nothing_to_rank), whether it would, as "
+        "`status` says"))
     collapsed: list[MemoryCollapsed] = Field(default_factory=list)
     unembedded_hits: list[str] = Field(
         default_factory=list, description="ids of hits found by words only (no vector yet)")
