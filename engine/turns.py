@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -135,9 +136,10 @@ def role_of(speaker: str | None, role: str | None = None) -> str | None:
 
 
 def spoken_text(speaker: str, text: str) -> str:
-    """Return ``"<speaker>: <text>"`` unless the text already starts with it."""
+    """Return ``"<speaker>: <text>"`` unless the text already starts with it (the name in
+    Unicode NFC, as :func:`turn_metadata` keeps it)."""
     text = text.strip()
-    prefix = f"{speaker}:"
+    prefix = f"{unicodedata.normalize('NFC', speaker)}:"
     return text if text.startswith(prefix) else f"{prefix} {text}"
 
 
@@ -146,10 +148,11 @@ def turn_metadata(
     time: datetime | None, extra: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Return a turn's metadata: ``extra`` first, then the :data:`TURN_KEYS` over it
-    (``role`` and ``time`` left out when unknown)."""
+    (``role`` and ``time`` left out when unknown). The speaker's name is kept in Unicode
+    NFC: "José" composed and decomposed in one transcript are one speaker (trial 14 F10)."""
     meta: dict[str, Any] = dict(extra or {})
     meta.update({CONVERSATION: conversation, SESSION: session, POSITION: int(position),
-                 SPEAKER: speaker})
+                 SPEAKER: unicodedata.normalize("NFC", speaker)})
     meta.pop(ROLE, None)
     meta.pop(TIME, None)
     if role is not None:

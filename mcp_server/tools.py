@@ -23,6 +23,7 @@ from pydantic import Field
 from octomem.engine.errors import InvalidQueryError, OctomemError, UsageValueError
 from octomem.engine.exhaustion import exhaustion
 from octomem.engine.memory.context import MAX_CONTEXT, MIN_TOKENS
+from octomem.engine.memory.limits import label
 from octomem.engine.memory.remember import KIND_INPUT_PATTERN, kind_refusal
 from octomem.engine.memory.results import (
     ForgetResult,
@@ -182,7 +183,7 @@ def check_kind(kind: str, argument: str = "kind") -> str:
 
 
 def check_tags(tags: Sequence[str] | None, argument: str = "tags") -> tuple[str, ...]:
-    """Return the tags stripped and without repeats (order kept).
+    """Return the tags stripped, in Unicode NFC, without repeats (order kept).
 
     :raises ToolError: naming ``argument`` when a tag is empty.
     """
@@ -190,8 +191,8 @@ def check_tags(tags: Sequence[str] | None, argument: str = "tags") -> tuple[str,
     for tag in tags or ():
         if not tag.strip():
             raise refused(f"{argument}: a tag is empty; give short non-empty labels")
-        if tag.strip() not in cleaned:
-            cleaned.append(tag.strip())
+        if label(tag) not in cleaned:
+            cleaned.append(label(tag))
     return tuple(cleaned)
 
 

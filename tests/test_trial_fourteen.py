@@ -147,3 +147,32 @@ def test_an_answer_that_searched_nothing_says_semantic_as_configured(project: Pa
     off = octomem(project, "--set", "pipeline.semantic=", "search", "tabs", "--kind", "FACT",
                   "--json").json()
     assert (off["arms_ran"], off["semantic_available"]) == ([], False)
+
+
+def test_composed_and_decomposed_tags_and_speakers_are_one(project: Path) -> None:
+    """F10: a tag or a speaker's name sent decomposed (``cafe`` + U+0301, as macOS file
+    names and some agents write it) was another tag, another speaker, than the one typed
+    composed: "stored tags: café, café", and the ranking changed with the query's form."""
+    composed, decomposed = "caf\u00e9", "cafe\u0301"
+    octomem(project, "add", "Espresso machine is on floor 2", "--tag", decomposed)
+    octomem(project, "add", "Tea kettle on floor 3", "--tag", composed)
+    for form in (composed, decomposed):
+        hits = octomem(project, "search", "floor", "--tag", form, "--json").json()["hits"]
+        assert sorted(h["text"] for h in hits) == [
+            "Espresso machine is on floor 2", "Tea kettle on floor 3"], form
+        assert {tuple(h["tags"]) for h in hits} == {(composed,)}
+    said = octomem(project, "search", "floor", "--tag", "cafe").out
+    assert "(stored tags: café; tags match exactly" in " ".join(said.split()), said
+    chat = project / "trip.jsonl"
+    chat.write_text("".join(json.dumps(row) + "\n" for row in (
+        {"speaker": "Jos\u00e9", "text": "I booked the train to Porto."},
+        {"speaker": "Ana", "text": "Did you pack?"},
+        {"speaker": "Jose\u0301", "text": "I also packed the umbrella."})), encoding="utf-8")
+    octomem(project, "ingest", "trip.jsonl")
+    ranked = {}
+    for name in ("Jos\u00e9", "Jose\u0301"):
+        hits = octomem(project, "search", f"what did {name} pack?", "--json").json()["hits"]
+        ranked[name] = [(h["id"], h["relevance"]) for h in hits]
+        assert hits[0]["text"] == "Jos\u00e9: I also packed the umbrella."
+        assert {h["turn"]["speaker"] for h in hits if h.get("turn")} == {"Jos\u00e9", "Ana"}
+    assert ranked["Jos\u00e9"] == ranked["Jose\u0301"]

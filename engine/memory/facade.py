@@ -11,6 +11,7 @@ write lock is held (one statement: :mod:`.remember`).
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from contextlib import nullcontext
 from dataclasses import replace
@@ -39,7 +40,7 @@ from .forget import ForgetOutcome, forget
 from .gone_turns import gone_turns, retire
 from .health import configured, model_error
 from .ingest import ingest_groups, merge_reports
-from .limits import check_filter, check_length, check_tags
+from .limits import check_filter, check_length, check_tags, label
 from .own_turns import turn_owner
 from .recall import Per, RecallAnswer, RecallRequest, is_answer, recall_scopes
 from .recall_log import RecallLog
@@ -144,6 +145,8 @@ class Memory:
         """
         check_length(len(query), self.limits.query_chars, "query", "limits.query_chars",
                      write=False)
+        if isinstance(query, str):  # composed and decomposed forms rank alike (trial 14 F10)
+            query = unicodedata.normalize("NFC", query)
         if top_k is not None and top_k > self.limits.top_k:
             raise InvalidQueryError(f"top_k: {top_k:,} is more than limits.top_k "
                                     f"({self.limits.top_k:,})")
@@ -157,7 +160,8 @@ class Memory:
         check_filter(kinds, self.limits, "kinds")
         check_filter(tags, self.limits, "tags")
         filters = Filters(
-            kinds=tuple(check_kind(k, "kinds") for k in kinds), tags=tuple(tags),
+            kinds=tuple(check_kind(k, "kinds") for k in kinds),
+            tags=tuple(label(t) if isinstance(t, str) else t for t in tags),
             valid_after=after, valid_before=before,
             as_of=as_of_instant(as_of), include_superseded=include_superseded,
         )

@@ -10,6 +10,8 @@ the user, reads any path.
 
 from __future__ import annotations
 
+import unicodedata
+
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -82,8 +84,15 @@ def _tag_list(tags: Any, argument: str) -> list[str]:
                 f"{argument}: a tag must be text, got {preview(repr(tag), 80)}")
         if not tag.strip():
             raise InvalidQueryError(f"{argument}: a tag is empty; give short non-empty labels")
-        cleaned[tag.strip()] = None
+        cleaned[label(tag)] = None
     return list(cleaned)
+
+
+def label(tag: str) -> str:
+    """Return ``tag`` as octomem stores and filters it: stripped, in Unicode NFC, so that a
+    label typed composed (``café``) and one sent decomposed (``cafe`` + U+0301, as macOS
+    file names and some agents write it) are one tag (trial 14 F10)."""
+    return unicodedata.normalize("NFC", tag.strip())
 
 
 def check_tags(tags: Any, limits: Any, argument: str = "tags") -> tuple[str, ...]:
