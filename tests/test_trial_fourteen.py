@@ -176,3 +176,27 @@ def test_composed_and_decomposed_tags_and_speakers_are_one(project: Path) -> Non
         assert hits[0]["text"] == "Jos\u00e9: I also packed the umbrella."
         assert {h["turn"]["speaker"] for h in hits if h.get("turn")} == {"Jos\u00e9", "Ana"}
     assert ranked["Jos\u00e9"] == ranked["Jose\u0301"]
+
+
+def test_a_successor_of_a_forgotten_statement_says_it_was_forgotten(project: Path) -> None:
+    """Trial 13 M2: after ``forget`` of a superseded statement, the Markdown export, the
+    ``octomem://memory`` resource and the browser view's memory page still said
+    "supersedes `<id>`", an id no page shows."""
+    from octomem.engine.memory.facade import open_memory
+    from octomem.engine.memory.view import scope_markdown
+
+    old = octomem(project, "add", "The database is PostgreSQL 15", "--kind", "FACT").out.split()[1]
+    new = octomem(project, "add", "The database is PostgreSQL 16", "--kind", "FACT",
+                  "--supersedes", old).out.split()[1]
+    kept = octomem(project, "export", "--format", "md", "-").out
+    assert f"`{new}` · supersedes `{old}`*" in kept and "## Superseded" in kept
+    octomem(project, "forget", old)
+    exported = octomem(project, "export", "--format", "md", "-").out
+    assert f"`{new}` · supersedes a forgotten statement (`{old}`)*" in exported, exported
+    assert "## Superseded" not in exported
+    memory = open_memory(overrides={"pipeline": {"embedder": "hashing"}},
+                         project_root=project, global_root=project.parent / "global")
+    try:
+        assert f"supersedes a forgotten statement (`{old}`)" in scope_markdown(memory, "local")
+    finally:
+        memory.close()

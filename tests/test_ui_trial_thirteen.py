@@ -84,3 +84,20 @@ def test_a_search_of_an_empty_memory_does_not_call_semantic_search_unavailable(
         status, body = fetch(view.url + "?q=where+do+we+deploy")
         assert status == 200 and "We deploy on Tuesdays only" in body
         assert "semantic search unavailable" not in body  # the hashing embedder ran
+
+
+def test_the_memory_page_says_a_superseded_statement_was_forgotten(tmp_path: Path) -> None:
+    """Trial 13 M2: after the superseded statement was forgotten, the memory page still
+    said "supersedes <id>", whose item page is a 404."""
+    with running_view(tmp_path) as view:
+        agent = view.agent()
+        try:
+            old = agent.remember("The database is PostgreSQL 15", scope="global").document.id
+            new = agent.remember("The database is PostgreSQL 16", scope="global",
+                                 supersedes=old).document.id
+            agent.forget(old, scope="global")
+        finally:
+            agent.close()
+        code, body = fetch(f"{view.url.rstrip('/')}/memory?scope=global")
+        assert code == 200 and new in body, body[:500]
+        assert f"supersedes a forgotten statement (<code>{old}</code>)" in body, body

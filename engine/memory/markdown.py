@@ -15,7 +15,8 @@ escaped, so it cannot break the outline). Superseded statements follow under
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from typing import Any
 
 from ..types import Document
 from .times import iso, unshowable_times
@@ -47,15 +48,29 @@ def unshowable(doc: Document) -> str | None:
             "`octomem verify --repair` fixes it")
 
 
-def _about(doc: Document) -> str:
-    """Return the date (a turn's: date and minute, UTC), id and links of ``doc``."""
+def forgotten_predecessors(storage: Any, documents: Sequence[Document]) -> set[str]:
+    """Return the ids that statements of ``documents`` supersede and that were forgotten
+    since (a tombstone says so; a storage without tombstones: none), so a successor does
+    not point at a statement no page shows (trial 13 M2)."""
+    lookup = getattr(storage, "get_forgotten", None)
+    if not callable(lookup):
+        return set()
+    wanted = {d.supersedes for d in documents if d.supersedes}
+    return {i for i in wanted if lookup(i) is not None}
+
+
+def _about(doc: Document, gone: Collection[str] = ()) -> str:
+    """Return the date (a turn's: date and minute, UTC), id and links of ``doc`` (a
+    superseded statement in ``gone`` named as forgotten)."""
     when = (iso(_when(doc)) or "").replace("T", " ")
     parts = [when[:16] + " UTC" if doc.kind == TURN else when[:10], f"`{doc.id}`"]
     if doc.tags:
         parts.append("tags: " + ", ".join(doc.tags))
     if doc.uri:
         parts.append(f"source: {doc.uri}")
-    if doc.supersedes:
+    if doc.supersedes in gone:
+        parts.append(f"supersedes a forgotten statement (`{doc.supersedes}`)")
+    elif doc.supersedes:
         parts.append(f"supersedes `{doc.supersedes}`")
     if doc.superseded_by:
         parts.append(f"superseded by `{doc.superseded_by}` on {(iso(doc.valid_to) or '')[:10]}")
@@ -77,14 +92,14 @@ def _paragraphs(doc: Document, snippet: int | None) -> list[str]:
                       for line in p.splitlines()) for p in paragraphs]
 
 
-def _entry(doc: Document, snippet: int | None) -> list[str]:
+def _entry(doc: Document, snippet: int | None, gone: Collection[str] = ()) -> list[str]:
     """Return ``doc`` as Markdown blocks (each followed by a blank line)."""
     paragraphs = _paragraphs(doc, snippet)
     if doc.kind == TURN or (not doc.title and len(paragraphs) <= 1):
         text = paragraphs[0] if paragraphs else ""
-        return [f"{text} — *{_about(doc)}*", ""]
+        return [f"{text} — *{_about(doc, gone)}*", ""]
     heading = _one_line(doc.title) if doc.title else f"{doc.kind} {(iso(_when(doc)) or '')[:10]}"
-    blocks = [f"### {heading}", "", f"*{_about(doc)}*", ""]
+    blocks = [f"### {heading}", "", f"*{_about(doc, gone)}*", ""]
     for paragraph in paragraphs:
         blocks += [paragraph, ""]
     return blocks
@@ -102,13 +117,14 @@ def _by_kind(docs: Sequence[Document]) -> list[tuple[str, list[Document]]]:
 
 def render_markdown(scope: str, where: str, documents: Sequence[Document],
                     history: Sequence[Document] = (), warnings: list[str] | None = None,
-                    snippet: int | None = SNIPPET) -> str:
+                    snippet: int | None = SNIPPET, gone: Collection[str] = ()) -> str:
     """Render a scope's current statements by kind, newest first (and its history).
 
     :param where: the scope's directory, shown under the title.
     :param history: superseded statements, listed after the current ones.
     :param warnings: receives what was left out (times that cannot be shown).
     :param snippet: longest text shown per document, characters; ``None``: whole.
+    :param gone: forgotten ids some of them supersede (:func:`forgotten_predecessors`).
     """
     left_out = [why for doc in [*documents, *history] if (why := unshowable(doc))]
     shown = [d for d in documents if unshowable(d) is None]
@@ -120,13 +136,13 @@ def render_markdown(scope: str, where: str, documents: Sequence[Document],
     for kind, docs in _by_kind(shown):
         lines += [f"## {kind} ({len(docs)})", ""]
         for doc in docs:
-            lines += _entry(doc, snippet)
+            lines += _entry(doc, snippet, gone)
     if not shown:
         lines += ["_Nothing is remembered in this scope yet._", ""]
     if old:
         lines += ["## Superseded", ""]
         for doc in sorted(old, key=_when, reverse=True):
-            lines += _entry(doc, snippet)
+            lines += _entry(doc, snippet, gone)
     if left_out:
         lines += ["## Left out", "", *(f"- {why}" for why in left_out), ""]
     if warnings is not None:

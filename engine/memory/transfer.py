@@ -44,7 +44,7 @@ from .exact_times import exact_epoch, exact_iso
 from .facade import Memory
 from .import_plan import Incoming, check_links, plan
 from .import_records import DOC_FIELDS, parse_document, parse_forgotten
-from .markdown import MARKDOWN_TITLE, render_markdown
+from .markdown import MARKDOWN_TITLE, forgotten_predecessors, render_markdown
 from .scopes import ScopeName, check_scope
 from .times import iso
 from .transcripts import CLAUDE_TYPES
@@ -134,9 +134,11 @@ def export_scope(memory: Memory, scope: str, fmt: str, out: IO[str],
         chosen: ScopeName = check_scope(scope) or "local"
         everything = memory.statements(chosen, include_superseded=True)
         current = [d for d in everything if d.is_current]
+        pipeline = memory.scopes.get(chosen)
+        gone = forgotten_predecessors(pipeline.arms.storage, everything) if pipeline else set()
         out.write(render_markdown(chosen, str(memory.roots.of(chosen)), current,
                                   [d for d in everything if not d.is_current], warnings,
-                                  snippet=None))
+                                  snippet=None, gone=gone))
         return len(everything)
     if fmt != "jsonl":
         raise UsageValueError(f"--format: must be 'jsonl' or 'md', got {fmt!r}")

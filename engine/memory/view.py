@@ -9,7 +9,7 @@ import re
 from ..arms import VersionedStorage
 from ..errors import InvalidQueryError, NotFoundError
 from .facade import Memory
-from .markdown import render_markdown
+from .markdown import forgotten_predecessors, render_markdown
 from .results import ItemResult, chunk_item, scoped_item
 from .scopes import check_scope
 from .times import iso
@@ -26,7 +26,9 @@ def scope_markdown(memory: Memory, scope: str) -> str:
     :raises InvalidQueryError: ``scope`` is not ``local`` or ``global``.
     """
     chosen = check_scope(scope) or "local"
-    return render_markdown(chosen, str(memory.roots.of(chosen)), memory.statements(chosen))
+    docs, pipeline = memory.statements(chosen), memory.scopes.get(chosen)
+    gone = forgotten_predecessors(pipeline.arms.storage, docs) if pipeline else set()
+    return render_markdown(chosen, str(memory.roots.of(chosen)), docs, gone=gone)
 
 
 def item(memory: Memory, ref: str) -> ItemResult:

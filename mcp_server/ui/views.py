@@ -22,6 +22,7 @@ from octomem.engine.errors import InvalidQueryError
 from octomem.engine.memory.facade import Memory
 from octomem.engine.memory.results import MemoryRecallResult, recall_result
 from octomem.engine.memory.scopes import SCOPES, check_scope
+from octomem.engine.memory.markdown import forgotten_predecessors
 from octomem.engine.memory.view import item, render_markdown
 from octomem.engine.types import Chunk, Document, Filters
 
@@ -272,7 +273,8 @@ def scope_blocks(memory: Memory, scopes: Sequence[str] = SCOPES) -> list[dict[st
             docs = list(islice(storage.iter_documents(), SHOWN_STATEMENTS))
         elif info.get("exists"):
             docs = memory.statements(scope)[:SHOWN_STATEMENTS]
-        text = render_markdown(scope, info["root"], docs)
+        text = render_markdown(scope, info["root"], docs,
+                               gone=forgotten_predecessors(storage, docs))
         current = int(info.get("current", info.get("documents", 0)) or 0)
         blocks.append({
             "scope": scope, "info": info, "markdown": text, "hidden": max(0, current - len(docs)),
