@@ -142,7 +142,7 @@ def lines_of(page: HelpPage, width: int) -> list[Cells]:
     usage = [(c, USAGE if i < 7 else BOLD) for i, c in enumerate(page.usage)]
     if len(usage) > width - 2 or not page.usage.startswith("Usage: "):
         raise Unsupported("usage")
-    out = [blank, framed(pad(usage, width - 2), " ", PLAIN), blank]
+    out = [framed(pad(usage, width - 2), " ", PLAIN), blank]  # as helpview: no line above
     if page.help:
         first, *rest = page.help.split("\n\n")
         body = wrap(text(first.strip()), width - 2)

@@ -105,7 +105,8 @@ def make_console() -> Console:
 def print_page(page: HelpPage, console: Console | None = None) -> None:
     """Print ``page`` on ``console`` (default: :func:`make_console`)."""
     console = console or make_console()
-    console.print(Padding(highlighter(page.usage), 1), style="bold")
+    # no blank line above the usage: `octomem --help | head -1` shows it (trial 14)
+    console.print(Padding(highlighter(page.usage), (0, 1, 1, 1)), style="bold")
     if page.help:
         first, *rest = inspect.cleandoc(page.help).partition("\f")[0].split("\n\n")
         parts: list[Any] = [markdown(first.strip())]
