@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel
 
 # the storage kind's Protocols live in storage_protocols; they are this module's API too
-from .storage_protocols import BulkStorage, CallLogStorage, Storage, VersionedStorage  # noqa: F401
+from .storage_protocols import (  # noqa: F401
+    BulkStorage,
+    CallLogStorage,
+    PreparedBulkStorage,
+    Storage,
+    VersionedStorage,
+)
 from .types import Chunk, Collapsed, Filters, FusedHit, Run
 
 if TYPE_CHECKING:  # numpy is imported by the arms that make vectors, not at engine import

@@ -82,6 +82,9 @@ class Pipeline(ReadPath):
         self.semantic_error: str | None = None
         self._counter: tuple[CountTokens, int] | None = None
         self._ceilings: Ceilings | None = None
+        #: build the next batches' storage rows ahead (:func:`~.writes.prepare`): False
+        #: after a batch that held a stored id (a re-ingest would waste them)
+        self.rows_ahead = True
         if self.arms.semantic is not None:
             embedder = self.arms.embedder
             try:
@@ -212,7 +215,8 @@ class Pipeline(ReadPath):
         start = time.perf_counter()
         for ready in prepared(self, transactions(documents, per_transaction)):
             with self.arms.storage.transaction() as tx:
-                write_batch(self, tx, ready.batch, report, ready.count, ready.chunks)
+                write_batch(self, tx, ready.batch, report, ready.count, ready.chunks,
+                            ready.rows)
             if progress:
                 progress(len(ready.batch))
         report.seconds_indexing = time.perf_counter() - start

@@ -4,7 +4,8 @@ A storage holds documents, chunks and metadata, and the write transaction the ke
 and semantic arms write their index rows through. :class:`BulkStorage` (ingest in one
 batch), :class:`VersionedStorage` (statement history, recall counters, forget log) and
 :class:`CallLogStorage` (the MCP call log) are what memory semantics need beyond plain
-search. The other arm kinds and the spec a plugin registers an arm with:
+search; :class:`PreparedBulkStorage` splits a bulk write in two (rows built, then written).
+The other arm kinds and the spec a plugin registers an arm with:
 :mod:`octomem.engine.arms` (which re-exports these names).
 """
 
@@ -96,6 +97,32 @@ class BulkStorage(Storage, Protocol):
 
         :returns: per document, its stored chunks with their new ids, in the given order.
         """
+        ...
+
+
+@runtime_checkable
+class PreparedBulkStorage(BulkStorage, Protocol):
+    """Optional capability of a bulk storage: :meth:`BulkStorage.add_documents` in two
+    halves, so that the Python of a batch's rows runs in the pipeline's worker thread
+    while the caller's thread writes the batch before (only SQL left in the transaction).
+    """
+
+    def bulk_rows(self, pairs: Sequence[tuple[Document, Sequence[Chunk]]]) -> Any:
+        """Return what :meth:`add_rows` writes for ``pairs``: built without touching the
+        store (any thread, no transaction), for documents with distinct ids.
+
+        :raises Exception: whatever ``add_documents`` would raise for these values (e.g.
+            metadata that is not JSON-serialisable); the caller then writes them by
+            ``add_documents``, which raises it inside the transaction.
+        """
+        ...
+
+    def add_rows(
+        self, tx: Any, pairs: Sequence[tuple[Document, Sequence[Chunk]]], rows: Any
+    ) -> list[list[Chunk]]:
+        """Store ``pairs`` (none of their ids stored yet) inside ``tx`` from ``rows``, made
+        by :meth:`bulk_rows` of the same ``pairs``: what ``add_documents(tx, pairs)`` stores
+        and returns."""
         ...
 
 

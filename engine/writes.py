@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .arms import BulkStorage
+from .arms import BulkStorage, PreparedBulkStorage
 from .chunking import CountTokens
 from .controls import blank
 from .errors import InvalidQueryError
@@ -92,15 +92,20 @@ class Prepared:
     :param batch: the documents, in order.
     :param count: the batch's token counter (:meth:`Pipeline._counted`).
     :param chunks: per document of ``batch``, its chunks (ids not set yet).
+    :param rows: the storage's rows of the whole batch as new documents
+        (:meth:`~octomem.engine.arms.PreparedBulkStorage.bulk_rows`), or ``None`` (not
+        such a storage, an id repeated in the batch, or values it refused).
     """
 
     batch: list[Document]
     count: CountTokens
     chunks: list[list[Chunk]]
+    rows: Any = None
 
 
 def prepare(pipeline: Pipeline, batch: list[Document]) -> Prepared:
-    """Check, count and chunk ``batch`` (Python only: no storage call).
+    """Check, count and chunk ``batch``, and build its storage rows when the storage can
+    (Python only: no storage call, no transaction).
 
     :raises InvalidQueryError: a document has empty text.
     """
@@ -108,7 +113,15 @@ def prepare(pipeline: Pipeline, batch: list[Document]) -> Prepared:
         if not isinstance(doc.text, str) or blank(doc.text):
             raise InvalidQueryError(f"document {doc.id!r}: text is empty")
     count = pipeline._counted(batch)
-    return Prepared(batch, count, [pipeline._chunk(doc, count) for doc in batch])
+    chunks = [pipeline._chunk(doc, count) for doc in batch]
+    storage, rows = pipeline.arms.storage, None
+    if pipeline.rows_ahead and isinstance(storage, PreparedBulkStorage) and \
+            len({doc.id for doc in batch}) == len(batch):
+        try:
+            rows = storage.bulk_rows(list(zip(batch, chunks, strict=True)))
+        except Exception:  # noqa: BLE001 - written by add_documents, which raises it in the transaction
+            rows = None
+    return Prepared(batch, count, chunks, rows)
 
 
 def prepared(pipeline: Pipeline, batches: Iterable[list[Document]]) -> Iterator[Prepared]:
@@ -121,7 +134,11 @@ def prepared(pipeline: Pipeline, batches: Iterable[list[Document]]) -> Iterator[
     ``benchmarks/results/ingest/2026-12-02-round6``). The storage is only ever called from
     the caller's thread. A batch's error is raised where writing it would begin, after
     the batches before it are written, as without the thread. The embedder's token
-    counter is called from the worker thread.
+    counter is called from the worker thread, and so is the storage's
+    :meth:`~octomem.engine.arms.PreparedBulkStorage.bulk_rows` (:func:`prepare`), so that
+    the caller's thread runs little more than SQL. Meanwhile the process's GIL switch
+    interval is lowered (:func:`~.switching.quick_switches`), so that the caller gets the
+    GIL back soon after each statement instead of 5 ms later.
     """
     batches = iter(batches)
     batch = next(batches, None)
@@ -134,7 +151,10 @@ def prepared(pipeline: Pipeline, batches: Iterable[list[Document]]) -> Iterator[
         return
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="octomem-prepare") as pool:
+    from .switching import quick_switches
+
+    with quick_switches(), \
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="octomem-prepare") as pool:
         while batch is not None:
             ahead = pool.submit(prepare, pipeline, batch)
             yield current
@@ -145,12 +165,14 @@ def prepared(pipeline: Pipeline, batches: Iterable[list[Document]]) -> Iterator[
 
 def write_batch(
     pipeline: Pipeline, tx: Any, batch: Sequence[Document], report: AddReport,
-    count: CountTokens, chunks: Sequence[list[Chunk]] | None = None,
+    count: CountTokens, chunks: Sequence[list[Chunk]] | None = None, rows: Any = None,
 ) -> None:
     """Write ``batch`` inside ``tx``: new documents in runs, others one at a time.
 
     :param chunks: per document, its chunks as :meth:`Pipeline._chunk` makes them with
         ``count`` (made here when not given).
+    :param rows: :attr:`Prepared.rows` of ``batch`` and ``chunks``: written as they are
+        when no document of the batch is stored yet.
     :raises OctomemError: a document cannot be stored (the caller's transaction rolls
         back: nothing of the batch is kept).
     """
@@ -160,6 +182,12 @@ def write_batch(
             pipeline._write(tx, doc, report, count)
         return
     present = storage.existing_ids([d.id for d in batch])
+    pipeline.rows_ahead = not present  # a re-ingest: the next batches' rows would be wasted
+    if rows is not None and chunks is not None and not present \
+            and isinstance(storage, PreparedBulkStorage):
+        pairs = list(zip(batch, chunks, strict=True))
+        _index_stored(pipeline, tx, storage.add_rows(tx, pairs, rows), pairs, report)
+        return
     run: list[tuple[Document, list[Chunk]]] = []
     seen: set[str] = set()
     for i, doc in enumerate(batch):
@@ -179,10 +207,19 @@ def _store_run(
     """Store and keyword-index a run of new documents, then empty ``run``."""
     if not run:
         return
-    stored = [c for chunks in storage.add_documents(tx, run) for c in chunks]
+    _index_stored(pipeline, tx, storage.add_documents(tx, run), run, report)
+    run.clear()
+
+
+def _index_stored(
+    pipeline: Pipeline, tx: Any, stored_chunks: list[list[Chunk]],
+    run: Sequence[tuple[Document, Sequence[Chunk]]], report: AddReport,
+) -> None:
+    """Keyword-index the chunks just stored for the new documents of ``run`` and report
+    them."""
+    stored = [c for chunks in stored_chunks for c in chunks]
     if pipeline.arms.keyword is not None and stored:
         pipeline.arms.keyword.index(tx, stored)
     report.added.extend(doc.id for doc, _ in run)
     report.chunks += len(stored)
     report.chunk_ids.extend(c.id for c in stored)
-    run.clear()

@@ -125,15 +125,18 @@ def test_a_failed_write_leaves_its_batch_out_and_no_thread_behind(
     monkeypatch.setattr(writes, "DOCS_PER_TRANSACTION", 16)
     pipeline = _pipeline(tmp_path / "store")
     storage = pipeline.arms.storage
-    add, calls = storage.add_documents, []
+    add, add_rows, calls = storage.add_documents, storage.add_rows, []
 
-    def failing(tx: object, pairs: list[object]) -> object:
+    def failing(tx: object, pairs: list[object], *rows: object) -> object:
+        # either way a batch of new documents is written: from the rows the worker
+        # built (add_rows) or by add_documents
         calls.append(1)
         if len(calls) == 2:
             raise OSError("disk full")
-        return add(tx, pairs)
+        return add_rows(tx, pairs, *rows) if rows else add(tx, pairs)
 
     monkeypatch.setattr(storage, "add_documents", failing)
+    monkeypatch.setattr(storage, "add_rows", failing)
     with pytest.raises(OSError, match="disk full"):
         pipeline.add(_documents(), embed=False)
     conn = storage.connection()

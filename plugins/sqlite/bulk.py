@@ -3,7 +3,8 @@ per row (ingest excluding embedding spent ~30 % of its time in row-by-row ``exec
 calls, 10k realistic documents profiled at load ~9).
 
 :class:`SqliteBulkWrites` gives :class:`~.storage.SqliteStorage` the optional
-:class:`~octomem.engine.arms.BulkStorage` methods; the ids and rows written are those of
+:class:`~octomem.engine.arms.BulkStorage` and
+:class:`~octomem.engine.arms.PreparedBulkStorage` methods; the ids and rows written are those of
 :meth:`~.storage.SqliteStorage.add_document` called once per document in the same order.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
@@ -86,15 +88,30 @@ def insert_chunks(tx: apsw.Connection, rows: Sequence[tuple[Any, ...]]) -> list[
                                      (first,))]
 
 
-def add_documents(
-    tx: apsw.Connection, pairs: Sequence[tuple[Document, Sequence[Chunk]]]
-) -> list[list[Chunk]]:
-    """Store new documents and their chunks inside ``tx``, as ``add_document`` would one
-    by one (the caller has checked that no id exists and that ids are distinct).
+@dataclass(slots=True)
+class BulkRows:
+    """What :func:`write_rows` writes for a run of new documents (:func:`bulk_rows`).
 
-    :returns: per document, its stored chunks in the given order with their new ids.
-    :raises OctomemError: metadata or tags that are not JSON-serialisable (nothing of
-        the transaction is kept when the caller lets it roll back).
+    :param documents: per document, the values of ``documents`` (``DOC_COLUMNS`` and
+        ``content_hash``).
+    :param chunks: every stored chunk, in order (its document's fields inherited), ids
+        not set yet.
+    :param rows: per chunk of ``chunks``, the values of ``CHUNK_FIELDS``.
+    :param sizes: per document, how many of ``chunks`` are its own.
+    """
+
+    documents: list[tuple[Any, ...]]
+    chunks: list[Chunk]
+    rows: list[tuple[Any, ...]]
+    sizes: list[int]
+
+
+def bulk_rows(pairs: Sequence[tuple[Document, Sequence[Chunk]]]) -> BulkRows:
+    """Return the rows of new documents and their chunks, as :func:`add_documents` writes
+    them (Python only: no connection; the pipeline's worker thread builds them while the
+    batch before is written).
+
+    :raises OctomemError: metadata or tags that are not JSON-serialisable.
     """
     documents: list[tuple[Any, ...]] = []
     chunks: list[Chunk] = []
@@ -106,16 +123,40 @@ def add_documents(
             chunks.append(inherited := inherit(chunk, document))
             same = not chunk.metadata or chunk.metadata is document.metadata
             rows.append(chunk_params(inherited, tags_json, metadata_json if same else None))
-    insert_rows(tx, f"INSERT INTO documents ({DOC_COLUMNS}, content_hash)", 16, documents)
+    return BulkRows(documents, chunks, rows, [len(own) for _, own in pairs])
+
+
+def write_rows(tx: apsw.Connection, rows: BulkRows) -> list[list[Chunk]]:
+    """Insert :func:`bulk_rows`' rows inside ``tx`` (one statement per table and
+    :data:`ROWS_PER_STATEMENT` rows) and set the chunks' new ids.
+
+    :returns: per document, its stored chunks in the given order with their new ids.
+    """
+    insert_rows(tx, f"INSERT INTO documents ({DOC_COLUMNS}, content_hash)", 16, rows.documents)
+    chunks = rows.chunks
     if not chunks:
-        return [[] for _ in pairs]
-    ids = insert_chunks(tx, rows)
+        return [[] for _ in rows.sizes]
+    ids = insert_chunks(tx, rows.rows)
     for chunk, i in zip(chunks, ids, strict=True):
         # the ids SQLite gave: set on these new, not yet shared values (a frozen dataclass
         # is written this way by its own __init__), not copied by dataclasses.replace
         object.__setattr__(chunk, "id", i)
     stored = iter(chunks)
-    return [[next(stored) for _ in cs] for _, cs in pairs]
+    return [[next(stored) for _ in range(size)] for size in rows.sizes]
+
+
+def add_documents(
+    tx: apsw.Connection, pairs: Sequence[tuple[Document, Sequence[Chunk]]]
+) -> list[list[Chunk]]:
+    """Store new documents and their chunks inside ``tx``, as ``add_document`` would one
+    by one (the caller has checked that no id exists and that ids are distinct):
+    :func:`bulk_rows` then :func:`write_rows`.
+
+    :returns: per document, its stored chunks in the given order with their new ids.
+    :raises OctomemError: metadata or tags that are not JSON-serialisable (nothing of
+        the transaction is kept when the caller lets it roll back).
+    """
+    return write_rows(tx, bulk_rows(pairs))
 
 
 class SqliteBulkWrites:
@@ -135,6 +176,23 @@ class SqliteBulkWrites:
         :raises OctomemError: metadata that is not JSON-serialisable.
         """
         return add_documents(tx, pairs)
+
+    def bulk_rows(self, pairs: Sequence[tuple[Document, Sequence[Chunk]]]) -> BulkRows:
+        """Return the rows :meth:`add_rows` writes for ``pairs`` (:func:`bulk_rows`: no
+        connection used, any thread).
+
+        :raises OctomemError: metadata that is not JSON-serialisable.
+        """
+        return bulk_rows(pairs)
+
+    def add_rows(self, tx: apsw.Connection, pairs: Sequence[tuple[Document, Sequence[Chunk]]],
+                 rows: BulkRows) -> list[list[Chunk]]:
+        """Store ``pairs`` inside ``tx`` from their :meth:`bulk_rows` (:func:`write_rows`):
+        the same rows and ids as :meth:`add_documents`.
+
+        :returns: per document, its stored chunks with their new integer ids.
+        """
+        return write_rows(tx, rows)
 
     def existing_ids(self, ids: Sequence[str]) -> set[str]:
         """Return which of ``ids`` name a stored document (one query)."""
