@@ -57,6 +57,26 @@ def test_word_vectors_embed_each_word_once() -> None:
     assert words.embedded == ["a", "b", "c", "d", "a"]
 
 
+
+def test_grouped_rows_are_one_rows_call_and_dropped_with_the_rows() -> None:
+    """A candidate's kept rows are the ones rows() gives its words, and the kept rows go
+    when the words' rows go (past capacity), so they never point at another word."""
+    words = Words({})
+    vectors = WordVectors(words, capacity=4)
+    first, second = ("a", "b"), ("b", "c")
+    asked, (flat,), matrix, _, spelt = vectors.grouped_rows(["q"], ["q", "zz"], [first, second])
+    assert words.embedded == ["a", "b", "c", "q"]  # one batch, as rows() would embed them
+    assert asked.tolist() == [3] and flat.tolist() == [0, 1, 1, 2] and spelt[1] == -1
+    again, (same, empty), _, _, _ = vectors.grouped_rows(["q"], [], [second, first], [])
+    assert words.embedded == ["a", "b", "c", "q"] and same.tolist() == [1, 2, 0, 1]
+    assert again.tolist() == [3] and empty.tolist() == []
+    # past capacity: every row goes, the kept tuples too; rows are those of a fresh start
+    _, (flat,), matrix, _, _ = vectors.grouped_rows(["d"], [], [first])
+    assert words.embedded == ["a", "b", "c", "q", "a", "b", "d"]
+    assert flat.tolist() == [0, 1] and matrix.shape == (3, 3)
+    fresh = WordVectors(Words({}), capacity=4)
+    assert fresh.rows(["d", "a", "b"])[0].tolist() == [2, 0, 1]
+
 TURNS = [
     ("John", "I finally tried yoga this morning, my back feels great."),
     ("Maria", "The weather has been rainy all week here."),

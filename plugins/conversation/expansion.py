@@ -61,6 +61,8 @@ WORD_CAPACITY = 50_000
 BATCH = 256
 #: Least IDF weight of a word among the candidates (as the coverage columns').
 IDF_MIN = 0.01
+#: What :meth:`WordVectors.grouped_rows` reads for a tuple it has not kept.
+_NONE: tuple[None, None] = (None, None)
 
 
 def expansion_words(text: str) -> tuple[str, ...]:
@@ -98,6 +100,9 @@ class WordVectors:
         self._keyed = np.zeros((0, 2), dtype=np.int64)  # row -> (word key, fold key)
         self._store = np.zeros((0, int(embedder.dim)), dtype=np.float32)
         self._key_of, self._matrix = self._keyed, self._store  # the rows in use
+        # id of a candidate's words -> (the words, held, so the id is not reused; their
+        # rows): valid until the rows are dropped
+        self._groups: dict[int, tuple[tuple[str, ...], np.ndarray]] = {}
 
     def rows(self, words: Sequence[str], spellings: Sequence[str] = (),
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
@@ -116,6 +121,7 @@ class WordVectors:
             if new and len(self._ids) + len(new) > self.capacity:
                 self._ids.clear()
                 self._keys.clear()
+                self._groups.clear()
                 # new arrays: a query still reading the old rows keeps them intact
                 self._keyed = np.zeros((0, 2), dtype=np.int64)
                 self._store = np.zeros((0, self._store.shape[1]), dtype=np.float32)
@@ -127,6 +133,52 @@ class WordVectors:
                                count=len(words))
             keys = [self._keys.get(w, -1) for w in spellings]
             return rows, self._matrix, self._key_of, keys
+
+    def grouped_rows(self, words: Sequence[str], spellings: Sequence[str],
+                     *groups: Sequence[tuple[str, ...]],
+                     ) -> tuple[np.ndarray, list[np.ndarray], np.ndarray, np.ndarray, list[int]]:
+        """Return :meth:`rows` of ``words`` and of the words of each sequence of word tuples
+        in ``groups`` (each candidate's words), flattened in order, as one call of
+        :meth:`rows` with ``[*words, *flat(groups[0]), ...]`` would: the same rows, the
+        same words embedded. A tuple's rows are kept (up to :attr:`capacity` tuples, first
+        in, first out, dropped with the rows), so a candidate met again costs one dict
+        look-up instead of one per word.
+
+        :returns: ``(len(words),)`` int64 rows; per group, ``(Σ len(tuple),)`` int64 rows;
+            ``(rows, dim)`` float32 unit vectors; ``(rows, 2)`` int64 keys; the key of each
+            spelling (-1: no kept word is spelt so).
+        :raises EmbedderUnavailableError: the embedder cannot load its model.
+        """
+        import numpy as np
+
+        with self._lock:
+            kept = self._groups
+            fresh = {id(t): t for group in groups for t in group
+                     if kept.get(id(t), _NONE)[0] is not t}
+            new = set(words).union(*fresh.values()).difference(self._ids)
+            if new and len(self._ids) + len(new) > self.capacity:
+                self._ids.clear()
+                self._keys.clear()
+                kept.clear()
+                self._keyed = np.zeros((0, 2), dtype=np.int64)
+                self._store = np.zeros((0, self._store.shape[1]), dtype=np.float32)
+                self._key_of, self._matrix = self._keyed, self._store
+                fresh = {id(t): t for group in groups for t in group}
+                new = set(words).union(*fresh.values())
+            if new:
+                self._add(sorted(new))
+            ids = self._ids
+            for key, t in fresh.items():
+                if len(kept) >= self.capacity:
+                    del kept[next(iter(kept))]
+                kept[key] = (t, np.fromiter(map(ids.__getitem__, t), dtype=np.int64,
+                                            count=len(t)))
+            rows = np.fromiter(map(ids.__getitem__, words), dtype=np.int64, count=len(words))
+            empty = np.zeros(0, dtype=np.int64)
+            flat = [np.concatenate([empty, *[kept[id(t)][1] for t in group]])
+                    for group in groups]
+            keys = [self._keys.get(w, -1) for w in spellings]
+            return rows, flat, self._matrix, self._key_of, keys
 
     def _vectors(self, words: list[str]) -> np.ndarray:
         """Return ``(len(words), dim)`` float32 rows: from :attr:`table` for its words, the
@@ -221,21 +273,15 @@ def word_columns(question: Sequence[str], names: Iterable[str],
     best = np.zeros((n, len(asked)))
     if not asked or not n or not (lengths.any() or text_lengths.any()):
         return out, best
-    flat = [w for words in turn_words for w in words]
-    flat_text = [w for words in texts for w in words]
-    rows, matrix, key_of, own = vectors.rows([*asked, *flat, *flat_text],
-                                             [w for q in asked for w in (q, fold(q))])
-    unique, inverse_all = np.unique(rows[len(asked):], return_inverse=True)
-    inverse, inverse_text = inverse_all[:len(flat)], inverse_all[len(flat):]
-    # (Q, U): the word, or its fold, is this question word's
+    asked_rows, (flat, flat_text), matrix, key_of, own = vectors.grouped_rows(
+        asked, [w for q in asked for w in (q, fold(q))], turn_words, texts)
+    unique, inverse, inverse_text = _unique(len(matrix), flat, flat_text)
     own_keys = np.asarray(own, dtype=np.int64).reshape(len(asked), 2)
     keys = key_of[unique]
-    same = ((keys[None, :, 0, None] == own_keys[:, None, :])
-            | (keys[None, :, 1, None] == own_keys[:, None, :])).any(axis=2)
-    mine = same.any(axis=0)  # the word, or its fold, is asked
+    mine = (keys[:, :, None] == own_keys.ravel()).any(axis=(1, 2))  # it, or its fold, is asked
     # (Q, U) cosines; einsum's own loop, not BLAS: a (3, 384) x (384, 750) product took
     # 6 ms through OpenBLAS's threads on 2 busy cores, 0.4 ms here
-    raw = np.einsum("qd,ud->qu", matrix[rows[: len(asked)]], matrix[unique])
+    raw = np.einsum("qd,ud->qu", matrix[asked_rows], matrix[unique])
     if lengths.any():
         cos = np.where((raw >= tau) & ~mine, raw, 0.0).astype(np.float64)
         df = np.bincount(inverse, minlength=len(unique)).astype(np.float64)
@@ -251,3 +297,21 @@ def word_columns(question: Sequence[str], names: Iterable[str],
         starts = (np.cumsum(text_lengths) - text_lengths)[holds]
         best[holds] = np.maximum.reduceat(soft, starts, axis=1).T
     return out, best
+
+
+def _unique(size: int, *parts: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Return the distinct rows of ``parts`` (ascending) and each part's indices into them:
+    ``np.unique(np.concatenate(parts), return_inverse=True)`` split back into the parts,
+    through a mark per row of the ``size`` rows instead of a sort.
+
+    :param parts: int64 row indices, each in ``[0, size)``.
+    :returns: ``(U,)`` int64 distinct rows, then one int64 array of indices per part.
+    """
+    import numpy as np
+
+    marked = np.zeros(size, dtype=bool)
+    for part in parts:
+        marked[part] = True
+    unique = np.flatnonzero(marked)
+    place = np.cumsum(marked) - 1  # row -> its index among the distinct rows
+    return (unique, *(place[part] for part in parts))
