@@ -78,6 +78,12 @@ class FusedRanking(Sequence[Fused]):
             return [self._entry(c) for c in self._ids[index]]
         return self._entry(self._ids[index])
 
+    def columns(self) -> tuple[list[int], list[float], list[dict[str, Hit]]]:
+        """Return every entry's chunk id, score and contributions, best first, as three
+        lists (what reading each :class:`Fused` gives, without making one per entry)."""
+        ids, scores, contributions = self._ids, self._scores, self._contributions
+        return ids, list(map(scores.__getitem__, ids)), list(map(contributions.__getitem__, ids))
+
 
 def rrf_ranking(
     runs: Sequence[Run], k: int = RRF_K, weights: Mapping[str, float] | None = None
@@ -254,7 +260,9 @@ def order_values(hits: Sequence[Any], entries: Sequence[Any], fusion: str,
     hits of equal value tie: the order between them says nothing (e.g. the first of
     the keyword run and the first of the semantic run, each in one run only)."""
     weighted = document_fusion == "weighted" and fusion != "weighted"
-    bounds = arm_bounds(entries) if weighted and hits else {}
-    return [weighted_score(h.contributions, bounds, weights)
-            * (1.0 + getattr(h, "recency", 0.0))
-            if weighted and not is_turn(h.chunk) else float(h.score) for h in hits]
+    turns = [is_turn(h.chunk) for h in hits] if weighted else []
+    if not weighted or all(turns):  # every value a score: no bounds to read (~170 entries)
+        return [float(h.score) for h in hits]
+    bounds = arm_bounds(entries)
+    return [float(h.score) if turn else weighted_score(h.contributions, bounds, weights)
+            * (1.0 + getattr(h, "recency", 0.0)) for h, turn in zip(hits, turns, strict=True)]

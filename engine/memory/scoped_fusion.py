@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..fusion import reciprocal_rank_fusion, weighted_score_fusion
+from ..fusion import Fused, FusedRanking, rrf_ranking, weighted_score_fusion
 from ..settings import RetrievalSettings
 from ..types import Hit, Run
 
@@ -242,12 +242,17 @@ def fuse_scopes(runs: ScopedRuns, k: int, retrieval: RetrievalSettings) -> list[
     :raises ValueError: ``retrieval.rrf_k < 1``.
     """
     merged = runs.merged(k)
+    fused: Sequence[Fused]
     if retrieval.fusion == "weighted":
         fused = weighted_score_fusion(merged, retrieval.weights)
-    else:
-        fused = reciprocal_rank_fusion(merged, retrieval.rrf_k, retrieval.weights)
+    else:  # the ranking itself: its entries are read once, below
+        fused = rrf_ranking(merged, retrieval.rrf_k, retrieval.weights)
     single = runs.single
     if single is not None:  # the fused runs already carry chunk ids, sorted as _order sorts
+        if isinstance(fused, FusedRanking):
+            ids, scores, contributions = fused.columns()
+            return [ScopedFused((single, c), s, h)
+                    for c, s, h in zip(ids, scores, contributions, strict=True)]
         return [ScopedFused((single, e.chunk_id), e.score, e.contributions) for e in fused]
     else:
         out = []
