@@ -28,7 +28,15 @@ the 89 questions asked of another haystack that passed the floor did so through 
 assistant's reply that shares the question's topic ("How many playlists do I have on
 Spotify?" -> a reply about Spotify playlists). Its weight ``w_aside`` (``assistant_aside``
 in ``relevance.json``, <= 0; hybrid weights only) was chosen on the tune splits with the
-floor by the same script. A cosine
+floor by the same script. ``strength`` is an answer's too: how strongly the store's best
+keyword match holds the query's words (:func:`keyword_strength`: the keyword run's top
+BM25 score over ln of the store's chunks). It adds ``w_kw · (strength − c)``
+(``keyword_strength`` in ``relevance.json``: the weight, the centre, and the keyword arm
+whose scores it was fitted on, ``fts5``) to a turn's or statement's logit with a cosine
+when its semantic runs are full (a small store has the small-store term instead). Chosen on
+the tune splits by ``benchmarks/fit_keyword_strength.py``, the other terms and
+``retrieval.relevance_floor`` kept as shipped (the centre moves instead of the floor, so a
+small store's answers are as they were). A cosine
 means something only for the embedder it was fitted with (``embedder``, a model id
 prefix: the shipped MiniLM); without a semantic arm, for a hit without a vector, or with
 another embedder, the keyword-only weights (coverage alone) apply.
@@ -84,6 +92,8 @@ from .relevance_features import (  # noqa: F401
     about_asker,
     aside,
     coverage,
+    indexed_rows,
+    keyword_strength,
     run_stats,
     unheard_words,
 )
@@ -136,7 +146,10 @@ class RelevanceModel:
     relevance when it has a cosine (the hybrid weights'; 0: not used), and ``aside``, the
     logit added to an assistant's turn when the question is about its asker
     (:func:`aside`; hybrid weights only; 0: not used), and ``small_store``, the weight of
-    :func:`~.small_store.small_term` (hybrid weights only; 0: not used)."""
+    :func:`~.small_store.small_term` (hybrid weights only; 0: not used), and
+    ``strength``, ``(w_kw, c)`` of the keyword strength term (:func:`keyword_strength`;
+    hybrid weights only; ``w_kw`` 0: not used) with ``strength_arm``, the keyword arm
+    whose scores it was fitted on."""
 
     hybrid: tuple[float, float, float, float]
     keyword: tuple[float, float]
@@ -145,6 +158,8 @@ class RelevanceModel:
     unheard: float = 0.0
     aside: float = 0.0
     small_store: float = 0.0
+    strength: tuple[float, float] = (0.0, 0.0)
+    strength_arm: str = ""
 
     def fits(self, model_id: str | None) -> bool:
         """Return whether cosines of the embedder ``model_id`` are the ones fitted on."""
@@ -161,12 +176,21 @@ class RelevanceModel:
         doc = data.get("document")
         document = (DocumentWeights(tuple(doc["hybrid"]), tuple(doc["keyword"]))
                     if doc else None)
+        kw = data.get("keyword_strength") or {}
         return cls(tuple(data["hybrid"]), tuple(data["keyword"]),  # type: ignore[arg-type]
                    str(data.get("embedder", "")), document, float(data.get("unheard", 0.0)),
-                   float(data.get("assistant_aside", 0.0)), float(data.get("small_store", 0.0)))
+                   float(data.get("assistant_aside", 0.0)), float(data.get("small_store", 0.0)),
+                   (float(kw.get("weight", 0.0)), float(kw.get("centre", 0.0))),
+                   str(kw.get("arm", "")))
+
+    def uses_strength(self, keyword_arm: str | None) -> bool:
+        """Return whether the keyword strength term applies to answers whose keyword run
+        the arm named ``keyword_arm`` made (the one it was fitted on; weight not 0)."""
+        return bool(self.strength[0]) and keyword_arm == self.strength_arm
 
     def probability(self, cos: float | None, cov: float, unheard: int = 0,
-                    aside: bool = False, reach: int | None = None) -> float:
+                    aside: bool = False, reach: int | None = None,
+                    strength: float | None = None) -> float:
         """Return the relevance in [0, 1] of a hit with cosine ``cos`` (``None`` or NaN
         when unknown) and coverage ``cov`` in an answer whose query has ``unheard``
         unheard words (at most :data:`UNHEARD_CAP` count; used with a cosine only: the
@@ -174,7 +198,9 @@ class RelevanceModel:
         cos and cov over cos in [-1, 1] and cov in [0, 1] when ``w_cos, w_cov >= |w_both|``
         (the shipped weights are), and non-increasing in ``unheard`` when
         ``self.unheard <= 0`` (it is); ``aside`` (:func:`aside`) adds ``self.aside``
-        with a cosine, and ``reach`` (``None``: a full run) :func:`.small_term`."""
+        with a cosine, ``reach`` (``None``: a full run) :func:`.small_term`, and
+        ``strength`` (``None``: not used) ``w_kw · (strength − c)``, non-decreasing in
+        ``strength`` for ``w_kw >= 0`` (it is)."""
         if cos is None or math.isnan(cos):
             w_cov, bias = self.keyword
             return _sigmoid(w_cov * cov + bias)
@@ -182,7 +208,9 @@ class RelevanceModel:
         z = w_cos * cos + w_cov * cov + w_both * cos * cov + bias
         return _sigmoid(z + self.unheard * min(unheard, UNHEARD_CAP)
                         + (self.aside if aside else 0.0)
-                        + small_term(self.small_store, reach))
+                        + small_term(self.small_store, reach)
+                        + (0.0 if strength is None
+                           else self.strength[0] * (strength - self.strength[1])))
 
 
 def _sigmoid(z: float) -> float:
@@ -217,6 +245,8 @@ class Relevance:
     :param aside: an assistant's turn asked about the user's own life (:func:`aside`),
         its relevance lowered by ``RelevanceModel.aside``.
     :param reach: the chunks the query was compared with, when :func:`.small_term` raised it.
+    :param strength: the answer's keyword strength (:func:`keyword_strength`), when its
+        term entered the relevance (``None``: it did not).
     """
 
     probability: float
@@ -228,12 +258,14 @@ class Relevance:
     unheard: int = 0
     aside: bool = False
     reach: int | None = None
+    strength: float | None = None
 
 
 def relevance_of(query: str, text: str, cos: float | None, floor: float,
                  model: RelevanceModel | None = None, embedder: str | None = None,
                  stats: RunStats | None = None, keyword_score: float | None = None,
-                 unheard: int = 0, aside: bool = False, reach: int | None = None) -> Relevance:
+                 unheard: int = 0, aside: bool = False, reach: int | None = None,
+                 strength: float | None = None) -> Relevance:
     """Return the :class:`Relevance` of a hit whose title and text are ``text``.
 
     :param cos: the hit's cosine to the query; ``None`` or NaN when unknown.
@@ -250,6 +282,9 @@ def relevance_of(query: str, text: str, cos: float | None, floor: float,
     :param aside: the hit is an assistant's turn and the query is about its asker
         (:func:`aside`; turns only).
     :param reach: the chunks the query was compared with, ``None``: full runs (turns only).
+    :param strength: the answer's keyword strength (:func:`keyword_strength`; turns and
+        statements with a cosine only; ``None``: not used; the caller gives it only with
+        full runs and the keyword arm it was fitted on, :meth:`RelevanceModel.uses_strength`).
     """
     model = model or shipped_model()
     cov = coverage(content_words(query), text)
@@ -261,11 +296,12 @@ def relevance_of(query: str, text: str, cos: float | None, floor: float,
         kw_z = stats.kw_z(keyword_score)
         p = _sigmoid(model.document.z(cos, cov, lift, kw_z))
         return Relevance(p, band(p, floor), cos, cov, lift, kw_z)
-    p = model.probability(cos, cov, unheard, aside, reach)
+    strength = strength if cos is not None and model.strength[0] else None
+    p = model.probability(cos, cov, unheard, aside, reach, strength)
     small = cos is not None and small_term(model.small_store, reach)
     return Relevance(p, band(p, floor), cos, cov, unheard=unheard if cos is not None else 0,
                      aside=aside and cos is not None and model.aside != 0.0,
-                     reach=reach if small else None)
+                     reach=reach if small else None, strength=strength)
 
 
 def abstain_reason(best: float, floor: float,
@@ -297,6 +333,7 @@ class HitJudge:
         self._stats: RunStats | None = None
         self._filters, self._texts = filters, texts
         self._unheard: dict[str, int] = {}
+        self._strength: tuple[float | None] | None = None
 
     def unheard(self, query: str) -> int:
         """Return ``query``'s unheard words in this store (:func:`unheard_words`; computed
@@ -319,6 +356,22 @@ class HitJudge:
             self._stats = run_stats(scores[0], scores[1], self._k)
         return self._stats
 
+    def strength(self) -> float | None:
+        """Return the answer's keyword strength (:func:`keyword_strength`; computed once)
+        when its term applies: the shipped model's keyword arm ran and the semantic run
+        is full; else ``None``."""
+        if self._strength is None:
+            keyword = getattr(self.arms, "keyword", None)
+            name = getattr(keyword, "name", None)
+            stats, value = self.stats(), None
+            if (shipped_model().uses_strength(name) and stats.cos_mean is not None
+                    and stats.reach is None):
+                top = max((h.score for run in self._runs for h in run if h.arm == name),
+                          default=None)
+                value = keyword_strength(top, indexed_rows(self.arms))
+            self._strength = (value,)
+        return self._strength[0]
+
     def __call__(self, query: str, hit: Any, text: str, cos: float | None) -> Relevance:
         """Return the relevance of ``hit`` (a fused hit: ``chunk``, ``contributions``)
         whose title and text are ``text``; ``cos`` its cosine, ``None`` when unknown. A
@@ -336,4 +389,5 @@ class HitJudge:
                             else self.unheard(query),
                             aside=not doc and self.retrieval.assistant_aside
                             and aside(query, hit.chunk.metadata),
-                            reach=None if doc else self.stats().reach)
+                            reach=None if doc else self.stats().reach,
+                            strength=None if doc else self.strength())

@@ -6,7 +6,9 @@ on the query or the store (the calibrated model over them: :mod:`octomem.engine.
 - :func:`about_asker` and :func:`aside`: an assistant's turn answering a question about
   its asker's own life;
 - :class:`RunStats` (:func:`run_stats`): what the query's runs over the store look like,
-  for a document hit's ``cos_lift`` and ``kw_z``, and whether they are a background.
+  for a document hit's ``cos_lift`` and ``kw_z``, and whether they are a background;
+- :func:`keyword_strength`: how strongly the store's best keyword match holds the query's
+  words, in units of the rarest word's idf (an answer's, for turns and statements).
 """
 
 from __future__ import annotations
@@ -147,3 +149,31 @@ def run_stats(cosines: Sequence[float], keyword_scores: Sequence[float],
     return RunStats(cos_mean, mean, std, k is None or held >= k,
                     short_run(len(cosines), k) if cosines else None)
 
+
+
+def keyword_strength(top_score: float | None, chunks: int) -> float | None:
+    """Return an answer's keyword strength: the best BM25 score of its keyword run
+    (``top_score``; ``None`` or an empty run: 0) divided by ``ln(chunks)``, the idf
+    (Robertson-Sparck Jones, as FTS5's ``bm25()`` computes it) of a word only one of the
+    store's ``chunks`` holds, so that the same match scores the same in a store of 500
+    turns and one of 50,000: 1.0 is one such word matched at an average length, 0 no
+    query word in the memory the query can reach. ``None`` when ``chunks < 2`` (no idf).
+
+    LongMemEval's questions asked of another question's haystack that pass the floor
+    match a turn on their topic ("Spotify", "Hawaii") by meaning and a word or two; an
+    own question's evidence turn usually holds several of its rarer words as well. On
+    the tune splits (``benchmarks/fit_keyword_strength.py``) the strength separates the
+    two beside the hit's cosine and coverage (AUC 0.947 LongMemEval, 0.955 LoCoMo for the
+    raw top score alone; the turns' relevance gains ``w · (strength - centre)``,
+    ``keyword_strength`` in ``relevance.json``)."""
+    if chunks < 2:
+        return None
+    return max(top_score or 0.0, 0.0) / math.log(chunks)
+
+
+def indexed_rows(arms: Any) -> int:
+    """Return the rows the keyword arm of ``arms`` computes its idf over: its
+    ``row_count()`` when it has one (``fts5``: FTS5's own N, one read), else the
+    storage's chunk count."""
+    count = getattr(arms.keyword, "row_count", None)
+    return int(count()) if callable(count) else int(arms.storage.counts()["chunks"])

@@ -28,6 +28,8 @@ from ..relevance import (
     RunStats,
     abstain_reason,
     aside,
+    indexed_rows,
+    keyword_strength,
     relevance_of,
     run_stats,
     shipped_model,
@@ -78,6 +80,29 @@ def scope_reach(runs: ScopedRuns, pipelines: Mapping[str, Pipeline], k: int) -> 
     return sum(held) if any(held) else None
 
 
+def scope_strength(runs: ScopedRuns, pipelines: Mapping[str, Pipeline],
+                   k: int) -> float | None:
+    """Return the answer's keyword strength (:func:`~octomem.engine.relevance.
+    keyword_strength`): the highest over the scopes whose semantic run is full (holds the
+    ``k`` asked) and whose keyword arm is the one the shipped term was fitted on, each
+    scope's keyword run's top score over ln of the rows its keyword index holds; ``None`` when no
+    scope qualifies or the shipped weights do not use it."""
+    model, best = shipped_model(), None
+    for scope, pipeline in pipelines.items():
+        arms = pipeline.arms
+        keyword = arms.keyword.name if arms.keyword is not None else None
+        if arms.semantic is None or not model.uses_strength(keyword):
+            continue
+        cosines = runs.scores(scope, arms.semantic.name)
+        if not cosines or short_run(len(cosines), k) is not None:
+            continue
+        value = keyword_strength(max(runs.scores(scope, str(keyword)), default=None),
+                                 indexed_rows(arms))
+        if value is not None and (best is None or value > best):
+            best = value
+    return best
+
+
 def is_document(hit: Any) -> bool:
     """Return whether ``hit`` (anything with a ``chunk``) is scored as a document's hit:
     its kind is a document kind and the shipped weights have document weights."""
@@ -101,8 +126,8 @@ def unheard(text: str, hits: list[ScopedHit], pipelines: Mapping[str, Pipeline],
 def _relevance(hits: list[ScopedHit], text: str, cos: dict[Key, float],
                retrieval: RetrievalSettings, embedder: str | None,
                stats: Mapping[str, RunStats], pipelines: Mapping[str, Pipeline],
-               filters: Filters | None = None, reach: int | None = None
-               ) -> list[tuple[float, str]]:
+               filters: Filters | None = None, reach: int | None = None,
+               strength: float | None = None) -> list[tuple[float, str]]:
     """Give every hit its relevance; return each hit's ``(floor, floor setting)``."""
     background = RunStats()
     weighted = [is_document(h) and stats.get(h.scope, background).background for h in hits]
@@ -118,7 +143,7 @@ def _relevance(hits: list[ScopedHit], text: str, cos: dict[Key, float],
             keyword_score=None if kw_hit is None else kw_hit.score,
             unheard=0 if doc else missing,
             aside=not doc and retrieval.assistant_aside and aside(text, hit.chunk.metadata),
-            reach=None if doc else reach)
+            reach=None if doc else reach, strength=None if doc else strength)
         floors.append((floor, DOCUMENT_FLOOR if doc else TURN_FLOOR))
     return floors
 
@@ -203,7 +228,7 @@ def judged(hits: list[ScopedHit], top_k: int, text: str, cos: dict[Key, float],
            retrieval: RetrievalSettings, embedder: str | None, answer: RecallAnswer,
            stats: Mapping[str, RunStats], pipelines: Mapping[str, Pipeline],
            filters: Filters | None = None, ties: Sequence[float] = (),
-           reach: int | None = None) -> list[ScopedHit]:
+           reach: int | None = None, strength: float | None = None) -> list[ScopedHit]:
     """Return the answer's hits (at most ``top_k``) from ``hits`` (best first, before any
     cut), each with its relevance.
 
@@ -217,11 +242,13 @@ def judged(hits: list[ScopedHit], top_k: int, text: str, cos: dict[Key, float],
     ``top_k`` keeps every hit that reaches its floor before those that do not
     (each in its place). In a store holding both documents and turns the two kinds are
     ordered by :func:`across_kinds` first (all hits judged); with one kind only the
-    first ``max(JUDGED_HITS, top_k)`` are.
+    first ``max(JUDGED_HITS, top_k)`` are. ``strength``: the answer's keyword strength
+    (:func:`scope_strength`) for turns' and statements' relevance.
     """
     mixed = len({is_document(h) for h in hits}) > 1
     hits = hits if mixed else hits[: max(JUDGED_HITS, top_k)]
-    floors = _relevance(hits, text, cos, retrieval, embedder, stats, pipelines, filters, reach)
+    floors = _relevance(hits, text, cos, retrieval, embedder, stats, pipelines, filters, reach,
+                        strength)
     if ties:
         hits, floors = broken_ties(hits, floors, ties)
     hits, floors = across_kinds(hits, floors)

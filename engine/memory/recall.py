@@ -37,7 +37,7 @@ from ..relevance import Relevance
 from ..rerank import more_wanted, rerank_depth, rerank_stage, similarities
 from ..types import Chunk, Filters, FusedHit, Hit
 from .history_order import current_first
-from .judge import JUDGED_HITS, is_document, judged, scope_reach, scope_stats
+from .judge import JUDGED_HITS, is_document, judged, scope_reach, scope_stats, scope_strength
 from .recency import bonus_of
 from .scoped_fusion import Key, ScopedFused, fuse_scopes
 from .scoped_search import embedding, keyword_runs, prepare_semantic, search_scopes, start_embedding
@@ -311,7 +311,9 @@ def recall_scopes(
                             retrieval.weights)
         hits = judged(hits, request.top_k, request.text, cos, retrieval,
                       getattr(first.embedder, "model_id", None), answer, stats, pipelines,
-                      request.filters, ties, scope_reach(runs, pipelines, k))
+                      request.filters, ties, scope_reach(runs, pipelines, k),
+                      None if all(is_document(h) for h in hits)
+                      else scope_strength(runs, pipelines, k))
         if request.filters.include_superseded and request.filters.as_of is None:
             hits = current_first(hits, {s: p.arms.storage for s, p in pipelines.items()})
         for rank, hit in enumerate(hits, start=1):

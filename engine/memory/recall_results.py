@@ -60,8 +60,11 @@ class MemoryHit(BaseModel):
         "kw_z (its keyword score z-scored within the keyword run); for a turn's or "
         "statement's hit, unheard when some of the query's content words are in nothing the "
         "memory holds (each lowers the relevance), assistant_aside 1 for an assistant's "
-        "turn asked about the user's own life (lowers it), and reach when the query was "
-        "compared with fewer than 100 chunks, a small store (raises it) (only with explain)")
+        "turn asked about the user's own life (lowers it), reach when the query was "
+        "compared with fewer than 100 chunks, a small store (raises it), and keyword_strength, "
+        "the best keyword match's BM25 score over ln of the rows the keyword index holds "
+        "(below the centre of engine/relevance.json it lowers the relevance, above it "
+        "raises it) (only with explain)")
 
 
 def memory_hit(hit: ScopedHit, explain: bool) -> MemoryHit:
@@ -87,7 +90,7 @@ def _relevance_from(rel: Relevance) -> dict[str, float | None]:
     """The inputs of ``rel`` (a document's hit adds ``cos_lift`` and ``kw_z``; ``unheard``
     when the query has words the memory never mentions; ``assistant_aside`` for an
     assistant's turn asked about the user's own life; ``reach`` when it was asked of a
-    small store)."""
+    small store; ``keyword_strength`` when that term entered it)."""
     out: dict[str, float | None] = {"cos": None if rel.cos is None else round(rel.cos, 4),
                                     "coverage": round(rel.coverage, 4)}
     if rel.unheard:
@@ -96,6 +99,8 @@ def _relevance_from(rel: Relevance) -> dict[str, float | None]:
         out["assistant_aside"] = 1.0
     if rel.reach is not None:
         out["reach"] = rel.reach
+    if rel.strength is not None:
+        out["keyword_strength"] = round(rel.strength, 4)
     if rel.kw_z is not None:
         out["cos_lift"] = None if rel.cos_lift is None else round(rel.cos_lift, 4)
         out["kw_z"] = round(rel.kw_z, 4)

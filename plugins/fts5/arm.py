@@ -295,6 +295,13 @@ class Fts5KeywordArm:
             first = partial(self.postings.ranked, tokens, prune=prune)
             return Fts5Ranker(conn, TABLE).top(match_expression(terms), filters, k, first=first)
 
+    def row_count(self) -> int:
+        """Return the rows of the index as ``bm25()`` counts them for its idf (FTS5's
+        ``xRowCount``, one read of its totals record): the relevance's keyword strength
+        (:func:`octomem.engine.relevance.keyword_strength`) divides the top score by its
+        log."""
+        return Fts5Ranker(self.storage.connection(), TABLE).row_count()
+
     def search(self, text: str, filters: Filters, k: int) -> Run:
         """Rank chunks passing ``filters`` by BM25 against the terms of ``text``.
 
