@@ -15,6 +15,7 @@ import pytest
 
 from octomem.benchmarks.fit_keyword_strength import StrengthAnswer, fit
 from octomem.engine.memory.facade import open_memory
+from octomem.engine.memory.recall_results import memory_hit
 from octomem.engine.relevance import (
     RelevanceModel,
     keyword_strength,
@@ -122,6 +123,9 @@ def test_recall_over_a_full_store_keeps_its_evidence_and_abstains_off_topic(
         assert rows == len(turns)
         assert best.relevance.strength == pytest.approx(keyword_strength(top, rows))
         assert best.relevance.band == "high"
+        shown = memory_hit(best, explain=True).relevance_from  # what explain shows
+        assert shown is not None
+        assert shown["keyword_strength"] == round(best.relevance.strength, 4)
         off = memory.recall("How many largemouth bass did I catch at Lake Michigan?")
         assert off.hits == []
         assert "retrieval.relevance_floor 0.033" in off.abstained
