@@ -34,7 +34,7 @@ BM25 score over ln of the store's chunks). It adds ``w_kw · (strength − c)``
 (``keyword_strength`` in ``relevance.json``: the weight, the centre, and the keyword arm
 whose scores it was fitted on, ``fts5``) to a turn's or statement's logit with a cosine
 when its semantic runs are full (a small store has the small-store term instead). Chosen on
-the tune splits by ``benchmarks/fit_keyword_strength.py``, the other terms and
+the tune splits by ``benchmarks/fit_strength.py``, the other terms and
 ``retrieval.relevance_floor`` kept as shipped (the centre moves instead of the floor, so a
 small store's answers are as they were). A cosine
 means something only for the embedder it was fitted with (``embedder``, a model id

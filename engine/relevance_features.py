@@ -162,7 +162,7 @@ def keyword_strength(top_score: float | None, chunks: int) -> float | None:
     LongMemEval's questions asked of another question's haystack that pass the floor
     match a turn on their topic ("Spotify", "Hawaii") by meaning and a word or two; an
     own question's evidence turn usually holds several of its rarer words as well. On
-    the tune splits (``benchmarks/fit_keyword_strength.py``) the strength separates the
+    the tune splits (``benchmarks/fit_strength.py``) the strength separates the
     two beside the hit's cosine and coverage (AUC 0.947 LongMemEval, 0.955 LoCoMo for the
     raw top score alone; the turns' relevance gains ``w · (strength - centre)``,
     ``keyword_strength`` in ``relevance.json``)."""

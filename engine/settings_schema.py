@@ -108,7 +108,7 @@ class RetrievalSettings(BaseModel, extra="forbid"):
         "engine/relevance.json raises turns' relevance first (chosen after this floor); with "
         "full runs the keyword strength term of engine/relevance.json (weight 0.75, centre "
         "1.56, fts5 only) moves it instead, chosen after it with this floor kept "
-        "(benchmarks/fit_keyword_strength.py, every other group asked): LongMemEval tune own "
+        "(benchmarks/fit_strength.py, every other group asked): LongMemEval tune own "
         "kept 93.1 -> 96.6%, other empty 92.5 -> 92.8%; LoCoMo tune 97.6 -> 96.8%, "
         "93.6 -> 96.4%",
         ge=0.0, le=1.0,

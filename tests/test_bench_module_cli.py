@@ -48,6 +48,8 @@ BAD_VALUES = [
     ("conversation_latency", ["{tmp}", "conv-26"],
      "argument dataset: {tmp}: no corpus.jsonl or queries.jsonl; a BEIR folder holds "
      "corpus.jsonl, queries.jsonl and qrels/<split>.tsv"),
+    ("fit_strength fit", ["fit", "{tmp}/lme_tune.pkl"],
+     "argument collected: {tmp}/lme_tune.pkl: no such file"),
     ("fit_ranking fit", ["fit", "{tmp}/missing.pkl"],
      "argument collected: {tmp}/missing.pkl: no such file"),
     ("fit_relevance fit", ["fit", "{tmp}"], "argument collected: {tmp}: a folder, not a file"),

@@ -2,7 +2,7 @@
 an answer whose best keyword match holds few or common query words is less likely
 answered by any of its hits. ``strength`` = the keyword run's top BM25 score over ln of
 the rows the ``fts5`` index holds; the term ``w · (strength − c)`` (``keyword_strength``
-in ``engine/relevance.json``) is chosen by ``benchmarks/fit_keyword_strength.py`` on the
+in ``engine/relevance.json``) is chosen by ``benchmarks/fit_strength.py`` on the
 tune splits, and applies with a cosine when the semantic runs are full."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from octomem.benchmarks.fit_keyword_strength import StrengthAnswer, fit
+from octomem.benchmarks.fit_strength import StrengthAnswer, fit
 from octomem.engine.memory.facade import open_memory
 from octomem.engine.memory.recall_results import memory_hit
 from octomem.engine.relevance import (

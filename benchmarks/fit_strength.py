@@ -1,7 +1,7 @@
 """Choose the keyword strength term of turns' relevance on tune splits (LoCoMo
 conv-26/30/41/42/43, LongMemEval ``--split tune``).
 
-``python -m octomem.benchmarks.fit_keyword_strength collect CACHE_ENTRY DATASET
+``python -m octomem.benchmarks.fit_strength collect CACHE_ENTRY DATASET
 [--split tune] --group-by metadata.FIELD [--only g1,g2,...] --out NAME.pkl`` opens a bench
 cache entry and asks every judged query through ``recall`` (top 10, floors 0, as
 ``octomem bench --abstention`` asks it) of its own group and of *every* other group
@@ -13,7 +13,7 @@ for a whole group, whose semantic run is full: the keyword arm's top BM25 score 
 of the rows its index holds). Every hit with a relevance takes the term (all the tune
 sets' turns have vectors).
 
-``python -m octomem.benchmarks.fit_keyword_strength fit A.pkl B.pkl [--write]`` keeps the
+``python -m octomem.benchmarks.fit_strength fit A.pkl B.pkl [--write]`` keeps the
 shipped turn weights, unheard and aside weights and ``retrieval.relevance_floor``
 (``floor`` of ``engine/relevance.json``) and chooses, over :data:`WEIGHTS` x
 :data:`CENTRES`, the weight ``w`` and centre ``c`` of ``w · (strength − c)`` (added to
@@ -173,7 +173,7 @@ def fit(sets: dict[str, list[StrengthAnswer]], terms: tuple[float, float, float]
 
 def main(argv: list[str] | None = None) -> None:
     """Command line: ``collect`` one tune set's answers, or ``fit`` several."""
-    parser = bench_parser("fit_keyword_strength", __doc__)
+    parser = bench_parser("fit_strength", __doc__)
     fit_commands(parser, "write keyword_strength into engine/relevance.json")
     args = parser.parse_args(argv)
     if args.command == "collect":
@@ -189,11 +189,11 @@ def main(argv: list[str] | None = None) -> None:
     print(json.dumps(result, indent=1))
     if args.write:
         data["keyword_strength"] = {
-            "source": "fitted by benchmarks/fit_keyword_strength.py on "
+            "source": "fitted by benchmarks/fit_strength.py on "
                       + ", ".join(p.stem for p in args.collected),
             "arm": result["arm"], "weight": result["weight"], "centre": result["centre"]}
         WEIGHTS_FILE.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
-    run_main(main, "python -m octomem.benchmarks.fit_keyword_strength")
+    run_main(main, "python -m octomem.benchmarks.fit_strength")
