@@ -60,9 +60,19 @@ def user_config_path() -> Path:
 
 
 def _read_toml(path: Path, layer: str) -> dict[str, Any]:
+    """Return the settings file ``path`` as a dict (UTF-8; a leading byte-order mark, as
+    Windows editors write, is dropped).
+
+    :raises ArmConfigError: not UTF-8 (the byte and its offset named), or not TOML.
+    :raises OptionValueError: ``--config`` names no file.
+    """
     import tomllib  # only when a file is read: ~15 ms of a search's start at load 12 (issue 15)
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_bytes().decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:  # trial 15 F8: a Latin-1 comment, a UTF-16 file
+        bad = exc.object[exc.start:exc.start + 1].hex()
+        raise ArmConfigError(f"{layer} {path}: not UTF-8 text (byte 0x{bad} at offset "
+                             f"{exc.start}); save it as UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
         raise ArmConfigError(f"{layer} {path}: not valid TOML: {exc}") from exc
     except OSError as exc:  # --config naming a file that is not there: a usage error

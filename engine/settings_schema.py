@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationInfo, field_validator
 
 #: What changing a setting costs, shown by ``octomem config`` and docs/settings.md:
 #: identity — the stored index depends on it (changing it means re-indexing or
@@ -264,6 +264,16 @@ class Settings(BaseModel):
     arms: dict[str, dict[str, Any]] = _field(
         dict, "identity", "options of each arm by arm name (validated by the arm)"
     )
+
+    @field_validator("data_dir", "global_root", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: Any, info: ValidationInfo) -> Any:
+        """An empty path (``OCTOMEM_GLOBAL_ROOT=`` from an unset shell variable,
+        ``--data-dir ""``) is the default, as documented, not the current folder: trial 15
+        F6 wrote the global memory into whatever folder the command ran in."""
+        if isinstance(value, str) and not value.strip():
+            return _default_data_dir() if info.field_name == "data_dir" else None
+        return value
 
 
 

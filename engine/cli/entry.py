@@ -56,6 +56,26 @@ def not_utf8(args: list[str]) -> str | None:
     return None
 
 
+#: Options whose value is a path: an empty one would be the current folder (trial 15 F6:
+#: ``--global-root ""`` put the global memory in whatever folder the command ran in).
+PATH_OPTIONS = ("--data-dir", "--global-root", "--project-root", "--config")
+
+
+def empty_path(args: list[str]) -> str | None:
+    """Return the first of :data:`PATH_OPTIONS` given an empty or blank value in ``args``
+    (``--data-dir ""``, ``--data-dir=``), else ``None``. Arguments after ``--`` are
+    values, not options."""
+    for i, arg in enumerate(args):
+        if arg == "--":
+            return None
+        name, eq, value = arg.partition("=")
+        if name in PATH_OPTIONS:
+            given = value if eq else (args[i + 1] if i + 1 < len(args) else None)
+            if given is not None and not given.strip():
+                return name
+    return None
+
+
 def not_utf8_advice(args: list[str]) -> str:
     """Return what to do about the first argument :func:`not_utf8` finds: a path that
     exists (a file whose name is not UTF-8) is to be renamed; anything else (a query or a
@@ -185,6 +205,10 @@ def main() -> None:
     from .quick import parse_search
 
     try:
+        if (empty := empty_path(sys.argv[1:])) is not None:
+            said = f"{empty}: the path is empty; leave the option out for its default"
+            print(f"error: {said}{help_hint(sys.argv[1:], said)}", file=sys.stderr)
+            finish(USAGE_STATUS)
         plain = parse_search(sys.argv[1:])
         status = run() if plain is None else run_quick(plain)
     except SystemExit as exc:  # a command's own exit (``sys.exit(message)`` prints it)
