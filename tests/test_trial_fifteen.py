@@ -46,3 +46,62 @@ def test_a_settings_file_that_is_not_utf8_is_one_line(project: Path) -> None:
     assert ran.code == 1 and "not UTF-8 text (byte 0xff at offset 0)" in ran.err
     config.write_bytes(b"\xef\xbb\xbf[retrieval]\ntop_k = 3\n")  # UTF-8 with a BOM: read
     assert "top_k = 3" in " ".join(octomem(project, "--config", str(config), "config").out.split())
+
+
+def test_forgetting_the_middle_of_a_chain_leaves_no_hole_in_its_history(project: Path) -> None:
+    """F3: after ``forget`` of the middle of 5 -> 6 -> 7, ``--as-of`` a moment in 6's span
+    answered nothing (5 stayed valid only until 6 began); as if 6 had never been stored,
+    5 is valid until 7 began."""
+    def add(text: str, when: str, *supersedes: str) -> str:
+        more = ["--supersedes", supersedes[0]] if supersedes else []
+        return octomem(project, "add", text, "--kind", "FACT", "--event-time", when, *more,
+                       "--json").json()["id"]
+
+    five = add("The cache is Redis 5", "2024-01-10")
+    six = add("The cache is Redis 6", "2024-07-01", five)
+    seven = add("The cache is Redis 7", "2025-02-01", six)
+    octomem(project, "forget", six)
+    answers = {}
+    for moment in ("2024-03-01", "2024-08-01", "2025-01-31", "2025-03-01"):
+        hits = octomem(project, "search", "cache version", "--as-of", moment,
+                       "--json").json()["hits"]
+        answers[moment] = [h["text"] for h in hits]
+    assert answers == {"2024-03-01": ["The cache is Redis 5"],
+                       "2024-08-01": ["The cache is Redis 5"],
+                       "2025-01-31": ["The cache is Redis 5"],
+                       "2025-03-01": ["The cache is Redis 7"]}
+    line = [d for d in map(__import__("json").loads,
+                           octomem(project, "export", "-").out.splitlines())
+            if d.get("id") == five][0]
+    assert (line["superseded_by"], line["valid_to"]) == (seven, "2025-02-01T00:00:00Z")
+
+
+ASSIST = [  # trial 15's assist.jsonl: the fix is in the assistant's replies
+    {"role": "user", "text": "My laptop's battery drains overnight even when the lid is closed."},
+    {"role": "assistant", "text": "That is usually s2idle sleep instead of deep sleep. Run cat "
+     "/sys/power/mem_sleep and if it shows [s2idle], add mem_sleep_default=deep to the kernel "
+     "command line."},
+    {"role": "user", "text": "It says [s2idle] deep. I added the parameter. What next?"},
+    {"role": "assistant", "text": "Regenerate grub with sudo update-grub, reboot, and check the "
+     "file again; the brackets should now be around deep."},
+    {"role": "user", "text": "Works now, it lost only 2 percent overnight."},
+]
+
+
+def test_the_reranked_first_hit_is_not_left_out_as_far_weaker(project: Path) -> None:
+    """F1: "what did you suggest ...?" — the conversation reranker put the assistant's
+    reply first, and retrieval.relative_floor left it out (its relevance 0.004 is below
+    0.04 x the user's request's 0.35): the answer was the question the user had asked.
+    A hit ranked before the most relevant one now stays, in its place (MiniLM)."""
+    import json
+
+    (project / "assist.jsonl").write_text(
+        "".join(json.dumps(row) + "\n" for row in ASSIST), encoding="utf-8")
+    octomem(project, "ingest", "assist.jsonl", hashing=False)
+    hits = octomem(project, "search", "what did you suggest for the laptop battery?",
+                   "--json", hashing=False).json()["hits"]
+    texts = [h["text"] for h in hits]
+    assert texts[0].startswith("assistant: That is usually s2idle sleep"), texts
+    best = max(range(len(hits)), key=lambda i: hits[i]["relevance"])
+    assert texts[best].startswith("user: My laptop's battery drains"), texts
+    assert hits[0]["relevance"] < 0.04 * hits[best]["relevance"]  # kept all the same

@@ -172,14 +172,15 @@ def forget(scoped: Scoped, text_or_id: str, reason: str | None = None,
     with arms.storage.transaction() as tx:
         if expect_version is not None:
             document = check_version(arms.storage, document.id, expect_version)
+        handed: list[str] = []
+        if isinstance(arms.storage, VersionedStorage):  # before the row goes: its valid_to
+            handed = arms.storage.hand_on(tx, document.id, document.superseded_by)
         removed = arms.storage.delete_document(tx, document.id)
         if removed and arms.keyword is not None:
             arms.keyword.remove(tx, removed)
         if removed and arms.semantic is not None:
             arms.semantic.remove(tx, removed)
-        handed: list[str] = []
         if isinstance(arms.storage, VersionedStorage):
-            handed = arms.storage.hand_on(tx, document.id, document.superseded_by)
             digest = content_sha256(document.text)
             arms.storage.record_forgotten(tx, ForgetRecord(
                 document.id, document.kind, digest, document.created_at, time.time(), reason))

@@ -238,7 +238,10 @@ def judged(hits: list[ScopedHit], top_k: int, text: str, cos: dict[Key, float],
     (``answer.abstained`` says why, ``answer.best_rejected`` is the best one, rank 1).
     Else hits below both their floor and ``retrieval.relative_floor`` times the best are
     left out (counted in ``answer.weak_left_out`` among the first ``top_k``), except the
-    reply to a question turn that reaches its floor (:func:`replies`), and the cut to
+    reply to a question turn that reaches its floor (:func:`replies`) and a hit ranked
+    before the most relevant one (the ranking saw more than relevance does: trial 15 F1,
+    "what did you suggest for ...?", the conversation reranker's first hit, the
+    assistant's reply, was left out beside the user's request), and the cut to
     ``top_k`` keeps every hit that reaches its floor before those that do not
     (each in its place). In a store holding both documents and turns the two kinds are
     ordered by :func:`across_kinds` first (all hits judged); with one kind only the
@@ -262,9 +265,10 @@ def judged(hits: list[ScopedHit], top_k: int, text: str, cos: dict[Key, float],
         return []
     best = max(probability, default=0.0)
     answers = replies(hits, passes)
+    ahead = probability.index(best) if probability else 0  # ranked before the most relevant
     kept = [i for i, (h, p, (f, _)) in enumerate(zip(hits, probability, floors, strict=True))
             if h.relevance is None or p >= min(f, retrieval.relative_floor * best)
-            or i in answers]
+            or i in answers or i < ahead]
     answer.weak_left_out = min(top_k, len(hits)) - sum(i < top_k for i in kept)
     shown = set([i for i in kept if passes[i]][:top_k])
     shown.update([i for i in kept if i not in shown][: top_k - len(shown)])

@@ -69,10 +69,13 @@ class SqlHistory:
         """Hand on what ``document_id`` superseded, before it is forgotten, inside ``tx``.
 
         Every document superseded by ``document_id`` is superseded by ``successor``
-        instead (its ``valid_to`` kept; ``successor``'s ``supersedes`` then names the first
-        of them), or, when ``successor`` is ``None``, becomes current again: ``superseded_by``
-        and ``valid_to`` cleared on it and on its current revision's chunks (older
-        revisions' chunks keep theirs).
+        instead, valid until ``successor`` became true (``document_id``'s ``valid_to``, on it
+        and its current revision's chunks, never before their start), so that ``as_of`` a
+        moment in the forgotten one's span answers with it, as if the forgotten statement
+        had never been stored (trial 15 F3: such a moment answered nothing);
+        ``successor``'s ``supersedes`` then names the first of them. When ``successor`` is
+        ``None``, each becomes current again: ``superseded_by`` and ``valid_to`` cleared on
+        it and on its current revision's chunks (older revisions' chunks keep theirs).
 
         :param successor: the id ``document_id`` is superseded by, or ``None``.
         :returns: ids of the documents handed on, ascending.
@@ -83,6 +86,16 @@ class SqlHistory:
         if not ids:
             return []
         if successor is not None:
+            until = self._run(tx, "SELECT valid_to FROM documents WHERE id = ?",
+                              (document_id,)).fetchone()
+            if until is not None and until[0] is not None:
+                most = self.dialect.greatest
+                self._run(tx, f"UPDATE chunks SET valid_to = {most}(?, valid_from) WHERE "
+                          "document_id IN (SELECT id FROM documents WHERE superseded_by = ?) "
+                          "AND revision = (SELECT d.revision FROM documents AS d WHERE d.id = "
+                          "chunks.document_id)", (float(until[0]), document_id))
+                self._run(tx, f"UPDATE documents SET valid_to = {most}(?, coalesce(event_time, "
+                          "created_at)) WHERE superseded_by = ?", (float(until[0]), document_id))
             self._run(tx, "UPDATE documents SET superseded_by = ? WHERE superseded_by = ?",
                       (successor, document_id))
             self._run(tx, "UPDATE documents SET supersedes = ? WHERE id = ? AND "

@@ -247,8 +247,9 @@ class HistoryContract(ArmContract):
         with storage.transaction() as tx:  # b (superseded) goes: a is c's now
             assert storage.hand_on(tx, "b", "c") == ["a"]
             storage.delete_document(tx, "b")
-        old, new = storage.get_document("a"), storage.get_document("c")
-        assert (old.superseded_by, old.valid_to, new.supersedes) == ("c", 200.0, "a")
+        old, new = storage.get_document("a"), storage.get_document("c")  # a: until c began
+        assert (old.superseded_by, old.valid_to, new.supersedes) == ("c", 300.0, "a")
+        assert [c.valid_to for c in storage.get_chunks([a.id])] == [300.0]
         with storage.transaction() as tx:  # c (current) goes: a is current again
             assert storage.hand_on(tx, "c", None) == ["a"]
             storage.delete_document(tx, "c")
