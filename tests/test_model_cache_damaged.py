@@ -56,3 +56,24 @@ def test_search_after_the_cache_file_was_damaged(tmp_path: Path) -> None:
     answer = found.json()
     assert not answer.get("arms_unavailable") and answer["semantic_available"], answer
     assert [h["text"] for h in answer["hits"]] == ["The upload parts are 8 MB each"]
+
+
+def test_a_failed_import_deletes_no_cached_copy(tmp_path: Path) -> None:
+    """Trial 15 F10: Ctrl-C inside onnxruntime's import left "ImportError: initialization
+    failed", taken for a damaged cache file: both cached models were deleted (an 18 s
+    rebuild on the next search). Only the file's own failure deletes it."""
+    from octomem.plugins.fastembed.graph import open_rebuilding
+
+    cached = [tmp_path / "prepared.onnx", tmp_path / "requantized.onnx"]
+    for copy in cached:
+        copy.write_bytes(b"model bytes")
+    calls = []
+
+    def broken_import(path: Path, optimize: bool) -> None:
+        calls.append(path)
+        raise ImportError("initialization failed")
+
+    with pytest.raises(ImportError, match="initialization failed"):
+        open_rebuilding(lambda: (cached[0], True), broken_import, cached)
+    assert calls == [cached[0]]  # not built again
+    assert [p.read_bytes() for p in cached] == [b"model bytes", b"model bytes"]

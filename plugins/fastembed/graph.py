@@ -111,10 +111,13 @@ def open_rebuilding(prepare: Callable[[], tuple[Path, bool]],
     :returns: ``(path, optimize, what open_file returned)``.
     :raises EmbedderUnavailableError: the rebuilt copy fails to load too; names it.
     :raises Exception: what ``open_file`` raised for a file outside the cache.
+    :raises ImportError: onnxruntime could not be imported; nothing is deleted.
     """
     path, optimize = prepare()
     try:
         return path, optimize, open_file(path, optimize)
+    except ImportError:  # onnxruntime itself did not import (a Ctrl-C inside its import
+        raise            # leaves "initialization failed"): the file is not at fault (trial 15)
     except Exception as exc:  # onnxruntime raises its own exception types
         if path not in cached:
             raise

@@ -72,10 +72,15 @@ def requantize(source: Path, source_sha256: str, cache_dir: Path | None = None) 
             return target
         try:
             _build(source, target)
-        except ImportError as exc:
+        except ModuleNotFoundError as exc:
             raise EmbedderUnavailableError(
                 f"re-quantizing the bundled model needs the onnx package ({exc}); "
                 "install it or set arms.fastembed.requantize=false"
+            ) from exc
+        except ImportError as exc:  # installed, but its import failed (trial 15: a Ctrl-C
+            raise EmbedderUnavailableError(  # inside it left the module half-initialised)
+                f"importing onnx or onnxruntime failed ({exc}); run the command again, or "
+                "set arms.fastembed.requantize=false"
             ) from exc
         except Exception as exc:  # onnxruntime raises its own exception types
             raise EmbedderUnavailableError(
