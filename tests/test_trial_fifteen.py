@@ -105,3 +105,19 @@ def test_the_reranked_first_hit_is_not_left_out_as_far_weaker(project: Path) -> 
     best = max(range(len(hits)), key=lambda i: hits[i]["relevance"])
     assert texts[best].startswith("user: My laptop's battery drains"), texts
     assert hits[0]["relevance"] < 0.04 * hits[best]["relevance"]  # kept all the same
+
+
+def test_forget_of_a_transcripts_path_names_its_turns(project: Path) -> None:
+    """F7: ``forget trip.jsonl`` (an ingested transcript) answered that an id ``file:...``
+    the user never saw was unknown."""
+    import json
+
+    (project / "trip.jsonl").write_text("".join(json.dumps(row) + "\n" for row in (
+        {"speaker": "Ana", "text": "Which train do we take?"},
+        {"speaker": "Ben", "text": "The 9:09 from Porto."})), encoding="utf-8")
+    octomem(project, "ingest", "trip.jsonl")
+    ran = octomem(project, "forget", "trip.jsonl", ok=False)
+    assert (ran.code, ran.err.strip()) == (1, (
+        "error: trip.jsonl was ingested as a transcript: its 2 turns are documents of their "
+        "own (trip:0, trip:1); forget a turn by its id")), ran.err
+    assert octomem(project, "forget", "trip:1").out.startswith("forgot trip:1")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.text import Text
@@ -246,17 +246,39 @@ def forget(
     try:
         try:
             out = memory.forget(id_or_text, scope, reason)
-        except NotFoundError:
+        except NotFoundError as missing:
             if not Path(id_or_text).is_file():
                 raise
             from ..memory.sources import file_id  # an ingested file, named by its path
-            out = memory.forget(file_id(Path(id_or_text)), scope, reason)
+            try:
+                out = memory.forget(file_id(Path(id_or_text)), scope, reason)
+            except NotFoundError:
+                raise transcript_named(memory, Path(id_or_text), missing) from None
         if not show.show_forgotten(console, out, as_json, asked=id_or_text):
             same_id = all(doc.id == id_or_text for _, doc in out.matches)
             what = "id is in both scopes" if same_id else "text matches several statements"
             raise OctomemError(f"the {what}; none was removed")
     finally:
         close_memory(memory)
+
+
+def transcript_named(memory: Any, path: Path, missing: NotFoundError) -> OctomemError:
+    """Return the error for ``forget PATH`` of a file stored as no document of its own:
+    a transcript's turns (named, to forget by id; trial 15 F7 was told that a ``file:``
+    id it never saw is unknown), else ``missing`` (nothing has that id or text)."""
+    from ..arms import VersionedStorage
+
+    uri = path.resolve().as_uri()
+    for _, pipeline in memory.scopes.existing():
+        storage = pipeline.arms.storage
+        if isinstance(storage, VersionedStorage):
+            turns = list(dict.fromkeys(c.document_id for c in storage.current_turn_chunks(uri)))
+            if turns:
+                shown = ", ".join(turns[:3]) + (", ..." if len(turns) > 3 else "")
+                return OctomemError(
+                    f"{path} was ingested as a transcript: its {len(turns)} turns are "
+                    f"documents of their own ({shown}); forget a turn by its id")
+    return missing
 
 
 @registry.command(cls=Command)
