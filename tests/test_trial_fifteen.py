@@ -121,3 +121,44 @@ def test_forget_of_a_transcripts_path_names_its_turns(project: Path) -> None:
         "error: trip.jsonl was ingested as a transcript: its 2 turns are documents of their "
         "own (trip:0, trip:1); forget a turn by its id")), ran.err
     assert octomem(project, "forget", "trip:1").out.startswith("forgot trip:1")
+
+
+def test_a_backup_moved_into_place_is_served_as_it_is(tmp_path: Path) -> None:
+    """F12: a backup moved (``mv``) into place while the memory was open, as docs/mcp.md
+    says to restore one, was overwritten: the old file's write-ahead log beside the path
+    was read as the new file's. Real SQLite files, the online backup API."""
+    import apsw
+
+    from octomem.engine.memory.facade import open_memory
+
+    project = tmp_path / "project"
+    project.mkdir()
+    store = project / ".octomem" / "octomem.sqlite3"
+
+    def opened():  # noqa: ANN202
+        return open_memory(overrides={"pipeline": {"embedder": "hashing"}},
+                           project_root=project, global_root=tmp_path / "global")
+
+    memory = opened()
+    try:
+        memory.remember("Alpha: the office is in Lyon", scope="local")
+        backup = tmp_path / "backup.sqlite3"
+        target = apsw.Connection(str(backup))
+        with target.backup("main", apsw.Connection(str(store)), "main") as copy:
+            copy.step()
+        target.close()
+        memory.remember("Beta: the office moved to Nantes", scope="local")
+        memory.remember("Gamma: the team lead is Odile", scope="local")
+        assert Path(f"{store}-wal").stat().st_size > 0  # the old file's log, beside it
+        backup.rename(store)  # mv: a new file at the path
+        texts = [h.chunk.text for h in memory.recall("where is the office", scope="local",
+                                                     count=False).hits]
+        assert texts == ["Alpha: the office is in Lyon"], texts
+        assert [d.text for d in memory.statements("local")] == ["Alpha: the office is in Lyon"]
+    finally:
+        memory.close()
+    again = opened()
+    try:
+        assert [d.text for d in again.statements("local")] == ["Alpha: the office is in Lyon"]
+    finally:
+        again.close()

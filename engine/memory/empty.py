@@ -213,7 +213,27 @@ def why_empty(memory: Memory, scope: str | None, kinds: tuple[str, ...],
         if starts and min(starts) > as_of:
             return (f"nothing stored was valid yet at {_shown(as_of)} (the earliest is from "
                     f"{_shown(min(starts))})")
+        if since is not None or until is not None:
+            return _none_then_in_window(pipelines, as_of, since, until, kinds, tags)
     return None
+
+
+def _none_then_in_window(pipelines: list[Pipeline], as_of: float, since: float | None,
+                         until: float | None, kinds: tuple[str, ...],
+                         tags: tuple[str, ...]) -> str | None:
+    """Return why ``as_of`` with a ``since`` / ``until`` window found nothing: of the
+    statements (of those kinds, with those tags) valid at ``as_of``, none became true in
+    the window (trial 15 F4: the answer said only "no hits"); ``None`` when one did.
+    Epoch seconds."""
+    valid = [d for p in pipelines for d in _documents(p, history=True)
+             if d.valid_from <= as_of and (d.valid_to is None or d.valid_to > as_of)
+             and (not kinds or d.kind in kinds) and all(t in d.tags for t in tags)]
+    if not valid or any((since is None or d.valid_from >= since)
+                        and (until is None or d.valid_from < until) for d in valid):
+        return None
+    starts = sorted({_shown(d.valid_from)[:10] for d in valid})
+    return (f"no statement valid at {_shown(as_of)} became true {_window(since, until)} "
+            f"(those valid then became true on {some(starts)})")
 
 
 def _nothing_current(memory: Memory, wanted: tuple[str, ...], history: bool,

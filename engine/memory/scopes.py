@@ -177,6 +177,9 @@ class ScopeSet:
             if pipeline is None or not callable(check) or check() is None:
                 return
             del self._open[scope]
+        retire = getattr(pipeline.arms.storage, "retire_wal", None)
+        if callable(retire):  # the old file's log must not be read as the new file's
+            retire()
         try:
             pipeline.close()
         except Exception as exc:  # a connection another thread is using: closed when freed

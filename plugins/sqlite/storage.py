@@ -16,6 +16,7 @@ statement history, recall counters and the forget log (:mod:`.history`).
 
 from __future__ import annotations
 
+import logging
 import stat
 import threading
 from collections.abc import Sequence
@@ -44,6 +45,8 @@ from .rows import CHUNK_FIELDS, DOC_COLUMNS, chunk_params, inherit, stored_param
 from .schema import SCHEMA_VERSION, migrate
 from .snapshots import ensure_identity, wait_for_saves
 from .transactions import SqliteTransactions
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from .chunk_cache import ChunkCache
@@ -178,6 +181,25 @@ class SqliteStorage(SqliteTransactions, SqliteReads, SqliteHistory, SqliteCallLo
         :returns: one line naming the file and what became of it, or ``None``.
         """
         return gone(self.path, self.opened_file)
+
+    def retire_wal(self) -> None:
+        """Empty the write-ahead log of the file this storage opened, before the storage
+        is closed because another file took its path or the file was deleted: SQLite
+        keeps the log beside the path (``-wal``, ``-shm``), and a file put at the path
+        would read the old file's pages from it as its own (trial 15 F12: a backup moved
+        into place while the server ran was overwritten by the store it replaced).
+        ``PRAGMA wal_checkpoint(TRUNCATE)`` on a connection this storage already has
+        (none is opened: a new one would open the new file) writes the log into the old
+        file, through the descriptor it holds, and truncates the log to 0 bytes. A
+        failure (a busy reader past the busy timeout) is logged; the close goes on."""
+        with self._lock:
+            opened = [conn for _, conn in self._connections]
+        for conn in opened[:1]:
+            try:
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            except apsw.Error as exc:
+                log.warning("could not empty the write-ahead log of %s, whose path another "
+                            "file took: %s: %s", self.path, type(exc).__name__, exc)
 
     def damage(self) -> str | None:
         """Check the file's structure (``PRAGMA quick_check``: every page and b-tree,
