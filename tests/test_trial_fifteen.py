@@ -4,7 +4,13 @@
   a wrapper) or ``--global-root ""`` made the current folder the global scope, and wrote
   the user's global memory there;
 - F8: a settings file that is not UTF-8 (a Latin-1 comment, a UTF-16 file) ended every
-  command in a traceback; a UTF-8 file with a byte-order mark was "not valid TOML".
+  command in a traceback; a UTF-8 file with a byte-order mark was "not valid TOML";
+- F3: forgetting the middle of a supersede chain left a hole in its ``as_of`` history;
+- F1: the conversation reranker's first hit was left out as "far weaker";
+- F7: ``forget`` of an ingested transcript's path named an unknown ``file:`` id;
+- F12: a backup moved into place while the memory was open was overwritten by the old
+  file's write-ahead log;
+- F4: ``--as-of`` with a ``--since`` / ``--until`` window that matched nothing said no why.
 """
 
 from __future__ import annotations
@@ -162,3 +168,20 @@ def test_a_backup_moved_into_place_is_served_as_it_is(tmp_path: Path) -> None:
         assert [d.text for d in again.statements("local")] == ["Alpha: the office is in Lyon"]
     finally:
         again.close()
+
+
+def test_as_of_with_a_window_that_matches_nothing_says_why(project: Path) -> None:
+    """F4: ``--as-of`` with ``--since`` / ``--until`` that matched nothing answered a bare
+    "no hits" (no reason in ``--json`` either)."""
+    first = octomem(project, "add", "The database is PostgreSQL 14", "--kind", "FACT",
+                    "--event-time", "2024-01-10", "--json").json()["id"]
+    octomem(project, "add", "The database is PostgreSQL 16", "--kind", "FACT",
+            "--event-time", "2024-07-01", "--supersedes", first)
+    ran = octomem(project, "search", "database version", "--as-of", "2024-06-30",
+                  "--since", "2024-03-01", "--json").json()
+    assert ran["hits"] == [] and ran["nothing_to_rank"] == (
+        "no statement valid at 2024-06-30T23:59:59Z became true from 2024-03-01T00:00:00Z "
+        "on (those valid then became true on 2024-01-10)"), ran
+    found = octomem(project, "search", "database version", "--as-of", "2024-06-30",
+                    "--since", "2024-01-01", "--json").json()
+    assert [h["text"] for h in found["hits"]] == ["The database is PostgreSQL 14"]
