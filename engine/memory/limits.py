@@ -10,9 +10,8 @@ the user, reads any path.
 
 from __future__ import annotations
 
-import unicodedata
-
 import json
+import unicodedata
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
