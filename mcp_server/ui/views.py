@@ -20,9 +20,9 @@ from markdown_it import MarkdownIt
 from octomem.engine.arms import VersionedStorage
 from octomem.engine.errors import InvalidQueryError
 from octomem.engine.memory.facade import Memory
+from octomem.engine.memory.markdown import forgotten_predecessors
 from octomem.engine.memory.results import MemoryRecallResult, recall_result
 from octomem.engine.memory.scopes import SCOPES, check_scope
-from octomem.engine.memory.markdown import forgotten_predecessors
 from octomem.engine.memory.view import item, render_markdown
 from octomem.engine.types import Chunk, Document, Filters
 
