@@ -201,7 +201,13 @@ def test_a_record_without_text_names_the_field_not_python(tmp_path: Path) -> Non
             ("blank-text", _record("x", " \n "),
              "text: empty; no octomem writer stores a document without text"),
             ("bad-rev", _record("x", "y", revision="two"),
-             "revision: must be a whole number of at least 1, got 'two'"),
+             "revision: must be a whole number from 1 to 9,223,372,036,854,775,807, got 'two'"),
+            ("huge-rev", _record("x", "y", revision=10**30),  # trial 15 F15: a traceback
+             "revision: must be a whole number from 1 to 9,223,372,036,854,775,807, got a "
+             "number of 31 digits"),
+            ("huge-recalls", _record("x", "y", recalls=2**63),
+             "recalls: must be a whole number from 0 to 9,223,372,036,854,775,807, got "
+             "9223372036854775808"),
             ("bad-tags", _record("x", "y", tags="ops"), "tags: must be a list of strings"),
             ("no-id", {"type": "document", "text": "y", "created_at": "2025-01-01T00:00:00Z"},
              "id: missing")]:
@@ -210,6 +216,7 @@ def test_a_record_without_text_names_the_field_not_python(tmp_path: Path) -> Non
         assert ran.code == 1 and f"{bad}:2: a malformed document record: {field}" in ran.err, (
             name, ran.err)
         assert "__init__" not in ran.err and "positional argument" not in ran.err
+        assert not (project / ".octomem").exists()  # nothing stored, no store created
 
 
 def test_verify_finds_and_repairs_a_one_way_supersede(tmp_path: Path) -> None:

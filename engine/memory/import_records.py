@@ -35,9 +35,17 @@ def _text(value: Any, name: str, *, nullable: bool = False, empty: bool = True) 
         raise Malformed(f"{name}: must be {kind}{' or null' if nullable else ''}, got {value!r}")
 
 
+#: The largest integer SQLite stores (``INTEGER``: 64-bit signed); a larger ``revision`` or
+#: ``recalls`` ended an import in a traceback, after its store was created (trial 15 F15).
+MOST = 2**63 - 1
+
+
 def _whole(value: Any, name: str, least: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise Malformed(f"{name}: must be a whole number of at least {least}, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= MOST:
+        shown = repr(value) if not isinstance(value, int) or len(str(value)) <= 24 \
+            else f"a number of {len(str(abs(value)))} digits"
+        raise Malformed(f"{name}: must be a whole number from {least} to {MOST:,}, "
+                        f"got {shown}")
 
 
 def _check_fields(obj: dict[str, Any]) -> None:
