@@ -183,6 +183,11 @@ def ingest_groups(
             f"folder exists (relative paths start at {project_root}); to store it as text, "
             "add some words around it"
         )
+    if path is None and fmt in ("chat", "claude-code"):  # trial 15 F19: stored as a DOC
+        raise InvalidQueryError(
+            f"format: {fmt!r} reads a transcript file or folder, and path_or_text names "
+            "none (it is read as text); save the transcript as a .jsonl file and give its "
+            "path, or leave format out to store the text as a document; nothing was stored")
     if path is None:
         text = path_or_text.strip()
         if max_bytes is not None:
