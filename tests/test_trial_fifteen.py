@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from cli_run import octomem
 
 
@@ -185,3 +186,31 @@ def test_as_of_with_a_window_that_matches_nothing_says_why(project: Path) -> Non
     found = octomem(project, "search", "database version", "--as-of", "2024-06-30",
                     "--since", "2024-01-01", "--json").json()
     assert [h["text"] for h in found["hits"]] == ["The database is PostgreSQL 14"]
+
+
+def test_the_memory_resource_counts_turns_and_older_statements(
+        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """F17: ``octomem://memory/{scope}`` listed every conversation turn as a statement,
+    with no bound (3.2 MB and 17 s for a 20,000-turn chat)."""
+    import json
+
+    from octomem.engine.memory import view
+    from octomem.engine.memory.facade import open_memory
+
+    (project / "chat.jsonl").write_text("".join(
+        json.dumps({"speaker": "Ana", "text": f"Turn {i} about the castle"}) + "\n"
+        for i in range(30)), encoding="utf-8")
+    memory = open_memory(overrides={"pipeline": {"embedder": "hashing"}},
+                         project_root=project, global_root=project.parent / "global")
+    try:
+        memory.ingest(str(project / "chat.jsonl"))
+        for i in range(4):
+            memory.remember(f"Decision {i}: the castle tour starts at {9 + i}", kind="DECISION")
+        monkeypatch.setattr(view, "LISTED_STATEMENTS", 3)
+        text = view.scope_markdown(memory, "local")
+    finally:
+        memory.close()
+    assert "Not listed here: 30 conversation turns (recall finds them) and 1 older statement " \
+        "(`octomem export --format md` lists every one)." in text, text
+    assert "Turn 0 about" not in text and "## TURN" not in text
+    assert [n for n in range(4) if f"Decision {n}:" in text] == [1, 2, 3]

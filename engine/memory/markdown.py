@@ -117,7 +117,8 @@ def _by_kind(docs: Sequence[Document]) -> list[tuple[str, list[Document]]]:
 
 def render_markdown(scope: str, where: str, documents: Sequence[Document],
                     history: Sequence[Document] = (), warnings: list[str] | None = None,
-                    snippet: int | None = SNIPPET, gone: Collection[str] = ()) -> str:
+                    snippet: int | None = SNIPPET, gone: Collection[str] = (),
+                    unlisted: str | None = None) -> str:
     """Render a scope's current statements by kind, newest first (and its history).
 
     :param where: the scope's directory, shown under the title.
@@ -125,6 +126,7 @@ def render_markdown(scope: str, where: str, documents: Sequence[Document],
     :param warnings: receives what was left out (times that cannot be shown).
     :param snippet: longest text shown per document, characters; ``None``: whole.
     :param gone: forgotten ids some of them supersede (:func:`forgotten_predecessors`).
+    :param unlisted: a line saying what is stored but not listed, under the title.
     """
     left_out = [why for doc in [*documents, *history] if (why := unshowable(doc))]
     shown = [d for d in documents if unshowable(d) is None]
@@ -133,11 +135,13 @@ def render_markdown(scope: str, where: str, documents: Sequence[Document],
              f"`{where}` · {len(shown)} current statements by kind, newest first (by when "
              "each happened: its event time, else when it was recorded); conversation turns "
              "in the order they were said.", ""]
+    if unlisted:
+        lines += [unlisted, ""]
     for kind, docs in _by_kind(shown):
         lines += [f"## {kind} ({len(docs)})", ""]
         for doc in docs:
             lines += _entry(doc, snippet, gone)
-    if not shown:
+    if not shown and not unlisted:
         lines += ["_Nothing is remembered in this scope yet._", ""]
     if old:
         lines += ["## Superseded", ""]

@@ -8,6 +8,7 @@ import re
 
 from ..arms import VersionedStorage
 from ..errors import InvalidQueryError, NotFoundError
+from ..turns import TURN_KIND
 from .facade import Memory
 from .markdown import forgotten_predecessors, render_markdown
 from .results import ItemResult, chunk_item, scoped_item
@@ -19,16 +20,33 @@ from .versions import document_version
 #: ``scope:chunk_id``: ASCII digits only (``\d`` would take ``٣``), at most 18 (an SQLite
 #: integer is below 2**63; more would overflow the lookup, not miss).
 _CHUNK_REF = re.compile(r"^(local|global):([0-9]{1,18})$")
+#: Statements the ``octomem://memory/{scope}`` resource lists at most (newest first; the
+#: rest are counted): a client that previews resources pulls the whole text into an
+#: agent's context (trial 15 F17: 3.2 MB and 17 s for one 20,000-turn chat).
+LISTED_STATEMENTS = 500
+
+
 def scope_markdown(memory: Memory, scope: str) -> str:
     """Return ``octomem://memory/{scope}``: the scope's current statements by kind, newest
-    first (:mod:`.markdown`), each text cut to :data:`~.markdown.SNIPPET` characters.
+    first (:mod:`.markdown`), each text cut to :data:`~.markdown.SNIPPET` characters, at
+    most :data:`LISTED_STATEMENTS` of them; conversation turns are counted, not listed
+    (recall finds them), as the rest beyond that number.
 
     :raises InvalidQueryError: ``scope`` is not ``local`` or ``global``.
     """
     chosen = check_scope(scope) or "local"
-    docs, pipeline = memory.statements(chosen), memory.scopes.get(chosen)
+    every, pipeline = memory.statements(chosen), memory.scopes.get(chosen)
+    turns = sum(1 for d in every if d.kind == TURN_KIND)
+    docs = [d for d in every if d.kind != TURN_KIND]
+    older, docs = max(0, len(docs) - LISTED_STATEMENTS), docs[:LISTED_STATEMENTS]
+    said = [f"{turns:,} conversation turn{'s' if turns != 1 else ''} (recall finds them)"
+            if turns else "", f"{older:,} older statement{'s' if older != 1 else ''} "
+            "(`octomem export --format md` lists every one)" if older else ""]
+    unlisted = "Not listed here: " + " and ".join(p for p in said if p) + "." \
+        if turns or older else None
     gone = forgotten_predecessors(pipeline.arms.storage, docs) if pipeline else set()
-    return render_markdown(chosen, str(memory.roots.of(chosen)), docs, gone=gone)
+    return render_markdown(chosen, str(memory.roots.of(chosen)), docs, gone=gone,
+                           unlisted=unlisted)
 
 
 def item(memory: Memory, ref: str) -> ItemResult:
