@@ -214,3 +214,18 @@ def test_the_memory_resource_counts_turns_and_older_statements(
         "(`octomem export --format md` lists every one)." in text, text
     assert "Turn 0 about" not in text and "## TURN" not in text
     assert [n for n in range(4) if f"Decision {n}:" in text] == [1, 2, 3]
+
+
+def test_history_is_listed_along_the_chain(project: Path) -> None:
+    """F5: ``--include-superseded`` listed 17, 14, 16 for the chain 14 -> 16 -> 17 (each
+    superseded one after the current one); 14 was replaced by 16, so 17, 16, 14."""
+    def add(text: str, *supersedes: str) -> str:
+        more = ["--supersedes", supersedes[0]] if supersedes else []
+        return octomem(project, "add", text, "--kind", "FACT", *more, "--json").json()["id"]
+
+    first = add("The database is PostgreSQL 14")
+    second = add("The database is PostgreSQL 16", first)
+    add("The database is PostgreSQL 17", second)
+    hits = octomem(project, "search", "database version", "--include-superseded",
+                   "--json").json()["hits"]
+    assert [h["text"][-2:] for h in hits] == ["17", "16", "14"]

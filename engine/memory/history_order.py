@@ -27,12 +27,15 @@ def current_first(hits: list[Any], storages: Mapping[str, Any]) -> list[Any]:
     :returns: the same hits, reordered; ranks are the caller's to renumber.
     """
     current = {(h.scope, h.chunk.document_id): h for h in hits if h.chunk.valid_to is None}
+    present: dict[tuple[str, str], Any] = {}
+    for hit in hits:  # the first hit of each statement
+        present.setdefault((hit.scope, hit.chunk.document_id), hit)
     after: dict[int, list[Any]] = {}
     placed: set[int] = set()
     for hit in hits:
         if hit.chunk.valid_to is None:
             continue
-        newer = _replacement(hit, current, storages)
+        newer = _replacement(hit, current, present, storages)
         if newer is not None and newer is not hit:
             after.setdefault(id(newer), []).append(hit)
             placed.add(id(hit))
@@ -46,13 +49,18 @@ def current_first(hits: list[Any], storages: Mapping[str, Any]) -> list[Any]:
     for hit in hits:
         if id(hit) not in placed:
             emit(hit)
+    if len(out) < len(hits):  # a supersede cycle (an import can hold one): kept, in place
+        shown = {id(h) for h in out}
+        out += [h for h in hits if id(h) not in shown]
     return out
 
 
 def _replacement(hit: Any, current: Mapping[tuple[str, str], Any],
+                 present: Mapping[tuple[str, str], Any],
                  storages: Mapping[str, Any]) -> Any | None:
-    """The hit that replaced ``hit``: its own document's current revision, else the
-    statement its document's ``superseded_by`` chain leads to; ``None`` when not a hit."""
+    """The hit that replaced ``hit``: its own document's current revision, else the first
+    statement along its document's ``superseded_by`` chain that is a hit (current or not:
+    17 -> 16 -> 14, not 17 -> 14 and 16; trial 15 F5); ``None`` when none is."""
     scope, doc_id = hit.scope, hit.chunk.document_id
     if (scope, doc_id) in current:
         return current[(scope, doc_id)]
@@ -62,6 +70,6 @@ def _replacement(hit: Any, current: Mapping[tuple[str, str], Any],
         if doc is None or not doc.superseded_by:
             return None
         doc_id = doc.superseded_by
-        if (scope, doc_id) in current:
-            return current[(scope, doc_id)]
+        if (scope, doc_id) in present:
+            return present[(scope, doc_id)]
     return None
