@@ -315,3 +315,26 @@ def test_an_import_that_fails_while_writing_stores_nothing(tmp_path: Path,
         mp.undo()
         memory.close()
     assert _rows(target, "SELECT count(*) FROM documents") == [(0,)]
+
+
+def test_a_supersede_cycle_is_refused(tmp_path: Path) -> None:
+    """Trial 15 F16: two records that supersede each other were imported: both ended
+    superseded, nothing of them current, and verify said all was well."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    when = "2025-02-01T00:00:00Z"
+    bad = _write_export(
+        tmp_path / "cycle.jsonl",
+        _record("c1", "c one", supersedes="c2", superseded_by="c2", valid_to=when),
+        _record("c2", "c two", supersedes="c1", superseded_by="c1", valid_to=when))
+    ran = octomem(project, "import", str(bad), ok=False)
+    assert (ran.code, ran.err.strip()) == (1, (
+        f"error: {bad}:2: superseded_by: a supersede cycle (c1 -> c2 -> c1): no statement "
+        "of it would be current; nothing was imported")), ran.err
+    chain = _write_export(  # a chain that ends in a current statement still imports
+        tmp_path / "chain.jsonl",
+        _record("c1", "c one", superseded_by="c2", valid_to=when),
+        _record("c2", "c two", supersedes="c1"))
+    octomem(project, "import", str(chain))
+    assert {k: r["superseded_by"] for k, r in _records(project).items()} == {
+        "c1": "c2", "c2": None}

@@ -210,6 +210,25 @@ def check_links(incoming: list[Incoming], forgotten_in_file: set[str], storage: 
         if new is not None and new.doc.supersedes not in (None, doc.id):
             _refuse(source, item, "superseded_by", f"{new.doc.id!r} (line {new.line}) "
                     f"supersedes {new.doc.supersedes!r}, not {doc.id!r}")
+        if (cycle := _cycle(doc.id, by_id)) is not None:  # trial 15 F16: none stays current
+            _refuse(source, item, "superseded_by", f"a supersede cycle ({' -> '.join(cycle)}): "
+                    "no statement of it would be current")
+
+
+def _cycle(start: str, by_id: dict[str, Incoming]) -> list[str] | None:
+    """Return the ids from ``start`` along ``superseded_by`` back to ``start`` when the
+    file's records make a cycle there, else ``None``."""
+    path, seen = [start], {start}
+    target = by_id[start].doc.superseded_by
+    while target is not None and target in by_id:
+        if target == start:
+            return [*path, start]
+        if target in seen:
+            return None  # a cycle further on: refused at its own records
+        path.append(target)
+        seen.add(target)
+        target = by_id[target].doc.superseded_by
+    return None
 
 
 def _refuse(source: str, item: Incoming, name: str, why: str) -> None:
