@@ -247,6 +247,9 @@ class Relevance:
     :param reach: the chunks the query was compared with, when :func:`.small_term` raised it.
     :param strength: the answer's keyword strength (:func:`keyword_strength`), when its
         term entered the relevance (``None``: it did not).
+    :param reply_own: a reply to a question turn the query matched: its own probability,
+        before it took the question's probability and band (``None``: not such a reply,
+        or its own was higher; :func:`octomem.engine.memory.judge.replies`).
     """
 
     probability: float
@@ -259,6 +262,7 @@ class Relevance:
     aside: bool = False
     reach: int | None = None
     strength: float | None = None
+    reply_own: float | None = None
 
 
 def relevance_of(query: str, text: str, cos: float | None, floor: float,

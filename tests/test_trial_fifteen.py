@@ -229,3 +229,33 @@ def test_history_is_listed_along_the_chain(project: Path) -> None:
     hits = octomem(project, "search", "database version", "--include-superseded",
                    "--json").json()["hits"]
     assert [h["text"][-2:] for h in hits] == ["17", "16", "14"]
+
+
+TRIP = [
+    {"speaker": "Ana", "text": "Where should we stay in Lisbon?"},
+    {"speaker": "Ben", "text": "In Alfama, near the castle."},
+    {"speaker": "Ana", "text": "Which train do we take from Porto on Friday?"},
+    {"speaker": "Ben", "text": "The 9:09, it arrives at 12:05."},
+]
+
+
+def test_the_reply_to_a_matched_question_answers_with_its_band(project: Path) -> None:
+    """F2: the reply "The 9:09, it arrives at 12:05." was band low (0.01) beside its
+    question's medium, so ``max_tokens`` cut it before an unrelated medium turn. It now
+    takes its question's relevance and band; explain keeps its own (MiniLM)."""
+    import json
+
+    (project / "trip.jsonl").write_text(
+        "".join(json.dumps(row) + "\n" for row in TRIP), encoding="utf-8")
+    octomem(project, "ingest", "trip.jsonl", hashing=False)
+    hits = octomem(project, "search", "what time does our train leave Porto?", "--json",
+                   "--explain", hashing=False).json()["hits"]
+    by_text = {h["text"].split(" (")[0]: h for h in hits}
+    asked = by_text["Ana: Which train do we take from Porto on Friday?"]
+    reply = by_text["Ben: The 9:09, it arrives at 12:05."]
+    assert asked["band"] in ("medium", "high")
+    assert (reply["relevance"], reply["band"]) == (asked["relevance"], asked["band"])
+    assert reply["relevance_from"]["reply_own_relevance"] < 0.033  # its own: below the floor
+    packed = octomem(project, "search", "what time does our train leave Porto?", "--json",
+                     "--max-tokens", "40", hashing=False).json()["hits"]
+    assert "Ben: The 9:09, it arrives at 12:05." in [h["text"].split(" (")[0] for h in packed]

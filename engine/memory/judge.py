@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..fusion import is_turn
@@ -204,24 +205,41 @@ def broken_ties(hits: list[ScopedHit], floors: list[tuple[float, str]],
     return [hits[i] for i in order], [floors[i] for i in order]
 
 
-def replies(hits: list[ScopedHit], passes: list[bool]) -> set[int]:
+def replies(hits: list[ScopedHit], passes: list[bool]) -> dict[int, int]:
     """Return the places of the hits that are the next turn after a question turn that
-    reaches its floor (its text ends with "?"; the same conversation, the next position,
-    in either scope: dedup keeps one copy of a turn stored in both): the reply is the
+    reaches its floor, each with its question's place (its text ends with "?"; the same
+    conversation, the next position, in either scope: dedup keeps one copy of a turn
+    stored in both): the reply is the
     answer to the question the query matched. A fresh user's trial: "where are we
     staying in Porto" matched "Ben: Where are we staying in
     Porto?" (relevance above the floor) while the reply "Ana: A small guesthouse in
     Ribeira", second, had 0.01 (< ``retrieval.relative_floor`` × the best) and was left
     out. No tuned constant."""
-    asked: set[tuple[Any, Any]] = set()
-    for hit, ok in zip(hits, passes, strict=True):
+    asked: dict[tuple[Any, Any], int] = {}
+    for at, (hit, ok) in enumerate(zip(hits, passes, strict=True)):
         if ok and is_turn(hit.chunk) and hit.chunk.text.rstrip().endswith("?"):
             meta = hit.chunk.metadata
-            asked.add((meta[CONVERSATION], meta[POSITION] + 1))
+            asked.setdefault((meta[CONVERSATION], meta[POSITION] + 1), at)
     if not asked:
-        return set()
-    return {i for i, h in enumerate(hits) if is_turn(h.chunk) and (
-        h.chunk.metadata[CONVERSATION], h.chunk.metadata[POSITION]) in asked}
+        return {}
+    return {i: asked[key] for i, h in enumerate(hits) if is_turn(h.chunk) and (
+        key := (h.chunk.metadata[CONVERSATION], h.chunk.metadata[POSITION])) in asked}
+
+
+def as_answers(hits: list[ScopedHit], answers: Mapping[int, int],
+               probability: list[float]) -> None:
+    """Give each reply of ``answers`` (:func:`replies`: reply place -> question place) its
+    question's relevance and band when they are higher than its own (kept in
+    ``reply_own``): the reply is the answer to what the query matched, while its own words
+    rarely share any with the query (trial 15 F2: "The 9:09, it arrives at 12:05." was
+    band low beside its question's medium, and ``max_tokens`` cut it before an unrelated
+    medium turn). The order of the hits does not change."""
+    for reply, question in answers.items():
+        own, asked = hits[reply].relevance, hits[question].relevance
+        if own is None or asked is None or probability[reply] >= probability[question]:
+            continue
+        hits[reply].relevance = replace(own, probability=asked.probability, band=asked.band,
+                                        reply_own=own.probability)
 
 
 def judged(hits: list[ScopedHit], top_k: int, text: str, cos: dict[Key, float],
@@ -272,4 +290,5 @@ def judged(hits: list[ScopedHit], top_k: int, text: str, cos: dict[Key, float],
     answer.weak_left_out = min(top_k, len(hits)) - sum(i < top_k for i in kept)
     shown = set([i for i in kept if passes[i]][:top_k])
     shown.update([i for i in kept if i not in shown][: top_k - len(shown)])
+    as_answers(hits, {r: q for r, q in answers.items() if r in shown}, probability)
     return [hits[i] for i in sorted(shown)]

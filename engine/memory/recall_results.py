@@ -90,7 +90,8 @@ def _relevance_from(rel: Relevance) -> dict[str, float | None]:
     """The inputs of ``rel`` (a document's hit adds ``cos_lift`` and ``kw_z``; ``unheard``
     when the query has words the memory never mentions; ``assistant_aside`` for an
     assistant's turn asked about the user's own life; ``reach`` when it was asked of a
-    small store; ``keyword_strength`` when that term entered it)."""
+    small store; ``keyword_strength`` when that term entered it; ``reply_own_relevance``
+    for a reply that took its question's relevance)."""
     out: dict[str, float | None] = {"cos": None if rel.cos is None else round(rel.cos, 4),
                                     "coverage": round(rel.coverage, 4)}
     if rel.unheard:
@@ -101,6 +102,8 @@ def _relevance_from(rel: Relevance) -> dict[str, float | None]:
         out["reach"] = rel.reach
     if rel.strength is not None:
         out["keyword_strength"] = round(rel.strength, 4)
+    if rel.reply_own is not None:
+        out["reply_own_relevance"] = round(rel.reply_own, 4)
     if rel.kw_z is not None:
         out["cos_lift"] = None if rel.cos_lift is None else round(rel.cos_lift, 4)
         out["kw_z"] = round(rel.kw_z, 4)
