@@ -34,7 +34,6 @@ from pathlib import Path
 
 import numpy as np
 
-from octomem.engine.manager import load_registry
 from octomem.engine.memory.recall import RecallRequest, recall_scopes
 from octomem.engine.memory.scopes import memory_knobs
 from octomem.engine.pipeline import Pipeline, embedding_text
@@ -49,13 +48,12 @@ from octomem.engine.relevance import (
     shipped_model,
     unheard_words,
 )
-from octomem.engine.settings import load_settings
 from octomem.engine.small_store import small_term
 from octomem.engine.types import Filters
 
 from .arguments import bench_parser, fit_commands, run_main
-from .dataset import load_dataset, parse_group_by
 from .fit_turn_relevance import Answer, _arrays, _logit, _score
+from .fit_turn_relevance import collect as turn_collect
 
 #: Keyword strength weights tried (logit per unit of strength; 0 = not used).
 WEIGHTS = np.round(np.arange(0.0, 1.501, 0.05), 2)
@@ -101,28 +99,9 @@ def _ask(pipeline: Pipeline, model: RelevanceModel, text: str, filters: Filters,
 
 def collect(root: Path, folder: Path, split: str, group_by: str,
             only: set[str]) -> list[StrengthAnswer]:
-    """Ask every judged query of ``split`` of its group and of each other group."""
-    field = parse_group_by(group_by) or ""
-    dataset = load_dataset(folder, split)
-    floors = {"relevance_floor": 0.0, "document_relevance_floor": 0.0, "relative_floor": 0.0}
-    loaded = load_settings(overrides={"retrieval": floors}, read_user_config=False)
-    pipeline = Pipeline(loaded, load_registry(), root)
-    model, out = shipped_model(), []
-    try:
-        pipeline.warm()
-        groups = sorted(g for g in {str(dataset.query_metadata[q][field])
-                                    for q in dataset.queries} if not only or g in only)
-        for qid, text in dataset.queries.items():
-            own_group = str(dataset.query_metadata[qid][field])
-            if own_group not in groups:
-                continue
-            for group in groups:
-                judged = dataset.qrels[qid] if group == own_group else {}
-                out.append(_ask(pipeline, model, text, Filters(metadata={field: group}),
-                                judged, group == own_group))
-    finally:
-        pipeline.close()
-    return out
+    """Ask every judged query of ``split`` of its group and of each other group
+    (:func:`.fit_turn_relevance.collect` with this module's :func:`_ask`)."""
+    return turn_collect(root, folder, split, group_by, only, ask=_ask)
 
 
 def _shares(arrays: tuple[np.ndarray, ...], strength: np.ndarray, terms: tuple[float, ...],

@@ -52,8 +52,10 @@ from __future__ import annotations
 import json
 import pickle
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -114,8 +116,13 @@ def _logit(p: float) -> float:
 
 
 def collect(root: Path, folder: Path, split: str, group_by: str,
-            only: set[str]) -> list[Answer]:
-    """Ask every judged query of ``split`` of its group and of each other group."""
+            only: set[str], ask: Callable[..., Any] | None = None) -> list[Any]:
+    """Ask every judged query of ``split`` of its group and of each other group.
+
+    :param ask: ``ask(pipeline, model, text, filters, judged, own)`` -> one answer's
+        record (default :func:`_ask`; ``fit_strength`` passes its own).
+    """
+    ask = ask or _ask
     field = parse_group_by(group_by) or ""
     dataset = load_dataset(folder, split)
     floors = {"relevance_floor": 0.0, "document_relevance_floor": 0.0, "relative_floor": 0.0}
@@ -132,8 +139,8 @@ def collect(root: Path, folder: Path, split: str, group_by: str,
                 continue
             for group in groups:
                 judged = dataset.qrels[qid] if group == own_group else {}
-                out.append(_ask(pipeline, model, text, Filters(metadata={field: group}),
-                                judged, group == own_group))
+                out.append(ask(pipeline, model, text, Filters(metadata={field: group}),
+                               judged, group == own_group))
     finally:
         pipeline.close()
     return out
