@@ -34,7 +34,7 @@ ArmKind = Literal["storage", "keyword", "embedder", "semantic", "reranker", "ded
 ARM_KINDS: tuple[ArmKind, ...] = ("storage", "keyword", "embedder", "semantic", "reranker", "dedup")
 
 
-class NoOptions(BaseModel, extra="forbid", defer_build=True):
+class NoOptions(BaseModel, extra="forbid", defer_build=True, allow_inf_nan=False):
     """Options model of an arm that takes no options."""
 
 

@@ -18,6 +18,7 @@ JSON output needs nothing: JSON escapes C0 controls itself, and keeps the text a
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 #: Categories escaped (Unicode: Cc control, Cf format, Zl line separator, Zp paragraph
@@ -77,6 +78,28 @@ def visible(text: str) -> str:
 #: own text: a few words are enough to recognise it; a 4,096-character one must not fill
 #: the screen). Not tuned: one 80-column line.
 ECHO_CHARS = 80
+
+
+#: A terminal escape sequence (ECMA-48): a control sequence (``ESC [`` parameters,
+#: intermediates, final byte: colours, cursor moves), an operating system command (``ESC ]``
+#: to BEL or ``ESC \\``: window titles, hyperlinks) or a two-byte escape.
+ESCAPE_SEQUENCE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[ -/]*[0-~]"
+)
+
+
+def searchable(query: str) -> str:
+    """Return ``query`` as it is searched: without terminal escape sequences
+    (:data:`ESCAPE_SEQUENCE`), its other control characters (C0, DEL, C1) but newline and
+    tab as spaces. A query copied from coloured terminal output (``\x1b[31mERROR
+    42\x1b[0m``) searched ``31merror`` and ``0m`` as words (trial 15 F14); an answer still
+    echoes the query as it was given. A query without control characters is returned as
+    it is."""
+    if query.isprintable():  # fast path: no control character at all
+        return query
+    plain = ESCAPE_SEQUENCE.sub(" ", query)
+    return "".join(" " if unicodedata.category(c) == "Cc" and c not in "\t\n" else c
+                   for c in plain)
 
 
 def clipped(query: str, limit: int = ECHO_CHARS) -> str:

@@ -10,6 +10,7 @@ folder or file that already exists is left as it is (the user may share it on pu
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -26,11 +27,18 @@ def private_dir(path: Path) -> Path:
     """Create ``path`` and any missing parents as ``0700`` folders; existing ones are kept.
 
     :returns: ``path``.
+    :raises FileNotFoundError: a folder on the way is a symbolic link to nothing (a
+        ``.octomem`` linked to a disk not mounted; trial 15 F14), naming the link and where
+        it points.
     :raises OSError: a folder cannot be created.
     """
     missing: list[Path] = []
     current = Path(path)
     while not current.exists():
+        if current.is_symlink():
+            raise FileNotFoundError(
+                errno.ENOENT, f"a link to {os.readlink(current)}, which does not exist: "
+                "create that folder, or remove the link", str(current))
         missing.append(current)
         if current.parent == current:
             break

@@ -29,7 +29,7 @@ def _field(default: Any, group: str, description: str, **constraints: Any) -> An
     )
 
 
-class PipelineSettings(BaseModel, extra="forbid"):
+class PipelineSettings(BaseModel, extra="forbid", allow_inf_nan=False):
     """Which arm of each kind the pipeline is assembled from, by registered name."""
 
     storage: str = _field("sqlite", "identity", "storage arm (documents, chunks, metadata)")
@@ -48,7 +48,7 @@ class PipelineSettings(BaseModel, extra="forbid"):
     dedup: str | None = _field("cosine", "retrieval", "dedup arm; empty for none")
 
 
-class RetrievalSettings(BaseModel, extra="forbid"):
+class RetrievalSettings(BaseModel, extra="forbid", allow_inf_nan=False):
     """How runs are fused and cut. Changing these reorders the next answer only."""
 
     top_k: int = _field(10, "retrieval", "hits in an answer", ge=1, le=1000)
@@ -149,7 +149,7 @@ class RetrievalSettings(BaseModel, extra="forbid"):
     )
 
 
-class SessionStartSettings(BaseModel, extra="forbid"):
+class SessionStartSettings(BaseModel, extra="forbid", allow_inf_nan=False):
     """What ``octomem://session-start`` and ``octomem session-start`` show."""
 
     max_bytes: int = _field(
@@ -159,7 +159,7 @@ class SessionStartSettings(BaseModel, extra="forbid"):
     )
 
 
-class LimitsSettings(BaseModel, extra="forbid"):
+class LimitsSettings(BaseModel, extra="forbid", allow_inf_nan=False):
     """The largest inputs octomem accepts. Beyond one: a clear error naming the argument
     and this setting; nothing is stored (a 1.1 MB remember once took 420 s and held the
     server's writes; a 10 MB query ran 67 s)."""
@@ -202,7 +202,7 @@ class LimitsSettings(BaseModel, extra="forbid"):
     )
 
 
-class IngestSettings(BaseModel, extra="forbid"):
+class IngestSettings(BaseModel, extra="forbid", allow_inf_nan=False):
     """How ``ingest`` treats folders and which paths the MCP ``ingest`` tool may read."""
 
     on_missing: Literal["forget", "keep"] = _field(
@@ -231,7 +231,7 @@ class Settings(BaseModel):
     to read ``OCTOMEM_*`` variables when there are any (:mod:`.settings_env`).
     """
 
-    model_config = ConfigDict(extra="forbid", validate_default=True,
+    model_config = ConfigDict(extra="forbid", validate_default=True, allow_inf_nan=False,
                               arbitrary_types_allowed=True)
 
     data_dir: Path = _field(_default_data_dir, "runtime", "where data lives")

@@ -24,6 +24,20 @@ import sys
 #: ``_{PROG}_COMPLETE``): such a call has no arguments, yet is no call for help.
 COMPLETE_VAR = "_OCTOMEM_COMPLETE"
 
+#: Fewest columns output is laid out in (:class:`.layout.SafeConsole`, and help pages
+#: through :func:`widen_columns`): a hit line's rank, relevance and scope, a few words,
+#: and ``--explain``'s keyword column (trial 3 finding 26 made 30 columns read).
+MIN_WIDTH = 30
+
+
+def widen_columns() -> None:
+    """Raise a ``COLUMNS`` below :data:`MIN_WIDTH` to it in this process's environment, so
+    that every console (the help pages', typer's) lays out at least that wide: at
+    ``COLUMNS=3`` the help came out one letter a line (trial 15 F14)."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and 0 < int(columns) < MIN_WIDTH:
+        os.environ["COLUMNS"] = str(MIN_WIDTH)
+
 
 def main() -> None:
     """Console entry point (``octomem``).
@@ -34,6 +48,7 @@ def main() -> None:
     application (:func:`.entry.main`).
     """
     args = sys.argv[1:]
+    widen_columns()
     if args in ([], ["--help"]) and COMPLETE_VAR not in os.environ:
         from .catalog import top_page
         from .fasthelp import draw

@@ -16,11 +16,12 @@ from collections.abc import Iterable, Sequence
 from typing import IO, Any
 
 from rich.cells import cell_len, set_cell_size
-from rich.console import Console, ConsoleOptions, RenderableType
+from rich.console import Console, ConsoleDimensions, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 
 from ..controls import visible
+from . import MIN_WIDTH
 
 __all__ = ["SafeConsole", "aligned", "emit", "fitted", "packed", "visible", "wrapped"]
 
@@ -54,7 +55,10 @@ class SafeConsole(Console):
     code builds lines from stored text with :func:`visible` first so those show too.
 
     ``COLUMNS=0`` counts as unset (80 columns when not a terminal), as ``COLUMNS=abc`` does:
-    Rich would take it as a width of 0 and print nothing at all.
+    Rich would take it as a width of 0 and print nothing at all. A width below
+    :data:`MIN_WIDTH` (``COLUMNS=3``, a sliver of a split pane) is laid out at
+    :data:`MIN_WIDTH` and left to the terminal to wrap: at 3 columns a query came out three
+    letters a line and a hit not at all (trial 15 F14).
 
     A console on stderr flushes stdout before each write (:class:`AfterStdout`), so on one
     pipe (``2>&1``) a warning follows the output printed before it, as it was said.
@@ -65,6 +69,16 @@ class SafeConsole(Console):
         super().__init__(*args, **kwargs)
         if kwargs.get("width") is None and self._width is not None and self._width <= 0:
             self._width = None  # size() then falls back to the terminal's, or 80
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        """The console's size as Rich finds it, at least :data:`MIN_WIDTH` columns wide."""
+        found = Console.size.fget(self)  # type: ignore[attr-defined]
+        return found if found.width >= MIN_WIDTH else ConsoleDimensions(MIN_WIDTH, found.height)
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        Console.size.fset(self, new_size)  # type: ignore[attr-defined]
 
     @property
     def file(self) -> IO[str]:

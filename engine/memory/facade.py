@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..arms import VersionedStorage
+from ..controls import searchable
 from ..errors import InvalidQueryError, OctomemError, StoreUnreadableError
 from ..files import exposed
 from ..manager import ArmRegistry, load_registry
@@ -146,7 +147,7 @@ class Memory:
         check_length(len(query), self.limits.query_chars, "query", "limits.query_chars",
                      write=False)
         if isinstance(query, str):  # composed and decomposed forms rank alike (trial 14 F10)
-            query = unicodedata.normalize("NFC", query)
+            query = unicodedata.normalize("NFC", searchable(query))
         if top_k is not None and top_k > self.limits.top_k:
             raise InvalidQueryError(f"top_k: {top_k:,} is more than limits.top_k "
                                     f"({self.limits.top_k:,})")

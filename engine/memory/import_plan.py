@@ -177,6 +177,8 @@ def check_links(incoming: list[Incoming], forgotten_in_file: set[str], storage: 
                 source: str, scope: str) -> None:
     """Refuse a file whose supersede links do not hold (see the module docstring).
 
+    :param storage: the scope's storage; ``None`` when the scope has no store yet (then
+        only the file's own ids and forget records are known).
     :raises OctomemError: naming ``source``, the line and the field; nothing is imported.
     """
     by_id: dict[str, Incoming] = {}
@@ -187,8 +189,8 @@ def check_links(incoming: list[Incoming], forgotten_in_file: set[str], storage: 
 
     def known(target: str) -> bool:
         return (target in by_id or target in forgotten_in_file
-                or storage.get_document(target) is not None
-                or storage.get_forgotten(target) is not None)
+                or (storage is not None and storage.get_document(target) is not None)
+                or (storage is not None and storage.get_forgotten(target) is not None))
 
     for item in incoming:
         doc = item.doc

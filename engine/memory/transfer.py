@@ -303,13 +303,16 @@ def import_lines(memory: Memory, lines: Iterable[str], source: str,
                 for number, obj in timed if obj["type"] == "document"]
     forgets = [parse_forgotten(obj, f"{source}:{number}") for number, obj in timed
                if obj["type"] == "forgotten"]
+    forgotten_in_file = {f.id for f in forgets}
+    if not memory.scopes.exists(target):  # a refused file must not leave an empty store
+        check_links(incoming, forgotten_in_file, None, source, target)
     pipeline = memory.scopes.require(target, create=True)
     storage = _storage(pipeline)
     report = ImportReport(target)
     stored: list[int] = []
     with storage.transaction() as tx:
-        check_links(incoming, {f.id for f in forgets}, storage, source, target)
-        todo = plan(storage, incoming, {f.id for f in forgets})
+        check_links(incoming, forgotten_in_file, storage, source, target)
+        todo = plan(storage, incoming, forgotten_in_file)
         for item in todo.write.values():
             (report.replaced if item.doc.id in todo.replaced else report.added).append(
                 item.doc.id)

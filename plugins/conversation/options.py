@@ -18,7 +18,7 @@ from .expansion import EXPANSION_TAU
 ADDRESSED_BONUS = 5.0
 
 
-class ConversationOptions(BaseModel, extra="forbid", defer_build=True):
+class ConversationOptions(BaseModel, extra="forbid", defer_build=True, allow_inf_nan=False):
     """Options of the ``conversation`` reranker (settings table ``[arms.conversation]``)."""
 
     depth: int = Field(

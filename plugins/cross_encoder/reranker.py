@@ -41,7 +41,7 @@ class RerankerUnavailableError(EmbedderUnavailableError):
     """The reranker's model cannot be loaded (missing files, no hub access, bad model)."""
 
 
-class CrossEncoderOptions(BaseModel, extra="forbid", defer_build=True):
+class CrossEncoderOptions(BaseModel, extra="forbid", defer_build=True, allow_inf_nan=False):
     """Options of the ``cross-encoder`` reranker (settings table ``[arms.cross-encoder]``)."""
 
     model: str = Field(default=DEFAULT_MODEL, description="fastembed / hub cross-encoder name")

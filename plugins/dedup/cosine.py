@@ -38,7 +38,7 @@ IDENTICAL_TEXT = "identical text"
 PREFILTER_SLACK = 1e-3
 
 
-class CosineDedupOptions(BaseModel, extra="forbid", defer_build=True):
+class CosineDedupOptions(BaseModel, extra="forbid", defer_build=True, allow_inf_nan=False):
     """Options of the ``cosine`` dedup (settings table ``[arms.cosine]``)."""
 
     threshold: float = Field(

@@ -59,7 +59,7 @@ if TYPE_CHECKING:  # numpy is imported where arrays are made: registering the pl
 NAME = "mmr"
 
 
-class MmrOptions(BaseModel, extra="forbid", defer_build=True):
+class MmrOptions(BaseModel, extra="forbid", defer_build=True, allow_inf_nan=False):
     """Options of the ``mmr`` dedup (settings table ``[arms.mmr]``)."""
 
     relevance_weight: float = Field(

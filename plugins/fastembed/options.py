@@ -14,7 +14,7 @@ MINILM_MAX_TOKENS = 254
 MINILM_DIM = 384
 
 
-class FastembedOptions(BaseModel, extra="forbid", defer_build=True):
+class FastembedOptions(BaseModel, extra="forbid", defer_build=True, allow_inf_nan=False):
     """Options of the ``fastembed`` embedder (settings table ``[arms.fastembed]``)."""
 
     model: str = Field(

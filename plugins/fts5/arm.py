@@ -61,7 +61,7 @@ NAME = "fts5"
 TABLE = "fts5_chunks"
 
 
-class Fts5Options(BaseModel, extra="forbid", defer_build=True):
+class Fts5Options(BaseModel, extra="forbid", defer_build=True, allow_inf_nan=False):
     """Options of the ``fts5`` keyword arm (settings table ``[arms.fts5]``)."""
 
     stopwords: bool = Field(

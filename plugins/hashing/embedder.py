@@ -40,7 +40,7 @@ _WORD = re.compile(r"\w+")
 _PERSON = b"octomem-hash-v1"
 
 
-class HashingOptions(BaseModel, extra="forbid", defer_build=True):
+class HashingOptions(BaseModel, extra="forbid", defer_build=True, allow_inf_nan=False):
     """Options of the ``hashing`` embedder (settings table ``[arms.hashing]``)."""
 
     dim: int = Field(

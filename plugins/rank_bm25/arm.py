@@ -51,7 +51,7 @@ _WORD = re.compile(r"[^\W_]+")
 _FILTER_CACHE = 256
 
 
-class RankBm25Options(BaseModel, extra="forbid", defer_build=True):
+class RankBm25Options(BaseModel, extra="forbid", defer_build=True, allow_inf_nan=False):
     """Options of the ``rank-bm25`` keyword arm (settings table ``[arms.rank-bm25]``)."""
 
     k1: float = Field(1.2, ge=0.0, le=10.0, description="term-frequency saturation (FTS5's 1.2)")

@@ -60,7 +60,7 @@ __all__ = [
 NAME = "sqlite"
 
 
-class SqliteStorageOptions(BaseModel, extra="forbid", defer_build=True):
+class SqliteStorageOptions(BaseModel, extra="forbid", defer_build=True, allow_inf_nan=False):
     """Options of the ``sqlite`` storage (settings table ``[arms.sqlite]``)."""
 
     filename: str = Field(

@@ -25,7 +25,7 @@ APPROXIMATE_ABOVE = 50_000
 APPROXIMATE_SCAN: Literal["int8", "float32"] = "int8"
 
 
-class SqliteVecOptions(BaseModel, extra="forbid", defer_build=True):
+class SqliteVecOptions(BaseModel, extra="forbid", defer_build=True, allow_inf_nan=False):
     """Options of the ``sqlite-vec`` semantic arm (settings table ``[arms.sqlite-vec]``)."""
 
     scan: Literal["warm", "numpy", "vec0"] = Field(

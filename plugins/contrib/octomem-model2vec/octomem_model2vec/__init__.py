@@ -66,7 +66,7 @@ _EMBEDDINGS = (("model.safetensors", "embeddings"),
 _MAX_HEADER = 100_000_000
 
 
-class Model2VecOptions(BaseModel, extra="forbid", defer_build=True):
+class Model2VecOptions(BaseModel, extra="forbid", defer_build=True, allow_inf_nan=False):
     """Options of the ``model2vec`` embedder (settings table ``[arms.model2vec]``)."""
 
     model_path: Path | None = Field(

@@ -42,7 +42,7 @@ NAME = "postgres-fts"
 _WORD = re.compile(r"[^\W_]+")
 
 
-class PostgresFtsOptions(BaseModel, extra="forbid", defer_build=True):
+class PostgresFtsOptions(BaseModel, extra="forbid", defer_build=True, allow_inf_nan=False):
     """Options of the ``postgres-fts`` keyword arm (settings table ``[arms.postgres-fts]``)."""
 
     config: str = Field(

@@ -67,7 +67,7 @@ CREATE TABLE IF NOT EXISTS {SETS_TABLE} (
 )"""
 
 
-class PgvectorOptions(BaseModel, extra="forbid", defer_build=True):
+class PgvectorOptions(BaseModel, extra="forbid", defer_build=True, allow_inf_nan=False):
     """Options of the ``pgvector`` semantic arm (settings table ``[arms.pgvector]``)."""
 
     ef_search: int = Field(

@@ -73,7 +73,7 @@ _ITER_BATCH = 500
 ConnectHook = Callable[["psycopg.Connection"], None]
 
 
-class PostgresStorageOptions(BaseModel, extra="forbid", defer_build=True):
+class PostgresStorageOptions(BaseModel, extra="forbid", defer_build=True, allow_inf_nan=False):
     """Options of the ``postgres`` storage (settings table ``[arms.postgres]``)."""
 
     uri: str = Field(
