@@ -34,7 +34,11 @@ def blank(text: str) -> bool:
     :data:`ESCAPED_CATEGORIES` (a lone zero-width space, soft hyphen, byte-order mark or
     joiner). Every writer refuses such a text as empty, as it refuses ``"   "``, and a
     query of them as having no word (trial 14 F11, F15). Stops at the first visible
-    character, so a long text costs one look at its start."""
+    character, so a long text costs one look at its start; a text that starts with a
+    letter or digit (never whitespace nor of those categories) is answered without the
+    generator (10k ingest texts: ~0.7 -> ~0.2 us each)."""
+    if text[:1].isalnum():
+        return False
     category = unicodedata.category
     return all(char.isspace() or category(char) in ESCAPED_CATEGORIES for char in text)
 

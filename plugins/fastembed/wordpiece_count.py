@@ -50,11 +50,10 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from itertools import chain
-from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
-from .wordpiece_ceilings import ascii_word_ceiling, segment_ceiling
+from .wordpiece_ceilings import ascii_word_ceiling, segment_ceiling, shorter_words
 
 #: Plain ASCII: BERT's normalizer only lowercases it.
 _ASCII = re.compile(r"[\x20-\x7e\t\n\r]*\Z")
@@ -123,10 +122,13 @@ class WordPieceCounter:
     :param spec: its ``tokenizer.json`` content, parsed (default: read from ``tokenizer``).
     :param load: returns that tokenizer, called the first time a segment needs it (one
         holding an added token); ``spec`` is then required.
+    :param shorter: :func:`.wordpiece_ceilings.shorter_words` of the vocabulary when already
+        made (:mod:`.vocab_cache`); else made when first needed.
     """
 
     def __init__(self, tokenizer: Any = None, spec: dict[str, Any] | None = None,
-                 load: Callable[[], Any] | None = None) -> None:
+                 load: Callable[[], Any] | None = None,
+                 shorter: dict[bytes, int] | None = None) -> None:
         self._tokenizer = tokenizer
         self._load = load
         self._words: dict[str, int] = {}
@@ -158,7 +160,7 @@ class WordPieceCounter:
         self._longest = max(map(len, self._vocab), default=1)
         #: ASCII vocabulary entries as bytes, each to its length less one (what a word in
         #: the vocabulary takes off a text's character count); made when first needed.
-        self._shorter: dict[bytes, int] | None = None
+        self._shorter: dict[bytes, int] | None = shorter
 
     def ceilings(self, texts: Sequence[str], refine_above: int | None = None
                  ) -> list[int | None]:
@@ -217,14 +219,12 @@ class WordPieceCounter:
         return ascii_word_ceiling(text, self._shorter_words())
 
     def _shorter_words(self) -> dict[bytes, int]:
-        """Return the vocabulary's entries as bytes, each to its length less one (made when
-        first needed; an entry beyond ASCII never equals an ASCII run)."""
+        """Return the vocabulary's entries an ASCII run can equal, as bytes, each to its
+        length less one (:func:`.wordpiece_ceilings.shorter_words`; made when first
+        needed)."""
         shorter = self._shorter
         if shorter is None:
-            vocab = self._vocab
-            shorter = self._shorter = dict(zip(
-                map(methodcaller("encode", "utf-8", "surrogatepass"), vocab),
-                map((1).__rsub__, map(len, vocab)), strict=True))
+            shorter = self._shorter = shorter_words(self._vocab)
         return shorter
 
     def _word_ceiling(self, text: str) -> int:
