@@ -15,11 +15,13 @@ one that cannot be written leaves the values made from the JSON (nothing else ch
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import marshal
 import os
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -98,11 +100,14 @@ def counter_spec(
     if not isinstance(spec, dict) or not is_counted(spec):
         return spec, None
     shorter = shorter_words(spec["model"]["vocab"])
-    try:  # written whole, then moved into place: a reader never sees half of it
+    # written whole under a name of this thread's, then moved into place: a reader never
+    # sees half of it
+    partial = cached.with_name(f"{cached.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
         cached.parent.mkdir(parents=True, exist_ok=True)
-        partial = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
         partial.write_bytes(_packed(spec, shorter))
         os.replace(partial, cached)
     except OSError:
-        pass
+        with contextlib.suppress(OSError):
+            partial.unlink(missing_ok=True)
     return spec, shorter
