@@ -8,6 +8,11 @@ the hits it scores are re-ordered among the places they held, the others keep th
 A reranker with a ``groups(hits)`` method re-orders each group (e.g. one conversation's
 turns) only among the places that group held: its scores need not be comparable across
 groups, and fusion alone decides between them.
+
+A turn split into several chunks (a long pasted log) is ranked as one turn
+(:func:`one_place_per_turn`): its best chunk keeps the place the reranker gave it, its
+other chunks come after every scored turn's first chunk (trial 15 F18: one 1.1 MB turn's
+~1,800 chunks took every place of the answer but the first).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .arms import HitReranker
+from .fusion import is_turn
 from .types import FusedHit, Hit
 
 if TYPE_CHECKING:
@@ -104,6 +110,7 @@ def rerank(
     order = np.arange(len(hits))
     for places in _groups(labels, scored):
         order[places] = places[np.argsort(-scores[places], kind="stable")]  # ties: fused
+    order = one_place_per_turn(hits, order, is_scored)
     best = order[is_scored[order]]  # the scored hits, in their new order
     rank = np.zeros(len(hits), dtype=np.int64)
     rank[best] = np.arange(1, len(best) + 1)
@@ -117,6 +124,44 @@ def rerank(
             hit = with_contributions(hit, {**hit.contributions, name: own})  # type: ignore[attr-defined]
         out.append(hit)
     return out, kept, bool(len(scored))
+
+
+def one_place_per_turn(hits: Sequence[Any], order: np.ndarray,
+                       scored: np.ndarray) -> np.ndarray:
+    """Return ``order`` with each turn's chunks after its first one moved behind the first
+    chunk of every scored turn: the places the scored turns hold are filled with each
+    turn's first chunk, in ``order``, then its other chunks, in ``order``; every other
+    place keeps its hit. A turn is a document's revision in a scope (a chunk with
+    :func:`~.fusion.is_turn` metadata; its chunks share ``document_id`` and ``revision``).
+    Documents' chunks are left alone, as fusion put them (``--per document`` keeps their
+    best).
+
+    :param hits: the hits (``.chunk``; a recall's ``.scope``).
+    :param order: ``(n,)`` int64, the old index of the hit at each new place.
+    :param scored: ``(n,)`` bool by old index, the hits the reranker scored.
+    :returns: ``order`` itself when no scored turn has two chunks among ``hits``, else a
+        new ``(n,)`` int64 array.
+    """
+    import numpy as np
+
+    places, keys, was_scored = [], [], scored.tolist()
+    for place, i in enumerate(order.tolist()):
+        if was_scored[i]:
+            hit = hits[i]
+            chunk = hit.chunk
+            if is_turn(chunk):
+                places.append(place)
+                keys.append((getattr(hit, "scope", None), chunk.document_id, chunk.revision))
+    if len(set(keys)) == len(keys):  # one chunk a turn (nearly every store): nothing moves
+        return order
+    seen: set[Any] = set()
+    first, later = [], []
+    for place, key in zip(places, keys, strict=True):
+        (later if key in seen else first).append(order[place])
+        seen.add(key)
+    out = order.copy()
+    out[np.asarray(places, dtype=np.int64)] = np.asarray(first + later, dtype=np.int64)
+    return out
 
 
 def with_contributions(hit: H, contributions: dict[str, Hit]) -> H:

@@ -155,3 +155,28 @@ def test_recall_leaves_out_hits_far_weaker_than_the_best(tmp_path: Path) -> None
     assert trimmed.weak_left_out == len(weak)
     assert [h.chunk.id for h in trimmed.hits] == [
         h.chunk.id for h in every.hits if h not in weak]
+
+
+def test_a_turns_other_chunks_follow_every_turns_first() -> None:
+    """Trial 15 F18: a turn's chunks after its first go behind every scored turn's first
+    chunk; a document's chunks, unscored hits and another scope's turn of the same id keep
+    their places."""
+    from types import SimpleNamespace
+
+    from octomem.engine.rerank import one_place_per_turn
+    from octomem.engine.types import Chunk
+
+    def hit(doc: str, scope: str = "local", turn: bool = True) -> SimpleNamespace:
+        meta = {"conversation": "c", "position": int(doc[1:])} if turn else {}
+        return SimpleNamespace(scope=scope, chunk=Chunk(doc, 0, "x", metadata=meta,
+                                                        revision=1))
+
+    hits = [hit("t1"), hit("t9"), hit("t9"), hit("d1", turn=False), hit("t9"), hit("t2"),
+            hit("t9", "global"), hit("t3")]
+    scored = np.array([True] * 7 + [False])
+    order = np.array([1, 2, 0, 3, 4, 5, 6, 7])  # the reranker's: t9 first, twice
+    got = one_place_per_turn(hits, order, scored)
+    assert [(hits[i].scope[0], hits[i].chunk.document_id) for i in got] == [
+        ("l", "t9"), ("l", "t1"), ("l", "t2"), ("l", "d1"), ("g", "t9"), ("l", "t9"),
+        ("l", "t9"), ("l", "t3")]
+    assert one_place_per_turn(hits[:2], np.array([1, 0]), scored[:2]).tolist() == [1, 0]

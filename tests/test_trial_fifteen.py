@@ -11,6 +11,8 @@
 - F12: a backup moved into place while the memory was open was overwritten by the old
   file's write-ahead log;
 - F4: ``--as-of`` with a ``--since`` / ``--until`` window that matched nothing said no why.
+- F18: a turn of hundreds of chunks (a pasted log) took every place of the answer but the
+  first, and the reply explaining it was left out.
 """
 
 from __future__ import annotations
@@ -259,3 +261,78 @@ def test_the_reply_to_a_matched_question_answers_with_its_band(project: Path) ->
     packed = octomem(project, "search", "what time does our train leave Porto?", "--json",
                      "--max-tokens", "40", hashing=False).json()["hits"]
     assert "Ben: The 9:09, it arrives at 12:05." in [h["text"].split(" (")[0] for h in packed]
+
+
+def pasted_log(size: int) -> str:
+    """Return ``size`` characters of timestamped server log lines (seeded, varied words):
+    what a user pastes into a chat."""
+    import random
+
+    rng = random.Random(18)
+    services = ("api-gateway", "export-worker", "auth-service", "billing", "scheduler")
+    events = ("request GET /v1/orders/{n} status=200 latency={ms}ms",
+              "connection pool size={n} active={k} waiting={k}",
+              "retrying query after timeout attempt={k} elapsed={ms}ms",
+              "cache miss key=session:{n} fetched in {ms}ms",
+              "scheduled job nightly-export started run_id={n}",
+              "slow query on table invoices took {ms}ms rows={n}",
+              "upstream responded 502 Bad Gateway after {ms}ms, backing off",
+              "memory usage rss={n}MB gc_pause={k}ms",
+              "could not obtain connection from pool within 30000ms",
+              "health check ok uptime={n}s")
+    lines, total, second = [], 0, 0
+    while total < size:
+        second += rng.randint(0, 3)
+        event = rng.choice(events).format(n=rng.randint(100, 99999), ms=rng.randint(1, 30000),
+                                          k=rng.randint(1, 99))
+        line = (f"2026-11-28T{second // 3600 % 24:02d}:{second // 60 % 60:02d}:"
+                f"{second % 60:02d}Z {rng.choice(('INFO', 'WARN', 'ERROR'))} "
+                f"[{rng.choice(services)}] {event}")
+        lines.append(line)
+        total += len(line) + 1
+    return "\n".join(lines)
+
+
+PORTO = [  # trial 15's long-turn chat: turn 3 is a pasted log, ~350 chunks of MiniLM's 256
+    ("user", "We booked the Alfa Pendular to Porto; it leaves Santa Apolónia at 7:39 on "
+             "Friday."),
+    ("assistant", "Good choice. Be at the station 15 minutes early to find your carriage."),
+    ("user", "Unrelated: our staging server keeps crashing at night. I'll paste the log."),
+    ("user", "Here is last night's log from staging:\n" + pasted_log(200_000)),
+    ("assistant", "The log shows the worker pool running out of database connections around "
+                  "02:00 before the OOM killer stops the process. Raise the pool limit or fix "
+                  "the leak in the export job."),
+    ("user", "I'll look at the export job on Monday. What should we see on Saturday?"),
+    ("assistant", "Start at the Livraria Lello, then cross the Dom Luís I bridge to Gaia."),
+    ("user", "Our train back on Sunday is the 18:52 from Campanhã."),
+    ("assistant", "Then leave the beach by 17:30; the Sunday evening bus can be slow."),
+]
+
+
+def test_a_long_turn_is_ranked_as_one_turn(project: Path) -> None:
+    """F18: a pasted log of one turn, hundreds of chunks, took every place after the
+    first: the reply explaining the crash was not among 50 hits. A turn's best chunk keeps
+    its place and its other chunks come after every other turn (MiniLM, real SQLite)."""
+    import json
+
+    (project / "porto.jsonl").write_text("".join(
+        json.dumps({"role": role, "text": text, "time": f"2026-11-30T10:0{i}:00Z"}) + "\n"
+        for i, (role, text) in enumerate(PORTO)), encoding="utf-8")
+    ran = octomem(project, "ingest", "porto.jsonl", hashing=False)
+    assert int(ran.out.split(" chunks indexed")[0].rsplit(" ", 1)[1].replace(",", "")) > 300
+    for query, answer in (("why does the staging server keep crashing?", "porto:4"),
+                          ("what time does our train to Porto leave?", "porto:0"),
+                          ("when is our train back on Sunday?", "porto:7")):
+        found = octomem(project, "search", query, "--top-k", "50", "--json",
+                        hashing=False).json()
+        ids = [h["id"] for h in found["hits"]]
+        assert not found.get("abstained") and answer in ids[:3], (query, ids[:10])
+        others = [i for i, d in enumerate(ids) if d != "porto:3"]
+        assert ids[:others[-1]].count("porto:3") <= 1, (query, ids)  # once before the rest
+        assert len(set(ids[:len(set(ids))])) == len(set(ids))  # each turn's first chunk first
+    context = octomem(project, "search", "why does the staging server keep crashing?",
+                      "--context", "1", "--json", hashing=False).json()
+    reply = next(h for h in context["hits"] if h["id"] == "porto:4")
+    before = [t for t in reply["context"] if t["offset"] == -1]
+    assert len(before) == 1 and before[0]["id"] == "porto:3"  # the log: its first chunk
+    assert len(before[0]["text"]) < 2_000
