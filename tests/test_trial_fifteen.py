@@ -321,7 +321,7 @@ def test_a_long_turn_is_ranked_as_one_turn(project: Path) -> None:
     ran = octomem(project, "ingest", "porto.jsonl", hashing=False)
     assert int(ran.out.split(" chunks indexed")[0].rsplit(" ", 1)[1].replace(",", "")) > 300
     for query, answer in (("why does the staging server keep crashing?", "porto:4"),
-                          ("what time does our train to Porto leave?", "porto:0"),
+                          ("what time does the Alfa Pendular leave on Friday?", "porto:0"),
                           ("when is our train back on Sunday?", "porto:7")):
         found = octomem(project, "search", query, "--top-k", "50", "--json",
                         hashing=False).json()
