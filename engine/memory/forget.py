@@ -27,7 +27,7 @@ from ..pipeline import Pipeline
 from ..turns import TURN_KIND
 from ..types import Document, ForgetRecord
 from .scopes import ScopeName
-from .statement_key import find_same
+from .statement_key import find_same, scan_same
 from .times import iso
 from .versions import check_version
 
@@ -103,7 +103,8 @@ def _matches(scoped: Scoped, key: str) -> list[tuple[ScopeName, Pipeline, Docume
     by_id = [(s, p, d) for s, p in scoped if (d := p.arms.storage.get_document(key)) is not None]
     if by_id:
         return by_id
-    return [(s, p, d) for s, p in scoped for d in find_same(p.arms.storage, key)]
+    exact = [(s, p, d) for s, p in scoped for d in find_same(p.arms.storage, key)]
+    return exact or [(s, p, d) for s, p in scoped for d in scan_same(p.arms.storage, key)]
 
 
 def content_sha256(text: str) -> str:

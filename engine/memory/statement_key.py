@@ -5,7 +5,8 @@ normalisation form C or D (macOS file names, some input methods and copy-paste g
 NFD, ``e`` + U+0301 for ``é``), or with an invisible character that changes nothing
 shown (zero-width space U+200B, word joiner U+2060, zero-width no-break space /
 byte-order mark U+FEFF, soft hyphen U+00AD). ``remember`` stores such a text once and
-``forget`` by text finds it in any of these forms. The stored text stays as it was
+``forget`` by text finds it in any of these forms (:func:`scan_same` when the stored
+form holds an invisible character the given one lacks). The stored text stays as it was
 written (only stripped of surrounding whitespace, as before).
 
 Not folded, because they change what is shown or meant: compatibility forms (NFKC would
@@ -23,7 +24,8 @@ from typing import Any
 
 from ..types import Document
 
-__all__ = ["INVISIBLE", "find_same", "lookup_forms", "same_statement", "statement_key"]
+__all__ = ["INVISIBLE", "find_same", "lookup_forms", "same_statement", "scan_same",
+           "statement_key"]
 
 #: Characters left out of the key: they change nothing shown.
 INVISIBLE = frozenset("\u200b\u2060\ufeff\u00ad")
@@ -48,6 +50,21 @@ def lookup_forms(text: str) -> list[str]:
     ``remember``'s near-duplicate check (:mod:`.duplicates`)."""
     key = statement_key(text)
     return list(dict.fromkeys((text, key, unicodedata.normalize("NFD", key))))
+
+
+def scan_same(storage: Any, text: str) -> list[Document]:
+    """Return every document of ``storage`` (superseded ones too, oldest first) that is the
+    same statement as ``text``, read whole: what :func:`find_same` misses when the stored
+    text holds an invisible character the given one lacks (``forget`` of ``Zoë likes
+    juice`` stored as ``Zoë likes juice\u200b``; trial 16 F2). One pass over the
+    documents' texts, so for a fallback only: a storage without ``iter_documents`` (no
+    history) gives ``[]``."""
+    if not hasattr(storage, "iter_documents"):
+        return []
+    key = statement_key(text)
+    found = [d for d in storage.iter_documents(include_superseded=True)
+             if statement_key(d.text) == key]
+    return found[::-1]
 
 
 def find_same(storage: Any, text: str) -> list[Document]:

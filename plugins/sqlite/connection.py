@@ -16,6 +16,7 @@ from octomem.engine.errors import (
     StoreBusyError,
     StoreGoneError,
     StoreReadOnlyError,
+    StoreUnreadableError,
     StoreWriteError,
 )
 from octomem.engine.exhaustion import ResourceExhaustedError, exhaustion
@@ -164,11 +165,15 @@ def cannot_open(path: Path, exc: Exception) -> OctomemError:
     """Return the error for a store file SQLite cannot open or write: it names the file
     and the likely cause (SQLite writes the file, its ``-wal`` and ``-shm`` beside it, even
     to read a store in WAL mode, so its folder must be writable), or, when the process is
-    out of file descriptors (SQLite says only "unable to open"), that instead."""
+    out of file descriptors (SQLite says only "unable to open"), that instead.
+
+    A :class:`StoreUnreadableError`, as for a damaged file: a read over both scopes skips
+    this one and says why, so a project's ``.octomem/`` made by ``sudo`` or on a read-only
+    mount no longer takes the global scope down with it (trial 16 F5)."""
     why = exhaustion(exc, f"cannot open the store {path}", probe=True)
     if why is not None:
         return ResourceExhaustedError(why)
-    return OctomemError(
+    return StoreUnreadableError(
         f"cannot open the store {path} ({exc}); octomem writes the file and its -wal and "
         f"-shm files beside it even to read, so {path.parent} must exist and be writable"
     )

@@ -1,0 +1,56 @@
+"""Trial 16 (a fresh user's break-it pass), what it found and these fixes:
+
+- F2: ``forget`` by text did not find a statement stored with an invisible character
+  (``Zoë likes juice\\u200b``), which ``add`` had called the same statement;
+- F5: a project's ``.octomem/`` that cannot be opened (made by ``sudo``, immutable, a
+  read-only mount) took the global scope down too: search, status and even
+  ``add --scope global`` failed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_run import octomem
+from test_read_only_store import unwritable
+
+from octomem.engine.memory.facade import Memory
+
+
+@pytest.mark.parametrize("invisible", ["\u200b", "\u00ad", "\ufeff", "\u2060"])
+def test_forget_by_text_finds_a_statement_stored_with_an_invisible_character(
+        memory: Memory, invisible: str) -> None:
+    stored = memory.remember(f"Zoë likes juice{invisible}", kind="FACT")
+    memory.remember("Tom likes tea", kind="FACT")
+    outcome = memory.forget("Zoë likes juice", reason="wrong person")
+    assert outcome.forgotten is not None
+    scope, doc = outcome.forgotten
+    assert (scope, doc.id, doc.text) == ("local", stored.document.id, f"Zoë likes juice{invisible}")
+    texts = [h.chunk.text for h in memory.recall("who likes juice", count=False).hits]
+    assert texts == ["Tom likes tea"]
+
+
+def test_an_unopenable_local_store_leaves_the_global_scope_working(tmp_path: Path) -> None:
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    project.mkdir()
+    elsewhere.mkdir()
+    global_root = {"OCTOMEM_GLOBAL_ROOT": str(tmp_path / "global")}
+    octomem(elsewhere, "add", "The user prefers dark mode in every editor", "--scope",
+            "global", "--kind", "PREFERENCE", **global_root)
+    octomem(project, "add", "local fact: the ferry leaves at 7", **global_root)
+    folder = project / ".octomem"
+    store = folder / "octomem.sqlite3"
+    with unwritable(folder), unwritable(store):
+        ran = octomem(project, "search", "dark mode preference", spawn=True, **global_root)
+        assert ran.out.splitlines()[1].split(maxsplit=3)[2:] == [
+            "global", "The user prefers dark mode in every editor"], ran.out
+        assert f"local scope not searched: cannot open the store {store}" in ran.out
+        added = octomem(project, "add", "The user likes short answers", "--scope", "global",
+                        spawn=True, **global_root)
+        assert added.out.startswith("stored ") and "in the global scope" in added.out
+        status = octomem(project, "status", ok=False, spawn=True, **global_root)
+        assert "unreadable  cannot open the store" in status.out
+        assert "documents        2 (2 current" in status.out
+    found = octomem(project, "search", "ferry", "--json", **global_root).json()["hits"]
+    assert [h["text"] for h in found] == ["local fact: the ferry leaves at 7"]
