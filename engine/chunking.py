@@ -23,6 +23,25 @@ CountTokens = Callable[[Sequence[str]], list[int]]
 LONG_TEXT_FACTOR = 16
 
 
+#: Most characters a chunk holds per token of budget (2,032 for MiniLM's 254): English
+#: averages ~4-5 characters per WordPiece token, and no chunk of LoCoMo, LongMemEval or
+#: SciFact is longer than 1,549 characters. WordPiece counts a word of more than 100
+#: characters as one unknown token, so a hex dump or a 2 MB line without spaces fitted
+#: "one token" and became one chunk that every hit returned whole (trial 16 F3).
+MAX_CHARS_PER_TOKEN = 8
+
+
+def _bounded(count: CountTokens) -> CountTokens:
+    """Return ``count`` that also counts a text as at least one token per
+    :data:`MAX_CHARS_PER_TOKEN` characters, so chunks are bounded in characters too."""
+
+    def bounded(texts: Sequence[str]) -> list[int]:
+        return [max(n, -(-len(t) // MAX_CHARS_PER_TOKEN)) for t, n in zip(texts, count(texts),
+                                                                         strict=True)]
+
+    return bounded
+
+
 def _pieces(text: str, pattern: re.Pattern[str]) -> list[str]:
     return [p.strip() for p in pattern.split(text) if p.strip()]
 
@@ -94,7 +113,8 @@ def _pack(pieces: list[str], max_tokens: int, count: CountTokens) -> list[str]:
 
 
 def split_text(text: str, max_tokens: int, count: CountTokens) -> list[str]:
-    """Split ``text`` into chunks of at most ``max_tokens`` tokens each.
+    """Split ``text`` into chunks of at most ``max_tokens`` tokens and
+    ``max_tokens * MAX_CHARS_PER_TOKEN`` characters each.
 
     Text within budget stays one chunk (whitespace kept as given). Longer text is split
     on paragraph breaks, then sentence ends, then words, and consecutive pieces are
@@ -111,6 +131,7 @@ def split_text(text: str, max_tokens: int, count: CountTokens) -> list[str]:
         raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
     if not text.strip():
         return []
+    count = _bounded(count)
     # A text of more than LONG_TEXT_FACTOR characters per token of budget is split without
     # counting it whole first (it would not fit: that count was a wasted tokenizer pass).
     if len(text) <= LONG_TEXT_FACTOR * max_tokens and count([text])[0] <= max_tokens:

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from octomem.engine.chunking import split_text, word_count
+from octomem.engine.chunking import MAX_CHARS_PER_TOKEN, split_text, word_count
 
 
 def words(texts):  # one token per whitespace word: easy to check by hand
@@ -34,12 +34,17 @@ def test_a_sentence_over_budget_is_cut_on_words() -> None:
 @settings(max_examples=60)
 @given(st.lists(st.text(alphabet="abc .\n", min_size=0, max_size=40), max_size=30),
        st.integers(1, 30))
-@example(["", "", "a" * 15], 1)  # one word that fits, 16+ characters a token: kept whole
+@example(["", "", "a" * 15], 1)  # one word, more than MAX_CHARS_PER_TOKEN a token: cut
+@example(["", "", "a" * 8], 1)  # one word within the characters' bound: kept whole
 def test_no_chunk_exceeds_budget_and_no_word_is_lost(parts: list[str], budget: int) -> None:
     text = " ".join(parts)
     chunks = split_text(text, budget, words)
     assert all(words([c])[0] <= budget for c in chunks)
-    assert " ".join(chunks).split() == text.split()
+    assert all(len(c) <= budget * MAX_CHARS_PER_TOKEN for c in chunks)
+    if all(len(w) <= budget * MAX_CHARS_PER_TOKEN for w in text.split()):
+        assert " ".join(chunks).split() == text.split()
+    else:  # a word too long for a chunk is cut in characters: no character is lost
+        assert "".join("".join(chunks).split()) == "".join(text.split())
 
 
 def test_word_count_estimate() -> None:

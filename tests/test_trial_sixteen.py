@@ -4,17 +4,20 @@
   (``Zoë likes juice\\u200b``), which ``add`` had called the same statement;
 - F5: a project's ``.octomem/`` that cannot be opened (made by ``sudo``, immutable, a
   read-only mount) took the global scope down too: search, status and even
-  ``add --scope global`` failed.
+  ``add --scope global`` failed;
+- F3: a run of letters or digits without spaces (a hex dump) was one chunk of up to 2 MB.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import apsw
 import pytest
 from cli_run import octomem
 from test_read_only_store import unwritable
 
+from octomem.engine.chunking import MAX_CHARS_PER_TOKEN
 from octomem.engine.memory.facade import Memory
 
 
@@ -54,3 +57,19 @@ def test_an_unopenable_local_store_leaves_the_global_scope_working(tmp_path: Pat
         assert "documents        2 (2 current" in status.out
     found = octomem(project, "search", "ferry", "--json", **global_root).json()["hits"]
     assert [h["text"] for h in found] == ["local fact: the ferry leaves at 7"]
+
+
+def test_a_run_without_spaces_is_chunked_in_characters_too(project: Path) -> None:
+    """F3: WordPiece counts a word over 100 characters as one token, so an 800,000-character
+    hex run was one chunk every hit returned whole (1.6 MB over MCP)."""
+    digits = "0123456789abcdef" * 50_000
+    (project / "hexdump.txt").write_text(f"The recovery PIN is 4417.\n\n{digits}\n")
+    ingested = octomem(project, "ingest", "hexdump.txt", hashing=False).out
+    store = apsw.Connection(str(project / ".octomem" / "octomem.sqlite3"))
+    (count, longest), = store.execute("SELECT count(*), max(length(text)) FROM chunks")
+    assert f"{count} chunks indexed" in ingested and 780 <= count <= 820, ingested
+    assert 900 <= longest <= 254 * MAX_CHARS_PER_TOKEN  # ~1,000: cut at 4 a token of budget
+    store.close()
+    hits = octomem(project, "search", "what is the recovery PIN?", "--json",
+                   hashing=False).json()["hits"]
+    assert hits[0]["text"] == "The recovery PIN is 4417."
