@@ -5,16 +5,19 @@
 - F5: a project's ``.octomem/`` that cannot be opened (made by ``sudo``, immutable, a
   read-only mount) took the global scope down too: search, status and even
   ``add --scope global`` failed;
-- F3: a run of letters or digits without spaces (a hex dump) was one chunk of up to 2 MB.
+- F3: a run of letters or digits without spaces (a hex dump) was one chunk of up to 2 MB;
+- F13, F14: a Markdown export cut short by its reader ended with status 0; ``export
+  --force`` onto a device said to pass ``--force``.
 """
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import apsw
 import pytest
-from cli_run import octomem
+from cli_run import OCTOMEM, octomem
 from test_read_only_store import unwritable
 
 from octomem.engine.chunking import MAX_CHARS_PER_TOKEN
@@ -73,3 +76,29 @@ def test_a_run_without_spaces_is_chunked_in_characters_too(project: Path) -> Non
     hits = octomem(project, "search", "what is the recovery PIN?", "--json",
                    hashing=False).json()["hits"]
     assert hits[0]["text"] == "The recovery PIN is 4417."
+
+
+def test_an_export_cut_short_by_its_reader_is_no_success(project: Path) -> None:
+    """F13: ``export --format md - | head -3`` of a 350 kB export ended with status 0: one
+    write of the whole text was cut at the pipe's size without an error. F14: ``export
+    --force /dev/stdout`` said "exists; pass --force"."""
+    docs = project / "docs"
+    docs.mkdir()
+    for i in range(400):
+        (docs / f"n{i}.md").write_text(f"# Note {i}\n\n" + f"word{i} text " * 60 + "\n")
+    octomem(project, "ingest", "docs")
+    for fmt in ("md", "jsonl"):
+        reader = subprocess.Popen(
+            [OCTOMEM, "--set", "pipeline.embedder=hashing", "export", "--format", fmt, "-"],
+            cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert reader.stdout is not None and reader.stderr is not None
+        first = [reader.stdout.readline() for _ in range(3)]
+        reader.stdout.close()  # the reader has its lines and goes away, as head -3 does
+        assert reader.wait(timeout=300) == 141, (fmt, reader.stderr.read())
+        assert first[0].startswith(b"# octomem" if fmt == "md" else b'{"embedder"')
+    whole = octomem(project, "export", "--format", "md", "-").out
+    assert len(whole) > 300_000 and all(f"word{i} text" in whole for i in range(400))
+    ran = octomem(project, "export", "--force", "/dev/null", ok=False)
+    assert (ran.code, ran.err.strip()) == (1, (
+        "error: /dev/null is not a regular file (a device, a pipe or a link to one); export "
+        "replaces regular files only: use `-` to write to stdout"))

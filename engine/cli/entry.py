@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from ..errors import InvalidQueryError, OctomemError, UsageValueError
-from .layout import SafeConsole, flush_stdout, pipe_closed
+from .layout import PIPE_CLOSED_STATUS, SafeConsole, flush_stdout, pipe_closed
 
 if TYPE_CHECKING:
     from ..memory.facade import Memory
@@ -147,12 +147,16 @@ def end_without_teardown() -> None:
     """
     if "logging" in sys.modules:  # flush its handlers, as the interpreter's exit would
         sys.modules["logging"].shutdown()
+    status = exit_status
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
+        except BrokenPipeError:  # the reader went away before the output's end
+            if stream is sys.stdout and status == 0:  # cut short: no success (trial 16 F13)
+                status = PIPE_CLOSED_STATUS
         except (OSError, ValueError):  # a closed pipe: nothing left to say
             pass
-    os._exit(exit_status)
+    os._exit(status)
 
 
 #: Set by :func:`main` when the process ends without teardown; what :func:`keep_until_exit`

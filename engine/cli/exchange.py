@@ -39,9 +39,11 @@ def export_(
     if fmt not in ("jsonl", "md"):  # before the file is created
         raise UsageValueError(f"--format: must be 'jsonl' or 'md', got {fmt!r}")
     if str(path) != "-" and path.exists() and not (force and path.is_file()):
-        raise OctomemError(f"{path} is a folder; name a file to export to" if path.is_dir()
-                           else f"{path} exists; pass --force to replace it, or `-` to write "
-                           "to stdout")
+        raise OctomemError(
+            f"{path} is a folder; name a file to export to" if path.is_dir()
+            else f"{path} exists; pass --force to replace it, or `-` to write to stdout"
+            if path.is_file() else f"{path} is not a regular file (a device, a pipe or a "
+            "link to one); export replaces regular files only: use `-` to write to stdout")
     memory, left_out = _memory(), []
     try:
         if str(path) == "-":

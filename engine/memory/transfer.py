@@ -136,9 +136,14 @@ def export_scope(memory: Memory, scope: str, fmt: str, out: IO[str],
         current = [d for d in everything if d.is_current]
         pipeline = memory.scopes.get(chosen)
         gone = forgotten_predecessors(pipeline.arms.storage, everything) if pipeline else set()
-        out.write(render_markdown(chosen, str(memory.roots.of(chosen)), current,
-                                  [d for d in everything if not d.is_current], warnings,
-                                  snippet=None, gone=gone))
+        text = render_markdown(chosen, str(memory.roots.of(chosen)), current,
+                               [d for d in everything if not d.is_current], warnings,
+                               snippet=None, gone=gone)
+        # Line by line, as the JSON Lines: one write of the whole text into a pipe whose
+        # reader went away was cut at the pipe's size without an error (exit status 0:
+        # trial 16 F13); smaller writes meet the closed pipe as BrokenPipeError.
+        for line in text.splitlines(keepends=True):
+            out.write(line)
         return len(everything)
     if fmt != "jsonl":
         raise UsageValueError(f"--format: must be 'jsonl' or 'md', got {fmt!r}")
