@@ -113,6 +113,11 @@ def create_server(
                else find_project_root())
     if project_root is not None:  # a typo must not start a new, empty project's memory
         check_project_root(project_root)
+    elif project == Path(project.anchor):  # a client that starts servers in / (trial 16 F15)
+        print(f"octomem: warning: the project is {project} (the server was started there, "
+              "and no folder above holds .octomem/), so the local scope would be "
+              f"{project / '.octomem'}; give the server --project-root YOUR_PROJECT in the "
+              "client's configuration", file=sys.stderr, flush=True)
     loaded = load_settings(config_file, overrides, project_root=project)
     loader = MemoryLoader(partial(open_memory, config_file, overrides, project, global_root))
     writer = _observe(observer, loader, loaded.settings.call_log)

@@ -7,11 +7,14 @@
   ``add --scope global`` failed;
 - F3: a run of letters or digits without spaces (a hex dump) was one chunk of up to 2 MB;
 - F13, F14: a Markdown export cut short by its reader ended with status 0; ``export
-  --force`` onto a device said to pass ``--force``.
+  --force`` onto a device said to pass ``--force``;
+- F15: ``remember`` in a folder the user cannot write said only "Operation not permitted",
+  and a server started in ``/`` took ``/`` as the project without a word.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -102,3 +105,30 @@ def test_an_export_cut_short_by_its_reader_is_no_success(project: Path) -> None:
     assert (ran.code, ran.err.strip()) == (1, (
         "error: /dev/null is not a regular file (a device, a pipe or a link to one); export "
         "replaces regular files only: use `-` to write to stdout"))
+
+
+def test_a_project_folder_that_cannot_be_written_says_where_else(tmp_path: Path) -> None:
+    """F15: ``remember`` in a folder the user cannot write failed with a bare "Operation not
+    permitted"; a server started in ``/`` took ``/`` as the project without a word."""
+    project = tmp_path / "project"
+    project.mkdir()
+    global_root = {"OCTOMEM_GLOBAL_ROOT": str(tmp_path / "global")}
+    with unwritable(project):
+        ran = octomem(project, "remember", "This repo uses pnpm", ok=False, spawn=True,
+                      **global_root)
+        assert ran.code == 1
+        assert ran.err.strip().startswith(f"error: {project / '.octomem'}: ")
+        assert ran.err.strip().endswith(
+            ": the local scope's memory cannot be created there; start octomem in your "
+            "project's folder or give it --project-root (for an MCP server: in the client's "
+            "configuration), or write to the global scope"), ran.err
+        octomem(project, "remember", "This repo uses pnpm", "--scope", "global", spawn=True,
+                **global_root)
+    assert not (project / ".octomem").exists()
+    served = subprocess.run([OCTOMEM, "serve"], cwd="/", stdin=subprocess.DEVNULL,
+                            capture_output=True, text=True, timeout=120,
+                            env={**os.environ, **global_root})
+    assert served.stderr.startswith(
+        "octomem: warning: the project is / (the server was started there, and no folder "
+        "above holds .octomem/), so the local scope would be /.octomem; give the server "
+        "--project-root YOUR_PROJECT in the client's configuration\n"), served.stderr

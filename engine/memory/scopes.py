@@ -130,6 +130,18 @@ def scope_roots(
     return ScopeRoots(project, project / LOCAL_DIR, root)
 
 
+def cannot_create(scope: ScopeName, exc: PermissionError) -> OctomemError:
+    """Return the error for a scope whose folder the user may not create: the path, the
+    system's reason, and where else the memory can go."""
+    where = f"{exc.filename}: " if exc.filename else ""
+    fix = ("start octomem in your project's folder or give it --project-root (for an MCP "
+           "server: in the client's configuration), or write to the global scope"
+           if scope == "local" else
+           "set --global-root or OCTOMEM_GLOBAL_ROOT to a folder you can write")
+    return OctomemError(f"{where}{exc.strerror or exc}: the {scope} scope's memory cannot be "
+                        f"created there; {fix}")
+
+
 class ScopeSet:
     """One lazily opened :class:`Pipeline` per scope (thread-safe).
 
@@ -210,6 +222,8 @@ class ScopeSet:
             except StoreUnreadableError as exc:
                 self.unreadable[scope] = str(exc)
                 raise
+            except PermissionError as exc:  # its folder cannot be made (trial 16 F15)
+                raise cannot_create(scope, exc) from exc
             shared = next(iter(self._open.values()), None)
             if shared is not None:  # one embedder/reranker/dedup per process, not per scope
                 pipeline.arms = replace(
