@@ -9,7 +9,9 @@
 - F13, F14: a Markdown export cut short by its reader ended with status 0; ``export
   --force`` onto a device said to pass ``--force``;
 - F15: ``remember`` in a folder the user cannot write said only "Operation not permitted",
-  and a server started in ``/`` took ``/`` as the project without a word.
+  and a server started in ``/`` took ``/`` as the project without a word;
+- F24: a global root at the project's own ``.octomem/`` made both scopes one store;
+- F23 (one of its items): a session-start heading was shown with no entry under it.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from test_read_only_store import unwritable
 
 from octomem.engine.chunking import MAX_CHARS_PER_TOKEN
 from octomem.engine.memory.facade import Memory
+from octomem.engine.memory.session_start import PER_SECTION, render
 
 
 @pytest.mark.parametrize("invisible", ["\u200b", "\u00ad", "\ufeff", "\u2060"])
@@ -132,3 +135,46 @@ def test_a_project_folder_that_cannot_be_written_says_where_else(tmp_path: Path)
         "octomem: warning: the project is / (the server was started there, and no folder "
         "above holds .octomem/), so the local scope would be /.octomem; give the server "
         "--project-root YOUR_PROJECT in the client's configuration\n"), served.stderr
+
+
+def test_a_global_scope_in_the_project_s_own_folder_is_refused(project: Path) -> None:
+    """F24: with the global root at the project's ``.octomem/`` both scopes were one store:
+    every statement was found twice, and ``forget`` refused, listing one id twice."""
+    for env, args in (({"OCTOMEM_GLOBAL_ROOT": str(project / ".octomem")}, ()),
+                      ({}, ("--global-root", ".octomem"))):
+        ran = octomem(project, *args, "add", "Same-file test: global fact", "--scope",
+                      "global", ok=False, **env)
+        assert (ran.code, ran.err.strip()) == (1, (
+            "error: global_root (--global-root, OCTOMEM_GLOBAL_ROOT or the config file): "
+            f"{project / '.octomem'} is the local scope of the project {project} too, so both "
+            "scopes would be one store (every statement found twice, forget refused); point "
+            "the global scope at another folder, or use another project folder")), ran.err
+    assert not (project / ".octomem").exists()
+
+
+def test_session_start_shows_no_heading_without_an_entry(memory: Memory) -> None:
+    """F23: ``session-start --max-bytes 600`` printed ``## Most recalled`` with no entry
+    under it, glued to the list before it."""
+    memory.remember("Always answer in British English.", kind="RULE")
+    memory.remember("The user prefers short answers.", kind="PREFERENCE")
+    memory.remember("The release train leaves on Thursdays.", kind="FACT")
+    for i in range(PER_SECTION):  # newer: the release fact is not among the recent ones
+        memory.remember(f"Deploy step {i}: the staging host is kestrel-{i}.", kind="FACT")
+    memory.recall("when does the release train leave?", count=True)
+    whole = render(memory, 8192)
+    assert "## Most recalled" in whole and "## Recent" in whole
+    for budget in range(200, 1400, 5):
+        lines = render(memory, budget).splitlines()
+        for i, line in enumerate(lines):
+            if line.startswith("## "):
+                assert lines[i - 1] == "" and lines[i + 1].startswith("- "), (budget, lines)
+
+
+def test_a_query_that_starts_with_a_dash_is_told_about_double_dash(project: Path) -> None:
+    ran = octomem(project, "search", "-rollback", ok=False)
+    assert (ran.code, ran.err.strip()) == (2, (
+        "error: no such option: -r; text that starts with '-' goes after `--` (`octomem "
+        "search -- -rollback`); see `octomem search --help`"))
+    ran = octomem(project, "add", "--version flag", ok=False)
+    assert "(`octomem add -- '--version flag'`)" in ran.err
+    assert "goes after" not in octomem(project, "status", "--bogus", ok=False).err

@@ -97,6 +97,15 @@ def usage_line(exc: Any) -> str:
     if message[1:2].islower():  # click's "No such option: -x", as octomem's own lowercase
         message = message[0].lower() + message[1:]
     ctx = getattr(exc, "ctx", None)
+    if ctx is not None and type(exc).__name__ == "NoSuchOption" and any(
+            type(p).__name__ == "TyperArgument" or p.param_type_name == "argument"
+            for p in ctx.command.params):  # `search "-rollback"` (trial 16 F23)
+        import shlex
+
+        given = next((a for a in sys.argv[1:] if a.startswith(exc.option_name)),
+                     exc.option_name)
+        message += (f"; text that starts with '-' goes after `--` (`{ctx.command_path} -- "
+                    f"{shlex.quote(given)}`)")
     if ctx is not None and ctx.command.get_help_option(ctx) is not None:
         joint = " See" if message.endswith("?") else "; see"  # "Did you mean 'search'?"
         return f"error: {message}{joint} `{ctx.command_path} --help`"

@@ -115,18 +115,24 @@ def scope_roots(
         upward holding ``.octomem/``, else the current one: :func:`~..project.find_project_root`).
     :param global_root: overrides the ``global_root`` setting (default: ``data_dir``).
     :raises OctomemError: the global scope's path is a file; names the setting.
+    :raises OctomemError: the global scope's folder is the project's ``.octomem/``.
     """
     project = (Path(project_root).expanduser().resolve() if project_root is not None
                else find_project_root())
     setting = getattr(settings, "global_root", None)
     configured = global_root or setting or settings.data_dir
     root = Path(configured).expanduser().resolve()
+    named = ("global_root (--global-root, OCTOMEM_GLOBAL_ROOT or the config file)"
+             if global_root or setting else
+             "data_dir (--data-dir, OCTOMEM_DATA_DIR or the config file)")
     if root.exists() and not root.is_dir():
-        named = ("global_root (--global-root, OCTOMEM_GLOBAL_ROOT or the config file)"
-                 if global_root or setting else
-                 "data_dir (--data-dir, OCTOMEM_DATA_DIR or the config file)")
         raise OctomemError(f"{named}: {root} is a file, not a folder; the global scope "
                            "keeps its store in a folder: point the setting at one")
+    if (project / LOCAL_DIR).resolve() == root:  # one store as two scopes (trial 16 F24)
+        raise OctomemError(
+            f"{named}: {root} is the local scope of the project {project} too, so both "
+            "scopes would be one store (every statement found twice, forget refused); point "
+            "the global scope at another folder, or use another project folder")
     return ScopeRoots(project, project / LOCAL_DIR, root)
 
 

@@ -133,17 +133,28 @@ def render(memory: Memory, max_bytes: int) -> str:
     lines, left = list(head), 0
     reserve = 120  # room for the closing line about what did not fit
     size = len("\n".join(lines).encode())
+    budget = max_bytes - reserve
     for section in found:
-        if not section.entries:
+        entries = [_line(s, d) for s, d in section.entries]
+        heading = f"## {section.title}"
+        if not entries or size + len(heading.encode()) + len(entries[0].encode()) + 2 > budget:
+            left += len(entries)  # a heading is shown only with an entry under it (trial 16)
             continue
-        block = [f"## {section.title}", *(_line(s, d) for s, d in section.entries), ""]
-        for i, line in enumerate(block):
+        if lines[-1]:  # the section before was cut: a blank line still parts them
+            lines.append("")
+            size += 1
+        lines.append(heading)
+        size += len(heading.encode()) + 1
+        for i, line in enumerate(entries):
             cost = len(line.encode()) + 1
-            if size + cost > max_bytes - reserve:
-                left += sum(1 for b in block[i:] if b.startswith("- "))
+            if size + cost > budget:
+                left += len(entries) - i
                 break
             lines.append(line)
             size += cost
+        else:
+            lines.append("")
+            size += 1
     if left:
         lines.append(f"_{left} more statements did not fit in {max_bytes} bytes: `recall` "
                      "them, or read octomem://memory/local and octomem://memory/global._")
