@@ -11,11 +11,14 @@
 - F15: ``remember`` in a folder the user cannot write said only "Operation not permitted",
   and a server started in ``/`` took ``/`` as the project without a word;
 - F24: a global root at the project's own ``.octomem/`` made both scopes one store;
-- F23 (one of its items): a session-start heading was shown with no entry under it.
+- F23 (one of its items): a session-start heading was shown with no entry under it;
+- F25: an import interrupted while embedding said only "interrupted", and the same import
+  again embedded nothing.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -26,8 +29,9 @@ from cli_run import OCTOMEM, octomem
 from test_read_only_store import unwritable
 
 from octomem.engine.chunking import MAX_CHARS_PER_TOKEN
-from octomem.engine.memory.facade import Memory
+from octomem.engine.memory.facade import Memory, open_memory
 from octomem.engine.memory.session_start import PER_SECTION, render
+from octomem.engine.memory.transfer import ImportInterrupted, export_lines, import_lines
 
 
 @pytest.mark.parametrize("invisible", ["\u200b", "\u00ad", "\ufeff", "\u2060"])
@@ -178,3 +182,38 @@ def test_a_query_that_starts_with_a_dash_is_told_about_double_dash(project: Path
     ran = octomem(project, "add", "--version flag", ok=False)
     assert "(`octomem add -- '--version flag'`)" in ran.err
     assert "goes after" not in octomem(project, "status", "--bogus", ok=False).err
+
+
+def test_an_import_interrupted_while_embedding_says_so_and_resumes(
+        memory: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """F25: Ctrl-C while an import embedded said only "interrupted", and the same import
+    again embedded nothing (its documents were unchanged)."""
+    for i in range(120):
+        memory.remember(f"Deploy note {i}: the staging host kestrel-{i} restarts nightly.")
+    lines = [json.dumps(line) for line in export_lines(memory, "local")]
+    fresh = open_memory(overrides={"pipeline": {"embedder": "hashing"}},
+                        project_root=tmp_path / "fresh", global_root=tmp_path / "g2")
+    try:
+        (tmp_path / "fresh").mkdir()
+        pipeline = fresh.scopes.require("local", create=True)
+        embed, calls = pipeline.arms.embedder.embed_documents, []
+
+        def interrupted_on_the_second_batch(texts):  # Ctrl-C after the first batch
+            calls.append(len(texts))
+            if len(calls) == 2:
+                raise KeyboardInterrupt
+            return embed(texts)
+
+        monkeypatch.setattr(pipeline.arms.embedder, "embed_documents",
+                            interrupted_on_the_second_batch)
+        with pytest.raises(ImportInterrupted) as stop:
+            import_lines(fresh, lines, "export.jsonl", "local")
+        assert len(stop.value.report.added) == 120
+        missing = pipeline.arms.semantic.missing_count()
+        assert 0 < missing == 120 - calls[0]
+        monkeypatch.setattr(pipeline.arms.embedder, "embed_documents", embed)
+        again = import_lines(fresh, lines, "export.jsonl", "local")
+        assert (len(again.unchanged), again.embedded) == (120, missing)
+        assert pipeline.arms.semantic.missing_count() == 0
+    finally:
+        fresh.close()

@@ -90,8 +90,9 @@ def import_(
     statements this scope has forgotten are skipped; a record older than the stored
     document (a lower revision, or not yet superseded) never replaces it; the file is
     stored whole or not at all; vectors are computed again."""
-    from ..memory.transfer import import_lines
+    from ..memory.transfer import ImportInterrupted, import_lines
     from . import memory as show
+    from .unembedded import say_unembedded
 
     memory = _memory()
     try:
@@ -99,5 +100,13 @@ def import_(
             report = import_lines(memory, lines, str(path), scope)
         note_project(memory, report.scope)  # the file's own scope when --scope is not given
         show.import_report(console, report)
+    except ImportInterrupted as stop:
+        done = stop.report
+        err.print(Text(
+            f"interrupted while embedding: {len(done.added):,} added, {len(done.replaced):,} "
+            f"replaced, {len(done.unchanged):,} unchanged (stored in one transaction before "
+            "the embedding); the same import again, or `octomem reindex`, embeds the rest"))
+        say_unembedded(err, [(done.scope, memory.scopes.require(done.scope))])
+        raise typer.Exit(130) from None
     finally:
         close_memory(memory)

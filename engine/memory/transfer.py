@@ -294,8 +294,10 @@ def import_lines(memory: Memory, lines: Iterable[str], source: str,
     left as stored: unchanged, older than what is stored, in conflict with it, or
     forgotten here (:mod:`.import_plan` has the rule). The forget log is copied only
     into the scope it was exported from (another scope never held those statements).
-    Vectors are computed afterwards.
+    Vectors are computed afterwards, for every chunk of the scope without one (so the
+    same import after an interrupted one embeds what that one left).
 
+    :raises ImportInterrupted: Ctrl-C while embedding, after the documents were stored.
     :raises OctomemError: a malformed file or record, or a broken supersede link (named
         with the file, line and field).
     """
@@ -326,12 +328,29 @@ def import_lines(memory: Memory, lines: Iterable[str], source: str,
         report.unchanged, report.skipped_forgotten = todo.unchanged, todo.forgotten
         report.older, report.conflicts = todo.older, todo.conflicts
         _log_forgotten(storage, tx, forgets, same_scope, report)
-    if stored and pipeline.arms.semantic is not None and not pipeline.semantic_error:
+    semantic = pipeline.arms.semantic
+    if semantic is not None and not pipeline.semantic_error and (
+            stored or semantic.missing_count()):  # what an interrupted import left too
         try:
-            report.embedded = pipeline.embed_pending(chunk_ids=stored)
+            report.embedded = pipeline.embed_pending()
         except (EmbedderUnavailableError, EmbedderMismatchError) as exc:
             report.semantic_error = str(exc)
+        except KeyboardInterrupt as exc:  # the documents are stored: say so (trial 16 F25)
+            raise ImportInterrupted(report) from exc
     return report
+
+
+class ImportInterrupted(KeyboardInterrupt):
+    """Ctrl-C while an import embedded its chunks: every document was stored (one
+    transaction), some chunks have no vector yet; the same import again, or ``octomem
+    reindex``, embeds them.
+
+    :param report: what the import stored.
+    """
+
+    def __init__(self, report: ImportReport) -> None:
+        super().__init__()
+        self.report = report
 
 
 def _log_forgotten(storage: Any, tx: Any, forgets: list[ForgetRecord], same_scope: bool,
