@@ -68,7 +68,8 @@ the best match left out: `best_rejected`). A conversation turn hit \
 carries `turn` (conversation, session, position, speaker, time); turns are ranked with \
 their neighbouring turns, session and speaker; `context: 1` adds the turn before and after \
 it, so you read the answer where it was said. `max_tokens` keeps the best hits that fit in \
-about that many tokens and lists the rest in `budget.cut`. Each hit has a `relevance` \
+about that many tokens and lists the rest in `budget.cut`; an answer larger than 512 KiB \
+is cut the same way (a `warnings` entry says so). Each hit has a `relevance` \
 (probability 0..1 that it answers the query, comparable across queries) and a `band` \
 (high, medium, low); hits far weaker than the best are left out (`weak_left_out` says \
 how many). No hits with `abstained` set means memory holds nothing that answers \
@@ -109,7 +110,8 @@ that supersedes the old passages (kept as history for `as_of`). `title` and `uri
 text (or a single file); `tags` apply to every document. What `forget` removed stays \
 out: a forgotten file (even changed since) and a forgotten turn's text (wherever its line \
 now is) are not stored again, each listed under `forgotten_left_out`; `readd: true` stores \
-them again (listed under `readded`). {WHERE}"""
+them again (listed under `readded`). The answer counts everything (`counts`) and lists \
+the first 10 ids of each kind and the first 50 problems of each list. {WHERE}"""
 
 STATUS = """\
 Report what each scope holds and how retrieval is assembled.

@@ -37,6 +37,7 @@ from octomem.engine.memory.results import (
 )
 
 from . import descriptions as say
+from .answer_size import bounded_recall
 from .arguments import StrictServer
 from .loader import MemoryLoader, one_line
 from .models import StatusResult, status_result
@@ -250,7 +251,7 @@ class MemoryTools:
             answer = self.loader.memory(warm=True).recall(
                 text, scope, k, kind_list, check_tags(tags), since, until, as_of,
                 include_superseded, per, context=context, max_tokens=max_tokens)
-            return recall_result(text, answer, explain)
+            return bounded_recall(recall_result(text, answer, explain))
 
     def forget(self, text_or_id: TextOrId, scope: ForgetScope = None,
                reason: Reason = None) -> ForgetResult:

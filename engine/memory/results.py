@@ -6,6 +6,7 @@ remember, forget and ingest results are here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -166,14 +167,32 @@ class SkippedFileItem(BaseModel):
     why: str = Field(description="the error, naming the file (and line)")
 
 
+#: Most ids an ingest answer lists under each of added, revised and unchanged (all are
+#: counted under ``counts``): 1,000 files' ids were ~74 KB, ~18k tokens of an agent's
+#: context, and no agent reads them.
+IDS_SHOWN = 10
+#: Most entries an ingest answer lists under each problem list (skipped, missing, ...).
+PROBLEMS_SHOWN = 50
+
+
 class IngestResult(BaseModel):
-    """What an ingest did."""
+    """What an ingest did: every count, the first :data:`IDS_SHOWN` ids of each kind and
+    the first :data:`PROBLEMS_SHOWN` entries of each problem list."""
 
     scope: str
-    added: list[str] = Field(default_factory=list, description="ids of new documents")
+    message: str = Field("", description="one line: what was stored, and what the lists "
+                         "leave out")
+    counts: dict[str, int] = Field(
+        default_factory=dict, description="how many documents were added, revised and "
+        "unchanged, and the full length of each list below (a list holds at most "
+        f"{IDS_SHOWN} ids, or {PROBLEMS_SHOWN} problems: the first ones)")
+    added: list[str] = Field(default_factory=list, description=f"ids of new documents (the "
+                             f"first {IDS_SHOWN}; counts.added has them all)")
     revised: list[str] = Field(
-        default_factory=list, description="ids whose content changed: stored as a new revision")
-    unchanged: list[str] = Field(default_factory=list, description="ids re-ingested identically")
+        default_factory=list, description="ids whose content changed: stored as a new "
+        f"revision (the first {IDS_SHOWN})")
+    unchanged: list[str] = Field(default_factory=list, description="ids re-ingested "
+                                 f"identically (the first {IDS_SHOWN})")
     chunks: int = Field(description="chunks stored by this call")
     embedded: int = Field(description="chunks embedded by this call")
     embedded_earlier: int = Field(
@@ -221,10 +240,46 @@ def _shown_uri(source: str) -> str:
 
 def ingest_result(scope: str, report: AddReport) -> IngestResult:
     """Convert an ingest's :class:`~octomem.engine.pipeline.AddReport` (a
-    :class:`~.folders.IngestReport`'s missing and forgotten files included)."""
+    :class:`~.folders.IngestReport`'s missing and forgotten files included), its lists
+    cut to their first entries (:func:`shortened`)."""
     def gone(name: str) -> list[GoneFileItem]:
         return [GoneFileItem(id=g.id, path=g.path) for g in getattr(report, name, ())]
 
+    return shortened(_full_ingest_result(scope, report, gone))
+
+
+#: The lists of ids, each cut to :data:`IDS_SHOWN`; every other list is a problem list.
+_ID_LISTS = ("added", "revised", "unchanged")
+
+
+def shortened(result: IngestResult) -> IngestResult:
+    """Return ``result`` with every list counted under ``counts`` and cut to its first
+    :data:`IDS_SHOWN` ids (added, revised, unchanged) or :data:`PROBLEMS_SHOWN` entries,
+    and ``message`` saying so."""
+    counts: dict[str, int] = {}
+    update: dict[str, object] = {}
+    cut: list[str] = []
+    for name in IngestResult.model_fields:
+        value = getattr(result, name)
+        if not isinstance(value, list):
+            continue
+        counts[name] = len(value)
+        shown = IDS_SHOWN if name in _ID_LISTS else PROBLEMS_SHOWN
+        if len(value) > shown:
+            update[name] = value[:shown]
+            cut.append(f"{name} {shown} of {len(value)}")
+    ids = ", ".join(f"{counts[n]} {n}" for n in _ID_LISTS)
+    problems = "".join(f", {counts[n]} {n}" for n in ("skipped", "missing", "forgotten")
+                       if counts[n])
+    listed = (f"; listed: the first ones only ({'; '.join(cut)}): recall finds the "
+              "documents, octomem://item/{id} reads one" if cut else "")
+    return result.model_copy(update={**update, "counts": counts,
+                                     "message": f"{ids}{problems}{listed}"})
+
+
+def _full_ingest_result(scope: str, report: AddReport,
+                        gone: Callable[[str], list[GoneFileItem]]) -> IngestResult:
+    """Convert ``report`` with every list whole."""
     return IngestResult(scope=scope, added=report.added, revised=report.replaced,
                         unchanged=report.unchanged, chunks=report.chunks,
                         embedded=report.embedded,

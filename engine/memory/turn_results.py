@@ -61,9 +61,11 @@ class CutItem(BaseModel):
 
 
 class BudgetResult(BaseModel):
-    """How the answer was packed into ``max_tokens``."""
+    """How the answer was packed into ``max_tokens``, or cut to the MCP answer's byte
+    bound."""
 
-    max_tokens: int
+    max_tokens: int | None = Field(description="the max_tokens asked for; null when only "
+                                   "the byte bound (max_bytes) cut the answer")
     tokens: int = Field(description="estimated tokens of the hits returned (ceil(chars / 4) "
                         "of titles, texts and context turns)")
     cut: list[CutItem] = Field(default_factory=list, description="hits left out, best first")
@@ -71,6 +73,9 @@ class BudgetResult(BaseModel):
                                   "shortened to fit the budget on its own")
     context_dropped: list[str] = Field(default_factory=list, description="ids of hits "
                                        "returned without their context turns, to fit")
+    max_bytes: int | None = Field(None, description="set when the answer was cut to stay "
+                                  "within this many bytes, what an MCP client takes in one "
+                                  "message (the hits cut for it are in cut too)")
 
 
 def budget_result(budget: Budget | None) -> BudgetResult | None:
