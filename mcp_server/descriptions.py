@@ -123,8 +123,9 @@ warm-up state (`model_state`). Use it to explain empty or keyword-only answers; 
 needed before ordinary use."""
 
 MEMORY_RESOURCE = """\
-The current statements of one scope (`local` or `global`) as Markdown, newest first, with \
-ids, kinds, tags and supersede links. For reading; recall searches it better."""
+The current statements of one scope (`local` or `global`) as Markdown, newest first by \
+when each happened, with ids, kinds, tags and supersede links; ingested documents and \
+conversation turns are counted, not listed. For reading; recall searches it better."""
 
 ITEM_RESOURCE = """\
 One stored statement or document with its provenance as JSON: scope and store, kind, tags, \

@@ -34,8 +34,13 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _when(doc: Document) -> float:
+def when_happened(doc: Document) -> float:
+    """Return when what ``doc`` says happened: its event time, else when it was recorded
+    (epoch seconds)."""
     return doc.event_time if doc.event_time is not None else doc.created_at
+
+
+_when = when_happened
 
 
 def unshowable(doc: Document) -> str | None:

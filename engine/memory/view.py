@@ -9,10 +9,14 @@ import re
 from ..arms import VersionedStorage
 from ..errors import InvalidQueryError, NotFoundError
 from ..turns import TURN_KIND
+from ..types import Document
+from .empty import kind_counts
 from .facade import Memory
-from .markdown import forgotten_predecessors, render_markdown
+from .ingest import DOC_KIND
+from .markdown import forgotten_predecessors, render_markdown, when_happened
 from .results import ItemResult, chunk_item, scoped_item
 from .scopes import check_scope
+from .session_start import NOT_STATEMENTS
 from .times import iso
 from .versions import document_version
 
@@ -27,26 +31,50 @@ LISTED_STATEMENTS = 500
 
 
 def scope_markdown(memory: Memory, scope: str) -> str:
-    """Return ``octomem://memory/{scope}``: the scope's current statements by kind, newest
-    first (:mod:`.markdown`), each text cut to :data:`~.markdown.SNIPPET` characters, at
-    most :data:`LISTED_STATEMENTS` of them; conversation turns are counted, not listed
-    (recall finds them), as the rest beyond that number.
+    """Return ``octomem://memory/{scope}``: the scope's current statements (what
+    ``remember``/``add`` stored: every kind but ingested documents and conversation turns)
+    by kind, newest first by when each happened (:mod:`.markdown`), each text cut to
+    :data:`~.markdown.SNIPPET` characters, at most :data:`LISTED_STATEMENTS` of them.
+    Ingested documents and turns are counted, not listed (recall finds them), as are the
+    older statements beyond that number (trial 16 F26: 600 ingested notes took every
+    place, and the statements were left out). The counts come from the storage's
+    ``kind_counts`` (one query), and only the statements' kinds are read.
 
     :raises InvalidQueryError: ``scope`` is not ``local`` or ``global``.
     """
     chosen = check_scope(scope) or "local"
-    every, pipeline = memory.statements(chosen), memory.scopes.get(chosen)
-    turns = sum(1 for d in every if d.kind == TURN_KIND)
-    docs = [d for d in every if d.kind != TURN_KIND]
+    pipeline = memory.scopes.get(chosen)
+    docs = _statements(memory, chosen)
+    counts = kind_counts(pipeline) if pipeline is not None else {}
+    docs.sort(key=when_happened, reverse=True)  # stable: ties stay newest recorded first
     older, docs = max(0, len(docs) - LISTED_STATEMENTS), docs[:LISTED_STATEMENTS]
-    said = [f"{turns:,} conversation turn{'s' if turns != 1 else ''} (recall finds them)"
-            if turns else "", f"{older:,} older statement{'s' if older != 1 else ''} "
-            "(`octomem export --format md` lists every one)" if older else ""]
+    files, turns = counts.get(DOC_KIND, 0), counts.get(TURN_KIND, 0)
+    said = [_count(files, "ingested document", "recall finds them"),
+            _count(turns, "conversation turn", "recall finds them"),
+            _count(older, "older statement", "`octomem export --format md` lists every one")]
     unlisted = "Not listed here: " + " and ".join(p for p in said if p) + "." \
-        if turns or older else None
+        if any(said) else None
     gone = forgotten_predecessors(pipeline.arms.storage, docs) if pipeline else set()
     return render_markdown(chosen, str(memory.roots.of(chosen)), docs, gone=gone,
                            unlisted=unlisted)
+
+
+def _count(n: int, what: str, where: str) -> str:
+    return f"{n:,} {what}{'s' if n != 1 else ''} ({where})" if n else ""
+
+
+def _statements(memory: Memory, scope: str) -> list[Document]:
+    """Return the scope's current statements, reading only their kinds' rows when the
+    storage can count its kinds (documents and turns may be most of a store)."""
+    pipeline = memory.scopes.get(scope)
+    if pipeline is None:
+        return []
+    storage = pipeline.arms.storage
+    if isinstance(storage, VersionedStorage) and callable(getattr(storage, "kind_counts", None)):
+        memory.recall_log.flush()
+        kinds = [k for k in kind_counts(pipeline) if k not in NOT_STATEMENTS]
+        return list(storage.iter_documents(kinds=kinds)) if kinds else []
+    return [d for d in memory.statements(scope) if d.kind not in NOT_STATEMENTS]
 
 
 def item(memory: Memory, ref: str) -> ItemResult:
