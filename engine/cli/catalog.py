@@ -111,7 +111,8 @@ COMMANDS = (
           "is cleared, and the document is written again (its vectors computed again); a "
           "statement current although its successor supersedes it is superseded again; one "
           "superseded by a forgotten statement is current again; a link to nothing on a "
-          "current statement is dropped. A link that needs a decision "
+          "current statement is dropped; a document whose id the forget log says was "
+          "forgotten (an older import) is forgotten. A link that needs a decision "
           "is listed, not repaired."),
     Entry("ui", "view", "Show the memory in a browser: search with the explain table, both "
           "scopes, items and their history, conversations, status. Read-only unless "

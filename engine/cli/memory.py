@@ -227,6 +227,14 @@ def import_report(console: Console, report: ImportReport) -> None:
             f"the file's own scope {'was' if report.forgotten_left == 1 else 'were'} not copied "
             f"into the {report.scope} scope",
             console.width))
+    if report.forgotten_here:
+        named = ", ".join(visible(i) for i in report.forgotten_here[:NAMED_KEPT])
+        more = len(report.forgotten_here) - NAMED_KEPT
+        emit(console, wrapped(
+            f"{plural(len(report.forgotten_here), 'document')} forgotten here too (the "
+            f"file's forget log says {'it was' if len(report.forgotten_here) == 1 else 'they were'}"
+            f" forgotten where it was exported): {named}"
+            + (f" and {more:,} more" if more > 0 else ""), console.width))
     _kept(console, report.older, "older than what is stored, kept the stored revision or "
           "supersede (an import never rolls a document back)")
     _kept(console, report.conflicts, "in conflict with what is stored (changed here and in "

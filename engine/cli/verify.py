@@ -25,7 +25,8 @@ def verify(
     now, a bad `event_time` or `last_recalled_at` is cleared, and the document is written
     again (its vectors computed again); a statement current although its successor
     supersedes it is superseded again; one superseded by a forgotten statement is
-    current again; a link to nothing on a current statement is dropped. A link that
+    current again; a link to nothing on a current statement is dropped; a document whose
+    id the forget log says was forgotten (an older import) is forgotten. A link that
     needs a decision is listed, not repaired."""
     from ..memory.scopes import SCOPES, check_scope
     from ..memory.verify import Problem, find_problems, repair

@@ -20,6 +20,7 @@ import hashlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..arms import Storage, VersionedStorage
 from ..errors import InvalidQueryError, NotFoundError
@@ -173,17 +174,28 @@ def forget(scoped: Scoped, text_or_id: str, reason: str | None = None,
     with arms.storage.transaction() as tx:
         if expect_version is not None:
             document = check_version(arms.storage, document.id, expect_version)
-        handed: list[str] = []
-        if isinstance(arms.storage, VersionedStorage):  # before the row goes: its valid_to
-            handed = arms.storage.hand_on(tx, document.id, document.superseded_by)
-        removed = arms.storage.delete_document(tx, document.id)
-        if removed and arms.keyword is not None:
-            arms.keyword.remove(tx, removed)
-        if removed and arms.semantic is not None:
-            arms.semantic.remove(tx, removed)
-        if isinstance(arms.storage, VersionedStorage):
-            digest = content_sha256(document.text)
-            arms.storage.record_forgotten(tx, ForgetRecord(
-                document.id, document.kind, digest, document.created_at, time.time(), reason))
+        record = ForgetRecord(document.id, document.kind, content_sha256(document.text),
+                              document.created_at, time.time(), reason)
+        handed = remove(pipeline, tx, document, record)
     now = [d for i in handed if (d := arms.storage.get_document(i)) is not None]
     return ForgetOutcome((scope, document), reason, handed_on=now)
+
+
+def remove(pipeline: Pipeline, tx: Any, document: Document, record: ForgetRecord) -> list[str]:
+    """Forget ``document`` inside ``tx``: hand on what it superseded, delete its rows, its
+    words and vectors, and log ``record`` (a storage with a forget log).
+
+    :returns: ids of the statements it had superseded, handed on.
+    """
+    arms = pipeline.arms
+    handed: list[str] = []
+    if isinstance(arms.storage, VersionedStorage):  # before the row goes: its valid_to
+        handed = arms.storage.hand_on(tx, document.id, document.superseded_by)
+    removed = arms.storage.delete_document(tx, document.id)
+    if removed and arms.keyword is not None:
+        arms.keyword.remove(tx, removed)
+    if removed and arms.semantic is not None:
+        arms.semantic.remove(tx, removed)
+    if isinstance(arms.storage, VersionedStorage):
+        arms.storage.record_forgotten(tx, record)
+    return handed

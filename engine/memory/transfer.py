@@ -42,6 +42,7 @@ from ..pipeline import Pipeline
 from ..types import Chunk, Document, ForgetRecord
 from .exact_times import exact_epoch, exact_iso
 from .facade import Memory
+from .forget import is_tombstone, remove
 from .import_plan import Incoming, check_links, plan
 from .import_records import DOC_FIELDS, parse_document, parse_forgotten
 from .markdown import MARKDOWN_TITLE, forgotten_predecessors, render_markdown
@@ -160,6 +161,8 @@ class ImportReport:
 
     :param forgotten_left: forget-log entries not copied: the file is another scope's.
     :param forgotten_known: forget-log entries the scope's log already held as they are.
+    :param forgotten_here: ids this scope still held that the file's forget log says were
+        forgotten: forgotten here too (their entries logged).
     :param older: ``(id, why)`` of documents stored further along than the file's record
         (a later revision, or superseded since): kept as stored.
     :param conflicts: ``(id, why)`` of documents the file and the store changed
@@ -173,6 +176,7 @@ class ImportReport:
     skipped_forgotten: list[str] = field(default_factory=list)
     older: list[tuple[str, str]] = field(default_factory=list)
     conflicts: list[tuple[str, str]] = field(default_factory=list)
+    forgotten_here: list[str] = field(default_factory=list)
     forgotten_logged: int = 0
     forgotten_left: int = 0
     forgotten_known: int = 0
@@ -327,7 +331,7 @@ def import_lines(memory: Memory, lines: Iterable[str], source: str,
                                                     replace=item.doc.id in todo.replaced)]
         report.unchanged, report.skipped_forgotten = todo.unchanged, todo.forgotten
         report.older, report.conflicts = todo.older, todo.conflicts
-        _log_forgotten(storage, tx, forgets, same_scope, report)
+        _log_forgotten(pipeline, tx, forgets, same_scope, report)
     semantic = pipeline.arms.semantic
     if semantic is not None and not pipeline.semantic_error and (
             stored or semantic.missing_count()):  # what an interrupted import left too
@@ -353,13 +357,22 @@ class ImportInterrupted(KeyboardInterrupt):
         self.report = report
 
 
-def _log_forgotten(storage: Any, tx: Any, forgets: list[ForgetRecord], same_scope: bool,
-                   report: ImportReport) -> None:
+def _log_forgotten(pipeline: Pipeline, tx: Any, forgets: list[ForgetRecord],
+                   same_scope: bool, report: ImportReport) -> None:
     """Copy the file's forget-log entries into the scope's log (only into the scope the
-    file was exported from), counting those already there."""
+    file was exported from), counting those already there. A deliberate forget
+    (:func:`~.forget.is_tombstone`) of a document this scope still holds forgets it here
+    too (trial 16 F20: a forget made on another machine arrives), as ``forget`` would:
+    the document, its words and vectors go, what it superseded is handed on."""
+    storage = pipeline.arms.storage
     for record in forgets:
         if not same_scope:
             report.forgotten_left += 1
+            continue
+        held = storage.get_document(record.id) if is_tombstone(record) else None
+        if held is not None:
+            remove(pipeline, tx, held, record)
+            report.forgotten_here.append(record.id)
         elif storage.get_forgotten(record.id) == record:
             report.forgotten_known += 1  # imported before: not new
         else:

@@ -10,7 +10,9 @@ warning; this finds them and, asked to, repairs them:
   when it was recorded; it was never recalled);
 - ``valid_to`` of a superseded statement or old chunk becomes the time of the repair (it
   stays history);
-- a chunk's ``valid_from`` becomes its document's.
+- a chunk's ``valid_from`` becomes its document's;
+- a document whose id the forget log says was forgotten (an import by an older octomem
+  copied another machine's forget without forgetting it) is forgotten, as logged.
 
 The repaired document is written again with its chunks in one transaction (rows, keyword
 index; vectors are computed again afterwards), as an import would write it.
@@ -25,10 +27,11 @@ from dataclasses import dataclass, replace
 from ..arms import VersionedStorage
 from ..errors import EmbedderMismatchError, EmbedderUnavailableError, StoreUnreadableError
 from ..pipeline import Pipeline
-from ..types import Chunk, Document
+from ..types import Chunk, Document, ForgetRecord
 from .facade import Memory
+from .forget import is_tombstone, remove
 from .scopes import ScopeName
-from .times import in_range, unshowable_times
+from .times import in_range, iso, unshowable_times
 from .transfer import write_document
 from .verify_links import LinkProblem, link_problems
 
@@ -94,14 +97,29 @@ def _rewrite(tx: object, pipeline: Pipeline, doc: Document) -> list[int]:
     return [c.id for c in write_document(pipeline, tx, doc, chunks, replace=True)]
 
 
+def _tombstoned(scope: ScopeName,
+                pipeline: Pipeline) -> Iterator[tuple[Problem, Document, ForgetRecord]]:
+    """Yield each stored document whose id the scope's forget log says was forgotten
+    deliberately (:func:`~.forget.is_tombstone`): an import by an older octomem copied a
+    forget made elsewhere without forgetting the document (trial 16 F20)."""
+    storage = pipeline.arms.storage
+    if not isinstance(storage, VersionedStorage):
+        return
+    for record in storage.iter_forgotten():
+        if is_tombstone(record) and (doc := storage.get_document(record.id)) is not None:
+            yield Problem(scope, doc.id, "is stored although the forget log says it was "
+                          f"forgotten on {(iso(record.forgotten_at) or '')[:10]}"), doc, record
+
+
 def find_problems(memory: Memory, scopes: tuple[ScopeName, ...]) -> list[Problem]:
-    """Return every stored document of ``scopes`` that holds a time no answer can show
-    or a supersede link that does not hold (a scope whose store cannot be read is named
-    in ``memory.scopes.unreadable``)."""
+    """Return every stored document of ``scopes`` that holds a time no answer can show,
+    a supersede link that does not hold, or an id the forget log says was forgotten (a
+    scope whose store cannot be read is named in ``memory.scopes.unreadable``)."""
     return [problem for scope, pipeline in sound(memory, scopes)
             for problem in [*(p for p, _, _ in _scan(scope, pipeline)),
                             *(Problem(scope, link.document.id, link.what)
-                              for link in _links(pipeline))]]
+                              for link in _links(pipeline)),
+                            *(p for p, _, _ in _tombstoned(scope, pipeline))]]
 
 
 def repaired(doc: Document, chunks: list[Chunk], now: float) -> tuple[Document, list[Chunk]]:
@@ -131,6 +149,10 @@ def repair(memory: Memory, scopes: tuple[ScopeName, ...],
     fixed: list[Problem] = []
     now = time.time()
     for scope, pipeline in sound(memory, scopes):
+        for problem, doc, record in list(_tombstoned(scope, pipeline)):
+            with pipeline.arms.storage.transaction() as tx:  # forgotten, as it was logged
+                remove(pipeline, tx, doc, record)
+            fixed.append(problem)
         stored: list[int] = []
         for problem, doc, chunks in list(_scan(scope, pipeline)):
             new_doc, new_chunks = repaired(doc, chunks, now)
