@@ -13,6 +13,7 @@ import logging
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated, Literal
 
 from mcp.server.mcpserver import MCPServer
@@ -20,7 +21,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from octomem.engine.errors import InvalidQueryError, OctomemError, UsageValueError
+from octomem.engine.errors import (
+    InvalidQueryError,
+    NotFoundError,
+    OctomemError,
+    UsageValueError,
+)
 from octomem.engine.exhaustion import exhaustion
 from octomem.engine.memory.context import MAX_CONTEXT, MIN_TOKENS
 from octomem.engine.memory.limits import label
@@ -31,6 +37,7 @@ from octomem.engine.memory.results import (
     MemoryRecallResult,
     RememberResult,
     forget_result,
+    forget_turns_result,
     ingest_result,
     recall_result,
     remember_result,
@@ -260,7 +267,16 @@ class MemoryTools:
         with tool_errors():
             memory = self.loader.memory()
             with self.loader.write_lock:
-                out = memory.forget(key, scope, reason)
+                try:
+                    out = memory.forget(key, scope, reason)
+                except NotFoundError:
+                    path = _stored_path(memory.roots.project, key)
+                    if path is None:
+                        raise
+                    turns = memory.forget_transcript(path.as_uri(), scope, reason)
+                    if turns is None:
+                        raise
+                    return forget_turns_result(key, *turns, reason)
             return forget_result(out)
 
     def ingest(
@@ -285,6 +301,17 @@ class MemoryTools:
             status = self.loader.memory().status()
             state, error, seconds = self.loader.model_state()
             return status_result(status, state, error, seconds)
+
+
+def _stored_path(project: Path, key: str) -> Path | None:
+    """Return ``key`` as the absolute path of a transcript it may name (relative paths are
+    relative to the project), or ``None`` when it does not look like a path (it holds no
+    ``/`` and does not end in ``.jsonl``). The file need not exist any more: only the
+    stored turns read from it are looked up, nothing is read."""
+    if "\n" in key or not ("/" in key or key.endswith(".jsonl")):
+        return None
+    path = Path(key).expanduser()
+    return (path if path.is_absolute() else project / path).resolve()
 
 
 def _hints(read_only: bool, destructive: bool = False, idempotent: bool = False) -> ToolAnnotations:

@@ -70,8 +70,8 @@ COMMANDS = (
     Entry("search", "commands", "Recall: both scopes, keyword and semantic arms fused by "
           "reciprocal rank, a bounded recency bonus, deduplicated; each hit names its scope."),
     Entry("forget", "commands", "Forget one statement by id or exact text, or an ingested "
-          "file by its path, in both scopes unless `--scope`; a text matching several removes "
-          "none and lists them (exit status 1)."),
+          "file by its path (a transcript: every turn of it), in both scopes unless `--scope`; "
+          "a text matching several removes none and lists them (exit status 1)."),
     Entry("reindex", "commands", "Embed every chunk that has no vector of the selected "
           "embedder, in both scopes unless `--scope` (resumable)."),
     Entry("plugins", "inspecting", "List installed arms by kind: name, providing distribution, "

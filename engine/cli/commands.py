@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.text import Text
@@ -230,16 +230,17 @@ def search(
 @registry.command(cls=Command)
 def forget(
     id_or_text: Annotated[str, typer.Argument(help=(
-        "A document id, a statement's exact text, or the path of an ingested file."))],
+        "A document id, a statement's exact text, or the path of an ingested file or "
+        "transcript."))],
     scope: opt.ForgetScopeOpt = None,
     reason: Annotated[str | None, typer.Option(
         "--reason", help="Why (kept in the forget log).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help=(
         "Print what was forgotten (or the statements the text matches) as JSON."))] = False,
 ) -> None:
-    """Forget one statement by id or exact text, or an ingested file by its path, in both
-    scopes unless `--scope`; a text matching several removes none and lists them (exit
-    status 1)."""
+    """Forget one statement by id or exact text, or an ingested file by its path (a
+    transcript: every turn of it), in both scopes unless `--scope`; a text matching
+    several removes none and lists them (exit status 1)."""
     from . import memory as show
 
     memory = _memory()
@@ -253,32 +254,18 @@ def forget(
             try:
                 out = memory.forget(file_id(Path(id_or_text)), scope, reason)
             except NotFoundError:
-                raise transcript_named(memory, Path(id_or_text), missing) from None
+                turns = memory.forget_transcript(Path(id_or_text).resolve().as_uri(), scope,
+                                                 reason)
+                if turns is None:
+                    raise missing from None
+                show.show_forgotten_turns(console, id_or_text, *turns, reason, as_json)
+                return
         if not show.show_forgotten(console, out, as_json, asked=id_or_text):
             same_id = all(doc.id == id_or_text for _, doc in out.matches)
             what = "id is in both scopes" if same_id else "text matches several statements"
             raise OctomemError(f"the {what}; none was removed")
     finally:
         close_memory(memory)
-
-
-def transcript_named(memory: Any, path: Path, missing: NotFoundError) -> OctomemError:
-    """Return the error for ``forget PATH`` of a file stored as no document of its own:
-    a transcript's turns (named, to forget by id; trial 15 F7 was told that a ``file:``
-    id it never saw is unknown), else ``missing`` (nothing has that id or text)."""
-    from ..arms import VersionedStorage
-
-    uri = path.resolve().as_uri()
-    for _, pipeline in memory.scopes.existing():
-        storage = pipeline.arms.storage
-        if isinstance(storage, VersionedStorage):
-            turns = list(dict.fromkeys(c.document_id for c in storage.current_turn_chunks(uri)))
-            if turns:
-                shown = ", ".join(turns[:3]) + (", ..." if len(turns) > 3 else "")
-                return OctomemError(
-                    f"{path} was ingested as a transcript: its {len(turns)} turns are "
-                    f"documents of their own ({shown}); forget a turn by its id")
-    return missing
 
 
 @registry.command(cls=Command)

@@ -96,6 +96,21 @@ def show_remembered(console: Console, out: Remembered, json_out: bool) -> None:
         console.print(f"[yellow]no vector: {escape(out.semantic_error)}[/yellow]")
 
 
+def show_forgotten_turns(console: Console, path: str, scope: str, turns: list[Document],
+                         reason: str | None, json_out: bool) -> None:
+    """Print what ``forget PATH`` of a transcript did: how many turns, from which scope,
+    the first ids (``--json``: the MCP ``forget`` tool's answer)."""
+    if json_out:  # the MCP tool's answer
+        from ..memory.results import forget_turns_result
+
+        print_json(forget_turns_result(path, scope, turns, reason))
+        return
+    shown = ", ".join(visible(t.id) for t in turns[:3]) + (", ..." if len(turns) > 3 else "")
+    emit(console, wrapped(
+        f"forgot the {plural(len(turns), 'turn')} of {path} from the {scope} scope ({shown}); "
+        "an ingest of it keeps them out (`ingest --readd` stores them again)", console.width))
+
+
 def show_forgotten(console: Console, out: ForgetOutcome, json_out: bool,
                    asked: str = "") -> bool:
     """Print what ``forget`` did; return False when the text was ambiguous (none removed).

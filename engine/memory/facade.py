@@ -37,7 +37,7 @@ from .empty import (
     say_why_empty,
 )
 from .folders import IngestReport, folder_named, reconcile
-from .forget import ForgetOutcome, forget
+from .forget import ForgetOutcome, forget, forget_turns, transcript_turns
 from .gone_turns import gone_turns, retire
 from .health import configured, model_error
 from .ingest import ingest_groups, merge_reports
@@ -220,6 +220,28 @@ class Memory:
             raise StoreUnreadableError(f"{why}; forget looks in both scopes, so nothing was "
                                        f"forgotten: name the {other} scope to forget there only")
         return forget(scoped, text_or_id, reason, expect_version)
+
+    def forget_transcript(self, uri: str, scope: str | None = None,
+                          reason: str | None = None) -> tuple[ScopeName, list[Document]] | None:
+        """Forget every current turn read from the transcript ``uri`` (a ``file:`` uri), in
+        the one scope that holds them (both unless ``scope``), each turn as ``forget`` of its
+        id would: its tombstone keeps it out of a later ingest (trial 16 F19).
+
+        :returns: the scope and the turns forgotten, or ``None``: no scope holds a turn of it.
+        :raises OctomemError: both scopes hold turns of it (name one).
+        :raises StoreUnreadableError: a scope it looks in cannot be read.
+        """
+        wanted = self._scopes(scope)
+        if skipped := self.scopes.skipped(wanted):
+            raise StoreUnreadableError(f"{next(iter(skipped.values()))}; nothing was forgotten")
+        found = transcript_turns(self.scopes.existing(wanted), uri)
+        if not found:
+            return None
+        if len(found) > 1:
+            raise OctomemError("its turns are in the local and the global scope; forget "
+                                  "them in one: --scope local or --scope global")
+        name, pipeline, ids = found[0]
+        return name, forget_turns(pipeline, ids, reason)
 
     def ingest(
         self, path_or_text: str, scope: str | None = None, title: str | None = None,

@@ -28,6 +28,13 @@ from .recall_results import (  # noqa: F401 (a recall answer's models: this modu
 from .remember import Remembered
 from .times import iso_or_none as iso
 
+#: Most ids an ingest answer lists under each of added, revised and unchanged (all are
+#: counted under ``counts``): 1,000 files' ids were ~74 KB, ~18k tokens of an agent's
+#: context, and no agent reads them.
+IDS_SHOWN = 10
+#: Most entries an ingest answer lists under each problem list (skipped, missing, ...).
+PROBLEMS_SHOWN = 50
+
 
 class ScopedItem(StoredItem):
     """A stored statement or document, its scope, history and usage."""
@@ -124,7 +131,8 @@ class ForgetResult(BaseModel):
     """What ``forget`` removed; or, for an ambiguous text, the statements it matched."""
 
     forgotten: ScopedItem | None = Field(
-        None, description="the statement removed; null when the text matched several")
+        None, description="the statement removed; null when the text matched several, or "
+        "when a transcript's turns were forgotten by its path (see turns)")
     reason: str | None = Field(None, description="why, as given; kept in the forget log")
     matches: list[ScopedItem] = Field(
         default_factory=list,
@@ -135,6 +143,10 @@ class ForgetResult(BaseModel):
         description="the statements the forgotten one had superseded, as they are now: "
         "current again (superseded_by null) when it was current, else superseded by its "
         "successor")
+    turns_forgotten: int = Field(0, description="forget by a transcript's path: how many of "
+                                 "its turns were forgotten")
+    turns: list[str] = Field(default_factory=list, description="their ids (the first "
+                             f"{IDS_SHOWN})")
     message: str
 
 
@@ -153,6 +165,17 @@ def forget_result(out: ForgetOutcome) -> ForgetResult:
                         message=f"forgot {doc.id} from the {scope} scope{said}")
 
 
+def forget_turns_result(path: str, scope: str, turns: list[Document],
+                        reason: str | None) -> ForgetResult:
+    """Convert what ``forget`` of a transcript's path did: every turn of it forgotten."""
+    ids = [t.id for t in turns]
+    more = f"; turns lists the first {IDS_SHOWN}" if len(ids) > IDS_SHOWN else ""
+    return ForgetResult(reason=reason, turns_forgotten=len(ids), turns=ids[:IDS_SHOWN],
+                        message=f"forgot the {len(ids)} turns of {path} from the {scope} "
+                        "scope; an ingest of it keeps them out (readd: true stores them "
+                        f"again){more}")
+
+
 class GoneFileItem(BaseModel):
     """A file an ingested folder no longer holds."""
 
@@ -165,14 +188,6 @@ class SkippedFileItem(BaseModel):
 
     path: str
     why: str = Field(description="the error, naming the file (and line)")
-
-
-#: Most ids an ingest answer lists under each of added, revised and unchanged (all are
-#: counted under ``counts``): 1,000 files' ids were ~74 KB, ~18k tokens of an agent's
-#: context, and no agent reads them.
-IDS_SHOWN = 10
-#: Most entries an ingest answer lists under each problem list (skipped, missing, ...).
-PROBLEMS_SHOWN = 50
 
 
 class IngestResult(BaseModel):
