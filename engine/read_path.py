@@ -26,7 +26,7 @@ from .fusion import (
     weighted_score_fusion,
 )
 from .model_load import load_model
-from .relevance import JUDGED_HITS, HitJudge, content_words
+from .relevance import JUDGED_HITS, HitJudge, content_words, judged_depth
 from .rerank import more_wanted, rerank_depth, rerank_stage, similarities
 from .types import Answer, Chunk, FusedHit, Hit, Query, Run, fused_hit
 
@@ -185,7 +185,8 @@ class ReadPath:
             hits, collapsed = self.arms.dedup.dedup(hits, vectors)
             answer.collapsed.extend(collapsed)
         judge = HitJudge(self.settings.retrieval, self.arms, runs, query.filters,
-                         [embedding_text(h.chunk) for h in hits[:JUDGED_HITS]], k)
+                         [embedding_text(h.chunk) for h in hits[:JUDGED_HITS]],
+                         judged_depth(retrieval.candidate_k, k))
         hits = [fused_hit(h.chunk, h.score, i, h.contributions, judge(
             query.text, h, embedding_text(h.chunk), cos.get(h.chunk.id)))
                 for i, h in enumerate(hits[: query.top_k], start=1)]

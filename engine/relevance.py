@@ -62,9 +62,13 @@ its own words scored 0.02. So the document weights apply only when the runs are 
 (:attr:`RunStats.background`); else a document's hit gets the turn weights and
 ``retrieval.relevance_floor`` (cosine, coverage, unheard words: no background needed).
 No tuned constant: it is the condition the weights were fitted under, so SciFact's
-figures are unchanged by construction. A leave-one-out background was not taken: on a
-full run it moves the lift by ``(cos − mean)/(k − 1)`` (1 % at k = 100), and in a store
-of one or two files its "background" is the file's siblings, not the neighbourhood.
+figures are unchanged by construction. The runs are taken at their first ``candidate_k``
+entries whatever ``top_k`` (:func:`judged_depth`), and a keyword run whose ``candidate_k``
+entries all tie with its best is no background either (:func:`saturated`: that many
+chunks answer alike, none can stand out; trial 16 F16). A leave-one-out background was
+not taken: on a full run it moves the lift by ``(cos − mean)/(k − 1)`` (1 % at k = 100),
+and in a store of one or two files its "background" is the file's siblings, not the
+neighbourhood.
 
 An answer is empty, with a reason (abstention: nothing stored answers the query), when
 no hit reaches its floor: ``retrieval.relevance_floor``, or
@@ -93,8 +97,10 @@ from .relevance_features import (  # noqa: F401
     aside,
     coverage,
     indexed_rows,
+    judged_depth,
     keyword_strength,
     run_stats,
+    saturated,
     unheard_words,
 )
 from .small_store import SMALL_STORE, short_run, small_term  # noqa: F401 (this module's API)
@@ -327,8 +333,8 @@ class HitJudge:
         :func:`unheard_words`); ``None``: unheard words are not counted.
     :param texts: the titles and texts of the answer's first hits (``JUDGED_HITS``), the
         ones :func:`unheard_words` looks in before asking the keyword arm.
-    :param k: how many entries each arm was asked for (``None``: the runs are taken as a
-        background, :func:`run_stats`).
+    :param k: how many of each run's entries the statistics are taken over
+        (:func:`judged_depth`; ``None``: the runs are taken as a background, :func:`run_stats`).
     """
 
     def __init__(self, retrieval: Any, arms: Any, runs: Sequence[Sequence[Any]],

@@ -20,8 +20,8 @@ from functools import lru_cache
 from typing import Any
 
 from .small_store import short_run
+from .words import FILLER_WORDS, content_words
 from .words import WORD as _WORD
-from .words import content_words
 from .words import root as _root
 from .words import roots as _roots
 
@@ -48,12 +48,13 @@ ROLE, ASSISTANT = "role", "assistant"
 
 
 def unheard_words(query: str, held: Iterable[str], present: Callable[[str], bool]) -> int:
-    """Return how many of ``query``'s content words (:func:`content_words`) the memory
+    """Return how many of ``query``'s content words (:func:`content_words`; not the
+    :data:`~.words.FILLER_WORDS`, "while", "please", "currently") the memory
     never mentions: no text of ``held`` (the answer's hits) holds the word, and
     ``present`` is false for each of its spellings in the query ("planning" for
     "plann"). ``present(word)`` says whether any stored chunk the query can reach holds
     ``word`` (the keyword arm finds one under the query's filters)."""
-    words = content_words(query)
+    words = content_words(query) - _fillers(query)
     if not words:
         return 0
     missing = set(words)
@@ -67,6 +68,17 @@ def unheard_words(query: str, held: Iterable[str], present: Callable[[str], bool
             spellings.setdefault(word, []).append(raw)
     return sum(not any(present(raw) for raw in spellings.get(word, [word]))
                for word in missing)
+
+
+@lru_cache(maxsize=4096)
+def _fillers(query: str) -> frozenset[str]:
+    """Return the content words of ``query`` that only :data:`~.words.FILLER_WORDS` spell
+    there (never unheard)."""
+    spelled: dict[str, bool] = {}
+    for raw in _WORD.findall(query):
+        for word in content_words(raw):
+            spelled[word] = spelled.get(word, True) and raw.casefold() in FILLER_WORDS
+    return frozenset(w for w, filler in spelled.items() if filler)
 
 
 @lru_cache(maxsize=4096)
@@ -123,6 +135,18 @@ class RunStats:
         return ((score or 0.0) - self.kw_mean) / self.kw_std
 
 
+def judged_depth(candidate_k: int, asked: int) -> int:
+    """Return how many of each run's entries a hit's relevance is judged against: the
+    first ``candidate_k`` (``retrieval.candidate_k``, the depth the weights were fitted
+    at), or fewer when the arms were asked for fewer (``asked``: one arm's RRF run stops
+    at the answer's depth). A larger ``top_k`` makes the arms return longer runs; their
+    entries past ``candidate_k`` are not part of the background, so a hit's relevance, and
+    whether an answer abstains, do not depend on ``top_k`` (trial 16 F16: the same note
+    scored 0.025, 0.30 and 0.73 at ``top_k`` 10, 300 and 1,000, its run's mean cosine and
+    keyword spread taken over 100, 300 and 1,000 neighbours)."""
+    return min(candidate_k, asked)
+
+
 def run_stats(cosines: Sequence[float], keyword_scores: Sequence[float],
               k: int | None = None) -> RunStats:
     """Return the :class:`RunStats` of a semantic run's scores (cosines) and a keyword
@@ -138,7 +162,20 @@ def run_stats(cosines: Sequence[float], keyword_scores: Sequence[float],
         abstained where "token QY0003", whose common word fills the run with zeros,
         found it). Of SciFact train's 809 claims, whose runs the weights were fitted on,
         8 have a keyword run shorter than 100 (2 to 95 hits); the weights were not refit.
+        Only each run's ``k`` best entries count (:func:`judged_depth`: a run asked for
+        more, for a larger ``top_k``, is judged as the run of ``k``). Nor are the runs a
+        background when the keyword run is *saturated*: it holds ``k`` entries (more than
+        one) that all score as its best one, so at least ``k`` chunks match the query's
+        words exactly as well as the best (a folder of templated tickets or generated
+        notes: trial 16 F16, 104 of 1,000 notes "the kafka instance N was restarted"). The
+        run is then the query's matches, not their neighbourhood; no hit can stand out of
+        it (``kw_z`` 0, ``cos_lift`` a few hundredths) and every answer was rejected
+        (relevance 0.025 for a cosine of 0.80 holding the query's words). No constant:
+        exact ties, which a SciFact run (the fit's condition) never has in its 100 entries.
     """
+    if k is not None:
+        cosines = sorted(cosines, reverse=True)[:k]
+        keyword_scores = sorted(keyword_scores, reverse=True)[:k]
     cos_mean = sum(cosines) / len(cosines) if cosines else None
     held = len(cosines) if cosines else len(keyword_scores)
     if k is not None and held >= k and len(keyword_scores) < k:
@@ -146,8 +183,18 @@ def run_stats(cosines: Sequence[float], keyword_scores: Sequence[float],
     n = len(keyword_scores)
     mean = sum(keyword_scores) / n if n else 0.0
     std = math.sqrt(sum((x - mean) ** 2 for x in keyword_scores) / n) if n > 1 else 0.0
-    return RunStats(cos_mean, mean, std, k is None or held >= k,
+    return RunStats(cos_mean, mean, std,
+                    (k is None or held >= k) and not saturated(keyword_scores, k),
                     short_run(len(cosines), k) if cosines else None)
+
+
+def saturated(keyword_scores: Sequence[float], k: int | None) -> bool:
+    """Return whether a keyword run asked for ``k`` entries holds ``k`` (> 1) that all
+    score as its best one, which is above 0 (:func:`run_stats`: then no background)."""
+    if k is None or k < 2 or len(keyword_scores) < k:
+        return False
+    best = sorted(keyword_scores, reverse=True)[:k]
+    return best[0] > 0.0 and best[-1] == best[0]
 
 
 

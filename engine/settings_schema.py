@@ -116,7 +116,9 @@ class RetrievalSettings(BaseModel, extra="forbid", allow_inf_nan=False):
     document_relevance_floor: float = _field(
         0.07, "retrieval", "the floor of a DOC hit (files, BEIR corpora; document weights of "
         "engine/relevance.json when the store has more chunks than the runs ask for, else "
-        "turn weights and floor): no hits when no hit reaches its kind's floor; 0 never "
+        "turn weights and floor; the runs taken at their first candidate_k entries whatever "
+        "top_k; also turn weights and floor when all candidate_k entries of the keyword run "
+        "score as its best, trial 16 F16): no hits when no hit reaches its kind's floor; 0 never "
         "abstains on documents. 0.07: chosen on SciFact train qrels (809 claims, fts5 + MiniLM) as "
         "the highest floor at which 95% of the claims whose cited abstract made the top 10 "
         "keep an answer (95.0%); asked with their cited abstracts hidden, 25.3% then get no "

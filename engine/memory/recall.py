@@ -33,7 +33,7 @@ from ..arms import VersionedStorage
 from ..errors import check_question
 from ..fusion import order_documents, order_values
 from ..pipeline import Pipeline
-from ..relevance import Relevance
+from ..relevance import Relevance, judged_depth
 from ..rerank import more_wanted, rerank_depth, rerank_stage, similarities
 from ..types import Chunk, Filters, FusedHit, Hit
 from .history_order import current_first
@@ -305,15 +305,18 @@ def recall_scopes(
             hits = _dedup(first.dedup, hits, vectors, answer)
         if request.per == "document":
             hits = _per_document(hits)
-        # the runs' statistics score documents' hits only: none among them, none needed
-        stats = scope_stats(runs, pipelines, k) if any(is_document(h) for h in hits) else {}
+        # the runs' statistics score documents' hits only: none among them, none needed;
+        # taken over each run's first candidate_k entries, whatever top_k (judged_depth)
+        judged_k = judged_depth(retrieval.candidate_k, k)
+        stats = (scope_stats(runs, pipelines, judged_k) if any(is_document(h) for h in hits)
+                 else {})
         ties = order_values(hits, fused, retrieval.fusion, retrieval.document_fusion,
                             retrieval.weights)
         hits = judged(hits, request.top_k, request.text, cos, retrieval,
                       getattr(first.embedder, "model_id", None), answer, stats, pipelines,
-                      request.filters, ties, scope_reach(runs, pipelines, k),
-                      None if all(is_document(h) for h in hits)
-                      else scope_strength(runs, pipelines, k))
+                      request.filters, ties, scope_reach(runs, pipelines, judged_k),
+                      None if all(is_document(h) and stats[h.scope].background for h in hits)
+                      else scope_strength(runs, pipelines, judged_k))
         if request.filters.include_superseded and request.filters.as_of is None:
             hits = current_first(hits, {s: p.arms.storage for s, p in pipelines.items()})
         for rank, hit in enumerate(hits, start=1):
