@@ -306,12 +306,16 @@ class MemoryTools:
 def _stored_path(project: Path, key: str) -> Path | None:
     """Return ``key`` as the absolute path of a transcript it may name (relative paths are
     relative to the project), or ``None`` when it does not look like a path (it holds no
-    ``/`` and does not end in ``.jsonl``). The file need not exist any more: only the
-    stored turns read from it are looked up, nothing is read."""
+    ``/`` and does not end in ``.jsonl``) or cannot be one (a NUL byte, an unknown
+    ``~user``). The file need not exist any more: only the stored turns read from it are
+    looked up, nothing is read."""
     if "\n" in key or not ("/" in key or key.endswith(".jsonl")):
         return None
-    path = Path(key).expanduser()
-    return (path if path.is_absolute() else project / path).resolve()
+    try:
+        path = Path(key).expanduser()
+        return (path if path.is_absolute() else project / path).resolve()
+    except (ValueError, OSError, RuntimeError):  # a NUL byte, ~user unknown: no path
+        return None
 
 
 def _hints(read_only: bool, destructive: bool = False, idempotent: bool = False) -> ToolAnnotations:

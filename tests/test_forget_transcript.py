@@ -64,3 +64,13 @@ def test_the_mcp_forget_tool_takes_a_transcripts_path(tmp_path: Path, project: P
         again = mcp.ok("ingest", path_or_text="long.jsonl")
         assert again["counts"]["added"] == 0 and again["counts"]["forgotten_not_readded"] == 25
         assert "long.jsonl" in mcp.error("forget", text_or_id="long.jsonl")
+
+
+@pytest.mark.slow
+def test_a_text_that_cannot_be_a_path_is_not_found_not_a_crash(tmp_path: Path,
+                                                                 project: Path) -> None:
+    with stdio_client(tmp_path, project) as mcp:
+        mcp.ok("remember", text="The ferry leaves at nine")
+        for key in ("a/\x00b.jsonl", "~nosuchuser12/chat.jsonl", "x" * 5000 + "/y.jsonl"):
+            message = mcp.error("forget", text_or_id=key)
+            assert "has the id or exact text" in message, message
