@@ -81,8 +81,10 @@ def _within_budget(windows: list[list[str]], max_tokens: int, count: CountTokens
     texts = [" ".join(w) for w in windows]
     out: list[str] = []
     for window, text, size in zip(windows, texts, count(texts), strict=True):
-        if size <= max_tokens or len(window) == 1:
+        if size <= max_tokens:
             out.append(text)
+        elif len(window) == 1:  # one word over budget: cut on characters (_split_long)
+            out.extend(_split_long(text, max_tokens, count))
         else:
             half = len(window) // 2
             out.extend(_within_budget([window[:half], window[half:]], max_tokens, count))

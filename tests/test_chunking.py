@@ -36,6 +36,7 @@ def test_a_sentence_over_budget_is_cut_on_words() -> None:
        st.integers(1, 30))
 @example(["", "", "a" * 15], 1)  # one word, more than MAX_CHARS_PER_TOKEN a token: cut
 @example(["", "", "a" * 8], 1)  # one word within the characters' bound: kept whole
+@example(["a aaaaaaaaa"], 1)  # a word over budget among others: cut on characters too
 def test_no_chunk_exceeds_budget_and_no_word_is_lost(parts: list[str], budget: int) -> None:
     text = " ".join(parts)
     chunks = split_text(text, budget, words)

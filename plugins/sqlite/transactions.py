@@ -23,8 +23,9 @@ def _savepoint(conn: apsw.Connection) -> Iterator[apsw.Connection]:
     try:
         yield conn
     except BaseException:
-        conn.execute("ROLLBACK TO octomem_tx")
-        conn.execute("RELEASE octomem_tx")
+        if conn.in_transaction:  # SQLite rolls back the whole transaction itself after
+            conn.execute("ROLLBACK TO octomem_tx")  # e.g. SQLITE_FULL in a multi-row insert:
+            conn.execute("RELEASE octomem_tx")  # its savepoints are gone then
         raise
     conn.execute("RELEASE octomem_tx")
 
