@@ -90,12 +90,20 @@ def about_asker(query: str) -> bool:
     return bool(words & FIRST_PERSON) and not words & ADDRESSED_AS
 
 
+#: The ``source`` a coding agent's transcript turns carry (Claude Code sessions,
+#: ``engine/memory/claude_code.py``): :func:`aside` leaves them alone.
+CODING_AGENT_SOURCES = frozenset({"claude-code"})
+
+
 def aside(query: str, metadata: Any) -> bool:
     """Return whether a hit with chunk ``metadata`` is an assistant's turn answering a
     question about its asker (:func:`about_asker`): its relevance takes
-    ``RelevanceModel.aside``."""
+    ``RelevanceModel.aside``. Not a coding agent's turn (``source`` in
+    :data:`CODING_AGENT_SOURCES`): there the assistant does the user's work, and "how did
+    I fix the flaky test?" is answered by its turn (trial 16 F21: the fix, first in the
+    keyword run, 5th behind unrelated notes)."""
     return (isinstance(metadata, Mapping) and metadata.get(ROLE) == ASSISTANT
-            and about_asker(query))
+            and metadata.get("source") not in CODING_AGENT_SOURCES and about_asker(query))
 
 
 def coverage(query: frozenset[str], text: str) -> float:

@@ -142,8 +142,9 @@ class RetrievalSettings(BaseModel, extra="forbid", allow_inf_nan=False):
         "retrieval.relevance_floor on the tune splits, benchmarks/fit_turn_relevance.py): "
         "on LongMemEval --split tune 39 of the 89 questions asked of another haystack that "
         "passed the floor did so through an assistant's reply on the question's topic. "
-        "false: for transcripts where the assistant's turns hold the user's facts (a coding "
-        "agent's 'why did my build fail?')",
+        "Claude Code turns (source claude-code) are never lowered: their assistant does the "
+        "user's work. false: for other transcripts where the assistant's turns hold the "
+        "user's facts (another coding agent's 'why did my build fail?')",
     )
     duplicate_threshold: float = _field(
         0.85, "retrieval", "cosine at or above which remember reports an existing statement "

@@ -153,24 +153,45 @@ def _probability(hit: ScopedHit) -> float:
     return hit.relevance.probability if hit.relevance is not None else 0.0
 
 
-def across_kinds(hits: list[ScopedHit], floors: list[tuple[float, str]]
+def across_kinds(hits: list[ScopedHit], floors: list[tuple[float, str]],
+                 fused: Mapping[Key, int] | None = None,
                  ) -> tuple[list[ScopedHit], list[tuple[float, str]]]:
     """Merge the hits of the two content kinds (documents, :func:`is_document`; turns and
     statements) into one order: each kind keeps its own order (the fused one, which the
-    benchmarks measure per kind), and of the two kinds' next hits the one with the
-    higher relevance comes first (the calibrated probability is the one score the two
-    kinds share; fused scores are ranks of runs dominated by whichever kind has more
-    matching words). With one kind present, ``hits`` is returned as it is."""
+    benchmarks measure per kind; turns the ``conversation`` reranker's), and of the two
+    kinds' next hits *in fused order* the one with the higher relevance takes the next
+    place (the calibrated probability is the one score the two kinds share; fused scores
+    are ranks of runs dominated by whichever kind has more matching words); ties: the
+    earlier fused place first. The places each kind holds are so decided before any
+    reranker, and a reranker re-orders its kind's hits among them only, as it does in the
+    fused list: a turn the reranker put first with little relevance no longer holds back
+    every turn after it (trial 16 F11: "what did you suggest for part timeouts?" lifts the
+    assistant's turns, and its first pick "Sounds good. Until then …", relevance 0.004,
+    put every document before every turn, the reply both arms ranked first, 0.17, 5th
+    behind a release-day note of 0.005). With one kind present, ``hits`` is returned as
+    it is.
+
+    :param fused: each hit's place in the fused list, before the reranker (by ``(scope,
+        chunk id)``); ``None``: the hits are in fused order.
+    """
     kinds = [is_document(h) for h in hits]
     if len(set(kinds)) < 2:
         return hits, floors
-    queues = {k: deque(i for i, d in enumerate(kinds) if d == k) for k in (False, True)}
-    order = []
+    ranked = {k: [i for i, d in enumerate(kinds) if d == k] for k in (False, True)}
+    last = len(hits)
+    place = list(range(last)) if fused is None else [
+        fused.get((h.scope, h.chunk.id), last + i) for i, h in enumerate(hits)]
+    queues = {k: deque(sorted(at, key=place.__getitem__)) for k, at in ranked.items()}
+    places = []
     while queues[False] or queues[True]:
-        heads = [q for q in queues.values() if q]
+        heads = [k for k in (False, True) if queues[k]]
         # ties: the earlier fused place first
-        pick = max(heads, key=lambda q: (_probability(hits[q[0]]), -q[0]))
-        order.append(pick.popleft())
+        kind = max(heads, key=lambda k: (_probability(hits[queues[k][0]]),
+                                         -place[queues[k][0]]))
+        queues[kind].popleft()
+        places.append(kind)
+    take = {k: iter(at) for k, at in ranked.items()}
+    order = [next(take[kind]) for kind in places]
     return [hits[i] for i in order], [floors[i] for i in order]
 
 
@@ -246,7 +267,8 @@ def judged(hits: list[ScopedHit], top_k: int, text: str, cos: dict[Key, float],
            retrieval: RetrievalSettings, embedder: str | None, answer: RecallAnswer,
            stats: Mapping[str, RunStats], pipelines: Mapping[str, Pipeline],
            filters: Filters | None = None, ties: Sequence[float] = (),
-           reach: int | None = None, strength: float | None = None) -> list[ScopedHit]:
+           reach: int | None = None, strength: float | None = None,
+           fused: Mapping[Key, int] | None = None) -> list[ScopedHit]:
     """Return the answer's hits (at most ``top_k``) from ``hits`` (best first, before any
     cut), each with its relevance.
 
@@ -272,7 +294,7 @@ def judged(hits: list[ScopedHit], top_k: int, text: str, cos: dict[Key, float],
                         strength)
     if ties:
         hits, floors = broken_ties(hits, floors, ties)
-    hits, floors = across_kinds(hits, floors)
+    hits, floors = across_kinds(hits, floors, fused)
     probability = [_probability(h) for h in hits]
     passes = [p >= f for p, (f, _) in zip(probability, floors, strict=True)]
     if hits and not any(passes[:JUDGED_HITS]):

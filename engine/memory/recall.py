@@ -289,6 +289,8 @@ def recall_scopes(
                                retrieval.weights)
         vectors = _vectors(hits, pipelines)
         similarity = similarities(vectors, vector)
+        # each hit's fused place: the places each kind holds are decided before the reranker
+        places = {(h.scope, h.chunk.id): i for i, h in enumerate(hits)}
         if first.reranker is not None and hits:
             hits, vectors, similarity = rerank_stage(
                 first.reranker, first.keyword, request.text, hits, vectors, similarity,
@@ -316,7 +318,7 @@ def recall_scopes(
                       getattr(first.embedder, "model_id", None), answer, stats, pipelines,
                       request.filters, ties, scope_reach(runs, pipelines, judged_k),
                       None if all(is_document(h) and stats[h.scope].background for h in hits)
-                      else scope_strength(runs, pipelines, judged_k))
+                      else scope_strength(runs, pipelines, judged_k), places)
         if request.filters.include_superseded and request.filters.as_of is None:
             hits = current_first(hits, {s: p.arms.storage for s, p in pipelines.items()})
         for rank, hit in enumerate(hits, start=1):

@@ -25,6 +25,7 @@ from octomem.engine.arms import ArmContext, ArmSpec
 from octomem.engine.errors import ArmConfigError, EmbedderUnavailableError
 from octomem.engine.hookspecs import hookimpl
 from octomem.engine.relevance import content_words
+from octomem.engine.relevance_features import CODING_AGENT_SOURCES, about_asker
 from octomem.engine.types import Chunk, FusedHit
 
 from .expansion import (
@@ -266,6 +267,13 @@ class ConversationReranker:
         kind = cols.kind
         if self.options.impersonal_as_peer and impersonal(query):
             kind = np.zeros_like(kind)  # KINDS[0]: the peer weights, speakers alike
+        elif self.options.impersonal_as_peer and about_asker(query):
+            # a coding agent's turns: the assistant does the asker's work, so "how did I
+            # fix …?" weighs both speakers alike, as a question about the subject does
+            # (trial 16 F21: the fix 3rd behind two user turns, one of relevance 0.01)
+            coding = np.array([h.chunk.metadata.get("source") in CODING_AGENT_SOURCES
+                               for h in turn_hits], dtype=bool)
+            kind = np.where(coding, 0, kind)
         turn_scores = (x @ coef + bias)[np.arange(len(at)), kind]
         if self.options.addressed and recalls_assistant(query):
             turn_scores += addressed_bonus(cols.kind, True, self.options.addressed)
