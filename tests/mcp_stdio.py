@@ -19,6 +19,13 @@ from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult
 
 
+def structured(result: CallToolResult) -> dict[str, Any]:
+    """Return a tool call's structured answer, asserting it is not an error."""
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    return result.structured_content
+
+
 def server_env(tmp_path: Path, **env: str) -> dict[str, str]:
     """Environment of a server whose home, config, data and cache are inside ``tmp_path``."""
     home = tmp_path / "home"

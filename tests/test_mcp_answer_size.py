@@ -9,14 +9,13 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
 from mcp import Client
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import CallToolResult
+from mcp_stdio import structured
 from served import Served
 
 from octomem.engine.memory.recall_results import MemoryHit, MemoryRecallResult
@@ -51,12 +50,6 @@ def served_notes(tmp_path: Path) -> Iterator[str]:
         yield served.wait_for(URL_LINE).group(1)
     finally:
         served.stop()
-
-
-def structured(result: CallToolResult) -> dict[str, Any]:
-    assert not result.is_error, result.content
-    assert result.structured_content is not None
-    return result.structured_content
 
 
 @pytest.mark.anyio

@@ -13,7 +13,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
-from mcp.types import CallToolResult
+from mcp_stdio import structured
 from served import Served
 
 from octomem.engine.errors import OctomemError
@@ -37,12 +37,6 @@ def loopback(tmp_path: Path) -> Iterator[tuple[Served, str]]:
         yield served, served.wait_for(URL_LINE).group(1)
     finally:
         served.stop()
-
-
-def structured(result: CallToolResult) -> dict[str, Any]:
-    assert not result.is_error, result.content
-    assert result.structured_content is not None
-    return result.structured_content
 
 
 @pytest.mark.anyio

@@ -10,7 +10,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp.types import CallToolResult
+from mcp_stdio import structured
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -43,12 +43,6 @@ def server_params(
             **env,
         },
     )
-
-
-def structured(result: CallToolResult) -> dict[str, Any]:
-    assert not result.is_error, result.content
-    assert result.structured_content is not None
-    return result.structured_content
 
 
 async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
