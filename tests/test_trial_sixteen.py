@@ -12,6 +12,7 @@
   and a server started in ``/`` took ``/`` as the project without a word;
 - F24: a global root at the project's own ``.octomem/`` made both scopes one store;
 - F23 (one of its items): a session-start heading was shown with no entry under it;
+- F1: a future ``event_time`` on a supersede made it current at once without a word;
 - F25: an import interrupted while embedding said only "interrupted", and the same import
   again embedded nothing.
 """
@@ -217,3 +218,23 @@ def test_an_import_interrupted_while_embedding_says_so_and_resumes(
         assert pipeline.arms.semantic.missing_count() == 0
     finally:
         fresh.close()
+
+
+def test_a_future_event_time_says_what_current_means(project: Path) -> None:
+    """F1: a supersede with a future ``event_time`` was the current answer at once, while
+    ``--as-of`` today answered with the statement it superseded, without a word."""
+    old = octomem(project, "add", "Production database is PostgreSQL 15.4", "--kind", "FACT",
+                  "--event-time", "2026-03-01", "--json").json()["id"]
+    ran = octomem(project, "add", "Production database is PostgreSQL 16.1", "--kind", "FACT",
+                  "--event-time", "2099-12-09", "--supersedes", old, "--json")
+    assert ran.json()["message"] == (
+        "event_time 2099-12-09T00:00:00+00:00 is in the future: this statement is the current "
+        "answer now (as a supersede is), while `as_of` a time before 2099-12-09T00:00:00+00:00 "
+        f"answers with the one it supersedes ({old}); to keep that one current until then, "
+        "remember the change when it happens")
+    said = octomem(project, "add", "We move offices", "--event-time", "2099-01-01").out
+    assert " ".join(said.split()).endswith(
+        "note: event_time 2099-01-01T00:00:00+00:00 is in the future: the statement is "
+        "current now, and `--as-of` before then does not find it")
+    assert "note:" not in octomem(project, "add", "The office moved in 2025",
+                                  "--event-time", "2025-06-01").out

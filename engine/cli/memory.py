@@ -94,6 +94,10 @@ def show_remembered(console: Console, out: Remembered, json_out: bool) -> None:
                             visible(near.document.text), width), len(label))
     if out.semantic_error:
         console.print(f"[yellow]no vector: {escape(out.semantic_error)}[/yellow]")
+    from ..memory.results import future_event
+
+    if (note := future_event(out)) is not None:
+        emit(console, wrapped(f"note: {note.replace('`as_of`', '`--as-of`')}", width))
 
 
 def show_forgotten_turns(console: Console, path: str, scope: str, turns: list[Document],

@@ -6,6 +6,7 @@ remember, forget and ingest results are here.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -97,7 +98,9 @@ class RememberResult(ScopedItem):
         "current in the scope, so nothing new was stored; id and kind are the stored ones")
     message: str | None = Field(
         None, description="when already stored with another kind than asked: how to change "
-        "its kind (remember it again with that kind and `supersedes` set to its id)")
+        "its kind (remember it again with that kind and `supersedes` set to its id); when "
+        "`event_time` is in the future: that the statement is current now, and what `as_of` "
+        "before then answers")
 
 
 def remember_result(out: Remembered) -> RememberResult:
@@ -111,8 +114,25 @@ def remember_result(out: Remembered) -> RememberResult:
         near_duplicates=[near_duplicate_item(n) for n in out.near_duplicates],
         replaced=[scoped_item(out.scope, d) for d in out.replaced],
         superseded=scoped_item(out.scope, out.superseded) if out.superseded else None,
-        already_stored=out.already_stored, message=other_kind(out),
+        already_stored=out.already_stored, message=other_kind(out) or future_event(out),
     )
+
+
+def future_event(out: Remembered) -> str | None:
+    """Say what a statement whose ``event_time`` is still to come means for answers (trial
+    16 F1: a planned change recorded with ``supersedes`` was the current answer at once,
+    while ``as_of`` now answered with the statement it supersedes); ``None`` otherwise."""
+    event = out.document.event_time
+    if out.already_stored or event is None or event <= time.time():
+        return None
+    when = iso(event)
+    if out.superseded is None:
+        return (f"event_time {when} is in the future: the statement is current now, and "
+                "`as_of` before then does not find it")
+    return (f"event_time {when} is in the future: this statement is the current answer now "
+            f"(as a supersede is), while `as_of` a time before {when} answers with the one it "
+            f"supersedes ({out.superseded.id}); to keep that one current until then, remember "
+            "the change when it happens")
 
 
 def other_kind(out: Remembered, cli: bool = False) -> str | None:
