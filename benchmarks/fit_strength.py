@@ -39,7 +39,6 @@ from octomem.engine.memory.scopes import memory_knobs
 from octomem.engine.pipeline import Pipeline, embedding_text
 from octomem.engine.relevance import (
     JUDGED_HITS,
-    UNHEARD_CAP,
     WEIGHTS_FILE,
     RelevanceModel,
     aside,
@@ -48,11 +47,10 @@ from octomem.engine.relevance import (
     shipped_model,
     unheard_words,
 )
-from octomem.engine.small_store import small_term
 from octomem.engine.types import Filters
 
 from .arguments import bench_parser, fit_commands, run_main
-from .fit_turn_relevance import Answer, _arrays, _logit, _score
+from .fit_turn_relevance import Answer, _arrays, _score, base_logit
 from .fit_turn_relevance import collect as turn_collect
 
 #: Keyword strength weights tried (logit per unit of strength; 0 = not used).
@@ -82,11 +80,7 @@ def _ask(pipeline: Pipeline, model: RelevanceModel, text: str, filters: Filters,
     strength = keyword_strength(top[0].score if top else None, indexed_rows(pipeline.arms))
     w, c = model.strength
     logits = np.array([
-        _logit(h.relevance.probability)
-        - model.unheard * min(h.relevance.unheard, UNHEARD_CAP)
-        - (model.aside if h.relevance.aside else 0.0)
-        - (small_term(model.small_store, h.relevance.reach) if h.relevance.cos is not None
-           else 0.0)
+        base_logit(model, h.relevance)
         - (w * (h.relevance.strength - c) if h.relevance.strength is not None else 0.0)
         for h in hits])
     asides = np.array([h.relevance.cos is not None and aside(text, h.chunk.metadata)

@@ -115,6 +115,16 @@ def _logit(p: float) -> float:
     return float(np.log(p / (1 - p)))
 
 
+def base_logit(model: RelevanceModel, relevance: Any) -> float:
+    """Return a hit's relevance logit with the shipped unheard, aside and small-store
+    terms taken out (what a refit of those terms starts from)."""
+    return (_logit(relevance.probability)
+            - model.unheard * min(relevance.unheard, UNHEARD_CAP)
+            - (model.aside if relevance.aside else 0.0)
+            - (small_term(model.small_store, relevance.reach) if relevance.cos is not None
+               else 0.0))
+
+
 def collect(root: Path, folder: Path, split: str, group_by: str,
             only: set[str], ask: Callable[..., Any] | None = None) -> list[Any]:
     """Ask every judged query of ``split`` of its group and of each other group.
@@ -156,13 +166,7 @@ def _ask(pipeline: Pipeline, model: RelevanceModel, text: str, filters: Filters,
     hits = answer.hits[:JUDGED_HITS]
     # the shipped unheard, aside and small-store terms taken out: cos and coverage alone
     judged_hits = [h for h in hits if h.relevance is not None]
-    logits = np.array([
-        _logit(h.relevance.probability)
-        - model.unheard * min(h.relevance.unheard, UNHEARD_CAP)
-        - (model.aside if h.relevance.aside else 0.0)
-        - (small_term(model.small_store, h.relevance.reach) if h.relevance.cos is not None
-           else 0.0)
-        for h in judged_hits])
+    logits = np.array([base_logit(model, h.relevance) for h in judged_hits])
     asides = np.array([h.relevance.cos is not None
                        and aside(text, h.chunk.metadata) for h in judged_hits], dtype=bool)
     missing = unheard_words(text, [embedding_text(h.chunk) for h in hits],
