@@ -20,7 +20,7 @@ from .errors import (
     arm_not_found_in,
     config_error,
 )
-from .files import private_dir
+from .files import store_dir
 from .manager import ArmRegistry
 from .settings import LoadedSettings, PipelineSettings
 
@@ -185,13 +185,14 @@ def build_embedder(loaded: LoadedSettings, registry: ArmRegistry, root: Path) ->
 def build_arms(loaded: LoadedSettings, registry: ArmRegistry, root: Path) -> Arms:
     """Check the configured combination, then build storage first and the other arms on it.
 
-    :param root: directory for this scope's files; created if missing.
+    :param root: directory for this scope's files; created if missing, with a
+        ``.gitignore`` holding ``*`` (:func:`~octomem.engine.files.store_dir`).
     :raises OctomemError: any of :func:`check_compatible`'s errors, or an arm's
         :class:`ArmConfigError` / :class:`PluginLoadError`.
     """
     specs = check_compatible(loaded.settings.pipeline, registry, loaded.source_of)
     check_arm_settings(loaded, registry)
-    private_dir(root)
+    store_dir(root)
     storage = _build(specs["storage"], loaded, ArmContext(root=root))
     context = ArmContext(root=root, storage=storage)
     built: dict[str, Any] = {}

@@ -52,6 +52,37 @@ def private_dir(path: Path) -> Path:
     return Path(path)
 
 
+#: The ``.gitignore`` octomem writes into a store folder it creates: a project's
+#: ``.octomem/`` sits inside the repository it describes, and ``git add -A`` would
+#: otherwise commit (and push) everything the memory holds (trial 17 G4). ``*`` keeps the
+#: folder out of git, as ``python -m venv`` and pytest's cache do; a user who wants to
+#: share the memory on purpose deletes the file.
+STORE_GITIGNORE = ("# Written by octomem: keeps this memory out of version control.\n"
+                   "# Delete this file to commit the memory on purpose.\n*\n")
+
+
+def store_dir(path: Path) -> Path:
+    """Create a store's folder as :func:`private_dir` does; a folder this creates also
+    gets a ``.gitignore`` holding ``*`` (:data:`STORE_GITIGNORE`). An existing folder is
+    left as it is (a deleted ``.gitignore`` stays deleted).
+
+    :returns: ``path``.
+    :raises FileNotFoundError: as :func:`private_dir`.
+    :raises OSError: the folder cannot be created. A ``.gitignore`` that cannot be
+        written is skipped: it must not stop a store from opening.
+    """
+    folder = Path(path)
+    if folder.exists():
+        return folder
+    private_dir(folder)
+    try:
+        with open_private(folder / ".gitignore", "x") as out:
+            out.write(STORE_GITIGNORE)
+    except OSError:
+        pass
+    return folder
+
+
 def private_file(path: Path) -> Path:
     """Create ``path`` empty as a ``0600`` file unless it exists (then it is left alone).
 
@@ -73,11 +104,14 @@ def private_file(path: Path) -> Path:
 def open_private(path: Path, mode: str = "w", encoding: str = "utf-8") -> TextIO:
     """Open ``path`` for writing text; a new file is created ``0600``.
 
-    :param mode: ``"w"`` (truncate) or ``"a"`` (append).
+    :param mode: ``"w"`` (truncate), ``"a"`` (append) or ``"x"`` (create; fails if it
+        exists).
+    :raises FileExistsError: ``mode`` is ``"x"`` and the file exists.
     :raises OSError: the file cannot be opened.
     """
-    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode == "a" else os.O_TRUNC)
-    return os.fdopen(os.open(path, flags, FILE_MODE), mode, encoding=encoding)
+    flags = os.O_WRONLY | os.O_CREAT | {"a": os.O_APPEND, "x": os.O_EXCL}.get(mode, os.O_TRUNC)
+    return os.fdopen(os.open(path, flags, FILE_MODE), "a" if mode == "a" else "w",
+                     encoding=encoding)
 
 
 def exposed(folder: Path) -> str | None:

@@ -44,8 +44,9 @@ GLOBAL_OPTIONS = (
     ("--config", "FILE", "TOML settings file (a layer above the user config)."),
     ("--set", "KEY=VALUE", "Override a setting: `key=value`, e.g. `retrieval.top_k=5`. "
      "Repeatable."),
-    ("--data-dir", "DIR", "Where the data lives (setting `data_dir`; the global scope unless "
-     "`global_root` is set)."),
+    ("--data-dir", "DIR", "Where the data lives (setting `data_dir`), and the global scope: "
+     "on the command line it beats a `global_root` from the environment "
+     "(`OCTOMEM_GLOBAL_ROOT`) or a config file; `--global-root` beats it."),
     ("--project-root", "DIR", "The project whose `.octomem/` is the local scope (default: the "
      "nearest folder from the current one upward that holds `.octomem/`, as git finds its "
      "repository; else the current directory); an existing folder."),

@@ -48,6 +48,10 @@ def apply_globals(config: Path | None, set_: list[str] | None, data_dir: Path | 
         state.overrides = Overrides()
     if data_dir is not None:
         state.overrides.put("data_dir", str(data_dir), "--data-dir")
+        if global_root is None:  # typed on the command line, it beats a global_root from
+            # the environment or a config file (trial 17 G1: the quick start's demo went
+            # into the user's real global memory while OCTOMEM_GLOBAL_ROOT was set)
+            state.overrides.put("global_root", str(data_dir), "--data-dir")
     if global_root is not None:  # shown by `config` with its source
         state.overrides.put("global_root", str(global_root), "--global-root")
     if project_root is not None:  # every command: a typo must not start a new memory

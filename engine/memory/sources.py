@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import codecs
 import hashlib
-import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +15,7 @@ from ..errors import OctomemError, UsageValueError
 from ..turns import TURN_KIND, beir_turn, epoch
 from ..types import Document
 from .ignore import walk
+from .json_line import LineNotJSON, parse_line
 from .limits import check_length
 from .readable import check_readable, is_special, shown
 from .times import in_range
@@ -263,9 +263,10 @@ def _jsonl(path: Path) -> Iterator[dict]:
             if not line.strip():
                 continue
             try:
-                yield json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise OctomemError(f"{path}:{lineno}: not valid JSON: {exc.msg}") from exc
+                row = parse_line(line)
+            except LineNotJSON as exc:
+                raise OctomemError(f"{path}:{lineno}: not valid JSON: {exc.why}") from None
+            yield row
 
 
 def beir_corpus_path(folder: Path) -> Path:

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..errors import OctomemError
 from ..turns import epoch, parse_turn_time
+from .json_line import LineNotJSON, parse_line
 from .times import in_range
 
 
@@ -54,15 +55,14 @@ def read_lines(path: Path, notes: list[str] | None = None, bad: list[str] | None
                 if not line.strip():
                     continue
                 try:
-                    row = json.loads(line.rstrip("\r\n"))  # columns count within the line
-                except json.JSONDecodeError as exc:
+                    row = parse_line(line.rstrip("\r\n"))  # columns count within the line
+                except LineNotJSON as exc:
                     if notes is not None and not line.endswith("\n"):  # only the last can
                         notes.append(f"{path}:{lineno}: left out: the last line is not "
                                      "complete JSON yet (no newline at its end); it is read "
                                      "on the next ingest")
                         return
-                    why = f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
-                    message = f"{path}:{lineno}: not valid JSON: {why}"
+                    message = f"{path}:{lineno}: not valid JSON: {exc.why}"
                 else:
                     if isinstance(row, dict):
                         yield lineno, row

@@ -26,7 +26,6 @@ the lines both formats are read from, :mod:`.transcript_lines`.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
@@ -42,6 +41,7 @@ from ..turns import (
 )
 from ..types import Document
 from .claude_code import CLAUDE_COMMAND_PREFIXES, CLAUDE_TYPES, read_claude_code  # noqa: F401
+from .json_line import LineNotJSON, parse_line
 from .readable import check_readable
 from .transcript_lines import (  # noqa: F401 (TranscriptError: this module's API)
     MAX_BAD_LINES,
@@ -80,8 +80,8 @@ def sniff(path: Path) -> TranscriptFormat | None:
                 if not line.strip():
                     continue
                 try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:
+                    row = parse_line(line)
+                except LineNotJSON:
                     row = None
                 if isinstance(row, dict):
                     return _format_of(row)

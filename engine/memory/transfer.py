@@ -45,6 +45,7 @@ from .facade import Memory
 from .forget import is_tombstone, remove
 from .import_plan import Incoming, check_links, plan
 from .import_records import DOC_FIELDS, parse_document, parse_forgotten
+from .json_line import LineNotJSON, parse_line
 from .markdown import MARKDOWN_TITLE, forgotten_predecessors, render_markdown
 from .scopes import ScopeName, check_scope
 from .times import iso
@@ -196,14 +197,12 @@ def read_lines(lines: Iterable[str], source: str) -> Iterator[tuple[int, dict[st
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
+            obj = parse_line(raw)
+        except LineNotJSON as exc:
             if not seen_header:
                 obj = None
             else:
-                why = exc.msg.removesuffix(" at")  # "Unterminated string starting at"
-                raise OctomemError(f"{source}:{number}: not valid JSON: {why} at column "
-                                   f"{exc.colno}") from exc
+                raise OctomemError(f"{source}:{number}: not valid JSON: {exc.why}") from None
         kind = obj.get("type") if isinstance(obj, dict) else None
         if not seen_header:
             readable = isinstance(obj, dict) and obj.get("format") in READABLE_FORMATS

@@ -1,0 +1,164 @@
+"""Trial 17 (a fresh user's break-it pass), what it found and these fixes:
+
+- G4: a project's ``.octomem/`` was not git-ignored: ``git add -A`` committed the memory
+  (and a push published it), where ``forget`` cannot reach it;
+- G1: ``--data-dir`` on the command line lost to ``OCTOMEM_GLOBAL_ROOT`` without a word, so
+  the quick start wrote its demo into the user's real global memory;
+- G3: a line of deeply nested JSON (a tool's output in a Claude Code transcript) ended a
+  folder ingest, a BEIR ingest and an import with a ``RecursionError`` traceback, and the
+  MCP ``ingest`` tool said only "Error executing tool ingest".
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from cli_run import octomem
+from mcp_stdio import stdio_client
+
+from octomem.engine.files import STORE_GITIGNORE
+from octomem.engine.memory.json_line import LineNotJSON, parse_line
+
+#: Nested past Python's recursion limit (~1,000): what its ``json`` reader cannot follow.
+DEEP = "[" * 5000 + "]" * 5000
+
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                          text=True).stdout
+
+
+@needs_git
+def test_git_leaves_a_new_project_memory_out(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    (repo / "main.py").write_text("print('hi')\n")
+    ran = octomem(repo, "add", "Tests run with make check",
+                  OCTOMEM_GLOBAL_ROOT=str(tmp_path / "global"))
+    assert ran.code == 0, ran.err
+    assert (repo / ".octomem" / ".gitignore").read_text() == STORE_GITIGNORE
+    assert (repo / ".octomem" / ".gitignore").stat().st_mode & 0o777 == 0o600
+    assert git(repo, "status", "--short", "--untracked-files=all") == "?? main.py\n"
+    git(repo, "add", "-A")
+    assert git(repo, "diff", "--cached", "--name-only") == "main.py\n"
+    # the memory still answers: the file is beside the store, not in its way
+    found = octomem(repo, "search", "how do tests run?", "--json",
+                    OCTOMEM_GLOBAL_ROOT=str(tmp_path / "global")).json()
+    assert [h["text"] for h in found["hits"]][:1] == ["Tests run with make check"]
+
+
+def test_an_existing_folder_gets_no_gitignore(tmp_path: Path) -> None:
+    """A folder the user made (or whose ``.gitignore`` they deleted to share the memory on
+    purpose) is left as it is."""
+    project = tmp_path / "project"
+    (project / ".octomem").mkdir(parents=True)
+    ran = octomem(project, "add", "The ferry leaves at 7",
+                  OCTOMEM_GLOBAL_ROOT=str(tmp_path / "global"))
+    assert ran.code == 0, ran.err
+    assert sorted(p.name for p in (project / ".octomem").iterdir()) == ["octomem.sqlite3"]
+
+
+def test_the_global_folder_octomem_creates_is_ignored_too(tmp_path: Path) -> None:
+    project, global_root = tmp_path / "project", tmp_path / "deep" / "global"
+    project.mkdir()
+    ran = octomem(project, "add", "The user prefers dark mode", "--scope", "global",
+                  OCTOMEM_GLOBAL_ROOT=str(global_root))
+    assert ran.code == 0, ran.err
+    assert (global_root / ".gitignore").read_text() == STORE_GITIGNORE
+    assert not (tmp_path / "deep" / ".gitignore").exists()  # only the store's own folder
+
+
+def test_data_dir_on_the_command_line_beats_the_environment(tmp_path: Path) -> None:
+    project, demo, real = tmp_path / "clone", tmp_path / "clone" / ".octomem-demo", tmp_path / "real"
+    project.mkdir()
+    env = {"OCTOMEM_GLOBAL_ROOT": str(real)}
+    ran = octomem(project, "--data-dir", str(demo), "add", "--scope", "global",
+                  "Kestrel uploads use 8 MiB parts", **env)
+    assert ran.code == 0, ran.err
+    assert (demo / "octomem.sqlite3").is_file()
+    assert not real.exists()  # the user's real global memory was not touched
+    shown = octomem(project, "--data-dir", str(demo), "config", "global_root", **env)
+    assert shown.code == 0, shown.err
+    assert "--data-dir" in shown.out and str(demo) in shown.out
+    # --global-root, the more specific option, still beats --data-dir
+    other = tmp_path / "other"
+    ran = octomem(project, "--data-dir", str(demo), "--global-root", str(other), "add",
+                  "--scope", "global", "Kestrel releases on Tuesdays", **env)
+    assert ran.code == 0, ran.err
+    assert (other / "octomem.sqlite3").is_file()
+    # without --data-dir the environment still decides
+    ran = octomem(project, "add", "--scope", "global", "The user writes in British English",
+                  **env)
+    assert ran.code == 0, ran.err
+    assert (real / "octomem.sqlite3").is_file()
+
+
+def test_a_deeply_nested_line_is_a_line_error() -> None:
+    with pytest.raises(LineNotJSON) as caught:
+        parse_line('{"text": "ok", "extra": %s}' % DEEP)
+    assert caught.value.why == "arrays or objects nested too deeply to read"
+    with pytest.raises(LineNotJSON) as caught:
+        parse_line('{"text": "ok",}\n')
+    assert caught.value.why == (
+        "Expecting property name enclosed in double quotes at column 15")
+    assert parse_line('{"a": [[1]]}\n') == {"a": [[1]]}
+
+
+def test_a_deeply_nested_line_is_named_and_the_rest_of_the_folder_stored(
+        tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / "notes").mkdir(parents=True)
+    (project / "notes" / "chat.jsonl").write_text(
+        json.dumps({"speaker": "Ben", "text": "ok"}) + "\n"
+        + '{"speaker": "Ana", "text": "fine", "extra": %s}\n' % DEEP)
+    (project / "notes" / "ferry.md").write_text("# Ferry\n\nThe ferry leaves at seven.\n")
+    env = {"OCTOMEM_GLOBAL_ROOT": str(tmp_path / "global")}
+    ran = octomem(project, "ingest", "notes", ok=False, **env)
+    assert ran.code == 1, ran.err  # a file skipped for an error, the rest stored
+    assert "RecursionError" not in ran.err
+    assert "skipped: notes/chat.jsonl:2: not valid JSON: arrays or objects nested too deeply " \
+        "to read" in ran.err
+    assert ran.out.startswith("added 1, replaced 0, unchanged 0 documents")
+    found = octomem(project, "search", "when does the ferry leave?", "--json", **env).json()
+    assert found["hits"][0]["text"].endswith("The ferry leaves at seven.")
+
+
+def test_a_deeply_nested_beir_record_or_export_line_is_refused_by_file_and_line(
+        tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / "beir").mkdir(parents=True)
+    (project / "beir" / "corpus.jsonl").write_text(
+        json.dumps({"_id": "a", "text": "fine"}) + "\n"
+        + '{"_id": "b", "text": "x", "metadata": %s}\n' % DEEP)
+    (project / "deep.jsonl").write_text(
+        json.dumps({"type": "octomem-export", "format": 1}) + "\n" + '{"x": %s}\n' % DEEP)
+    env = {"OCTOMEM_GLOBAL_ROOT": str(tmp_path / "global")}
+    ran = octomem(project, "ingest", "--beir", "beir", ok=False, **env)
+    assert ran.code == 1
+    assert ran.err.strip().splitlines()[-1] == (
+        "error: beir/corpus.jsonl:2: not valid JSON: arrays or objects nested too deeply to "
+        "read")
+    ran = octomem(project, "import", "deep.jsonl", ok=False, **env)
+    assert ran.code == 1
+    assert ran.err.strip().splitlines()[-1] == (
+        "error: deep.jsonl:2: not valid JSON: arrays or objects nested too deeply to read")
+
+
+def test_the_mcp_ingest_tool_names_the_deeply_nested_line(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    chat = project / "chat.jsonl"
+    chat.write_text(json.dumps({"speaker": "Ben", "text": "ok"}) + "\n"
+                    + '{"speaker": "Ana", "text": "fine", "extra": %s}\n' % DEEP)
+    with stdio_client(tmp_path, project) as client:
+        message = client.error("ingest", path_or_text=str(chat))
+        assert f"{chat}:2: not valid JSON: arrays or objects nested too deeply to read" \
+            in message, message
+        assert client.ok("status")["scopes"]["local"]["documents"] == 0
