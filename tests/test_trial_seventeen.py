@@ -6,7 +6,10 @@
   the quick start wrote its demo into the user's real global memory;
 - G3: a line of deeply nested JSON (a tool's output in a Claude Code transcript) ended a
   folder ingest, a BEIR ingest and an import with a ``RecursionError`` traceback, and the
-  MCP ``ingest`` tool said only "Error executing tool ingest".
+  MCP ``ingest`` tool said only "Error executing tool ingest";
+- G8: the blocks Claude Code puts into a user's record (``<system-reminder>`` with the
+  project's ``CLAUDE.md``, todo nudges, a file the agent read) were stored as the user's
+  words.
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ from cli_run import octomem
 from mcp_stdio import stdio_client
 
 from octomem.engine.files import STORE_GITIGNORE
+from octomem.engine.memory.facade import Memory
 from octomem.engine.memory.json_line import LineNotJSON, parse_line
+from octomem.engine.memory.transcripts import read_claude_code
 
 #: Nested past Python's recursion limit (~1,000): what its ``json`` reader cannot follow.
 DEEP = "[" * 5000 + "]" * 5000
@@ -76,7 +81,8 @@ def test_the_global_folder_octomem_creates_is_ignored_too(tmp_path: Path) -> Non
 
 
 def test_data_dir_on_the_command_line_beats_the_environment(tmp_path: Path) -> None:
-    project, demo, real = tmp_path / "clone", tmp_path / "clone" / ".octomem-demo", tmp_path / "real"
+    project, real = tmp_path / "clone", tmp_path / "real"
+    demo = project / ".octomem-demo"
     project.mkdir()
     env = {"OCTOMEM_GLOBAL_ROOT": str(real)}
     ran = octomem(project, "--data-dir", str(demo), "add", "--scope", "global",
@@ -102,7 +108,7 @@ def test_data_dir_on_the_command_line_beats_the_environment(tmp_path: Path) -> N
 
 def test_a_deeply_nested_line_is_a_line_error() -> None:
     with pytest.raises(LineNotJSON) as caught:
-        parse_line('{"text": "ok", "extra": %s}' % DEEP)
+        parse_line('{"text": "ok", "extra": ' + DEEP + '}')
     assert caught.value.why == "arrays or objects nested too deeply to read"
     with pytest.raises(LineNotJSON) as caught:
         parse_line('{"text": "ok",}\n')
@@ -117,7 +123,7 @@ def test_a_deeply_nested_line_is_named_and_the_rest_of_the_folder_stored(
     (project / "notes").mkdir(parents=True)
     (project / "notes" / "chat.jsonl").write_text(
         json.dumps({"speaker": "Ben", "text": "ok"}) + "\n"
-        + '{"speaker": "Ana", "text": "fine", "extra": %s}\n' % DEEP)
+        + '{"speaker": "Ana", "text": "fine", "extra": ' + DEEP + '}\n')
     (project / "notes" / "ferry.md").write_text("# Ferry\n\nThe ferry leaves at seven.\n")
     env = {"OCTOMEM_GLOBAL_ROOT": str(tmp_path / "global")}
     ran = octomem(project, "ingest", "notes", ok=False, **env)
@@ -136,9 +142,9 @@ def test_a_deeply_nested_beir_record_or_export_line_is_refused_by_file_and_line(
     (project / "beir").mkdir(parents=True)
     (project / "beir" / "corpus.jsonl").write_text(
         json.dumps({"_id": "a", "text": "fine"}) + "\n"
-        + '{"_id": "b", "text": "x", "metadata": %s}\n' % DEEP)
+        + '{"_id": "b", "text": "x", "metadata": ' + DEEP + '}\n')
     (project / "deep.jsonl").write_text(
-        json.dumps({"type": "octomem-export", "format": 1}) + "\n" + '{"x": %s}\n' % DEEP)
+        json.dumps({"type": "octomem-export", "format": 1}) + "\n" + '{"x": ' + DEEP + '}\n')
     env = {"OCTOMEM_GLOBAL_ROOT": str(tmp_path / "global")}
     ran = octomem(project, "ingest", "--beir", "beir", ok=False, **env)
     assert ran.code == 1
@@ -156,9 +162,59 @@ def test_the_mcp_ingest_tool_names_the_deeply_nested_line(tmp_path: Path) -> Non
     project.mkdir()
     chat = project / "chat.jsonl"
     chat.write_text(json.dumps({"speaker": "Ben", "text": "ok"}) + "\n"
-                    + '{"speaker": "Ana", "text": "fine", "extra": %s}\n' % DEEP)
+                    + '{"speaker": "Ana", "text": "fine", "extra": ' + DEEP + '}\n')
     with stdio_client(tmp_path, project) as client:
         message = client.error("ingest", path_or_text=str(chat))
         assert f"{chat}:2: not valid JSON: arrays or objects nested too deeply to read" \
             in message, message
         assert client.ok("status")["scopes"]["local"]["documents"] == 0
+
+
+def claude_record(uuid: str, role: str, content: object, second: int) -> str:
+    return json.dumps({
+        "type": role, "uuid": uuid, "sessionId": "s-1", "cwd": "/work/billing",
+        "timestamp": f"2025-03-04T09:12:{second:02d}.000Z",
+        "message": {"role": role, "content": content}})
+
+
+REMINDER = ("<system-reminder>\nAs you answer the user's questions, you can use the "
+            "following context:\n# claudeMd\nContents of /work/billing/CLAUDE.md:\n"
+            "- Always run make lint before committing.\n</system-reminder>")
+
+
+def test_claude_code_injected_blocks_are_not_the_users_words(tmp_path: Path) -> None:
+    session = tmp_path / "s-1.jsonl"
+    session.write_text("\n".join([
+        claude_record("u-1", "user", [{"type": "text", "text": REMINDER},
+                                      {"type": "text", "text": "Which queue do invoices use?"}],
+                      0),
+        claude_record("a-1", "assistant",
+                      [{"type": "text", "text": "SQS, the billing-jobs queue."}], 5),
+        claude_record("u-2", "user", "Thanks. <system-reminder>The TodoWrite tool hasn't been "
+                      "used recently.</system-reminder>\n\nWhat about the PDF size limit?"
+                      "\n\n<ide_selection>The user selected lines 1-9 of invoice.py"
+                      "</ide_selection>", 9),
+        claude_record("a-2", "assistant", "Ten megabytes.", 12),
+        claude_record("u-3", "user",
+                      "<ide_opened_file>The user opened pdf.py</ide_opened_file>", 20),
+        claude_record("u-4", "user",
+                      "Is <system-reminder> a tag you see? It stays: never closed.", 25),
+    ]) + "\n")
+    turns = read_claude_code(session)
+    assert [(t.id, t.text) for t in turns] == [
+        ("claude:u-1", "user: Which queue do invoices use?"),
+        ("claude:a-1", "assistant: SQS, the billing-jobs queue."),
+        ("claude:u-2", "user: Thanks. \n\nWhat about the PDF size limit?"),
+        ("claude:a-2", "assistant: Ten megabytes."),
+        # u-3 held only an IDE note: dropped, so u-4 is the next user turn
+        ("claude:u-4", "user: Is <system-reminder> a tag you see? It stays: never closed."),
+    ]
+
+
+def test_an_ingested_session_stores_the_typed_text_alone(memory: Memory, tmp_path: Path) -> None:
+    session = tmp_path / "s-1.jsonl"
+    session.write_text(claude_record("u-1", "user", REMINDER + "\nWhich queue do invoices use?", 0)
+                       + "\n")
+    _, first = memory.ingest(str(session), fmt="claude-code")
+    assert first.added == ["claude:u-1"]
+    assert memory.find("claude:u-1")[0][1].text == "user: Which queue do invoices use?"

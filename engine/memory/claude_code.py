@@ -4,14 +4,18 @@
 assistant's text replies, each with its timestamp; consecutive records of one speaker
 form one turn (the tool calls between an assistant's texts are left out, so its reply
 reads as one turn). Dropped: tool calls and results, thinking, images, sub-agent
-(sidechain) and meta records, compaction summaries, slash-command records and every
-non-message record (summaries, snapshots, progress, system). A turn's id is
+(sidechain) and meta records, compaction summaries, slash-command records, every
+non-message record (summaries, snapshots, progress, system), and the blocks Claude Code
+and its IDE and hooks put into a user's text (:data:`CLAUDE_INJECTED_TAGS`: a
+``CLAUDE.md`` as context, todo nudges, a file the agent read, the editor's selection); a
+user record left with no text by that is dropped too. A turn's id is
 ``claude:<uuid of its first record>``, so a resumed session that repeats earlier records
 stores them once. Read whole, as a chat transcript is (:mod:`.transcripts`).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -35,6 +39,15 @@ CLAUDE_TYPES = frozenset({"user", "assistant", "system", "summary", "file-histor
 CLAUDE_COMMAND_PREFIXES = ("<command-name>", "<command-message>", "<local-command-stdout>",
                            "<local-command-stderr>", "<local-command-caveat>",
                            "[Request interrupted by user")
+#: Blocks Claude Code, its IDE extensions and hooks add to the user's text, which the user
+#: did not type (trial 17 G8: a session's first record carried the project's whole
+#: ``CLAUDE.md`` inside ``<system-reminder>``, stored as the user's words). Each is removed
+#: from the opening tag to its closing tag; an opening tag never closed is kept as text.
+CLAUDE_INJECTED_TAGS = ("system-reminder", "ide_opened_file", "ide_selection",
+                        "ide_diagnostics", "user-prompt-submit-hook")
+_INJECTED = re.compile(rf"<({'|'.join(map(re.escape, CLAUDE_INJECTED_TAGS))})>.*?</\1>",
+                       re.DOTALL)
+_BLANK_LINES = re.compile(r"\n\s*\n\s*\n")  # what a removed block leaves: one break
 
 
 @dataclass(slots=True)
@@ -71,7 +84,8 @@ def _claude_record(row: dict[str, Any], where: str) -> tuple[str, list[str]] | N
         raise TranscriptError(f"{where}: {article} {kind} record without a 'message' object")
     texts = [t.strip() for t in _claude_texts(message.get("content"), where) if t.strip()]
     if kind == "user":
-        texts = [t for t in texts if not t.startswith(CLAUDE_COMMAND_PREFIXES)]
+        texts = [typed for t in texts if not t.startswith(CLAUDE_COMMAND_PREFIXES)
+                 if (typed := _BLANK_LINES.sub("\n\n", _INJECTED.sub("", t)).strip())]
     return (kind, texts) if texts else None
 
 

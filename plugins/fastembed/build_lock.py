@@ -14,11 +14,16 @@ before; the rename into place keeps any reader from a half-written file either w
 
 from __future__ import annotations
 
+import atexit
 import logging
-from collections.abc import Iterator
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from octomem.engine.errors import EmbedderUnavailableError
 from octomem.engine.files import private_dir, private_file
 
 log = logging.getLogger(__name__)
@@ -29,7 +34,15 @@ PREPARING = ("preparing the embedding model once for this machine (10-60 s; late
 #: Said once per process, when another process holds the lock.
 WAITING = ("another octomem process is preparing the embedding model for this machine; "
            "waiting for it")
+#: Said once per process when the cache folder cannot be written.
+UNWRITABLE = ("the model cache {folder} cannot be written ({why}); the embedding model is "
+              "prepared for this process alone (seconds to a minute at every start): make "
+              "the folder writable, or set arms.fastembed.cache_dir to one that is")
 _said: set[str] = set()
+#: Files built outside the cache (:func:`built_outside_cache`), by their cache path.
+_outside: dict[Path, Path] = {}
+_outside_lock = threading.Lock()
+_outside_folder: list[Path] = []  # the process's one temporary folder, once made
 
 
 def _say_once(template: str, **values: object) -> None:
@@ -72,3 +85,34 @@ def building(target: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def built_outside_cache(target: Path, build: Callable[[Path], None], why: OSError) -> Path:
+    """Return ``target``'s file built by ``build(path)`` in the ``0700`` temporary folder
+    of this process (one for all such files, removed at exit), once per process, when the
+    cache folder cannot be written (a read-only home, a sandbox): the same bytes as the
+    cached copy, so the model runs as it would from the cache and only its start pays the
+    build again. Says
+    :data:`UNWRITABLE` once (trial 17 G10: the semantic arm was off everywhere).
+
+    :param why: the error the cache folder gave.
+    :raises EmbedderUnavailableError: no temporary folder can be made either.
+    :raises Exception: what ``build`` raises.
+    """
+    with _outside_lock:
+        if target in _outside:
+            return _outside[target]
+        if not _outside_folder:
+            try:
+                _outside_folder.append(Path(tempfile.mkdtemp(prefix="octomem-model-")))
+            except OSError as exc:
+                raise EmbedderUnavailableError(
+                    f"the model cache {target.parent} cannot be written ({why}), nor a "
+                    f"temporary folder ({exc}); set arms.fastembed.cache_dir to a writable "
+                    "folder") from exc
+            atexit.register(shutil.rmtree, _outside_folder[0], True)
+        _say_once(UNWRITABLE, folder=target.parent, why=why)
+        built = _outside_folder[0] / target.name
+        build(built)
+        _outside[target] = built
+        return built

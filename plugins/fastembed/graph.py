@@ -38,7 +38,7 @@ from typing import Any, TypeVar
 from octomem.engine.errors import EmbedderUnavailableError
 from octomem.engine.files import FILE_MODE
 
-from .build_lock import building, said_elsewhere
+from .build_lock import building, built_outside_cache, said_elsewhere
 
 log = logging.getLogger(__name__)
 #: Part of the saved graph's file name: bump it when :func:`simplify` changes.
@@ -138,8 +138,10 @@ def open_rebuilding(prepare: Callable[[], tuple[Path, bool]],
 
 def prepared(source: Path, name: Path, unpadded: bool = False) -> Path | None:
     """Return the optimised, simplified copy of ``source`` at ``name``, building it first
-    if needed; ``None`` when it cannot be built (the ``onnx`` package missing, or any
-    failure: the caller then opens ``source`` with all optimisations, as before).
+    if needed (in a temporary folder of the process when the cache folder cannot be
+    written: :func:`.build_lock.built_outside_cache`); ``None`` when it cannot be built
+    (the ``onnx`` package missing, or any failure: the caller then opens ``source`` with
+    all optimisations, as before).
 
     :param source: the ONNX file to run.
     :param name: where the copy is cached (:func:`prepared_path`).
@@ -149,10 +151,14 @@ def prepared(source: Path, name: Path, unpadded: bool = False) -> Path | None:
         return name
     with _LOCK:
         try:
-            with building(name):  # one builder on the machine; the others wait
-                if name.is_file():
-                    return name
-                _build(source, name, unpadded)
+            try:
+                with building(name):  # one builder on the machine; the others wait
+                    if name.is_file():
+                        return name
+                    _build(source, name, unpadded)
+            except OSError as exc:  # the cache folder cannot be written
+                return built_outside_cache(name, lambda path: _build(source, path, unpadded),
+                                           exc)
         except Exception as exc:  # onnx missing, onnxruntime's own errors: run unprepared
             log.warning("could not save an optimised copy of %s (%s: %s); its sessions "
                         "optimise it at every start", source, type(exc).__name__, exc)

@@ -8,11 +8,13 @@ octomem's ../shared/MODELS.md, measured with onnxruntime 1.32 on a 2-core x86_64
 machine: ~2.3x faster per core, mean cosine 0.992 to the fp32 reference; without
 ``per_channel`` the cosine drops to 0.945). Building takes ~2-5 s and gives
 byte-identical output for the same input file and onnxruntime version, so the result
-is cached under the user's cache directory and named by both.
+is cached under the user's cache directory and named by both (where that folder cannot be
+written, in a temporary folder of the process: :func:`.build_lock.built_outside_cache`).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 import threading
@@ -24,7 +26,7 @@ import platformdirs
 from octomem.engine.errors import EmbedderUnavailableError
 from octomem.engine.files import FILE_MODE
 
-from .build_lock import building
+from .build_lock import building, built_outside_cache
 
 _LOCK = threading.Lock()
 
@@ -61,33 +63,42 @@ def requantize(source: Path, source_sha256: str, cache_dir: Path | None = None) 
 
     :param source: the shipped int8 ONNX file.
     :param source_sha256: its sha256 (names the cached copy).
-    :returns: path of the re-quantized ONNX file.
-    :raises EmbedderUnavailableError: the ``onnx`` package is missing or the build failed.
+    :returns: path of the re-quantized ONNX file (in a temporary folder of this process
+        when the cache folder cannot be written).
+    :raises EmbedderUnavailableError: the ``onnx`` package is missing or the build failed,
+        or neither the cache folder nor a temporary folder can be written.
     """
     target = requantized_path(source_sha256, cache_dir)
     if target.is_file():
         return target
-    with _LOCK, building(target):  # one builder on the machine; the others wait
-        if target.is_file():
-            return target
-        try:
-            _build(source, target)
-        except ModuleNotFoundError as exc:
-            raise EmbedderUnavailableError(
-                f"re-quantizing the bundled model needs the onnx package ({exc}); "
-                "install it or set arms.fastembed.requantize=false"
-            ) from exc
-        except ImportError as exc:  # installed, but its import failed (trial 15: a Ctrl-C
-            raise EmbedderUnavailableError(  # inside it left the module half-initialised)
-                f"importing onnx or onnxruntime failed ({exc}); run the command again, or "
-                "set arms.fastembed.requantize=false"
-            ) from exc
-        except Exception as exc:  # onnxruntime raises its own exception types
-            raise EmbedderUnavailableError(
-                f"re-quantizing {source} failed: {type(exc).__name__}: {exc}; "
-                "set arms.fastembed.requantize=false to use the shipped file"
-            ) from exc
+    try:
+        with _LOCK, building(target):  # one builder on the machine; the others wait
+            if not target.is_file():
+                _checked_build(source, target)
+    except OSError as exc:  # the cache folder or its lock file cannot be created
+        return built_outside_cache(target, lambda path: _checked_build(source, path), exc)
     return target
+
+
+def _checked_build(source: Path, target: Path) -> None:
+    """:func:`_build`, its failures said as :class:`EmbedderUnavailableError`."""
+    try:
+        _build(source, target)
+    except ModuleNotFoundError as exc:
+        raise EmbedderUnavailableError(
+            f"re-quantizing the bundled model needs the onnx package ({exc}); "
+            "install it or set arms.fastembed.requantize=false"
+        ) from exc
+    except ImportError as exc:  # installed, but its import failed (trial 15: a Ctrl-C
+        raise EmbedderUnavailableError(  # inside it left the module half-initialised)
+            f"importing onnx or onnxruntime failed ({exc}); run the command again, or "
+            "set arms.fastembed.requantize=false"
+        ) from exc
+    except Exception as exc:  # onnxruntime raises its own exception types
+        raise EmbedderUnavailableError(
+            f"re-quantizing {source} failed: {type(exc).__name__}: {exc}; "
+            "set arms.fastembed.requantize=false to use the shipped file"
+        ) from exc
 
 
 def save_optimised(source: Path, target: Path, level: object) -> None:
@@ -103,8 +114,6 @@ def save_optimised(source: Path, target: Path, level: object) -> None:
 
 
 def _build(source: Path, target: Path) -> None:
-    import logging
-
     from .runtime import import_onnxruntime
 
     ort = import_onnxruntime()
