@@ -5,6 +5,7 @@ with its provenance.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ..arms import VersionedStorage
 from ..errors import InvalidQueryError, NotFoundError
@@ -30,33 +31,64 @@ _CHUNK_REF = re.compile(r"^(local|global):([0-9]{1,18})$")
 LISTED_STATEMENTS = 500
 
 
+@dataclass
+class ScopeListing:
+    """What a page of one scope lists: its newest statements, and what it only counts.
+
+    :param docs: current statements, newest first by when each happened.
+    :param files: current ingested documents (``DOC``), counted, not listed.
+    :param turns: current conversation turns, counted, not listed.
+    :param older: current statements beyond the listed ones.
+    :param gone: forgotten ids some of ``docs`` supersede.
+    """
+
+    docs: list[Document]
+    files: int
+    turns: int
+    older: int
+    gone: set[str]
+
+    def unlisted(self, older_where: str = "`octomem export --format md` lists every one"
+                 ) -> str | None:
+        """Return the line saying what is stored but not listed (``None``: nothing)."""
+        said = [_count(self.files, "ingested document", "recall finds them"),
+                _count(self.turns, "conversation turn", "recall finds them"),
+                _count(self.older, "older statement", older_where)]
+        return ("Not listed here: " + " and ".join(p for p in said if p) + "."
+                if any(said) else None)
+
+
+def scope_listing(memory: Memory, scope: str, limit: int) -> ScopeListing:
+    """Return the scope's current statements (what ``remember``/``add`` stored: every kind
+    but ingested documents and conversation turns), newest first by when each happened,
+    at most ``limit``; ingested documents, turns and the older statements are counted
+    (trial 16 F26: 600 ingested notes took every place, and the statements were left
+    out). The counts come from the storage's ``kind_counts`` (one query), and only the
+    statements' kinds are read. The MCP resource and the browser view's memory page both
+    list this.
+
+    :param scope: ``local`` or ``global`` (checked by the caller).
+    """
+    pipeline = memory.scopes.get(scope)  # type: ignore[arg-type]
+    docs = _statements(memory, scope)
+    counts = kind_counts(pipeline) if pipeline is not None else {}
+    docs.sort(key=when_happened, reverse=True)  # stable: ties stay newest recorded first
+    older, docs = max(0, len(docs) - limit), docs[:limit]
+    gone = forgotten_predecessors(pipeline.arms.storage, docs) if pipeline else set()
+    return ScopeListing(docs, counts.get(DOC_KIND, 0), counts.get(TURN_KIND, 0), older, gone)
+
+
 def scope_markdown(memory: Memory, scope: str) -> str:
-    """Return ``octomem://memory/{scope}``: the scope's current statements (what
-    ``remember``/``add`` stored: every kind but ingested documents and conversation turns)
-    by kind, newest first by when each happened (:mod:`.markdown`), each text cut to
-    :data:`~.markdown.SNIPPET` characters, at most :data:`LISTED_STATEMENTS` of them.
-    Ingested documents and turns are counted, not listed (recall finds them), as are the
-    older statements beyond that number (trial 16 F26: 600 ingested notes took every
-    place, and the statements were left out). The counts come from the storage's
-    ``kind_counts`` (one query), and only the statements' kinds are read.
+    """Return ``octomem://memory/{scope}``: :func:`scope_listing` with at most
+    :data:`LISTED_STATEMENTS` statements, by kind (:mod:`.markdown`), each text cut to
+    :data:`~.markdown.SNIPPET` characters.
 
     :raises InvalidQueryError: ``scope`` is not ``local`` or ``global``.
     """
     chosen = check_scope(scope) or "local"
-    pipeline = memory.scopes.get(chosen)
-    docs = _statements(memory, chosen)
-    counts = kind_counts(pipeline) if pipeline is not None else {}
-    docs.sort(key=when_happened, reverse=True)  # stable: ties stay newest recorded first
-    older, docs = max(0, len(docs) - LISTED_STATEMENTS), docs[:LISTED_STATEMENTS]
-    files, turns = counts.get(DOC_KIND, 0), counts.get(TURN_KIND, 0)
-    said = [_count(files, "ingested document", "recall finds them"),
-            _count(turns, "conversation turn", "recall finds them"),
-            _count(older, "older statement", "`octomem export --format md` lists every one")]
-    unlisted = "Not listed here: " + " and ".join(p for p in said if p) + "." \
-        if any(said) else None
-    gone = forgotten_predecessors(pipeline.arms.storage, docs) if pipeline else set()
-    return render_markdown(chosen, str(memory.roots.of(chosen)), docs, gone=gone,
-                           unlisted=unlisted)
+    listing = scope_listing(memory, chosen, LISTED_STATEMENTS)
+    return render_markdown(chosen, str(memory.roots.of(chosen)), listing.docs,
+                           gone=listing.gone, unlisted=listing.unlisted())
 
 
 def _count(n: int, what: str, where: str) -> str:

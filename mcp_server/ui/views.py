@@ -20,14 +20,17 @@ from markdown_it import MarkdownIt
 from octomem.engine.arms import VersionedStorage
 from octomem.engine.errors import InvalidQueryError
 from octomem.engine.memory.facade import Memory
-from octomem.engine.memory.markdown import forgotten_predecessors
+from octomem.engine.memory.ingest import DOC_KIND
 from octomem.engine.memory.results import MemoryRecallResult, recall_result
 from octomem.engine.memory.scopes import SCOPES, check_scope
-from octomem.engine.memory.view import item, render_markdown
+from octomem.engine.memory.view import ScopeListing, item, render_markdown, scope_listing
+from octomem.engine.turns import TURN_KIND
 from octomem.engine.types import Chunk, Document, Filters
 
 #: Statements of a scope shown on the memory page (newest first); the rest are counted.
 SHOWN_STATEMENTS = 200
+#: Ingested documents and conversations linked from the memory page (newest first).
+SHOWN_SOURCES = 20
 #: Longest supersede chain walked from an item, each way.
 MAX_CHAIN = 50
 #: Turns shown around the hit in a conversation (each side); the rest are counted.
@@ -261,23 +264,51 @@ def _linked(html: str, ids: set[str]) -> str:
 def scope_blocks(memory: Memory, scopes: Sequence[str] = SCOPES) -> list[dict[str, Any]]:
     """Return each of ``scopes``' directory, counts and standing memory (Markdown and HTML).
 
-    Only the newest :data:`SHOWN_STATEMENTS` current statements are rendered.
+    The standing memory is the ``octomem://memory/{scope}`` resource's listing
+    (:func:`~octomem.engine.memory.view.scope_listing`): the newest
+    :data:`SHOWN_STATEMENTS` current statements by when each happened, ingested
+    documents and turns counted (trial 16: the page listed the newest 200 documents of
+    any kind, so an ingested folder hid every statement). Below it, links to the newest
+    :data:`SHOWN_SOURCES` ingested documents and conversations.
     """
     status = memory.status()["scopes"]
     blocks = []
     for scope in scopes:
         info = status[scope]
         storage = _storage(memory, scope) if info.get("exists") else None
-        docs: list[Document] = []
-        if isinstance(storage, VersionedStorage):
-            docs = list(islice(storage.iter_documents(), SHOWN_STATEMENTS))
-        elif info.get("exists"):
-            docs = memory.statements(scope)[:SHOWN_STATEMENTS]
-        text = render_markdown(scope, info["root"], docs,
-                               gone=forgotten_predecessors(storage, docs))
-        current = int(info.get("current", info.get("documents", 0)) or 0)
+        listing = (scope_listing(memory, scope, SHOWN_STATEMENTS) if storage is not None
+                   else ScopeListing([], 0, 0, 0, set()))
+        unlisted = listing.unlisted(f"`octomem export --scope {scope} --format md -` "
+                                    "prints every one")
+        text = render_markdown(scope, info["root"], listing.docs, gone=listing.gone,
+                               unlisted=unlisted)
         blocks.append({
-            "scope": scope, "info": info, "markdown": text, "hidden": max(0, current - len(docs)),
-            "html": _linked(_markdown.render(text), {d.id for d in docs}),
+            "scope": scope, "info": info, "markdown": text, "listing": listing,
+            "html": _linked(_markdown.render(text), {d.id for d in listing.docs}),
+            "files": _newest(storage, DOC_KIND, listing.files),
+            "conversations": (names := _conversations(storage, listing.turns)),
+            "conversations_cut": len(names) >= SHOWN_SOURCES,
         })
     return blocks
+
+
+def _newest(storage: Any, kind: str, count: int) -> list[Document]:
+    """Return the newest :data:`SHOWN_SOURCES` current documents of ``kind`` (recorded)."""
+    if not count or not isinstance(storage, VersionedStorage):
+        return []
+    return list(islice(storage.iter_documents(kinds=[kind]), SHOWN_SOURCES))
+
+
+def _conversations(storage: Any, turns: int) -> list[str]:
+    """Return the names of the conversations the newest turns belong to (at most
+    :data:`SHOWN_SOURCES` names, read from the newest :data:`MAX_TURNS` turns)."""
+    names: dict[str, None] = {}
+    if not turns or not isinstance(storage, VersionedStorage):
+        return []
+    for doc in islice(storage.iter_documents(kinds=[TURN_KIND]), MAX_TURNS):
+        name = (doc.metadata or {}).get("conversation")
+        if name:
+            names[str(name)] = None
+            if len(names) >= SHOWN_SOURCES:
+                break
+    return list(names)
