@@ -20,6 +20,7 @@ from octomem.engine.types import Chunk, Document, Filters
 
 from .filters import filter_sql
 from .rows import CHUNK_COLUMNS, DOC_SELECT, chunk_of, content_hash, document_of
+from .schema import HASH_KEY, HASH_PREFIX
 
 if TYPE_CHECKING:
     from .chunk_cache import ChunkCache
@@ -53,9 +54,11 @@ class SqliteReads:
 
     def find_documents(self, text: str) -> list[Document]:
         """Return the documents whose text is exactly ``text``, oldest ``created_at`` first."""
+        digest = content_hash(text)
         rows = self.connection().execute(  # a row keeping no text ('') has it in its chunk
-            f"SELECT {DOC_SELECT} FROM documents WHERE content_hash = ? AND text IN (?, '') "
-            "ORDER BY created_at, rowid", (content_hash(text), text)).fetchall()
+            f"SELECT {DOC_SELECT} FROM documents WHERE {HASH_KEY} = ? AND content_hash = ? "
+            "AND text IN (?, '') ORDER BY created_at, rowid",
+            (digest[:HASH_PREFIX], digest, text)).fetchall()
         return [d for d in map(document_of, rows) if d.text == text]
 
     def warm(self) -> bool:

@@ -13,6 +13,11 @@ exactly its text keeps that text in ``chunks`` only, and ``documents.text`` is `
 version-2 file opens as it is (its rows keep the text twice and read the same; documents
 written from then on keep it once) and is marked version 3, so that an older octomem, which
 would read ``''``, refuses it instead.
+
+The content-hash index is on the hash's first :data:`HASH_PREFIX` hex digits
+(:data:`HASH_INDEX`), not on all 64: an index, not a schema change, swapped in any file
+that has the old one, in the opening transaction (an older octomem finds documents by text
+the same, by reading the table).
 """
 
 from __future__ import annotations
@@ -48,7 +53,6 @@ CREATE TABLE documents (
     recalls INTEGER NOT NULL DEFAULT 0,   -- recall answers that returned it
     last_recalled_at REAL
 );
-CREATE INDEX documents_content_hash ON documents(content_hash);
 CREATE INDEX documents_kind_created ON documents(kind, created_at);
 CREATE TABLE chunks (  -- AUTOINCREMENT: an id is never reused, so stale index rows stay stale
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -110,6 +114,21 @@ CREATE INDEX IF NOT EXISTS chunks_turn ON chunks(
     WHERE kind = '{TURN_KIND}';
 """
 
+#: Hex digits of ``content_hash`` that :data:`HASH_INDEX` keeps (32 bits: at a million
+#: documents ~100 pairs share a prefix; the full hash is compared after).
+HASH_PREFIX = 8
+#: The expression :data:`HASH_INDEX` indexes; a query finds it by this exact text.
+HASH_KEY = f"substr(content_hash, 1, {HASH_PREFIX})"
+#: Finds the documents of one text (:meth:`~.reads.SqliteReads.find_documents`) by the
+#: prefix of its hash, replacing the index on the whole 64-digit hash (until Dec 3): its
+#: entries are ~1/3 the size, so a bulk ingest writes fewer index pages. Ingest of 10k
+#: documents, rows built before the clock, thread CPU (``sql_parts.py``, round 11): the
+#: SQL 0.146 -> 0.136 s, pages written 4,100 -> 3,230.
+HASH_INDEX = f"""
+DROP INDEX IF EXISTS documents_content_hash;
+CREATE INDEX IF NOT EXISTS documents_content_prefix ON documents({HASH_KEY});
+"""
+
 #: Triggers writing every inserted, updated and deleted ``chunks`` row to the change log
 #: (name ``chunks``) in the writing transaction, for the in-RAM filter index
 #: (:mod:`.filter_index`): any writer keeps it exact, another process or an older octomem
@@ -154,6 +173,7 @@ def migrate(tx: apsw.Connection, path: Path, set_meta: Callable[[str, str], None
         tx.execute(SCHEMA)
         tx.execute(FORGOTTEN)
         tx.execute(TURN_INDEX)
+        tx.execute(HASH_INDEX)
         set_meta("schema_version", str(SCHEMA_VERSION))
         set_meta(ZEROED_KEY, "1")  # written with secure_delete from the start (.purge)
         _log_chunks(tx)
@@ -165,6 +185,7 @@ def migrate(tx: apsw.Connection, path: Path, set_meta: Callable[[str, str], None
         tx.execute(_V1_TO_V2)
         tx.execute(FORGOTTEN)
     tx.execute(TURN_INDEX)
+    tx.execute(HASH_INDEX)
     if version < SCHEMA_VERSION:
         set_meta("schema_version", str(SCHEMA_VERSION))
     _log_chunks(tx)
