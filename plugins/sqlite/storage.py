@@ -36,7 +36,8 @@ from octomem.engine.types import Chunk, Document
 from . import purge
 from .bulk import SqliteBulkWrites
 from .calls import SqliteCallLog
-from .connection import StoreLockedError, file_id, gone, open_connection, unreadable
+from .checkpoints import Checkpointer
+from .connection import FileId, StoreLockedError, file_id, gone, open_connection, unreadable
 from .filters import filter_sql, json_path
 from .history import SqliteHistory
 from .reads import SqliteReads
@@ -121,6 +122,9 @@ class SqliteStorage(SqliteTransactions, SqliteReads, SqliteHistory, SqliteCallLo
         self._closed = False
         self._fields: FilterIndex | None = None
         self._cache: ChunkCache | None = None
+        self.opened_file: FileId | None = None  # unknown until the schema is there
+        #: checkpoints the WAL in a thread of its own (:mod:`.checkpoints`)
+        self.checkpoints = Checkpointer(self.path, self.gone)
         self._migrate()
         self.opened_file = file_id(self.path)
 
@@ -151,6 +155,7 @@ class SqliteStorage(SqliteTransactions, SqliteReads, SqliteHistory, SqliteCallLo
             if self._closed:
                 raise OctomemError(f"storage {self.path} is closed")
             conn = open_connection(self.path, self.busy_timeout_ms)
+            conn.set_wal_hook(self.checkpoints.hook)
             alive = [(t, c) for t, c in self._connections if t.is_alive()]
             for thread, dead in self._connections:
                 if not thread.is_alive():
@@ -307,10 +312,12 @@ class SqliteStorage(SqliteTransactions, SqliteReads, SqliteHistory, SqliteCallLo
         return sum(f.stat().st_size for f in files if f.exists())
 
     def close(self) -> None:
-        """Wait for the snapshots being written beside the file, then close every thread's
-        connection; later calls raise :class:`OctomemError`."""
+        """Wait for the snapshots being written beside the file and the checkpoint under
+        way, then close every thread's connection; later calls raise
+        :class:`OctomemError`."""
         if self.snapshot_db is not None:
             wait_for_saves(self.snapshot_db)
+        self.checkpoints.close()
         with self._lock:
             self._closed = True
             connections, self._connections = self._connections, []
