@@ -9,8 +9,10 @@ import time
 from pathlib import Path
 
 import apsw
+import pytest
 
 from octomem.engine.types import Chunk, Document
+from octomem.plugins.sqlite import checkpoints
 from octomem.plugins.sqlite.checkpoints import CHECKPOINT_PAGES
 from octomem.plugins.sqlite.storage import SqliteStorage
 
@@ -90,5 +92,39 @@ def test_requests_after_close_start_nothing(tmp_path: Path) -> None:
     storage = SqliteStorage(tmp_path / "octomem.sqlite3")
     storage.close()
     storage.checkpoints.request()
-    assert storage.checkpoints.hook(None, "main", 10 * CHECKPOINT_PAGES) == apsw.SQLITE_OK  # type: ignore[arg-type]
+    assert storage.checkpoints.hook(None, "main", 2 * CHECKPOINT_PAGES) == apsw.SQLITE_OK  # type: ignore[arg-type]
     assert not _checkpoint_threads() and storage.checkpoints.runs == 0
+
+
+def test_a_long_run_of_commits_keeps_the_log_under_the_limit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Commits back to back never let the log start over; at CHECKPOINT_LIMIT pages the
+    committing thread checkpoints, so the log stays under the limit plus one transaction."""
+    monkeypatch.setattr(checkpoints, "CHECKPOINT_LIMIT", 2 * CHECKPOINT_PAGES)
+    wal = tmp_path / "octomem.sqlite3-wal"
+    storage = SqliteStorage(tmp_path / "octomem.sqlite3")
+    try:
+        largest = 0
+        for start in range(0, 12_000, 600):  # ~300 pages a transaction, ~6,000 in all
+            _write(storage, start, 600)
+            largest = max(largest, wal.stat().st_size)
+        page = storage.connection().execute("PRAGMA page_size").get
+        assert largest <= (2 * CHECKPOINT_PAGES + 400) * (page + 24) + 32
+        assert storage.connection().execute("SELECT count(*) FROM documents").get == 12_000
+    finally:
+        storage.close()
+
+
+def test_a_deletion_empties_the_log_while_the_thread_checkpoints(tmp_path: Path) -> None:
+    """A forget's TRUNCATE checkpoint waits for the thread's checkpoint instead of finding
+    it running ("busy"), so the log holding the deleted text is emptied at once."""
+    storage = SqliteStorage(tmp_path / "octomem.sqlite3")
+    wal = tmp_path / "octomem.sqlite3-wal"
+    try:
+        for round_ in range(3):
+            _write(storage, round_ * 3000, 3000)  # wakes the thread: it checkpoints now
+            with storage.transaction() as tx:
+                storage.delete_document(tx, f"d{round_ * 3000}")
+            assert wal.stat().st_size == 0
+    finally:
+        storage.close()

@@ -16,6 +16,13 @@ on. That is the checkpoint SQLite would have run (it copies what no reader still
 waits for no lock; the next writer starts the log over once all of it is copied), with
 the same durability (``synchronous=NORMAL``: the log is synced before the file is
 written). The thread starts at the first such commit and ends when the storage closes.
+
+While a writer keeps committing, the log cannot start over (a checkpoint finishes only
+after the writer has appended more), so it grows; a commit that leaves it at
+:data:`CHECKPOINT_LIMIT` pages checkpoints in the committing thread, as SQLite would have,
+after the thread's checkpoint under way. A ``TRUNCATE`` checkpoint that must empty the log
+(:mod:`.purge`, after a deletion) runs inside :meth:`Checkpointer.paused`, so it never
+finds the thread's checkpoint running (it would answer "busy" and leave the log).
 It checkpoints nothing once the file at the storage's path is no longer the one it opened
 (:func:`.connection.gone`): a file put in its place must not receive the old one's pages.
 """
@@ -24,7 +31,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import apsw
@@ -32,6 +40,10 @@ import apsw
 #: Log pages after a commit that wake the checkpoint thread: SQLite's own default
 #: ``wal_autocheckpoint`` (https://sqlite.org/pragma.html#pragma_wal_autocheckpoint).
 CHECKPOINT_PAGES = 1000
+
+#: Log pages after a commit at which the committing thread checkpoints itself: the log of a
+#: long bulk write stays under ~40 MiB (4 KiB pages) plus one transaction.
+CHECKPOINT_LIMIT = 10_000
 
 log = logging.getLogger(__name__)
 
@@ -51,19 +63,27 @@ class Checkpointer:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._closed = False
+        self._running = threading.Lock()  # held while a checkpoint runs
         #: checkpoints run so far, and the last one's ``(busy, log pages, pages copied)``
         self.runs = 0
         #: requests not served because the path names another file now
         self.skipped = 0
         self.last: tuple[int, int, int] | None = None
 
-    def hook(self, _conn: apsw.Connection, _name: str, pages: int) -> int:
+    def hook(self, conn: apsw.Connection, _name: str, pages: int) -> int:
         """The connections' WAL hook: called after each commit with the log's size in
-        pages; wakes the thread at :data:`CHECKPOINT_PAGES` or more.
+        pages; wakes the thread at :data:`CHECKPOINT_PAGES` or more, checkpoints in the
+        committing thread at :data:`CHECKPOINT_LIMIT` or more.
 
         :returns: ``SQLITE_OK`` (the commit stands whatever happens here).
         """
-        if pages >= CHECKPOINT_PAGES:
+        if pages >= CHECKPOINT_LIMIT:
+            try:
+                with self._running:
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            except apsw.Error as exc:  # the next commit tries again
+                log.warning("checkpoint of %s failed: %s", self.path, exc)
+        elif pages >= CHECKPOINT_PAGES:
             try:
                 self.request()
             except RuntimeError as exc:  # no thread can start: the next commit asks again
@@ -95,7 +115,9 @@ class Checkpointer:
                 try:
                     if conn is None:  # never creates the file
                         conn = apsw.Connection(str(self.path), flags=apsw.SQLITE_OPEN_READWRITE)
-                    busy, pages, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                    with self._running:
+                        busy, pages, copied = conn.execute(
+                            "PRAGMA wal_checkpoint(PASSIVE)").fetchone()
                     self.last, self.runs = (busy, pages, copied), self.runs + 1
                 except apsw.Error as exc:  # the next request tries again, on a new connection
                     log.warning("background checkpoint of %s failed: %s", self.path, exc)
@@ -105,6 +127,13 @@ class Checkpointer:
         finally:
             if conn is not None:
                 conn.close()
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """Hold off the thread's checkpoints (waiting for the one under way) inside the
+        block: for a checkpoint of the caller's own that must not find it running."""
+        with self._running:
+            yield
 
     def close(self) -> None:
         """Stop the thread (after the checkpoint it is running, if any) and close its

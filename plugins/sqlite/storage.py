@@ -37,7 +37,7 @@ from . import purge
 from .bulk import SqliteBulkWrites
 from .calls import SqliteCallLog
 from .checkpoints import Checkpointer
-from .connection import FileId, StoreLockedError, file_id, gone, open_connection, unreadable
+from .connection import StoreLockedError, file_id, gone, open_connection, unreadable
 from .filters import filter_sql, json_path
 from .history import SqliteHistory
 from .reads import SqliteReads
@@ -122,7 +122,6 @@ class SqliteStorage(SqliteTransactions, SqliteReads, SqliteHistory, SqliteCallLo
         self._closed = False
         self._fields: FilterIndex | None = None
         self._cache: ChunkCache | None = None
-        self.opened_file: FileId | None = None  # unknown until the schema is there
         #: checkpoints the WAL in a thread of its own (:mod:`.checkpoints`)
         self.checkpoints = Checkpointer(self.path, self.gone)
         self._migrate()

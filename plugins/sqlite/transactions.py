@@ -12,6 +12,7 @@ from pathlib import Path
 import apsw
 
 from . import purge
+from .checkpoints import Checkpointer
 from .connection import FileId, gone, gone_error, locked, write_failed
 
 Step = Callable[[apsw.Connection], None]
@@ -45,6 +46,7 @@ class SqliteTransactions:
     _local: threading.local
     #: the file the storage opened (:func:`.connection.file_id`); None until it is open
     opened_file: FileId | None = None
+    checkpoints: Checkpointer  # the storage's checkpoint thread (:mod:`.checkpoints`)
 
     def connection(self) -> apsw.Connection:  # provided by SqliteStorage
         raise NotImplementedError
@@ -102,7 +104,8 @@ class SqliteTransactions:
                 raise refused from exc
             raise
         if purge.MARK in pending:
-            purge.after_commit(conn, self.path)
+            with self.checkpoints.paused():  # its TRUNCATE must not find the thread's running
+                purge.after_commit(conn, self.path)
 
     def before_commit(self, tx: apsw.Connection, key: str,
                       step: Step) -> None:
