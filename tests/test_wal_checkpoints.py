@@ -128,3 +128,22 @@ def test_a_deletion_empties_the_log_while_the_thread_checkpoints(tmp_path: Path)
             assert wal.stat().st_size == 0
     finally:
         storage.close()
+
+
+def test_a_commit_at_the_limit_inside_paused_checkpoints_without_deadlock(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """purge runs its TRUNCATE, and for an older file a VACUUM that commits, inside
+    paused(); a commit there that reaches the limit checkpoints in the same thread."""
+    monkeypatch.setattr(checkpoints, "CHECKPOINT_LIMIT", CHECKPOINT_PAGES)
+    storage = SqliteStorage(tmp_path / "octomem.sqlite3")
+    try:
+        def write_paused() -> None:
+            with storage.checkpoints.paused():
+                _write(storage, 0, 3000)
+        writer = threading.Thread(target=write_paused, daemon=True)
+        writer.start()
+        writer.join(60)
+        assert not writer.is_alive()
+        assert storage.connection().execute("SELECT count(*) FROM documents").get == 3000
+    finally:
+        storage.close()

@@ -22,8 +22,8 @@ after the writer has appended more), so it grows; a commit that leaves it at
 :data:`CHECKPOINT_LIMIT` pages checkpoints in the committing thread, as SQLite would have,
 after the thread's checkpoint under way. A ``TRUNCATE`` checkpoint that must empty the log
 (:mod:`.purge`, after a deletion) runs inside :meth:`Checkpointer.paused`, so it never
-finds the thread's checkpoint running (it would answer "busy" and leave the log).
-It checkpoints nothing once the file at the storage's path is no longer the one it opened
+finds the thread's checkpoint running (it would answer "busy" and leave the log). The
+thread checkpoints nothing once the file at the storage's path is no longer the one it opened
 (:func:`.connection.gone`): a file put in its place must not receive the old one's pages.
 """
 
@@ -63,7 +63,9 @@ class Checkpointer:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._closed = False
-        self._running = threading.Lock()  # held while a checkpoint runs
+        # held while a checkpoint runs; re-entrant: a commit inside paused() (purge's VACUUM
+        # of an older file) may reach CHECKPOINT_LIMIT and checkpoint in the same thread
+        self._running = threading.RLock()
         #: checkpoints run so far, and the last one's ``(busy, log pages, pages copied)``
         self.runs = 0
         #: requests not served because the path names another file now

@@ -122,8 +122,8 @@ HASH_KEY = f"substr(content_hash, 1, {HASH_PREFIX})"
 #: Finds the documents of one text (:meth:`~.reads.SqliteReads.find_documents`) by the
 #: prefix of its hash, replacing the index on the whole 64-digit hash (until Dec 3): its
 #: entries are ~1/3 the size, so a bulk ingest writes fewer index pages. Ingest of 10k
-#: documents, rows built before the clock, thread CPU (``sql_parts.py``, round 11): the
-#: SQL 0.146 -> 0.136 s, pages written 4,100 -> 3,230.
+#: documents, rows built before the clock, thread CPU (``sql_parts.py``, round 11, load
+#: 9.2-9.6): the SQL 0.156-0.165 -> 0.147-0.153 s, pages written 4,100 -> 3,230.
 HASH_INDEX = f"""
 DROP INDEX IF EXISTS documents_content_hash;
 CREATE INDEX IF NOT EXISTS documents_content_prefix ON documents({HASH_KEY});
