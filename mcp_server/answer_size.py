@@ -106,7 +106,8 @@ def _shorten(result: MemoryRecallResult) -> MemoryRecallResult:
             warned = True
             update["warnings"] = [*result.warnings, (
                 f"the first hit's text was shortened to keep the answer within "
-                f"{MAX_ANSWER_BYTES:,} bytes: read it whole with octomem://item/{hit.id}")]
+                f"{MAX_ANSWER_BYTES:,} bytes: octomem://item/{hit.scope}:{hit.chunk_id} "
+                "reads its chunk (as much of it as one message holds)")]
         result = result.model_copy(update=update)
     return result
 

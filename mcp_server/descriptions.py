@@ -133,7 +133,8 @@ One stored statement or document with its provenance as JSON: scope and store, k
 times, revision, supersede links, recall count and its chunks. `{+id}` is a statement or \
 document id as recall gives it (`2025/trip:0` as it is; only a `?` or `#` in an id is \
 written `%3F` / `%23`), or `local:<chunk_id>` / `global:<chunk_id>` for one chunk of a \
-recall hit."""
+recall hit. A long document is cut to fit one message (512 KiB): `cut` then says what was \
+left out; read the rest one chunk at a time by `<scope>:<chunk_id>`."""
 
 SESSION_START_RESOURCE = """\
 Read this at the start of every session: the standing rules and preferences, the current \

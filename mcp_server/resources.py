@@ -4,7 +4,9 @@
   ``octomem://memory/global``): the scope's current statements, newest first.
 - ``octomem://item/{+id}``: one statement or document by id (as ``recall`` gives it,
   ``/`` included; a ``?`` or ``#`` in an id is written ``%3F`` / ``%23``), or one chunk by
-  ``local:<chunk_id>`` / ``global:<chunk_id>``.
+  ``local:<chunk_id>`` / ``global:<chunk_id>``; kept within what a client takes in one
+  message (:mod:`.item_size`: a long document's text and chunks are cut, ``cut`` says
+  what and how to read the rest chunk by chunk).
 - ``octomem://session-start``: what an agent should see first, within
   ``session_start.max_bytes`` (:mod:`octomem.engine.memory.session_start`).
 
@@ -30,6 +32,7 @@ from octomem.engine.memory.session_start import render as render_session_start
 from octomem.engine.memory.view import item, scope_markdown
 
 from . import descriptions as say
+from .item_size import bounded_item
 from .loader import MemoryLoader, one_line
 
 log = logging.getLogger(__name__)
@@ -70,7 +73,8 @@ def register_resources(server: MCPServer, loader: MemoryLoader) -> None:
 
     def one_item(id: str) -> str:  # noqa: A002 - the URI template's variable name
         with resource_errors(f"octomem://item/{id}"):
-            return item(loader.memory(), id).model_dump_json(indent=2, exclude_none=True)
+            return bounded_item(item(loader.memory(), id)).model_dump_json(
+                indent=2, exclude_none=True)
 
     def session_start() -> str:
         with resource_errors("octomem://session-start"):

@@ -103,5 +103,5 @@ def test_one_hit_over_the_bound_is_shortened_and_said() -> None:
     [kept] = bounded.hits
     assert kept.text.endswith("…") and len(kept.text) > MAX_ANSWER_BYTES // 4
     assert bounded.budget is not None and bounded.budget.truncated == "file:big"
-    assert any("octomem://item/file:big" in w for w in bounded.warnings)
+    assert any("octomem://item/local:1 reads its chunk" in w for w in bounded.warnings)
     assert bounded_recall(bounded) == bounded  # within the bound: as it is
