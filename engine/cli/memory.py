@@ -254,6 +254,14 @@ def import_report(console: Console, report: ImportReport) -> None:
             f"file's forget log says {'it was' if len(report.forgotten_here) == 1 else 'they were'}"
             f" forgotten where it was exported): {named}"
             + (f" and {more:,} more" if more > 0 else ""), console.width))
+    if report.handoffs_superseded:
+        olds = [visible(old) for old, _ in report.handoffs_superseded]
+        more = len(olds) - NAMED_KEPT
+        emit(console, wrapped(
+            f"{plural(len(olds), 'handoff')} superseded by the newer "
+            f"{visible(report.handoffs_superseded[0][1])} (a scope keeps one current handoff, "
+            f"the newest by when it was written): {', '.join(olds[:NAMED_KEPT])}"
+            + (f" and {more:,} more" if more > 0 else ""), console.width))
     _kept(console, report.older, "older than what is stored, kept the stored revision or "
           "supersede (an import never rolls a document back)")
     _kept(console, report.conflicts, "in conflict with what is stored (changed here and in "

@@ -27,6 +27,7 @@ from ..errors import StoreUnreadableError
 from ..turns import TURN_KIND
 from ..types import HANDOFF_KIND, Document
 from .facade import Memory
+from .handoffs import newest_handoff
 from .ingest import DOC_KIND
 from .scopes import ScopeName
 from .times import iso
@@ -97,8 +98,7 @@ def sections(memory: Memory) -> list[Section]:
     for scope, storage in _storages(memory):
         kinds = _statement_kinds(storage)
         standing.entries += [(scope, d) for d in storage.iter_documents(kinds=STANDING_KINDS)]
-        handoff.entries += [(scope, d) for d in islice(
-            storage.iter_documents(kinds=(HANDOFF_KIND,)), 1)]
+        handoff.entries += [(scope, d) for d in newest_handoff(storage)]
         others = [k for k in kinds if k not in (*STANDING_KINDS, HANDOFF_KIND)]
         if others:
             recent.entries += [(scope, d) for d in islice(

@@ -43,6 +43,7 @@ from ..types import Chunk, Document, ForgetRecord
 from .exact_times import exact_epoch, exact_iso
 from .facade import Memory
 from .forget import is_tombstone, remove
+from .handoffs import keep_newest_handoff
 from .import_plan import Incoming, check_links, plan
 from .import_records import DOC_FIELDS, parse_document, parse_forgotten
 from .json_line import LineNotJSON, parse_line
@@ -168,6 +169,8 @@ class ImportReport:
         (a later revision, or superseded since): kept as stored.
     :param conflicts: ``(id, why)`` of documents the file and the store changed
         differently (or whose supersede link would not hold): kept as stored.
+    :param handoffs_superseded: ``(id, newest id)`` of each handoff superseded because the
+        file and the store each held a current one (:mod:`.handoffs`).
     """
 
     scope: str
@@ -181,6 +184,7 @@ class ImportReport:
     forgotten_logged: int = 0
     forgotten_left: int = 0
     forgotten_known: int = 0
+    handoffs_superseded: list[tuple[str, str]] = field(default_factory=list)
     embedded: int = 0
     semantic_error: str | None = None
 
@@ -295,7 +299,8 @@ def import_lines(memory: Memory, lines: Iterable[str], source: str,
     malformed record or a link to nothing stores nothing). Then, in one write
     transaction (all or nothing), each document is added, replaced by a newer state, or
     left as stored: unchanged, older than what is stored, in conflict with it, or
-    forgotten here (:mod:`.import_plan` has the rule). The forget log is copied only
+    forgotten here (:mod:`.import_plan` has the rule); of the handoffs then current, the
+    newest supersedes the others (:mod:`.handoffs`). The forget log is copied only
     into the scope it was exported from (another scope never held those statements).
     Vectors are computed afterwards, for every chunk of the scope without one (so the
     same import after an interrupted one embeds what that one left).
@@ -331,6 +336,7 @@ def import_lines(memory: Memory, lines: Iterable[str], source: str,
         report.unchanged, report.skipped_forgotten = todo.unchanged, todo.forgotten
         report.older, report.conflicts = todo.older, todo.conflicts
         _log_forgotten(pipeline, tx, forgets, same_scope, report)
+        report.handoffs_superseded = keep_newest_handoff(storage, tx)
     semantic = pipeline.arms.semantic
     if semantic is not None and not pipeline.semantic_error and (
             stored or semantic.missing_count()):  # what an interrupted import left too
