@@ -266,6 +266,11 @@ def import_report(console: Console, report: ImportReport) -> None:
           "supersede (an import never rolls a document back)")
     _kept(console, report.conflicts, "in conflict with what is stored (changed here and in "
           "the file, differently), kept the stored one; the file's is not imported")
+    _kept(console, report.refused_tags, ("document" if len(report.refused_tags) == 1 else
+                                         "documents") + " stored with tags that `octomem "
+          "add` would refuse, kept as the file has them (recall's tags filter matches them "
+          "exactly; to change a statement's, add its text again with new tags and "
+          "--supersedes its id)")
     if report.semantic_error:
         console.print(f"[yellow]vectors not written: {escape(report.semantic_error)}[/yellow]")
 

@@ -119,6 +119,23 @@ def check_tags(tags: Any, limits: Any, argument: str = "tags") -> tuple[str, ...
     return tuple(cleaned)
 
 
+def refused_tags(tags: Sequence[str], limits: Any) -> str | None:
+    """Say why :func:`check_tags` would refuse ``tags`` (the first reason), else ``None``:
+    for a stored document's tags, which are kept as they are (an import of an export
+    written before the label rule; trial 16)."""
+    if len(tags) > limits.tags:
+        return f"{len(tags):,} tags, more than limits.tags ({limits.tags:,})"
+    for tag in tags:
+        if not tag.strip():
+            return "an empty tag"
+        if len(tag) > limits.tag_chars:
+            return (f"tag {preview(tag, ITEM_CHARS)!r} has {len(tag):,} characters, more "
+                    f"than limits.tag_chars ({limits.tag_chars:,})")
+        if (why := _unlabel_like(tag)) is not None:
+            return f"tag {preview(tag, ITEM_CHARS)!r} holds {why}"
+    return None
+
+
 def check_filter(values: Sequence[str], limits: Any, argument: str) -> None:
     """Refuse a recall filter (``kinds`` or ``tags``) listing more than
     ``limits.filter_values`` values, or a tag longer than ``limits.tag_chars`` (none

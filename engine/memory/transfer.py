@@ -47,6 +47,7 @@ from .handoffs import keep_newest_handoff
 from .import_plan import Incoming, check_links, plan
 from .import_records import DOC_FIELDS, parse_document, parse_forgotten
 from .json_line import LineNotJSON, parse_line
+from .limits import refused_tags
 from .markdown import MARKDOWN_TITLE, forgotten_predecessors, render_markdown
 from .scopes import ScopeName, check_scope
 from .times import iso
@@ -169,6 +170,9 @@ class ImportReport:
         (a later revision, or superseded since): kept as stored.
     :param conflicts: ``(id, why)`` of documents the file and the store changed
         differently (or whose supersede link would not hold): kept as stored.
+    :param refused_tags: ``(id, why)`` of documents stored with tags ``remember`` would
+        refuse (a space, a control character, too long, too many): kept as the file has
+        them, as ``recall``'s tags filter matches them exactly.
     :param handoffs_superseded: ``(id, newest id)`` of each handoff superseded because the
         file and the store each held a current one (:mod:`.handoffs`).
     """
@@ -185,6 +189,7 @@ class ImportReport:
     forgotten_left: int = 0
     forgotten_known: int = 0
     handoffs_superseded: list[tuple[str, str]] = field(default_factory=list)
+    refused_tags: list[tuple[str, str]] = field(default_factory=list)
     embedded: int = 0
     semantic_error: str | None = None
 
@@ -334,6 +339,8 @@ def import_lines(memory: Memory, lines: Iterable[str], source: str,
             stored += [c.id for c in write_document(pipeline, tx, item.doc, item.chunks,
                                                     replace=item.doc.id in todo.replaced)]
         report.unchanged, report.skipped_forgotten = todo.unchanged, todo.forgotten
+        report.refused_tags = [(i.doc.id, why) for i in todo.write.values()
+                               if (why := refused_tags(i.doc.tags, memory.settings.limits))]
         report.older, report.conflicts = todo.older, todo.conflicts
         _log_forgotten(pipeline, tx, forgets, same_scope, report)
         report.handoffs_superseded = keep_newest_handoff(storage, tx)
