@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from mcp.types import INVALID_PARAMS, PARSE_ERROR, ErrorData, JSONRPCError
+from mcp.types import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
 
 log = logging.getLogger(__name__)
@@ -54,22 +55,63 @@ def refusal(error: Exception) -> JSONRPCError | None:
     """
     if not isinstance(error, ValidationError):
         return None
-    line = next((e.get("input") for e in error.errors() if isinstance(e.get("input"), str)), None)
+    errors = error.errors()
+    line = next((e.get("input") for e in errors if isinstance(e.get("input"), str)), None)
+    if line is None:  # JSON, but no JSON-RPC message: the errors hold what was parsed
+        return _unlike_a_message(errors)
     try:
-        message = json.loads(line) if line is not None else None
+        message = json.loads(line)
     except ValueError:
         return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
             code=PARSE_ERROR, message="Parse error: the line is not JSON"))
     return answer_to(message)
 
 
-def answer_to(message: Any, surrogates_only: bool = False) -> JSONRPCError | None:
+#: JSON's names for the types a value may have, as a message names what was sent.
+_JSON_TYPES = ((bool, "true or false"), (str, "a string"), (int | float, "a number"),
+               (list, "an array"), (dict, "an object"), (type(None), "null"))
+
+
+def _json_type(value: Any) -> str:
+    return next((name for kind, name in _JSON_TYPES if isinstance(value, kind)), "a value")
+
+
+def _unlike_a_message(errors: Sequence[Any]) -> JSONRPCError | None:
+    """Answer a line that is JSON but not a JSON-RPC message (trial 16 F10: both got no
+    answer at all, so the client waited for its timeout): a batch (a JSON array; MCP has
+    none since 2025-06-18) gets ``-32600`` with id ``null``, a request whose ``params``
+    is not an object ``-32602`` with its id, naming the field. ``None`` for anything
+    else (a notification, a response: nobody to answer)."""
+    roots = [e.get("input") for e in errors if len(e.get("loc", ())) == 1]
+    if any(isinstance(r, list) for r in roots):
+        return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
+            code=INVALID_REQUEST, message="Invalid Request: a batch (a JSON array of "
+            "messages) is not part of MCP; send each request as a line of its own"))
+    message = next((r for r in roots if isinstance(r, dict) and "method" in r), None)
+    if message is None:
+        message = next((e.get("input") for e in errors if isinstance(e.get("input"), dict)
+                        and "method" in e["input"]), None)
+    wrong = next((e for e in errors if e.get("loc", ())[:1] == ("JSONRPCRequest",)
+                  and len(e["loc"]) > 1), None)
+    if message is None or wrong is None:
+        return answer_to(message)
+    field = ".".join(str(p) for p in wrong["loc"][1:])
+    expected = "an object" if wrong.get("type") in ("dict_type", "model_type") else None
+    reason = (f"{field}: must be {expected}, got {_json_type(wrong.get('input'))}"
+              if expected else f"{field}: {wrong.get('msg', 'does not match the MCP schema')}")
+    return answer_to(message, reason=reason)
+
+
+def answer_to(message: Any, surrogates_only: bool = False,
+              reason: str | None = None) -> JSONRPCError | None:
     """Return the ``-32602`` error answering a request (parsed with :mod:`json`) the SDK
     could not read, with the request's id, naming where a lone surrogate is.
 
     :param message: the request as :func:`json.loads` read it.
     :param surrogates_only: answer only when a string holds a lone surrogate (else the
         message is "the request does not match the MCP schema").
+    :param reason: what is wrong when no string holds a lone surrogate (default: "the
+        request does not match the MCP schema").
     :returns: the error, or ``None`` for a notification, a response or not a request.
     """
     if not isinstance(message, dict) or "method" not in message:
@@ -81,7 +123,7 @@ def answer_to(message: Any, surrogates_only: bool = False) -> JSONRPCError | Non
     if where is None:
         if surrogates_only:
             return None
-        reason = "the request does not match the MCP schema"
+        reason = reason or "the request does not match the MCP schema"
     else:
         reason = (f"{where.removeprefix('params.')}: invalid Unicode (a lone surrogate "
                   "escape such as \\ud800); send UTF-8 text")

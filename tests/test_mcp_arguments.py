@@ -54,3 +54,26 @@ def test_a_lone_surrogate_gets_a_json_rpc_error_and_the_server_goes_on(
         assert status["result"]["structuredContent"]["documents"] == 0
     finally:
         server.close()
+
+
+def test_a_batch_and_params_that_are_no_object_get_an_answer(tmp_path: Path,
+                                                              project: Path) -> None:
+    """Trial 16 F10: both were valid JSON but no JSON-RPC message the SDK reads, and got
+    no answer at all (the client waited for its timeout)."""
+    server = RawServer(tmp_path, project)
+    try:
+        server.send_line('[{"jsonrpc": "2.0", "id": 6, "method": "ping"}, '
+                         '{"jsonrpc": "2.0", "id": 7, "method": "ping"}]')
+        batch = server.receive(timeout=30)
+        assert batch is not None, "no reply to a batch"
+        assert batch["id"] is None and batch["error"]["code"] == -32600
+        assert "batch" in batch["error"]["message"]
+        listed = server.request("tools/call", ["recall"])  # type: ignore[arg-type]
+        assert listed["id"] == server.next_id and listed["error"] == {
+            "code": -32602, "message": "params: must be an object, got an array"}
+        # non-object tool arguments are the SDK's to refuse (mcp 2.3.0: an empty "data")
+        sdk = server.request("tools/call", {"name": "recall", "arguments": ["x"]})
+        assert sdk["error"]["code"] == -32602
+        assert server.request("ping", {})["result"] == {}  # and the server goes on
+    finally:
+        server.close()
