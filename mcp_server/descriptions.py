@@ -88,8 +88,10 @@ forget something. (When a statement merely changed, prefer `remember` with `supe
 that keeps the history.) `reason` is kept in the forget log; the text itself is deleted, \
 from the store's files too, and never comes back in any recall, `as_of` included. When \
 the text matches several statements none is removed: the answer lists them (`matches`) \
-with their ids and scopes; call again with one id. Given the path of an ingested \
-transcript, it forgets every turn of it (`turns_forgotten`), and an ingest keeps them out."""
+with their ids and scopes; call again with one id. Given a path something was ingested \
+from (it need not exist any more), it forgets all of it: a file, every turn of a \
+transcript, every file and turn below a folder (`files_forgotten`, `turns_forgotten`), \
+and an ingest keeps them out."""
 
 INGEST = f"""\
 Add a document to memory so that recall searches it: a file or folder path (absolute, or \

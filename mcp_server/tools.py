@@ -29,6 +29,7 @@ from octomem.engine.errors import (
 )
 from octomem.engine.exhaustion import exhaustion
 from octomem.engine.memory.context import MAX_CONTEXT, MIN_TOKENS
+from octomem.engine.memory.forget_path import path_named
 from octomem.engine.memory.limits import label
 from octomem.engine.memory.remember import KIND_INPUT_PATTERN, kind_refusal
 from octomem.engine.memory.results import (
@@ -36,8 +37,8 @@ from octomem.engine.memory.results import (
     IngestResult,
     MemoryRecallResult,
     RememberResult,
+    forget_path_result,
     forget_result,
-    forget_turns_result,
     ingest_result,
     recall_result,
     remember_result,
@@ -269,14 +270,15 @@ class MemoryTools:
             with self.loader.write_lock:
                 try:
                     out = memory.forget(key, scope, reason)
-                except NotFoundError:
+                except NotFoundError as missing:
                     path = _stored_path(memory.roots.project, key)
                     if path is None:
                         raise
-                    turns = memory.forget_transcript(path.as_uri(), scope, reason)
-                    if turns is None:
-                        raise
-                    return forget_turns_result(key, *turns, reason)
+                    done = memory.forget_path(path, scope, reason)
+                    if done is None:
+                        raise NotFoundError(f"{missing}, and nothing stored was ingested "
+                                            f"from {path}") from None
+                    return forget_path_result(key, path, *done, reason)
             return forget_result(out)
 
     def ingest(
@@ -304,18 +306,19 @@ class MemoryTools:
 
 
 def _stored_path(project: Path, key: str) -> Path | None:
-    """Return ``key`` as the absolute path of a transcript it may name (relative paths are
-    relative to the project), or ``None`` when it does not look like a path (it holds no
-    ``/`` and does not end in ``.jsonl``) or cannot be one (a NUL byte, an unknown
-    ``~user``). The file need not exist any more: only the stored turns read from it are
-    looked up, nothing is read."""
-    if "\n" in key or not ("/" in key or key.endswith(".jsonl")):
+    """Return ``key`` as the absolute path of a file, transcript or folder it may name
+    (relative paths are relative to the project), or ``None`` when it does not look like
+    a path (it holds a space but no ``/``, does not end in a file suffix such as
+    ``.jsonl`` and names nothing that exists: a statement's text) or cannot be one (a NUL
+    byte, an unknown ``~user``). The path need not exist any more: only what was stored
+    from it is looked up, nothing is read (:mod:`octomem.engine.memory.forget_path`)."""
+    path = path_named(key, project)
+    if path is None:
         return None
-    try:
-        path = Path(key).expanduser()
-        return (path if path.is_absolute() else project / path).resolve()
-    except (ValueError, OSError, RuntimeError):  # a NUL byte, ~user unknown: no path
-        return None
+    if "/" in key or not re.search(r"\s", key) or re.search(r"\.\w{1,8}$", key) \
+            or path.exists():
+        return path
+    return None
 
 
 def _hints(read_only: bool, destructive: bool = False, idempotent: bool = False) -> ToolAnnotations:

@@ -70,9 +70,10 @@ COMMANDS = (
           "id, what it replaced and existing statements that say nearly the same."),
     Entry("search", "commands", "Recall: both scopes, keyword and semantic arms fused by "
           "reciprocal rank, a bounded recency bonus, deduplicated; each hit names its scope."),
-    Entry("forget", "commands", "Forget one statement by id or exact text, or an ingested "
-          "file by its path (a transcript: every turn of it), in both scopes unless `--scope`; "
-          "a text matching several removes none and lists them (exit status 1)."),
+    Entry("forget", "commands", "Forget one statement by id or exact text, or what was "
+          "ingested from a path (a file; a transcript: every turn of it; a folder: every file "
+          "and turn below it; the path need not exist any more), in both scopes unless "
+          "`--scope`; a text matching several removes none and lists them (exit status 1)."),
     Entry("reindex", "commands", "Embed every chunk that has no vector of the selected "
           "embedder, in both scopes unless `--scope` (resumable)."),
     Entry("plugins", "inspecting", "List installed arms by kind: name, providing distribution, "

@@ -230,16 +230,17 @@ def search(
 @registry.command(cls=Command)
 def forget(
     id_or_text: Annotated[str, typer.Argument(help=(
-        "A document id, a statement's exact text, or the path of an ingested file or "
-        "transcript."))],
+        "A document id, a statement's exact text, or the path of an ingested file, "
+        "transcript or folder."))],
     scope: opt.ForgetScopeOpt = None,
     reason: Annotated[str | None, typer.Option(
         "--reason", help="Why (kept in the forget log).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help=(
         "Print what was forgotten (or the statements the text matches) as JSON."))] = False,
 ) -> None:
-    """Forget one statement by id or exact text, or an ingested file by its path (a
-    transcript: every turn of it), in both scopes unless `--scope`; a text matching
+    """Forget one statement by id or exact text, or what was ingested from a path (a
+    file; a transcript: every turn of it; a folder: every file and turn below it; the
+    path need not exist any more), in both scopes unless `--scope`; a text matching
     several removes none and lists them (exit status 1)."""
     from . import memory as show
 
@@ -248,17 +249,20 @@ def forget(
         try:
             out = memory.forget(id_or_text, scope, reason)
         except NotFoundError as missing:
-            if not Path(id_or_text).is_file():
-                raise
+            from ..memory.forget_path import path_named
             from ..memory.sources import file_id  # an ingested file, named by its path
+
+            where = path_named(id_or_text, Path.cwd())  # it need not exist any more
+            if where is None:  # a statement's text, not a path
+                raise
             try:
-                out = memory.forget(file_id(Path(id_or_text)), scope, reason)
+                out = memory.forget(file_id(where), scope, reason)
             except NotFoundError:
-                turns = memory.forget_transcript(Path(id_or_text).resolve().as_uri(), scope,
-                                                 reason)
-                if turns is None:
-                    raise missing from None
-                show.show_forgotten_turns(console, id_or_text, *turns, reason, as_json)
+                done = memory.forget_path(where, scope, reason)  # a transcript, a folder
+                if done is None:
+                    raise NotFoundError(f"{missing}, and nothing stored was ingested from "
+                                        f"{where}") from None
+                show.show_forgotten_path(console, id_or_text, where, *done, reason, as_json)
                 return
         if not show.show_forgotten(console, out, as_json, asked=id_or_text):
             same_id = all(doc.id == id_or_text for _, doc in out.matches)

@@ -100,19 +100,37 @@ def show_remembered(console: Console, out: Remembered, json_out: bool) -> None:
         emit(console, wrapped(f"note: {note.replace('`as_of`', '`--as-of`')}", width))
 
 
-def show_forgotten_turns(console: Console, path: str, scope: str, turns: list[Document],
-                         reason: str | None, json_out: bool) -> None:
-    """Print what ``forget PATH`` of a transcript did: how many turns, from which scope,
-    the first ids (``--json``: the MCP ``forget`` tool's answer)."""
-    if json_out:  # the MCP tool's answer
-        from ..memory.results import forget_turns_result
+def show_forgotten_path(console: Console, path: str, where: Path, scope: str,
+                        docs: list[Document], kept: dict[Path, int], reason: str | None,
+                        json_out: bool) -> None:
+    """Print what ``forget PATH`` did: how many files and turns read from ``path``
+    (resolved: ``where``), from which scope, the first few (a turn by its id, a file by
+    its path below ``where``), and the turns kept; ``--json``: the MCP ``forget`` tool's
+    answer."""
+    from ..memory.forget_path import forgot_path_line, kept_turns_line
+    from ..memory.results import forget_path_result
+    from ..turns import TURN_KIND
 
-        print_json(forget_turns_result(path, scope, turns, reason))
+    if json_out:  # the MCP tool's answer
+        print_json(forget_path_result(path, where, scope, docs, kept, reason))
         return
-    shown = ", ".join(visible(t.id) for t in turns[:3]) + (", ..." if len(turns) > 3 else "")
+    names = [d.id if d.kind == TURN_KIND or not d.uri else _below(where, d.uri) for d in docs]
+    shown = ", ".join(visible(n) for n in names[:3]) + (", ..." if len(names) > 3 else "")
+    line = forgot_path_line(path, where, scope, docs)
+    if not docs:  # every turn below it kept: nothing done
+        raise OctomemError(f"{line}{kept_turns_line(where, kept)}")
     emit(console, wrapped(
-        f"forgot the {plural(len(turns), 'turn')} of {path} from the {scope} scope ({shown}); "
-        "an ingest of it keeps them out (`ingest --readd` stores them again)", console.width))
+        f"{line} ({shown}); an ingest keeps them out (`ingest --readd` stores them again)"
+        f"{kept_turns_line(where, kept)}", console.width))
+
+
+def _below(where: Path, uri: str) -> str:
+    """The file of ``uri`` (``file:``) as a path below ``where``, else in full."""
+    from urllib.parse import unquote, urlparse
+
+    read = Path(unquote(urlparse(uri).path))
+    return str(read.relative_to(where)) if read.is_relative_to(where) and read != where \
+        else str(read)
 
 
 def show_forgotten(console: Console, out: ForgetOutcome, json_out: bool,

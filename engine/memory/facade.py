@@ -37,7 +37,8 @@ from .empty import (
     say_why_empty,
 )
 from .folders import IngestReport, folder_named, reconcile
-from .forget import ForgetOutcome, forget, forget_turns, transcript_turns
+from .forget import ForgetOutcome, forget
+from .forget_path import forget_documents, stored_from
 from .gone_turns import gone_turns, retire
 from .health import configured, model_error
 from .ingest import ingest_groups, merge_reports
@@ -221,27 +222,33 @@ class Memory:
                                        f"forgotten: name the {other} scope to forget there only")
         return forget(scoped, text_or_id, reason, expect_version)
 
-    def forget_transcript(self, uri: str, scope: str | None = None,
-                          reason: str | None = None) -> tuple[ScopeName, list[Document]] | None:
-        """Forget every current turn read from the transcript ``uri`` (a ``file:`` uri), in
-        the one scope that holds them (both unless ``scope``), each turn as ``forget`` of its
-        id would: its tombstone keeps it out of a later ingest (trial 16 F19).
+    def forget_path(self, path: Path, scope: str | None = None,
+                    reason: str | None = None) -> tuple[ScopeName, list[Document],
+                                                        dict[Path, int]] | None:
+        """Forget everything ingested from ``path`` (absolute; it need not exist any
+        more): a file's document, a transcript's turns, every file and turn below a
+        folder (turns of a transcript gone from it are kept and counted: they may be a
+        moved copy's); in the one scope that holds them (both unless ``scope``), each as
+        ``forget`` of its id would: its tombstone keeps it out of a later ingest (trial 16
+        F19, trial 17 G9; :mod:`.forget_path`). One transaction.
 
-        :returns: the scope and the turns forgotten, or ``None``: no scope holds a turn of it.
-        :raises OctomemError: both scopes hold turns of it (name one).
+        :returns: the scope, the documents forgotten and the turns kept per transcript
+            (:attr:`.forget_path.FromPath.kept`), or ``None``: no scope holds any.
+        :raises OctomemError: both scopes hold some (name one).
         :raises StoreUnreadableError: a scope it looks in cannot be read.
         """
         wanted = self._scopes(scope)
         if skipped := self.scopes.skipped(wanted):
             raise StoreUnreadableError(f"{next(iter(skipped.values()))}; nothing was forgotten")
-        found = transcript_turns(self.scopes.existing(wanted), uri)
+        found = stored_from(self.scopes.existing(wanted), path)
         if not found:
             return None
         if len(found) > 1:
-            raise OctomemError("its turns are in the local and the global scope; forget "
-                                  "them in one: --scope local or --scope global")
-        name, pipeline, ids = found[0]
-        return name, forget_turns(pipeline, ids, reason)
+            raise OctomemError(f"both the local and the global scope hold documents read from "
+                               f"{path}; nothing was forgotten: name one with --scope local or "
+                               "--scope global (MCP: scope)")
+        one = found[0]
+        return one.scope, forget_documents(one.pipeline, one.ids, reason), one.kept
 
     def ingest(
         self, path_or_text: str, scope: str | None = None, title: str | None = None,

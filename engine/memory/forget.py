@@ -140,9 +140,7 @@ def _not_found(scoped: Scoped, key: str) -> NotFoundError:
         return NotFoundError(f"nothing is stored yet (no scope has a store), so nothing has "
                              f"the id or exact text {shown}")
     where = " or ".join(s for s, _ in scoped)
-    hint = ("; an ingested file is forgotten by its id (file:..., shown by search and "
-            "export) or, on the command line, by its path") if "/" in key else ""
-    return NotFoundError(f"nothing in the {where} scope has the id or exact text {shown}{hint}")
+    return NotFoundError(f"nothing in the {where} scope has the id or exact text {shown}")
 
 
 def forget(scoped: Scoped, text_or_id: str, reason: str | None = None,
@@ -200,36 +198,3 @@ def remove(pipeline: Pipeline, tx: Any, document: Document, record: ForgetRecord
         arms.storage.record_forgotten(tx, record)
     return handed
 
-
-def transcript_turns(scoped: Scoped, uri: str) -> list[tuple[ScopeName, Pipeline, list[str]]]:
-    """Return, per scope of ``scoped`` that holds any, the ids of the current turns read
-    from the transcript ``uri`` (a ``file:`` uri), in the order they were stored."""
-    found = []
-    for scope, pipeline in scoped:
-        lookup = getattr(pipeline.arms.storage, "current_turn_chunks", None)
-        if callable(lookup):
-            ids = list(dict.fromkeys(c.document_id for c in lookup(uri)))
-            if ids:
-                found.append((scope, pipeline, ids))
-    return found
-
-
-def forget_turns(pipeline: Pipeline, turn_ids: Sequence[str],
-                 reason: str | None = None) -> list[Document]:
-    """Forget every turn of ``turn_ids`` in one transaction, each exactly as ``forget`` of
-    its id would (its tombstone keeps its text out of a later ingest: :mod:`.tombstones`).
-
-    :returns: the turns forgotten, in the order given.
-    """
-    storage = pipeline.arms.storage
-    done: list[Document] = []
-    with storage.transaction() as tx:
-        now = time.time()
-        for turn_id in turn_ids:
-            doc = storage.get_document(turn_id)
-            if doc is None:
-                continue
-            remove(pipeline, tx, doc, ForgetRecord(doc.id, doc.kind, content_sha256(doc.text),
-                                                   doc.created_at, now, reason))
-            done.append(doc)
-    return done

@@ -13,9 +13,11 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from ..pipeline import AddReport
+from ..turns import TURN_KIND
 from ..types import Chunk, Document
 from .duplicates import NearDuplicate
 from .forget import ForgetOutcome, handed_on_line
+from .forget_path import forgot_path_line, kept_turns_line
 from .limits import preview
 from .models import StoredItem
 from .readable import shown
@@ -163,9 +165,15 @@ class ForgetResult(BaseModel):
         description="the statements the forgotten one had superseded, as they are now: "
         "current again (superseded_by null) when it was current, else superseded by its "
         "successor")
-    turns_forgotten: int = Field(0, description="forget by a transcript's path: how many of "
-                                 "its turns were forgotten")
+    turns_forgotten: int = Field(0, description="forget by a path: how many turns read "
+                                 "from it (a transcript, or transcripts below a folder) "
+                                 "were forgotten")
     turns: list[str] = Field(default_factory=list, description="their ids (the first "
+                             f"{IDS_SHOWN})")
+    files_forgotten: int = Field(0, description="forget by a path: how many ingested "
+                                 "files read from it (the file, or files below a folder) "
+                                 "were forgotten")
+    files: list[str] = Field(default_factory=list, description="their ids (the first "
                              f"{IDS_SHOWN})")
     message: str
 
@@ -185,15 +193,19 @@ def forget_result(out: ForgetOutcome) -> ForgetResult:
                         message=f"forgot {doc.id} from the {scope} scope{said}")
 
 
-def forget_turns_result(path: str, scope: str, turns: list[Document],
-                        reason: str | None) -> ForgetResult:
-    """Convert what ``forget`` of a transcript's path did: every turn of it forgotten."""
-    ids = [t.id for t in turns]
-    more = f"; turns lists the first {IDS_SHOWN}" if len(ids) > IDS_SHOWN else ""
-    return ForgetResult(reason=reason, turns_forgotten=len(ids), turns=ids[:IDS_SHOWN],
-                        message=f"forgot the {len(ids)} turns of {path} from the {scope} "
-                        "scope; an ingest of it keeps them out (readd: true stores them "
-                        f"again){more}")
+def forget_path_result(path: str, where: Path, scope: str, docs: list[Document],
+                       kept: dict[Path, int], reason: str | None) -> ForgetResult:
+    """Convert what ``forget`` of a path did: every file and turn read from it
+    forgotten (turns of transcripts gone from a folder kept and said)."""
+    turns = [d.id for d in docs if d.kind == TURN_KIND]
+    files = [d.id for d in docs if d.kind != TURN_KIND]
+    more = (f"; turns and files list the first {IDS_SHOWN}"
+            if max(len(turns), len(files)) > IDS_SHOWN else "")
+    keep_out = "; an ingest keeps them out (readd: true stores them again)" if docs else ""
+    return ForgetResult(reason=reason, turns_forgotten=len(turns), turns=turns[:IDS_SHOWN],
+                        files_forgotten=len(files), files=files[:IDS_SHOWN],
+                        message=f"{forgot_path_line(path, where, scope, docs)}{keep_out}"
+                        f"{more}{kept_turns_line(where, kept)}")
 
 
 class GoneFileItem(BaseModel):
