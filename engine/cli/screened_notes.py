@@ -24,7 +24,7 @@ def say_screened(tally: Tally, out: Any, readd: bool, console: Console | None = 
     let back (``readd``), and each turn stored under a fresh id; a file named on the
     command line that a tombstone kept out is refused (the ingest ends with status 1)."""
     from ..memory.readable import shown
-    from ..memory.tombstones import LeftOut
+    from ..memory.tombstones import LeftOut, notes
 
     here = Path.cwd().resolve()
 
@@ -34,10 +34,10 @@ def say_screened(tally: Tally, out: Any, readd: bool, console: Console | None = 
             return one.source
         return shown(path.relative_to(here) if path.is_relative_to(here) else path)
 
-    for one in out.left_out:
-        line = one.note(where(one), readded=readd)
-        if console is not None:
+    if console is not None:
+        for line in notes(out.left_out, where, readd):
             console.print(Text(line), highlight=False, soft_wrap=True)
+    for one in out.left_out:
         path = _path_of(one.source)
         if not readd and path is not None and path in tally.named and (
                 one.forgotten.kind != "TURN" or not out.kept):  # named: it stored nothing

@@ -30,6 +30,7 @@ from .recall_results import (  # noqa: F401 (a recall answer's models: this modu
 )
 from .remember import Remembered
 from .times import iso_or_none as iso
+from .tombstones import LeftOut, notes
 
 #: Most ids an ingest answer lists under each of added, revised and unchanged (all are
 #: counted under ``counts``): 1,000 files' ids were ~74 KB, ~18k tokens of an agent's
@@ -276,6 +277,10 @@ class IngestResult(BaseModel):
         "or null (a tool-only message): those lines left out, counted and named per file")
 
 
+def _shown_source(one: LeftOut) -> str:
+    return _shown_uri(one.source)
+
+
 def _shown_uri(source: str) -> str:
     """Return a ``file:`` uri as its path (as :func:`shown` shows it), else ``source``."""
     if not source.startswith("file:"):
@@ -337,10 +342,9 @@ def _full_ingest_result(scope: str, report: AddReport,
                                  for path, why in getattr(report, "skipped", ())],
                         forgotten_not_readded=list(getattr(report, "skipped_forgotten", ())),
                         forgotten_left_out=[
-                            one.note(_shown_uri(one.source)).replace("--readd", "readd: true")
-                            for one in getattr(report, "left_out", ())],
-                        readded=[one.note(_shown_uri(one.source), readded=True)
-                                 for one in getattr(report, "readded", ())],
+                            line.replace("--readd", "readd: true") for line in notes(
+                                getattr(report, "left_out", ()), _shown_source)],
+                        readded=notes(getattr(report, "readded", ()), _shown_source, True),
                         renamed=[f"{a} -> {b}" for a, b in getattr(report, "renamed", ())],
                         unfinished=list(getattr(report, "unfinished", ())),
                         empty_lines=list(getattr(report, "empty_lines", ())))

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -87,6 +87,33 @@ class LeftOut:
             return f"re-added: {what} ({when})"
         how = ", changed since" if self.changed else ""
         return (f"not re-added: {what} ({when}{how}); --readd stores it again")
+
+
+def notes(left_out: Sequence[LeftOut], shown: Callable[[LeftOut], str],
+          readded: bool = False) -> list[str]:
+    """Return the lines that tell ``left_out``: one per file or single turn
+    (:meth:`LeftOut.note`), and one per transcript for two or more of its turns:
+    ``not re-added: chat.jsonl: 300 forgotten turns (forgotten TIME); --readd stores them
+    again`` (trial 17 G16: a forgotten session printed 300 lines on every ingest).
+
+    :param shown: the source of an entry as the user should read it.
+    """
+    turns: dict[str, list[LeftOut]] = {}
+    for one in left_out:
+        if one.forgotten.kind == TURN_KIND:
+            turns.setdefault(one.source, []).append(one)
+    lines: list[str] = []
+    for one in left_out:
+        group = turns.get(one.source, []) if one.forgotten.kind == TURN_KIND else []
+        if len(group) < 2:
+            lines.append(one.note(shown(one), readded))
+        elif group[0] is one:  # said once, where its first turn is
+            times = sorted({iso(o.forgotten.forgotten_at) for o in group})
+            when = f"forgotten {times[0]}" + (f" to {times[-1]}" if len(times) > 1 else "")
+            what = f"{shown(one)}: {len(group)} forgotten turns"
+            lines.append(f"re-added: {what} ({when})" if readded else
+                         f"not re-added: {what} ({when}); --readd stores them again")
+    return lines
 
 
 @dataclass(slots=True)
