@@ -82,7 +82,8 @@ Kind = Annotated[
 ]
 Tags = Annotated[
     list[str] | None,
-    Field(description="short labels without spaces, e.g. [\"billing\", \"ci\"] (at most "
+    Field(description="short labels without spaces or commas, one item each, e.g. "
+          "[\"billing\", \"ci\"] (at most "
           "limits.tags of them, each at most limits.tag_chars characters: 32 and 100 by default)"),
 ]
 IsoTime = Annotated[str | None, Field(description="ISO-8601 date or time, e.g. 2025-03-01")]

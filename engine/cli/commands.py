@@ -146,8 +146,8 @@ def add(
     text: Annotated[str, typer.Argument(help="The statement to store; - reads it from stdin.")],
     kind: opt.KindOpt = None,
     tag: Annotated[list[str] | None, typer.Option("--tag", help=(
-        "A tag: a label without spaces, e.g. billing-api (at most limits.tags, each "
-        "limits.tag_chars characters); repeatable."))] = None,
+        "A tag: a label without spaces or commas, e.g. billing-api (at most limits.tags, "
+        "each limits.tag_chars characters); repeatable: --tag billing --tag api."))] = None,
     scope: opt.AddScopeOpt = None,
     event_time: Annotated[str | None, typer.Option(
         "--event-time", help="When it happened (ISO date).")] = None,
@@ -196,7 +196,7 @@ def search(
     kind: Annotated[list[str] | None, typer.Option(
         "--kind", help="Only these kinds; repeatable.")] = None,
     tag: Annotated[list[str] | None, typer.Option(
-        "--tag", help="Only hits with every tag; repeatable.")] = None,
+        "--tag", help="Only hits with every tag; repeatable: --tag billing --tag api.")] = None,
     scope: opt.SearchScopeOpt = None,
     since: Annotated[str | None, typer.Option(
         "--since", help="Only statements true from this date on.")] = None,

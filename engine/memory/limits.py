@@ -68,6 +68,23 @@ def _unlabel_like(tag: str) -> str | None:
     return None
 
 
+def _one_label(tag: str, argument: str, outcome: str) -> None:
+    """Refuse a tag holding a comma: ``--tag billing,api`` meant two tags and was stored
+    (or looked up) as the one tag ``billing,api`` (trial 17 G15). Each tag is given on
+    its own: the repeatable ``--tag``, or one list item each over MCP.
+
+    :raises InvalidQueryError: naming ``argument``, the tag and how to give two; ends
+        with ``outcome``.
+    """
+    if "," in tag:
+        parts = [preview(p.strip(), ITEM_CHARS) for p in tag.split(",") if p.strip()][:3]
+        parts = parts if len(parts) > 1 else ["billing", "api"]
+        raise InvalidQueryError(
+            f"{argument}: tag {preview(tag, ITEM_CHARS)!r} holds a comma; give each tag on "
+            f"its own: {' '.join(f'--tag {p}' for p in parts)} (MCP: a list, "
+            f"[{', '.join(f'{chr(34)}{p}{chr(34)}' for p in parts)}]); {outcome}")
+
+
 def _tag_list(tags: Any, argument: str) -> list[str]:
     """Return ``tags`` stripped, without repeats (order kept).
 
@@ -97,8 +114,8 @@ def label(tag: str) -> str:
 def check_tags(tags: Any, limits: Any, argument: str = "tags") -> tuple[str, ...]:
     """Return the tags a statement or document is to carry: stripped, without repeats.
 
-    A tag is a label: one word or a few joined by ``-``/``_``/``.`` (no space, no control
-    or invisible character, so it reads the same on every screen and splits the same in
+    A tag is a label: one word or a few joined by ``-``/``_``/``.`` (no space, no comma,
+    no control or invisible character, so it reads the same on every screen and splits the same in
     the browser view's comma- or space-separated filter), at most ``limits.tag_chars``
     characters, at most ``limits.tags`` of them. Only new input is checked: stored tags
     of any size still read and filter.
@@ -112,6 +129,7 @@ def check_tags(tags: Any, limits: Any, argument: str = "tags") -> tuple[str, ...
     for tag in cleaned:
         named = f"{argument}: tag {preview(tag, ITEM_CHARS)!r}"
         check_length(len(tag), limits.tag_chars, named, "limits.tag_chars")
+        _one_label(tag, argument, "nothing was stored")
         if (why := _unlabel_like(tag)) is not None:
             raise InvalidQueryError(
                 f"{argument}: tag {preview(tag, ITEM_CHARS)!r} holds {why}; a tag is one label "
@@ -138,9 +156,10 @@ def refused_tags(tags: Sequence[str], limits: Any) -> str | None:
 
 def check_filter(values: Sequence[str], limits: Any, argument: str) -> None:
     """Refuse a recall filter (``kinds`` or ``tags``) listing more than
-    ``limits.filter_values`` values, or a tag longer than ``limits.tag_chars`` (none
-    stored since that limit can match it). Characters are not checked: a tag stored before
-    the label rule still filters.
+    ``limits.filter_values`` values, a tag longer than ``limits.tag_chars`` (none
+    stored since that limit can match it), or a tag holding a comma (two tags meant:
+    :func:`_one_label`). Other characters are not checked: a tag stored before the label
+    rule still filters.
 
     :raises InvalidQueryError: naming ``argument`` and the setting.
     """
@@ -150,6 +169,7 @@ def check_filter(values: Sequence[str], limits: Any, argument: str) -> None:
         for tag in values:
             named = f"{argument}: tag {preview(tag, ITEM_CHARS)!r}"
             check_length(len(tag), limits.tag_chars, named, "limits.tag_chars", write=False)
+            _one_label(tag, argument, "nothing was searched")
 
 
 def confined(path: Path, roots: Sequence[Path], argument: str = "path_or_text") -> Path:
