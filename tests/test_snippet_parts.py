@@ -45,6 +45,27 @@ def test_the_hit_list_shows_the_answering_sentence_of_a_markdown_file(tmp_path: 
                           "on the first day of every month."), ran.out
 
 
+FILLER = ("The build cache and the deploy worker queue share one retry budget per "
+          "shard replica, and the cluster region backup schedule alerts the node owner. ")
+
+
+def test_explain_shows_the_same_answering_sentence(tmp_path: Path) -> None:
+    """trial 16 F18: with ``--explain`` the hit began at the chunk's first words, so the
+    answer was not on screen in the mode meant for understanding a hit."""
+    (tmp_path / "log.md").write_text(
+        "# Ops log\n\n" + FILLER * 3 + "\n\n" + FILLER * 2 + "The secret rotation for the "
+        "vault-sidecar happens every 45 days, owned by Ingrid.\n\n" + FILLER * 3 + "\n")
+    octomem(tmp_path, "ingest", "log.md")
+    question = "who owns the vault-sidecar secret rotation?"
+    answer = "Ops log — … The secret rotation for the vault-sidecar happens every 45 days, " \
+        "owned by Ingrid."
+    plain = octomem(tmp_path, "search", question, COLUMNS="400").out.splitlines()[1]
+    explained = octomem(tmp_path, "search", question, "--explain", COLUMNS="400")
+    row = explained.out.splitlines()[3]  # the query, the header, the rule, then the hit
+    assert row.startswith("1 ") and "fts5" in explained.out, explained.out
+    assert answer in plain and answer in row, explained.out
+
+
 def test_a_title_is_dropped_from_the_text_only_as_a_whole_word() -> None:
     from types import SimpleNamespace
 

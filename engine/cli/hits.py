@@ -112,8 +112,10 @@ def superseded(chunk: Any, as_of: float | None = None) -> bool:
 def hit_lines(ans: RecallAnswer, explain: bool, width: int,
               as_of: float | None = None, query: str = "") -> list[Text]:
     """Return the answer's hits as lines of at most ``width`` characters (with
-    ``explain``, a header line and a rule first). Without ``explain`` each hit takes up
-    to :data:`COMPACT_LINES` lines, its text from the part that matches ``query``.
+    ``explain``, a header line and a rule first). Each hit's text starts at the part
+    that matches ``query``, with ``explain`` as without (trial 16 F18: the mode for
+    understanding a hit showed the chunk's first words instead); it takes up to
+    :data:`COMPACT_LINES` lines, :data:`SNIPPET_LINES` with ``explain``.
 
     :param width: the console's width in characters.
     :param as_of: the instant the search asked about (``--as-of``), epoch seconds.
@@ -154,7 +156,7 @@ def hit_lines(ans: RecallAnswer, explain: bool, width: int,
         if grouped and hit is not ans.hits[0]:
             lines.append(Text(""))  # a hit and its turns stand apart from the next hit's
         mark = "(superseded) " if superseded(hit.chunk, as_of) else ""
-        text = mark + hit_text(hit.chunk, "" if explain else query)
+        text = mark + hit_text(hit.chunk, query)
         if below:  # the row, then the text on lines of its own
             lines.append(Text(columns(row).rstrip()))
             parts = [" " * indent + p for p in wrapped(text, room, SNIPPET_LINES)]
@@ -226,10 +228,11 @@ def _marked(line: str, indent: int, mark: str) -> Text:
     return text
 
 
-def _rejected(console: Console, ans: RecallAnswer, explain: bool) -> None:
+def _rejected(console: Console, ans: RecallAnswer, explain: bool, query: str = "") -> None:
     """Show an abstained answer's best match, which was not returned: with ``explain``
     as a row of the explain table (its rank before abstaining, relevance, each arm's
-    rank and score), else a hint that ``--explain`` shows it."""
+    rank and score; its text from the part that matches ``query``), else a hint that
+    ``--explain`` shows it."""
     best = getattr(ans, "best_rejected", None)
     if best is None:
         return
@@ -238,7 +241,7 @@ def _rejected(console: Console, ans: RecallAnswer, explain: bool) -> None:
                       style="dim", highlight=False)
         return
     console.print("the best match, not returned:", style="dim", highlight=False)
-    for line in hit_lines(replace(ans, hits=[best]), True, console.width):
+    for line in hit_lines(replace(ans, hits=[best]), True, console.width, query=query):
         console.print(line, no_wrap=True, overflow="ignore", crop=False, highlight=False)
 
 
@@ -271,7 +274,7 @@ def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool,
     elif getattr(ans, "abstained", None):
         console.print(Text(f"no hits for {echoed(query)}: {ans.abstained}"), highlight=False,
                       soft_wrap=True)  # one line, folded by the terminal if at all
-        _rejected(console, ans, explain)
+        _rejected(console, ans, explain, query)
     else:
         why = in_words(why, getattr(ans, "scopes_unavailable", {})) if why else why
         console.print(Text(f"no hits for {echoed(query)}" + (f": {why}" if why else "")),
