@@ -24,6 +24,10 @@ import sys
 #: ``_{PROG}_COMPLETE``): such a call has no arguments, yet is no call for help.
 COMPLETE_VAR = "_OCTOMEM_COMPLETE"
 
+#: What Ctrl-C says before a command began (while Python loads it and reads the command
+#: line): nothing was done yet (trial 16 F4: a traceback, a bare "interrupted", or nothing).
+NOT_STARTED = "interrupted before the command started: nothing was stored or changed"
+
 #: Fewest columns output is laid out in (:class:`.layout.SafeConsole`, and help pages
 #: through :func:`widen_columns`): a hit line's rank, relevance and scope, a few words,
 #: and ``--explain``'s keyword column (trial 3 finding 26 made 30 columns read).
@@ -66,8 +70,11 @@ def main() -> None:
 
             sys.exit(pipe_closed())
         sys.exit(0 if args else 2)
-    from .entry import main as run
-
+    try:
+        from .entry import main as run
+    except KeyboardInterrupt:  # while Python loads it
+        print(NOT_STARTED, file=sys.stderr, flush=True)
+        sys.exit(130)
     run()
 
 

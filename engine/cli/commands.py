@@ -20,7 +20,7 @@ from .context import apply_globals, command_memory, console, err, note_project, 
 from .entry import close_memory
 from .layout import visible
 from .lazy import LazyGroup, registry
-from .options import Command
+from .options import Command, IngestCommand
 from .usage import bounded
 
 if TYPE_CHECKING:  # the engine is imported by the commands that use it: --help stays light
@@ -82,7 +82,7 @@ def _pipeline(scope: ScopeName = "global") -> Pipeline:
     return Pipeline(loaded, load_registry(), root)
 
 
-@registry.command(cls=Command)
+@registry.command(cls=IngestCommand)
 def ingest(
     ctx: typer.Context,
     paths: Annotated[list[Path] | None, typer.Argument(

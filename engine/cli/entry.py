@@ -5,7 +5,9 @@
   (click's own status for usage errors), instead of typer's multi-line box.
 - An octomem or file-system error is one line, exit status 1 (``--debug``: the traceback).
 - Ctrl-C ends with status 130 (128 + SIGINT, the shell's convention); a command that
-  can say what it left done says so first (``ingest``).
+  can say what it left done says so first (``ingest``); before the command started (its
+  modules loading, its command line read), :data:`.NOT_STARTED` says nothing was done
+  (never a traceback).
 - Output to a pipe whose reader went away (``octomem search x | head -1``) ends quietly
   with status 141 (128 + SIGPIPE, :data:`.layout.PIPE_CLOSED_STATUS`).
 - The process ends without the interpreter's teardown (:func:`end_without_teardown`).
@@ -25,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from ..errors import InvalidQueryError, OctomemError, UsageValueError
+from . import NOT_STARTED
 from .layout import PIPE_CLOSED_STATUS, SafeConsole, flush_stdout, pipe_closed
 
 if TYPE_CHECKING:
@@ -215,9 +218,9 @@ def main() -> None:
     if owns_the_process():
         atexit.register(end_without_teardown)
         ends_without_teardown = True
-    from .quick import parse_search
-
     try:
+        from .quick import parse_search
+
         if (empty := empty_path(sys.argv[1:])) is not None:
             said = f"{empty}: the path is empty; leave the option out for its default"
             print(f"error: {said}{help_hint(sys.argv[1:], said)}", file=sys.stderr)
@@ -229,6 +232,9 @@ def main() -> None:
             flush_stdout()  # after what the command printed, on one pipe too
             print(exc.code, file=sys.stderr)
         status = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+    except KeyboardInterrupt:  # while the command line was read or its modules loaded
+        print(NOT_STARTED, file=sys.stderr, flush=True)
+        status = INTERRUPTED_STATUS
     finish(status)
 
 
@@ -271,8 +277,8 @@ def run() -> int:
             raise
         return failed(exc, err)
     except KeyboardInterrupt:  # outside a command (commands end with status 130 themselves)
-        err.print(Text("interrupted"))
-        return 130
+        err.print(Text(NOT_STARTED))
+        return INTERRUPTED_STATUS
     return status if isinstance(status, int) else 0
 
 
@@ -293,8 +299,8 @@ def run_quick(plain: Any) -> int:
             raise
         return failed(exc, err)
     except KeyboardInterrupt:  # outside the command, as :func:`run` says it
-        err.print(Text("interrupted"))
-        return 130
+        err.print(Text(NOT_STARTED))
+        return INTERRUPTED_STATUS
     try:
         run_search(**plain.search)
     except BrokenPipeError:  # `octomem search x --json | head -1`: the reader went away

@@ -35,7 +35,9 @@
   :data:`~octomem.engine.pipeline.DOCS_PER_TRANSACTION`, so a batch is stored whole or
   not at all) and what was not, how to finish (ingest the same paths again: what is
   stored is skipped as unchanged, and its chunks left without a vector are embedded;
-  ``octomem reindex`` embeds any scope's), and ends with status 130.
+  ``octomem reindex`` embeds any scope's), and ends with status 130. Before the first
+  batch committed it is one line, ``interrupted before anything was stored``, and a store
+  this ingest created is deleted again (:meth:`~..memory.scopes.ScopeSet.discard_if_empty`).
 - A transcript's last line that has no newline at its end and is not valid JSON is
   being written: it is left out with a note (``note: FILE:LINE: left out: ...``) and read
   on the next ingest; a malformed line anywhere else is an error.
@@ -64,7 +66,7 @@ from rich.text import Text
 
 from ..errors import OctomemError
 from .folder_notes import say_left_alone, say_left_out, turnless
-from .options import INTERRUPTED
+from .options import INTERRUPTED, NOTHING_STORED
 from .screened_notes import say_screened
 from .unembedded import say_unembedded
 from .values import plural
@@ -96,6 +98,9 @@ class Tally:
         refused: :func:`.screened_notes.say_screened`).
     :param to_embed: chunks the ingest set out to embed after storing; ``embedded``: how
         many of them it has embedded (counted after each batch, so it can lag one batch).
+    :param sources: files and transcripts found under the named paths.
+    :param scope: the scope written to, once checked; ``pipeline``: its pipeline, once
+        open; ``made``: whether this ingest set out to create its store (none existed).
     """
 
     offered: list[str] = field(default_factory=list)
@@ -108,6 +113,10 @@ class Tally:
     refused: list[tuple[Path, str]] = field(default_factory=list)
     skipped: list[tuple[Path, str]] = field(default_factory=list)
     named: set[Path] = field(default_factory=set)
+    sources: int = 0
+    scope: str | None = None
+    pipeline: Pipeline | None = None
+    made: bool = False
 
     def watch(self, docs: Iterable[Any]) -> Iterator[Any]:
         """Yield ``docs``, noting each one's label (uri, else id) as it is offered."""
@@ -126,6 +135,25 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
         named file was not ingested (the others were).
     :raises typer.Exit: status 130 after Ctrl-C, once what was stored is said.
     """
+    tally = Tally()
+    try:
+        ingest(tally, console, err, memory, paths, beir, scope, fmt, honour_ignores, readd)
+    except KeyboardInterrupt:
+        if tally.made and tally.stored == 0 and tally.scope is not None:
+            memory.scopes.discard_if_empty(tally.scope)  # type: ignore[arg-type]
+            tally.pipeline = None  # "an ingest that stores nothing creates no store"
+        say_interrupted(err, tally, scope)
+        raise typer.Exit(INTERRUPTED) from None
+
+
+def ingest(tally: Tally, console: Console, err: Console, memory: Memory,
+           paths: list[Path] | None, beir: Path | None, scope: str, fmt: str,
+           honour_ignores: bool, readd: bool) -> None:
+    """Do what :func:`run` says, noting in ``tally`` how far it got.
+
+    :raises OctomemError: as :func:`run`.
+    :raises KeyboardInterrupt: Ctrl-C, for :func:`run` to say what was stored.
+    """
     from ..memory.folders import IngestReport, reconcile
     from ..memory.own_turns import check_own_turns, turn_owner
     from ..memory.readable import shown
@@ -141,7 +169,7 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
     from . import memory as show
     from . import render
 
-    chosen = show.check_write_scope(scope)
+    chosen = tally.scope = show.check_write_scope(scope)
     passed_over: list[Path] = []
     refused: list[tuple[Path, str]] = []  # named paths not ingested: an error at the end
     left_out: list[tuple[Path, str]] = []  # by .gitignore, .octomemignore, tool folders
@@ -181,50 +209,49 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
             else:
                 skipped.append((path, str(exc)))
                 err.print(Text.assemble(("skipped: ", "yellow"), str(exc)), highlight=False)
-    tally = Tally(refused=refused, skipped=skipped, named={p.resolve() for p in named},
-                  parts=(beir is not None) + bool(files) + sum(bool(t) for _, t in transcripts),
-                  expected=len(files) + sum(len(t) for _, t in transcripts))
+    tally.refused, tally.skipped, tally.named = refused, skipped, {p.resolve() for p in named}
+    tally.parts = (beir is not None) + bool(files) + sum(bool(t) for _, t in transcripts)
+    tally.expected = len(files) + sum(len(t) for _, t in transcripts)
+    tally.sources = len(files) + len(transcripts)
     docs: Iterator[Any] = show.file_documents(err, files, memory.limits.file_bytes, named,
                                               refused, skipped)
-    pipeline = existing
-    try:
-        if pipeline is None:  # no store yet: created only when something is to be stored
-            needed = beir is not None or any(turns for _, turns in transcripts)
-            if not needed:  # the files, read up to the first one that can be stored
-                docs, needed = peek(docs)
-            if needed:
-                pipeline = memory.scopes.require(chosen, create=True)  # type: ignore[arg-type]
-        if beir is not None and pipeline is not None:
-            total = count_lines(beir_corpus_path(beir))
-            tally.expected += total
-            store(console, pipeline, beir_documents(beir), total, f"{beir.name} corpus", tally)
-        if files and pipeline is not None:
-            store(console, pipeline, docs, len(files), plural(len(files), "file"), tally,
-                  quiet=all(f in named for f in files),  # only named files: each said why
-                  readd=readd)
-        for path, turns in transcripts:
-            if turns and pipeline is not None:
-                store(console, pipeline, turns, len(turns),
-                      f"{shown(path)} ({plural(len(turns), 'turn')})", tally, whole=True,
-                      gone=(chosen, memory.on_missing), named=True, readd=readd)
-            elif path in named:
-                tally.refused.append((path, f"{path}: no turns in it"))
-            else:
-                err.print(Text.assemble(("note: ", "yellow"), f"{path}: no turns in it"),
-                          highlight=False)
-        tally.refused += turnless(paths or (), [*files, *(f for f, _ in skipped)], transcripts)
-        if tally.parts_stored == 0 and (tally.skipped or transcripts or not named.issuperset(
-                files)):  # read, none stored (files in folders: store() said it if it ran)
-            render.ingest_report(console, AddReport(), 0, None)
-        failed = bool(tally.refused)  # then only reported, none forgotten (a file skipped
-        # for an error is still there: it keeps its document; a gone file is gone either way)
-        for folder in (p for p in paths or () if p.is_dir() and pipeline is not None):
-            show.gone_files(console, reconcile(  # files it no longer holds
-                chosen, pipeline, folder, "keep" if failed else memory.on_missing,
-                IngestReport()), "this ingest failed" if failed else None)
-    except KeyboardInterrupt:
-        say_interrupted(err, tally, len(files) + len(transcripts), scope, pipeline)
-        raise typer.Exit(INTERRUPTED) from None
+    pipeline = tally.pipeline = existing
+    if pipeline is None:  # no store yet: created only when something is to be stored
+        needed = beir is not None or any(turns for _, turns in transcripts)
+        if not needed:  # the files, read up to the first one that can be stored
+            docs, needed = peek(docs)
+        if needed:
+            tally.made = True  # before it exists: Ctrl-C may come while it is made
+            pipeline = tally.pipeline = memory.scopes.require(
+                chosen, create=True)  # type: ignore[arg-type]
+    if beir is not None and pipeline is not None:
+        total = count_lines(beir_corpus_path(beir))
+        tally.expected += total
+        store(console, pipeline, beir_documents(beir), total, f"{beir.name} corpus", tally)
+    if files and pipeline is not None:
+        store(console, pipeline, docs, len(files), plural(len(files), "file"), tally,
+              quiet=all(f in named for f in files),  # only named files: each said why
+              readd=readd)
+    for path, turns in transcripts:
+        if turns and pipeline is not None:
+            store(console, pipeline, turns, len(turns),
+                  f"{shown(path)} ({plural(len(turns), 'turn')})", tally, whole=True,
+                  gone=(chosen, memory.on_missing), named=True, readd=readd)
+        elif path in named:
+            tally.refused.append((path, f"{path}: no turns in it"))
+        else:
+            err.print(Text.assemble(("note: ", "yellow"), f"{path}: no turns in it"),
+                      highlight=False)
+    tally.refused += turnless(paths or (), [*files, *(f for f, _ in skipped)], transcripts)
+    if tally.parts_stored == 0 and (tally.skipped or transcripts or not named.issuperset(
+            files)):  # read, none stored (files in folders: store() said it if it ran)
+        render.ingest_report(console, AddReport(), 0, None)
+    failed = bool(tally.refused)  # then only reported, none forgotten (a file skipped
+    # for an error is still there: it keeps its document; a gone file is gone either way)
+    for folder in (p for p in paths or () if p.is_dir() and pipeline is not None):
+        show.gone_files(console, reconcile(  # files it no longer holds
+            chosen, pipeline, folder, "keep" if failed else memory.on_missing,
+            IngestReport()), "this ingest failed" if failed else None)
     if pipeline is not None:
         say_unembedded(err, [(scope, pipeline)])
     fail(tally)
@@ -350,13 +377,17 @@ def warm_reranker(pipeline: Pipeline, bar: Any) -> None:
     warm(progress=building)
 
 
-def say_interrupted(err: Console, tally: Tally, sources: int, scope: str,
-                    pipeline: Pipeline | None) -> None:
-    """Tell, after Ctrl-C, what an ingest stored and what it did not.
+def say_interrupted(err: Console, tally: Tally, scope: str) -> None:
+    """Tell, after Ctrl-C, what an ingest stored and what it did not: one line
+    (:data:`NOTHING_STORED`) when it stored nothing.
 
-    :param sources: files and transcripts found under the named paths.
-    :param pipeline: the scope written to; ``None`` when no store was created yet.
+    :param tally: how far it got; its ``pipeline``: the scope written to, ``None`` when no
+        store is there (none was, or the empty one this ingest made was deleted).
     """
+    pipeline, sources = tally.pipeline, tally.sources
+    if tally.stored == 0:  # a batch in progress rolled back, or not even begun
+        err.print(Text(NOTHING_STORED), highlight=False)
+        return
     left = tally.offered[tally.stored:]
     line = f"interrupted: {tally.stored:,} of {plural(tally.expected, 'document')} stored" \
         + (f" (from {plural(sources, 'file')} found)" if sources else "")

@@ -24,6 +24,9 @@ from .usage import UsageError, with_context
 
 #: Exit status after Ctrl-C (128 + SIGINT, the shell's convention).
 INTERRUPTED = 130
+#: What Ctrl-C says when an ingest stored nothing (before its first batch committed; the
+#: store it was creating, if any, is deleted: trial 16 F4).
+NOTHING_STORED = "interrupted before anything was stored"
 
 #: Metavars chosen by option name where the name in capitals would not read well.
 METAVARS = {"top_k": "N", "set_": "KEY=VALUE", "config": "FILE", "data_dir": "DIR",
@@ -159,6 +162,9 @@ class Command(TyperCommand):
         value left uncoerced."""
         return defer_coercion(natural_metavars(super().get_params(ctx)))
 
+    #: What Ctrl-C while the command runs says on stderr.
+    interrupted = "interrupted"
+
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         """Return the usage line after the command's name (``[OPTIONS] QUERY``)."""
         return usage_pieces(self.get_params(ctx), self.options_metavar)
@@ -190,7 +196,7 @@ class Command(TyperCommand):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
-            print("interrupted", file=sys.stderr, flush=True)
+            print(self.interrupted, file=sys.stderr, flush=True)
             raise typer.Exit(INTERRUPTED) from None
         except BrokenPipeError:
             from .layout import pipe_closed
@@ -198,8 +204,46 @@ class Command(TyperCommand):
             raise typer.Exit(pipe_closed()) from None
 
 
+class IngestCommand(Command):
+    """``octomem ingest``: once it stores, it says itself what Ctrl-C left stored
+    (:mod:`.ingesting`), so Ctrl-C that reaches the command came before anything was."""
+
+    interrupted = NOTHING_STORED
+
+
+def not_started() -> typer.Exit:
+    """Say on stderr that Ctrl-C came before the command started (:data:`.NOT_STARTED`);
+    return the exit to raise, status 130 (typer alone ends silently with it)."""
+    from . import NOT_STARTED
+
+    print(NOT_STARTED, file=sys.stderr, flush=True)
+    return typer.Exit(INTERRUPTED)
+
+
 class Group(TyperGroup):
-    """The ``octomem`` group: its own options read like its commands' do."""
+    """The ``octomem`` group: its own options read like its commands' do; Ctrl-C while it
+    reads the command line or loads the command says the command did not start
+    (:func:`not_started`; a :class:`Command` says ``interrupted`` once it runs)."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        """Make the group's context (its own options read).
+
+        :raises typer.Exit: status 130 after Ctrl-C.
+        """
+        try:
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt:
+            raise not_started() from None
+
+    def invoke(self, ctx: Any) -> Any:
+        """Find, load and run the command (which answers Ctrl-C itself once it runs).
+
+        :raises typer.Exit: status 130 after Ctrl-C before the command ran.
+        """
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise not_started() from None
 
     def get_params(self, ctx: Any) -> list[Any]:
         """Return the group's parameters (``--help`` included), metavars set, an unset

@@ -31,6 +31,7 @@ write into a new project does. A storage says so through an optional ``gone()`` 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from dataclasses import dataclass, replace
@@ -39,6 +40,7 @@ from typing import Any, Literal
 
 from ..assembly import build_embedder, check_arm_settings, check_compatible, store_exists
 from ..errors import InvalidQueryError, OctomemError, StoreUnreadableError
+from ..files import STORE_GITIGNORE
 from ..manager import ArmRegistry
 from ..pipeline import Pipeline
 from ..project import PROJECT_DIR, find_project_root
@@ -170,6 +172,8 @@ class ScopeSet:
         #: the embedder built before any scope existed (:meth:`shared_arm`), reused by the
         #: first scope opened
         self._embedder: Any = None
+        #: scopes whose folder :meth:`get` created with their store (:meth:`discard_if_empty`)
+        self._made_folders: set[ScopeName] = set()
 
     def exists(self, scope: ScopeName) -> bool:
         """Return True when ``scope`` is open, known unreadable, or its store exists
@@ -223,6 +227,8 @@ class ScopeSet:
                 raise StoreUnreadableError(self.unreadable[scope])
             if not (create or store_exists(self.loaded, self.registry, self.roots.of(scope))):
                 return None
+            if not self.roots.of(scope).exists():
+                self._made_folders.add(scope)
             try:
                 pipeline = Pipeline(self.loaded, self.registry, self.roots.of(scope))
             except StoreUnreadableError as exc:
@@ -255,6 +261,39 @@ class ScopeSet:
                 "the first add or ingest into it creates one)"
             )
         return pipeline
+
+    def discard_if_empty(self, scope: ScopeName) -> bool:
+        """Close ``scope``'s store and delete it when it holds nothing, through its
+        storage's optional ``discard_if_empty()`` (a storage without one keeps its store):
+        for a store a write created and then stored nothing into (an ingest interrupted
+        before its first batch committed, trial 16 F4). The scope's folder goes too when
+        this process created it and nothing but the ``.gitignore`` octomem wrote into it
+        is left there.
+
+        :returns: whether the store was deleted.
+        """
+        try:
+            pipeline = self.get(scope)
+        except OctomemError:  # it cannot be opened: nothing to tell it holds nothing
+            return False
+        if pipeline is None:
+            return False
+        with self._lock:
+            self._open.pop(scope, None)
+        discard = getattr(pipeline.arms.storage, "discard_if_empty", None)
+        if not callable(discard):
+            pipeline.close()
+            return False
+        if not discard():
+            return False
+        if scope in self._made_folders:
+            folder = self.roots.of(scope)
+            with contextlib.suppress(OSError):  # the .gitignore octomem wrote there
+                if (folder / ".gitignore").read_text(encoding="utf-8") == STORE_GITIGNORE:
+                    (folder / ".gitignore").unlink()
+            with contextlib.suppress(OSError):  # not empty: something else lives there
+                folder.rmdir()
+        return True
 
     def existing(self, scopes: tuple[ScopeName, ...] = SCOPES) -> list[tuple[ScopeName, Pipeline]]:
         """Return ``(scope, pipeline)`` for each of ``scopes`` that exists, in search order.

@@ -205,6 +205,18 @@ class SqliteStorage(SqliteTransactions, SqliteReads, SqliteHistory, SqliteCallLo
                 log.warning("could not empty the write-ahead log of %s, whose path another "
                             "file took: %s: %s", self.path, type(exc).__name__, exc)
 
+    def discard_if_empty(self) -> bool:
+        """Close the storage and, when its store holds nothing (no document, forget-log
+        entry or logged call), delete the file and what lies beside it
+        (:func:`.discard.discard_if_empty`): for a store a write created and then stored
+        nothing into.
+
+        :returns: whether the store was deleted.
+        """
+        from .discard import discard_if_empty
+
+        return discard_if_empty(self)
+
     def damage(self) -> str | None:
         """Check the file's structure (``PRAGMA quick_check``: every page and b-tree,
         O(file size); called only after a read failed unexpectedly).
