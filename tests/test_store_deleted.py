@@ -83,3 +83,43 @@ def test_a_write_racing_the_deletion_is_refused_in_one_line(tmp_path: Path) -> N
         assert "\n" not in str(raised.value)
     finally:
         storage.close()
+
+
+def test_a_store_emptied_in_place_is_named_so_not_blamed_on_a_lock(tmp_path: Path) -> None:
+    """trial 16 F22: ``: > .octomem/octomem.sqlite3`` under a running server made the next
+    calls wait 5 s each and fail with "another process held its write lock" (no other
+    process existed; a recall writes nothing of its own). The file emptied in place (same
+    inode) is now seen as changed, like a deleted or replaced one: the scope is reopened
+    at its path, and every call answers."""
+    project = tmp_path / "project"
+    project.mkdir()
+    store = project / ".octomem" / "octomem.sqlite3"
+    with stdio_client(tmp_path, project) as mcp:
+        mcp.ok("remember", text="The deploy key lives in vault at secret/deploy", kind="FACT")
+        mcp.ok("remember", text="CI runs on buildkite", kind="FACT")
+        assert mcp.ok("recall", query="what CI do we use?", scope="local")["hits"]
+        with store.open("r+b") as fh:
+            fh.truncate(0)  # in place: the same file, no longer a database
+        for _ in range(3):  # each from whichever worker thread the server uses
+            answer = mcp.call("recall", {"query": "what CI do we use?"})
+            assert not answer.is_error, answer.content
+        mcp.ok("remember", text="After the truncation: staging is heron", kind="FACT")
+        local = mcp.ok("status")["scopes"]["local"]
+        assert local["exists"] is True and local["unreadable"] is None, local
+        texts = [h["text"] for h in mcp.ok("recall", query="staging", scope="local")["hits"]]
+        assert "After the truncation: staging is heron" in texts
+
+
+def test_an_emptied_store_is_gone_for_the_storage(tmp_path: Path) -> None:
+    store = tmp_path / "scope" / "octomem.sqlite3"
+    storage = SqliteStorage(store)
+    try:
+        assert storage.gone() is None
+        os.truncate(store, 0)
+        assert storage.gone() == (
+            f"the store {store} was emptied (0 bytes) by another program while octomem had "
+            "it open: it is no longer a database")
+        with pytest.raises(StoreGoneError), storage.transaction() as tx:
+            storage.set_meta(tx, "after", "1")  # pragma: no cover - never reached
+    finally:
+        storage.close()

@@ -196,9 +196,12 @@ class ScopeSet:
         with self._lock:
             pipeline = self._open.get(scope)
             check = getattr(pipeline.arms.storage, "gone", None) if pipeline else None
-            if pipeline is None or not callable(check) or check() is None:
+            why = check() if pipeline is not None and callable(check) else None
+            if pipeline is None or why is None:
                 return
             del self._open[scope]
+        log.warning("the %s scope's store changed under this process (%s); it is closed, and "
+                    "the next call opens what is at that path now", scope, why)
         retire = getattr(pipeline.arms.storage, "retire_wal", None)
         if callable(retire):  # the old file's log must not be read as the new file's
             retire()

@@ -136,20 +136,32 @@ def file_id(path: Path) -> FileId | None:
     return st.st_dev, st.st_ino
 
 
+#: Fewest bytes of a store octomem opened: its first page, written when the file is put
+#: in WAL mode (512 is SQLite's smallest page size; octomem's pages are 4096).
+MIN_STORE_BYTES = 512
+
+
 def gone(path: Path, opened: FileId | None) -> str | None:
-    """Return why ``path`` no longer names the file that was opened as ``opened`` (it was
-    deleted, or another file was put in its place), or ``None`` when it still does (or
-    ``opened`` is unknown, or the path cannot be examined: SQLite then reports it)."""
+    """Return why ``path`` no longer names the store that was opened as ``opened`` (it was
+    deleted, another file was put in its place, or it was emptied in place: ``: > file``,
+    a tool that truncated it, trial 16 F22), or ``None`` when it still does (or ``opened``
+    is unknown, or the path cannot be examined: SQLite then reports it). One ``os.stat``.
+
+    An emptied file was blamed on "another process held its write lock for 5 s": SQLite
+    waits out its busy timeout on a log (``-wal``) that no longer matches the file."""
     if opened is None:
         return None
     try:
-        now = file_id(path)
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return f"the store {path} was deleted while octomem had it open"
     except OSError:
         return None
-    if now is None:
-        return f"the store {path} was deleted while octomem had it open"
-    if now != opened:
+    if (st.st_dev, st.st_ino) != opened:
         return f"the store {path} was replaced by another file while octomem had it open"
+    if st.st_size < MIN_STORE_BYTES:
+        return (f"the store {path} was emptied ({st.st_size} bytes) by another program while "
+                "octomem had it open: it is no longer a database")
     return None
 
 
