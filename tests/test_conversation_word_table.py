@@ -158,7 +158,9 @@ def test_ingest_builds_the_table_once_with_a_progress_line(
     chat.write_text("\n".join(json.dumps({"conversation": "c", "session": "1",
                                           "speaker": "John", "text": t}) for t in TURNS))
     words = tmp_path / "words"
-    env = {"OCTOMEM_ARMS__CONVERSATION__WORD_TABLE_DIR": str(words)}
+    env = {"OCTOMEM_ARMS__CONVERSATION__WORD_TABLE_DIR": str(words),
+           "TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "0", "NO_COLOR": "1"}  # a terminal's
+    # bar (piped, a step shorter than 10 s prints no progress line)
     ran = octomem(tmp_path, "ingest", str(chat), hashing=False, **env)
     assert "word vectors for the reranker" in ran.err
     assert len(list(words.glob("*.npy"))) == 1

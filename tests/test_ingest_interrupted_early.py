@@ -50,7 +50,7 @@ def test_ctrl_c_before_the_first_batch_committed_leaves_no_store(
     ran = octomem(project, "ingest", str(folder), ok=False)
     assert interrupted_in_first_batch == [NOTES]  # its rows were written, then rolled back
     assert ran.code == 130
-    assert ran.err.strip().splitlines()[-1] == "interrupted before anything was stored"
+    assert ran.err.strip() == "interrupted before anything was stored"  # piped: no progress
     assert not (project / ".octomem").exists()  # the store it created, and its folder, gone
 
 
@@ -66,8 +66,7 @@ def test_ctrl_c_before_anything_was_stored_keeps_a_store_that_was_there(
 
     monkeypatch.setattr(pipeline_module, "write_batch", interrupted)
     ran = octomem(project, "ingest", str(folder), ok=False)
-    assert (ran.code, ran.err.strip().splitlines()[-1]) == (
-        130, "interrupted before anything was stored")
+    assert (ran.code, ran.err.strip()) == (130, "interrupted before anything was stored")
     monkeypatch.setattr(pipeline_module, "write_batch", write)
     found = octomem(project, "search", "when do deploys run?", "--json").json()
     assert [h["text"] for h in found["hits"]] == ["Deploys run on Fridays"]

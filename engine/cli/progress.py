@@ -8,6 +8,12 @@ elapsed`` at most every :data:`LINE_EVERY_S` seconds per task, and once when a t
 completes. A task without a total is a phase whose work is not counted (warming arms up,
 evaluating runs): ``label ...`` when it starts, ``label: done, elapsed`` when
 ``update(task, completed=...)`` reaches its total.
+
+With ``ends=False`` (``octomem ingest`` and ``reindex`` into a log or pipe, whose summary
+line says what was done) a task says nothing when it starts or completes, only every
+:data:`LINE_EVERY_S` seconds while it runs: a quick ingest's log holds its summary
+alone, a long one's a line every 10 s (trial 16 F23: every step of a small ingest was
+logged, and interleaved with the results).
 """
 
 from __future__ import annotations
@@ -27,11 +33,15 @@ class LineProgress:
 
     :param console: where the lines go.
     :param every_s: least seconds between two lines of one task.
+    :param ends: say when a task starts and when it completes (else only every
+        ``every_s`` while it runs).
     """
 
-    def __init__(self, console: Console, every_s: float = LINE_EVERY_S) -> None:
+    def __init__(self, console: Console, every_s: float = LINE_EVERY_S,
+                 ends: bool = True) -> None:
         self.console = console
         self.every_s = every_s
+        self.ends = ends
         self._tasks: list[dict[str, Any]] = []
 
     def __enter__(self) -> LineProgress:
@@ -45,7 +55,8 @@ class LineProgress:
         now = time.monotonic()
         self._tasks.append({"label": description, "total": total, "done": 0.0,
                             "start": now, "said": now, "phase": total is None})
-        self._say(self._tasks[-1], force=True)
+        if self.ends:
+            self._say(self._tasks[-1], force=True)
         return len(self._tasks) - 1
 
     def update(self, task_id: int, total: float | None = None,
@@ -72,7 +83,7 @@ class LineProgress:
 
     def _say(self, task: dict[str, Any], force: bool) -> None:
         now = time.monotonic()
-        if not force and now - task["said"] < self.every_s:
+        if (not force or not self.ends) and now - task["said"] < self.every_s:
             return
         task["said"] = now
         done, total = task["done"], task["total"]

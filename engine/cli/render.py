@@ -26,8 +26,10 @@ ARM_KIND_ORDER = ("storage", "keyword", "embedder", "semantic", "reranker", "ded
 
 
 def progress(console: Console) -> Progress | LineProgress:
-    """Return a progress bar with count, elapsed and remaining time at a terminal, or
-    progress lines (:class:`~.progress.LineProgress`) when the output is not one.
+    """Return a progress bar with count, elapsed and remaining time at a terminal, or,
+    when stderr is not one (a log file, a pipe), a line every 10 s while a step runs and
+    none when it starts or ends (:class:`~.progress.LineProgress` with ``ends=False``): the
+    command's summary says what was done.
 
     Progress goes to stderr, so ``octomem ingest ... > log`` keeps only what was done;
     ``console`` (stdout's) lends its width.
@@ -35,7 +37,7 @@ def progress(console: Console) -> Progress | LineProgress:
     if not console.stderr:
         console = SafeConsole(stderr=True, soft_wrap=True, width=console.width)
     if not console.is_terminal:
-        return LineProgress(console)
+        return LineProgress(console, ends=False)
     return Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
         TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=False,
