@@ -64,7 +64,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from ..errors import OctomemError
+from ..errors import OctomemError, UsageValueError
 from .folder_notes import say_left_alone, say_left_out, turnless
 from .options import INTERRUPTED, NOTHING_STORED
 from .screened_notes import say_screened
@@ -159,9 +159,8 @@ def ingest(tally: Tally, console: Console, err: Console, memory: Memory,
     from ..memory.readable import shown
     from ..memory.sources import (
         NOTHING_TO_READ,
-        beir_corpus_path,
         beir_documents,
-        count_lines,
+        check_beir_corpus,
         find_sources,
     )
     from ..memory.transcripts import read_transcript
@@ -174,6 +173,17 @@ def ingest(tally: Tally, console: Console, err: Console, memory: Memory,
     refused: list[tuple[Path, str]] = []  # named paths not ingested: an error at the end
     left_out: list[tuple[Path, str]] = []  # by .gitignore, .octomemignore, tool folders
     unlisted: list[tuple[Path, str]] = []  # folders inside that cannot be listed
+    rows = 0
+    if beir is not None:  # read whole first: a bad row stores none of the corpus
+        try:
+            rows = check_beir_corpus(beir)
+        except UsageValueError:
+            raise
+        except OctomemError as exc:
+            if not paths:
+                raise  # nothing else to ingest: no store created
+            refused.append((beir, str(exc)))
+            beir = None
     files, found = find_sources(paths, fmt, passed_over, refused, honour_ignores,
                                 left_out, unlisted) if paths else ([], [])
     if left_out:
@@ -225,9 +235,8 @@ def ingest(tally: Tally, console: Console, err: Console, memory: Memory,
             pipeline = tally.pipeline = memory.scopes.require(
                 chosen, create=True)  # type: ignore[arg-type]
     if beir is not None and pipeline is not None:
-        total = count_lines(beir_corpus_path(beir))
-        tally.expected += total
-        store(console, pipeline, beir_documents(beir), total, f"{beir.name} corpus", tally)
+        tally.expected += rows
+        store(console, pipeline, beir_documents(beir), rows, f"{beir.name} corpus", tally)
     if files and pipeline is not None:
         store(console, pipeline, docs, len(files), plural(len(files), "file"), tally,
               quiet=all(f in named for f in files),  # only named files: each said why

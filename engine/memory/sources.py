@@ -289,6 +289,51 @@ def beir_corpus_path(folder: Path) -> Path:
     return corpus
 
 
+#: Most bad rows of a BEIR corpus one error names (as for a transcript's bad lines).
+MAX_BAD_ROWS = 20
+
+
+def check_beir_corpus(folder: Path) -> int:
+    """Read ``folder``'s ``corpus.jsonl`` whole before anything of it is stored, so that a
+    bad row stores none of it (as a malformed transcript line does): every line valid
+    JSON, every row with an ``_id``, no ``_id`` twice (``1`` and ``"1"`` are one id: ids
+    are stored as text). A duplicate was stored as a replacement of the first row, which
+    became history, without a word (trial 16 F23).
+
+    :returns: how many rows it holds (for the progress bar).
+    :raises UsageValueError: ``folder`` is a file (:func:`beir_corpus_path`).
+    :raises OctomemError: no ``corpus.jsonl``, or bad rows: each named with its line (up
+        to :data:`MAX_BAD_ROWS`).
+    """
+    corpus = beir_corpus_path(folder)
+    first: dict[str, int] = {}
+    bad: list[str] = []
+    rows = 0
+    with corpus.open(encoding="utf-8-sig") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            rows += 1
+            try:
+                row = parse_line(line)
+            except LineNotJSON as exc:
+                bad.append(f"{lineno}: not valid JSON: {exc.why}")
+                continue
+            if not isinstance(row, dict) or "_id" not in row:
+                bad.append(f"{lineno}: the row has no '_id' field")
+                continue
+            key = str(row["_id"])
+            if key in first:
+                bad.append(f"{lineno}: _id {key!r} again (first on line {first[key]})")
+            else:
+                first[key] = lineno
+    if bad:
+        more = f"; and {len(bad) - MAX_BAD_ROWS} more" if len(bad) > MAX_BAD_ROWS else ""
+        raise OctomemError(f"{corpus}:" + f"; {corpus}:".join(bad[:MAX_BAD_ROWS]) + more
+                           + "; nothing of the corpus was stored")
+    return rows
+
+
 def count_lines(path: Path) -> int:
     """Return the number of non-empty lines of a file (for progress bars)."""
     with path.open("rb") as fh:
