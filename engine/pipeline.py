@@ -36,8 +36,16 @@ Progress = Callable[[int], None]
 
 
 def content_hash(document: Document) -> str:
-    """Return the sha256 hex digest of a document's title and text (change detection)."""
-    return hashlib.sha256(f"{document.title or ''}\x00{document.text}".encode()).hexdigest()
+    """Return the sha256 hex digest of a document's title and text, and of its tags and
+    event time when it has them (change detection: a Markdown file whose front matter
+    changed only its tags or date is stored again, its front matter being no part of its
+    text; one without either hashes as before they counted)."""
+    basis = f"{document.title or ''}\x00{document.text}"
+    if document.tags:
+        basis += "\x00tags:" + "\x1f".join(document.tags)
+    if document.event_time is not None:
+        basis += f"\x00event_time:{document.event_time!r}"
+    return hashlib.sha256(basis.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass(slots=True)

@@ -110,7 +110,9 @@ Long text is split into passages that recall returns individually (or, with \
 `per: "document"`, each document's best passage). Ingesting the same path, `uri` or `title` \
 again with identical content does nothing; with changed content it becomes a new revision \
 that supersedes the old passages (kept as history for `as_of`). `title` and `uri` name a \
-text (or a single file); `tags` apply to every document. What `forget` removed stays \
+text (or a single file); `tags` apply to every document. A Markdown file's front matter \
+(YAML between `---` lines at its top) gives its title, tags and date (event time) and is \
+not stored as text. What `forget` removed stays \
 out: a forgotten file (even changed since) and a forgotten turn's text (wherever its line \
 now is) are not stored again, each listed under `forgotten_left_out`; `readd: true` stores \
 them again (listed under `readded`). The answer counts everything (`counts`) and lists \

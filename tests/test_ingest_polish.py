@@ -11,6 +11,7 @@ from cli_run import octomem
 from rich.console import Console
 
 from octomem.engine.cli.progress import LineProgress
+from octomem.engine.memory.facade import Memory
 
 
 def test_piped_progress_says_nothing_of_a_step_that_starts_and_ends_quickly() -> None:
@@ -50,3 +51,69 @@ def test_a_beir_corpus_with_a_duplicate_id_stores_nothing_and_names_the_lines(
     assert not (project / ".octomem").exists()
     (corpus / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows[:1100]))
     assert "added 1,100, replaced 0" in octomem(project, "ingest", "--beir", str(corpus)).out
+
+
+PM = """---
+title: Incident 42 postmortem
+tags: [incident, db]
+date: 2026-10-02
+---
+The primary database ran out of disk at 02:10; the write-ahead log moved to a bigger volume.
+"""
+
+
+def _hits(project: Path, query: str, *args: str) -> list[dict]:
+    return octomem(project, "search", query, "--json", *args).json()["hits"]
+
+
+def test_front_matter_gives_title_tags_and_date_and_is_not_text(project: Path) -> None:
+    notes = project / "notes"
+    notes.mkdir()
+    (notes / "pm.md").write_text(PM)
+    (notes / "plain.txt").write_text("---\ntitle: not front matter in a text file\n---\nok\n")
+    octomem(project, "ingest", str(notes), "--tag", "team-a", "--tag", "db")
+    hit, = _hits(project, "why did the database run out of disk?", "--tag", "incident")
+    assert (hit["title"], hit["tags"], hit["event_time"]) == (
+        "Incident 42 postmortem", ["incident", "db", "team-a"], "2026-10-02T00:00:00+00:00")
+    assert hit["text"] == ("The primary database ran out of disk at 02:10; the write-ahead log "
+                           "moved to a bigger volume.")
+    plain, = _hits(project, "not front matter", "--tag", "team-a")  # .txt: read whole
+    assert plain["text"].startswith("---\ntitle: not front matter")
+    # only the front matter's tags changed: a new revision, found by its new tag
+    (notes / "pm.md").write_text(PM.replace("[incident, db]", "incident, storage"))
+    again = octomem(project, "ingest", str(notes / "pm.md")).out
+    assert "added 0, replaced 1, unchanged 0 documents" in again
+    hit, = _hits(project, "why did the database run out of disk?", "--tag", "storage")
+    assert hit["tags"] == ["incident", "storage"]
+
+
+def test_a_bad_front_matter_tag_refuses_the_file_and_bad_yaml_is_text(project: Path) -> None:
+    bad = project / "bad.md"
+    bad.write_text("---\ntags: [on call]\n---\nThe pager rota changes on Mondays.\n")
+    ran = octomem(project, "ingest", str(bad), ok=False)
+    assert ran.code == 1
+    assert ran.err.strip() == (
+        f"error: {bad}: front matter tags: tag 'on call' holds a space; a tag is one label "
+        "without spaces or control characters, e.g. billing-api; nothing was stored")
+    assert not (project / ".octomem").exists()
+    rule = project / "rule.md"  # a thematic break, then text: no YAML mapping
+    rule.write_text("---\nJust a note under a rule: deploys freeze on Fridays.\n---\nmore\n")
+    octomem(project, "ingest", str(rule))
+    hit, = _hits(project, "when do deploys freeze?")
+    assert hit["text"].startswith("---\nJust a note under a rule")
+
+
+def test_ingest_tags_reach_every_document_and_turn_and_a_bad_one_is_a_usage_error(
+        project: Path, memory: Memory) -> None:
+    chat = project / "chat.jsonl"
+    chat.write_text('{"speaker": "Ana", "text": "Staging moved to port 8443."}\n')
+    octomem(project, "ingest", str(chat), "--tag", "ops")
+    hit, = _hits(project, "which port does staging use?", "--tag", "ops")
+    assert hit["text"] == "Ana: Staging moved to port 8443." or "8443" in hit["text"]
+    ran = octomem(project, "ingest", str(chat), "--tag", "two words", ok=False)
+    assert ran.code == 2 and ran.err.startswith("error: --tag: tag 'two words' holds a space")
+    # the engine's ingest (the MCP tool's): front matter tags first, then the call's
+    (project / "pm.md").write_text(PM)
+    memory.ingest(str(project / "pm.md"), "local", tags=("team-b",))
+    found = memory.recall("database ran out of disk", tags=["team-b"])
+    assert [h.chunk.tags for h in found.hits] == [("incident", "db", "team-b")]

@@ -107,6 +107,9 @@ def ingest(
         "--readd", help=(
             "Store again what `forget` keeps out of these paths (each named); its forget-log "
             "entry is kept as history."))] = False,
+    tag: Annotated[list[str] | None, typer.Option("--tag", help=(
+        "A tag every document and turn stored gets (besides a Markdown file's front matter "
+        "tags): a label without spaces, e.g. billing-api; repeatable."))] = None,
 ) -> None:
     """Ingest files and folders (.md, .txt, .rst), chat transcripts and Claude Code sessions
     (.jsonl; see docs/conversations.md), or a BEIR corpus with `--beir DIR`, into a scope
@@ -127,6 +130,9 @@ def ingest(
 
     What you forgot stays out (a file by its path, a turn by its text), each named; a named
     file it keeps out ends with status 1. `--readd` lets them back.
+
+    A Markdown file's front matter (the YAML block between `---` lines at its top) gives
+    its title, tags and date (event time) and is not stored as its text.
     """
     if not paths and beir is None:
         ctx.fail("give files or folders to ingest, or --beir DIR")
@@ -136,7 +142,7 @@ def ingest(
     note_project(memory, scope)
     try:
         ingesting.run(console, err, memory, paths, beir, scope, fmt, not include_ignored,
-                      readd)
+                      readd, tuple(tag or ()))
     finally:
         close_memory(memory)
 

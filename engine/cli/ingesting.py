@@ -127,9 +127,10 @@ class Tally:
 
 def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None,
         beir: Path | None, scope: str, fmt: str, honour_ignores: bool = True,
-        readd: bool = False) -> None:
+        readd: bool = False, tags: tuple[str, ...] = ()) -> None:
     """Ingest ``paths`` and ``beir`` into ``scope`` (see the module docstring); ``readd``:
-    store again what was forgotten (:mod:`~..memory.tombstones`).
+    store again what was forgotten (:mod:`~..memory.tombstones`); ``tags``: given to every
+    document and turn stored (``--tag``), after a file's own front matter tags.
 
     :raises OctomemError: a named path is missing or unreadable (nothing stored), or a
         named file was not ingested (the others were).
@@ -137,7 +138,8 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
     """
     tally = Tally()
     try:
-        ingest(tally, console, err, memory, paths, beir, scope, fmt, honour_ignores, readd)
+        ingest(tally, console, err, memory, paths, beir, scope, fmt, honour_ignores, readd,
+               tags)
     except KeyboardInterrupt:
         if tally.made and tally.stored == 0 and tally.scope is not None:
             memory.scopes.discard_if_empty(tally.scope)  # type: ignore[arg-type]
@@ -148,13 +150,15 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
 
 def ingest(tally: Tally, console: Console, err: Console, memory: Memory,
            paths: list[Path] | None, beir: Path | None, scope: str, fmt: str,
-           honour_ignores: bool, readd: bool) -> None:
+           honour_ignores: bool, readd: bool, tags: tuple[str, ...] = ()) -> None:
     """Do what :func:`run` says, noting in ``tally`` how far it got.
 
     :raises OctomemError: as :func:`run`.
     :raises KeyboardInterrupt: Ctrl-C, for :func:`run` to say what was stored.
     """
     from ..memory.folders import IngestReport, reconcile
+    from ..memory.ingest import with_tags
+    from ..memory.limits import check_tags
     from ..memory.own_turns import check_own_turns, turn_owner
     from ..memory.readable import shown
     from ..memory.sources import (
@@ -169,6 +173,7 @@ def ingest(tally: Tally, console: Console, err: Console, memory: Memory,
     from . import render
 
     chosen = tally.scope = show.check_write_scope(scope)
+    tags = check_tags(tags, memory.limits)  # before anything is read
     passed_over: list[Path] = []
     refused: list[tuple[Path, str]] = []  # named paths not ingested: an error at the end
     left_out: list[tuple[Path, str]] = []  # by .gitignore, .octomemignore, tool folders
@@ -210,7 +215,7 @@ def ingest(tally: Tally, console: Console, err: Console, memory: Memory,
         try:
             notes: list[str] = []  # an unfinished last line: left out, read next time
             turns = check_own_turns(path, read_transcript(path, how, notes), owner, seen)
-            transcripts.append((path, turns))
+            transcripts.append((path, [with_tags(t, tags) for t in turns]))
             for note in notes:
                 err.print(Text.assemble(("note: ", "yellow"), note), highlight=False)
         except OctomemError as exc:
@@ -223,8 +228,8 @@ def ingest(tally: Tally, console: Console, err: Console, memory: Memory,
     tally.parts = (beir is not None) + bool(files) + sum(bool(t) for _, t in transcripts)
     tally.expected = len(files) + sum(len(t) for _, t in transcripts)
     tally.sources = len(files) + len(transcripts)
-    docs: Iterator[Any] = show.file_documents(err, files, memory.limits.file_bytes, named,
-                                              refused, skipped)
+    docs: Iterator[Any] = (with_tags(d, tags) for d in show.file_documents(
+        err, files, memory.limits, named, refused, skipped))
     pipeline = tally.pipeline = existing
     if pipeline is None:  # no store yet: created only when something is to be stored
         needed = beir is not None or any(turns for _, turns in transcripts)
@@ -236,7 +241,8 @@ def ingest(tally: Tally, console: Console, err: Console, memory: Memory,
                 chosen, create=True)  # type: ignore[arg-type]
     if beir is not None and pipeline is not None:
         tally.expected += rows
-        store(console, pipeline, beir_documents(beir), rows, f"{beir.name} corpus", tally)
+        store(console, pipeline, (with_tags(d, tags) for d in beir_documents(beir)), rows,
+              f"{beir.name} corpus", tally)
     if files and pipeline is not None:
         store(console, pipeline, docs, len(files), plural(len(files), "file"), tally,
               quiet=all(f in named for f in files),  # only named files: each said why

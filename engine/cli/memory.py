@@ -338,18 +338,21 @@ def say(console: Console, line: str, yellow: int = 0) -> None:
                   overflow="ignore", crop=False, highlight=False)
 
 
-def file_documents(err: Console, files: list[Path], max_bytes: int,
+def file_documents(err: Console, files: list[Path], limits: Any,
                    named: Collection[Path] = (),
                    refused: list[tuple[Path, str]] | None = None,
                    skipped: list[tuple[Path, str]] | None = None) -> Iterator[Document]:
-    """Read files as documents, skipping empty, non-UTF-8 ones and those larger than
-    ``max_bytes`` (setting ``limits.file_bytes``): a note on ``err`` for a file found in
-    a folder (and, unless it is only empty, an entry in ``skipped``), an entry in
-    ``refused`` for a file in ``named`` (named on the command line).
+    """Read files as documents, skipping empty, non-UTF-8 ones, those larger than
+    ``limits.file_bytes`` and those whose front matter holds a bad tag or date: a note on
+    ``err`` for a file found in a folder (and, unless it is only empty, an entry in
+    ``skipped``), an entry in ``refused`` for a file in ``named`` (named on the command
+    line).
+
+    :param limits: the ``limits`` settings.
     """
     for path in files:
         try:
-            doc = read_text_file(path, max_bytes)
+            doc = read_text_file(path, limits.file_bytes, limits=limits)
         except OctomemError as exc:
             why, error = str(exc), not isinstance(exc, EmptyFileError)
         else:

@@ -18,6 +18,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from ..errors import InvalidQueryError, OctomemError
 from ..pipeline import AddReport
@@ -135,7 +136,7 @@ def ingest_groups(
     tags: tuple[str, ...] = (), fmt: IngestFormat = "auto",
     roots: Sequence[Path] | None = None, max_bytes: int | None = None,
     skipped: list[tuple[Path, str]] | None = None, owner: TurnOwner | None = None,
-    notes: list[str] | None = None, empty: list[str] | None = None,
+    notes: list[str] | None = None, empty: list[str] | None = None, limits: Any = None,
 ) -> list[list[Document]]:
     """Return the documents ``ingest`` stores for ``path_or_text``: the text documents as
     one group, then each transcript's turns as a group of its own (stored in one
@@ -160,6 +161,8 @@ def ingest_groups(
         out) goes (:func:`~.transcripts.read_chat`).
     :param notes: when given, a transcript's unfinished last line (no newline, not JSON)
         is left out and noted here instead of failing the file.
+    :param limits: the ``limits`` settings a Markdown file's front matter tags are checked
+        against (:mod:`.front_matter`; ``None``: their defaults).
     :raises InvalidQueryError: ``path_or_text`` is empty, outside ``roots`` or too large,
         or a folder holds no text file or transcript.
     :raises OctomemError: a named file is not a UTF-8 text file or a transcript; a
@@ -206,9 +209,10 @@ def ingest_groups(
     if bad is not None and roots is not None:  # a folder's link to outside: left out, named
         files, transcripts = _inside(files, roots, bad), _inside(transcripts, roots, bad)
     _checked([*files, *(f for f, _ in transcripts)], roots, None)  # outside: always refused
-    documents = [replace(d, tags=tags) for f in files for d in _read(f, None, max_bytes, bad)]
+    documents = [with_tags(d, tags) for f in files
+                 for d in _read(f, None, max_bytes, bad, limits=limits)]
     seen: dict[str, tuple[Path, str]] = {}
-    turns = [[replace(d, tags=tags) if tags else d
+    turns = [[with_tags(d, tags)
               for d in _read(f, how, max_bytes, bad, owner, seen, notes, empty)]
              for f, how in transcripts]
     if bad and skipped is not None:
@@ -222,10 +226,18 @@ def ingest_groups(
     return [group for group in (documents, *turns) if group]
 
 
+def with_tags(doc: Document, tags: tuple[str, ...]) -> Document:
+    """Return ``doc`` carrying ``tags`` too, after its own (a Markdown file's front matter
+    tags: :mod:`.front_matter`), each once."""
+    if not tags:
+        return doc
+    return replace(doc, tags=tuple(dict.fromkeys((*doc.tags, *tags))))
+
+
 def _read(file: Path, how: TranscriptFormat | None, max_bytes: int | None,
           skipped: list[tuple[Path, str]] | None, owner: TurnOwner | None = None,
           seen: dict[str, tuple[Path, str]] | None = None, notes: list[str] | None = None,
-          empty: list[str] | None = None) -> list[Document]:
+          empty: list[str] | None = None, limits: Any = None) -> list[Document]:
     """Return a text file's document (``how`` None) or a transcript's turns; a file that
     cannot be read raises, or with ``skipped`` given is appended to it and gives none.
 
@@ -234,7 +246,7 @@ def _read(file: Path, how: TranscriptFormat | None, max_bytes: int | None,
     """
     try:
         if how is None:
-            return [read_text_file(file, max_bytes, f"path_or_text ({file})")]
+            return [read_text_file(file, max_bytes, f"path_or_text ({file})", limits)]
         _checked([file], None, max_bytes)
         turns = read_transcript(file, how, notes, empty)
         if owner is not None:

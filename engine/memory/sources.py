@@ -8,7 +8,7 @@ import hashlib
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from ..controls import blank
 from ..errors import OctomemError, UsageValueError
@@ -199,9 +199,12 @@ def file_id(path: Path) -> str:
     return "file:" + hashlib.sha256(str(Path(path).resolve()).encode()).hexdigest()[:24]
 
 
-def file_document(path: Path) -> Document:
+def file_document(path: Path, limits: Any = None) -> Document:
     """Read one text file as a document; its id is derived from the absolute path, so
-    ingesting the same file again updates it instead of adding a copy. A leading UTF-8
+    ingesting the same file again updates it instead of adding a copy. A Markdown file's
+    front matter gives its title, tags and event time and is not part of its text
+    (:mod:`.front_matter`; its tags checked against ``limits``, the ``limits`` settings,
+    their defaults when ``None``). A leading UTF-8
     byte-order mark (some Windows editors write one) is not part of the text, and every
     line ends in LF whatever the file has (CRLF, a lone CR), as Python's text mode reads
     it: a note written on Windows is stored, chunked, shown and exported as the same note
@@ -210,6 +213,8 @@ def file_document(path: Path) -> Document:
 
     :raises OctomemError: the file is not UTF-8 text, holds a NUL byte (binary), its name
         is not UTF-8, or it is not a regular file (:func:`.readable.check_readable`).
+    :raises InvalidQueryError: its front matter has a tag that is no label, or a date
+        that is no ISO-8601 date, naming the file.
     """
     check_readable(path)
     resolved = path.resolve()
@@ -224,22 +229,29 @@ def file_document(path: Path) -> Document:
     if nul >= 0:  # valid UTF-8, yet no text file holds NUL (what `grep -I` calls binary)
         raise OctomemError(f"{path}: a binary file, not text (a NUL byte at byte {nul})")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return Document(
+    doc = Document(
         text=text, id=file_id(resolved), title=_title(path, text), uri=resolved.as_uri(),
         kind="DOC", created_at=_recorded_at(resolved.stat().st_mtime),
     )
+    if path.suffix.lower() != ".md":
+        return doc
+    from .front_matter import with_front_matter
+
+    return with_front_matter(doc, path, lambda body: _title(path, body), limits)
 
 
 class EmptyFileError(OctomemError):
     """A text file holding only whitespace: nothing to store (in a folder, only noted)."""
 
 
-def read_text_file(path: Path, max_bytes: int | None, argument: str | None = None) -> Document:
+def read_text_file(path: Path, max_bytes: int | None, argument: str | None = None,
+                   limits: Any = None) -> Document:
     """Read one text file as a document (:func:`file_document`) once its size is checked.
 
     :param max_bytes: the largest file read, in bytes (setting ``limits.file_bytes``);
         ``None``: any size.
     :param argument: what a too-large file is called in the error (default: its path).
+    :param limits: the ``limits`` settings its front matter's tags are checked against.
     :raises InvalidQueryError: the file is larger than ``max_bytes``.
     :raises EmptyFileError: it holds only whitespace.
     :raises OctomemError: it is not UTF-8 text, or cannot be read (naming the file and
@@ -249,7 +261,7 @@ def read_text_file(path: Path, max_bytes: int | None, argument: str | None = Non
         if max_bytes is not None:
             check_length(path.stat().st_size, max_bytes, argument or str(path),
                          "limits.file_bytes", "bytes", "; split it")
-        doc = file_document(path)
+        doc = file_document(path, limits)
     except OSError as exc:
         raise OctomemError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
     if blank(doc.text):
