@@ -6,7 +6,9 @@ the database the URI names, so the ``local`` and ``global`` scopes — and every
 stay apart exactly as their SQLite files do, while one server (and one URI in the
 settings) serves them all. The schema name is derived from the root's absolute path
 (:func:`schema_name`): readable where it can be, unique by a hash, at most 63 bytes.
-The root is recorded in the schema's ``meta`` table (key ``scope_root``).
+The root is recorded in the schema's ``meta`` table (key ``scope_root``), and the schema's
+name in the folder itself (:data:`MARKER`), so a project folder moved or renamed keeps its
+memory (:func:`scope_schema`), as a moved SQLite file does.
 
 Tables mirror the ``sqlite`` storage: ``documents`` (with supersede links, validity,
 revision, recall counters), ``chunks`` (kind, tags, times and validity copied from the
@@ -118,6 +120,39 @@ def schema_name(root: Path, prefix: str = "octomem") -> str:
     return f"{prefix}_{slug}_{digest}" if slug else f"{prefix}_{digest}"
 
 
+#: The file in a scope's folder that names its schema: written when the storage opens the
+#: schema, moved along with the folder (trial 17 G12: a renamed project read as empty, and
+#: its next write started a second schema).
+MARKER = "postgres-schema"
+_IDENTIFIER = re.compile(r"[a-z][a-z0-9_]{0,62}")
+
+
+def scope_schema(root: Path, prefix: str = "octomem") -> str:
+    """Return the schema of the scope whose folder is ``root``: the one its :data:`MARKER`
+    names (a moved or renamed folder keeps it), else :func:`schema_name` of the path. A
+    marker that cannot be read or is no schema name of ours is passed over."""
+    try:
+        named = (Path(root) / MARKER).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return schema_name(root, prefix)
+    return named if _IDENTIFIER.fullmatch(named) else schema_name(root, prefix)
+
+
+def mark(root: Path, schema: str) -> None:
+    """Write ``schema`` into ``root``'s :data:`MARKER` (``0600``) unless it says so already;
+    a folder that cannot be written keeps no marker (the path still finds the schema)."""
+    from octomem.engine.files import open_private
+
+    path = Path(root) / MARKER
+    try:
+        if path.is_file() and path.read_text(encoding="utf-8").strip() == schema:
+            return
+        with open_private(path) as out:
+            out.write(schema + "\n")
+    except (OSError, UnicodeDecodeError):
+        pass
+
+
 def lock_key(name: str) -> int:
     """Return a signed 64-bit advisory-lock key for ``name`` (stable across processes)."""
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
@@ -151,6 +186,9 @@ def migrate(tx: Any, schema: str, root: Path) -> None:
         raise OctomemError(
             f"schema {schema!r} has version {row[0]}, newer than the {SCHEMA_VERSION} this "
             "octomem-postgres supports; upgrade octomem-postgres")
+    here = str(Path(root).expanduser().resolve())  # a folder moved with its marker
+    tx.execute("UPDATE meta SET value = %s WHERE key = 'scope_root' AND value <> %s",
+               (here, here))
 
 
 def store_exists(options: Any, root: Path) -> bool:
@@ -166,7 +204,7 @@ def store_exists(options: Any, root: Path) -> bool:
         return False
     import psycopg
 
-    schema = schema_name(Path(root), options.schema_prefix)
+    schema = scope_schema(Path(root), options.schema_prefix)
     try:
         with psycopg.connect(options.uri, autocommit=True, application_name="octomem",
                              connect_timeout=options.connect_timeout_s) as conn:

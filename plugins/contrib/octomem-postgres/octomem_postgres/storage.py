@@ -56,7 +56,7 @@ from .rows import (
     inherit,
     qualified,
 )
-from .schema import lock_key, migrate, schema_name, store_exists
+from .schema import lock_key, mark, migrate, scope_schema, store_exists
 
 #: ``psycopg.pq.TransactionStatus.IDLE``: no transaction open on the connection (libpq's
 #: ``PQTRANS_IDLE``).
@@ -121,7 +121,7 @@ class PostgresStorage(PostgresHistory):
     def __init__(self, options: PostgresStorageOptions, root: Path) -> None:
         self.options = options
         self.root = Path(root)
-        self.schema = schema_name(self.root, options.schema_prefix)
+        self.schema = scope_schema(self.root, options.schema_prefix)
         self.where = f"{display_uri(options.uri)} schema {self.schema}"
         self._lock_key = lock_key(f"octomem-postgres:scope:{self.schema}")
         self._local = threading.local()
@@ -131,6 +131,7 @@ class PostgresStorage(PostgresHistory):
         self._closed = False
         with self.transaction() as tx:
             migrate(tx, self.schema, self.root)
+        mark(self.root, self.schema)
 
     # ---- connections ----------------------------------------------------------------
 

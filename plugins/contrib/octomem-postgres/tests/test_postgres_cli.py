@@ -115,3 +115,33 @@ def test_reads_of_scopes_not_created_make_no_folder_and_no_schema(
     assert schemas() - before == {schema_name(tmp_path / "global")}
     assert "Tuesdays" in octomem("search", "when are deploys").output
     assert schemas() - before == {schema_name(tmp_path / "global")}
+
+
+def test_a_moved_project_keeps_its_memory(octomem: Any, tmp_path: Path, postgres_uri: str,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 17 G12: a renamed project read as empty ("nothing is stored") and its next
+    write started a second schema; the folder now names its schema."""
+    import psycopg
+
+    from octomem_postgres.schema import MARKER, schema_name
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    octomem("add", "The billing service runs gunicorn with 8 workers")
+    schema = schema_name(project / ".octomem")
+    assert (project / ".octomem" / MARKER).read_text() == schema + "\n"
+    moved = tmp_path / "billing"
+    project.rename(moved)
+    monkeypatch.chdir(moved)
+    found = _json(octomem("search", "how many gunicorn workers?", "--json"))
+    assert [h["text"] for h in found["hits"]] == [
+        "The billing service runs gunicorn with 8 workers"]
+    octomem("add", "The billing service deploys on Fridays")
+    with psycopg.connect(postgres_uri, autocommit=True) as conn:
+        assert conn.execute(f'SELECT count(*) FROM "{schema}".documents').fetchone()[0] == 2
+        root = conn.execute(f"SELECT value FROM \"{schema}\".meta WHERE key = 'scope_root'")
+        assert root.fetchone()[0] == str((moved / ".octomem").resolve())
+        others = conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = %s",
+                              (schema_name(moved / ".octomem"),)).fetchone()[0]
+    assert others == 0  # no second schema for the new path
