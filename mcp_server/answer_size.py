@@ -1,27 +1,28 @@
 """Tool answers kept within what an MCP client receives in one message.
 
 The ``mcp`` SDK's streamable-HTTP client refuses a server-sent event larger than 1 MiB
-(its ``DEFAULT_MAX_SSE_EVENT_SIZE``), and the SDK's server sends a tool answer twice in
-that one event: as structured content and as its JSON pretty-printed into the text
-content. A ``recall`` the limits allow (``top_k`` up to ``limits.top_k`` = 1000, or one
-long chunk) could be 1.5 MB, and the agent's call then failed with a transport error it
-could do nothing about. So a recall answer is kept within :data:`MAX_ANSWER_BYTES`,
-measured as the SDK sends it: hits are cut from the end and listed under ``budget.cut``
-as ``max_tokens`` lists the hits it cuts (:mod:`octomem.engine.memory.context`), with a
-``warnings`` entry saying how many and what to ask instead; when the first hit alone is
-over, its context turns are dropped and its text is shortened (``budget.truncated``).
+(its ``DEFAULT_MAX_SSE_EVENT_SIZE``), and a tool answer is sent twice in that one event:
+as structured content and as the text content (:mod:`.answer_text`). A ``recall`` the
+limits allow (``top_k`` up to ``limits.top_k`` = 1000, or one long chunk) could be 1.5 MB,
+and the agent's call then failed with a transport error it could do nothing about. So a
+recall answer is kept within :data:`MAX_ANSWER_BYTES`, measured as the SDK sends it: hits
+are cut from the end and listed under ``budget.cut`` as ``max_tokens`` lists the hits it
+cuts (:mod:`octomem.engine.memory.context`), with a ``warnings`` entry saying how many and
+what to ask instead; when the first hit alone is over, its context turns are dropped and
+its text is shortened (``budget.truncated``).
 """
 
 from __future__ import annotations
 
 import json
 
-import pydantic_core
 from pydantic import BaseModel
 
 from octomem.engine.memory.context import CHARS_PER_TOKEN, estimate_tokens, truncate
 from octomem.engine.memory.recall_results import MemoryHit, MemoryRecallResult
 from octomem.engine.memory.turn_results import BudgetResult, CutItem
+
+from .answer_text import answer_text
 
 #: Largest tool answer, UTF-8 bytes of its structured content plus its text content as
 #: JSON carries it: half the 1 MiB (1,048,576 bytes) the SDK's HTTP client accepts in one
@@ -30,11 +31,11 @@ MAX_ANSWER_BYTES = 512 * 1024
 
 
 def answer_bytes(result: BaseModel) -> int:
-    """Return the UTF-8 bytes ``result`` takes in a tool answer as the SDK sends it: its
-    compact JSON (structured content) plus its JSON with 2-space indents as a JSON string
-    (the text content)."""
+    """Return the UTF-8 bytes ``result`` takes in a tool answer as it is sent: its compact
+    JSON (structured content) plus its text content (:func:`.answer_text.answer_text`) as a
+    JSON string."""
     structured = len(result.model_dump_json().encode())
-    text = pydantic_core.to_json(result, fallback=str, indent=2).decode()
+    text = answer_text(result.model_dump(mode="json", by_alias=True))
     return structured + len(json.dumps(text, ensure_ascii=False).encode())
 
 

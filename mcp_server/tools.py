@@ -18,7 +18,7 @@ from typing import Annotated, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from octomem.engine.errors import (
@@ -46,6 +46,7 @@ from octomem.engine.memory.results import (
 
 from . import descriptions as say
 from .answer_size import bounded_recall
+from .answer_text import tool_answer
 from .arguments import StrictServer
 from .loader import MemoryLoader, one_line
 from .models import StatusResult, status_result
@@ -236,7 +237,7 @@ class MemoryTools:
     def remember(
         self, text: Text, scope: WriteScope = None, kind: Kind = None, tags: Tags = None,
         event_time: IsoTime = None, supersedes: Supersedes = None,
-    ) -> RememberResult:
+    ) -> Annotated[CallToolResult, RememberResult]:
         """Store one statement in a scope, embed it, report near duplicates."""
         text, labels = check_text(text, "text"), check_tags(tags)
         kind = None if kind is None else check_kind(kind)
@@ -245,14 +246,14 @@ class MemoryTools:
             with self.loader.write_lock:
                 out = memory.remember(text, scope, kind, labels, event_time, supersedes)
             self.loader.warm_new_scopes()  # a scope this call created
-            return remember_result(out)
+            return tool_answer(remember_result(out))
 
     def recall(
         self, query: QueryText, scope: ReadScope = None, top_k: TopK = None, kinds: Kinds = None,
         tags: FilterTags = None, since: Since = None, until: Until = None, as_of: AsOf = None,
         include_superseded: History = False, per: Per = "chunk", explain: Explain = False,
         context: Context = 0, max_tokens: MaxTokens = None,
-    ) -> MemoryRecallResult:
+    ) -> Annotated[CallToolResult, MemoryRecallResult]:
         """Search both scopes (or one): every arm, fused, recency, dedup, best first."""
         text, k = check_text(query, "query"), check_top_k(top_k)
         kind_list = tuple(check_kind(k, "kinds") for k in kinds or ())
@@ -260,10 +261,10 @@ class MemoryTools:
             answer = self.loader.memory(warm=True).recall(
                 text, scope, k, kind_list, check_tags(tags), since, until, as_of,
                 include_superseded, per, context=context, max_tokens=max_tokens)
-            return bounded_recall(recall_result(text, answer, explain))
+            return tool_answer(bounded_recall(recall_result(text, answer, explain)))
 
     def forget(self, text_or_id: TextOrId, scope: ForgetScope = None,
-               reason: Reason = None) -> ForgetResult:
+               reason: Reason = None) -> Annotated[CallToolResult, ForgetResult]:
         """Forget one statement by id or exact text; several matches remove none."""
         key = check_text(text_or_id, "text_or_id")
         with tool_errors():
@@ -279,14 +280,14 @@ class MemoryTools:
                     if done is None:
                         raise NotFoundError(f"{missing}, and nothing stored was ingested "
                                             f"from {path}") from None
-                    return forget_path_result(key, path, *done, reason)
-            return forget_result(out)
+                    return tool_answer(forget_path_result(key, path, *done, reason))
+            return tool_answer(forget_result(out))
 
     def ingest(
         self, path_or_text: PathOrText, scope: IngestScope = None, title: Title = None,
         uri: Uri = None, tags: Tags = None, format: Format = "auto",  # noqa: A002
         readd: Readd = False,
-    ) -> IngestResult:
+    ) -> Annotated[CallToolResult, IngestResult]:
         """Ingest files, transcripts, a folder or a text into a scope; unchanged content is
         a no-op."""
         source = check_text(path_or_text, "path_or_text")
@@ -296,14 +297,14 @@ class MemoryTools:
                 target, report = memory.ingest(source, scope, title, uri, check_tags(tags),
                                                format, confine=True, readd=readd is True)
             self.loader.warm_new_scopes()  # a scope this call created
-            return ingest_result(target, report)
+            return tool_answer(ingest_result(target, report))
 
-    def status(self) -> StatusResult:
+    def status(self) -> Annotated[CallToolResult, StatusResult]:
         """Return both scopes' status and the embedding model's warm-up state."""
         with tool_errors():
             status = self.loader.memory().status()
             state, error, seconds = self.loader.model_state()
-            return status_result(status, state, error, seconds)
+            return tool_answer(status_result(status, state, error, seconds))
 
 
 def _stored_path(project: Path, key: str) -> Path | None:

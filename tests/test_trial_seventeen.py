@@ -7,6 +7,8 @@
 - G3: a line of deeply nested JSON (a tool's output in a Claude Code transcript) ended a
   folder ingest, a BEIR ingest and an import with a ``RecursionError`` traceback, and the
   MCP ``ingest`` tool said only "Error executing tool ingest";
+- G19: an MCP answer's text content (what the agent's model reads) was the result's JSON
+  indented, every null field and the timings included: 8-13x the hits' own text;
 - G8: the blocks Claude Code puts into a user's record (``<system-reminder>`` with the
   project's ``CLAUDE.md``, todo nudges, a file the agent read) were stored as the user's
   words.
@@ -218,3 +220,49 @@ def test_an_ingested_session_stores_the_typed_text_alone(memory: Memory, tmp_pat
     _, first = memory.ingest(str(session), fmt="claude-code")
     assert first.added == ["claude:u-1"]
     assert memory.find("claude:u-1")[0][1].text == "user: Which queue do invoices use?"
+
+
+def _values(data: object) -> list[object]:
+    if isinstance(data, dict):
+        return [v for item in data.values() for v in [item, *_values(item)]]
+    if isinstance(data, list):
+        return [v for item in data for v in [item, *_values(item)]]
+    return []
+
+
+def test_the_text_an_agent_reads_is_compact_and_the_structured_answer_whole(
+        tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    chat = project / "chat.jsonl"
+    chat.write_text("\n".join(json.dumps(t) for t in [
+        {"session": "s1", "speaker": "Ana", "text": "Why did the nightly export crash?",
+         "time": "2025-05-01T10:00:00Z"},
+        {"session": "s1", "speaker": "Ben", "text": "It built the whole CSV in memory; I made "
+         "it stream rows in batches of 10,000.", "time": "2025-05-01T10:01:00Z"},
+    ]) + "\n")
+    with stdio_client(tmp_path, project) as client:
+        client.ok("ingest", path_or_text=str(chat))
+        client.ok("remember", text="The nightly export writes to the reports bucket")
+        result = client.call("recall", {"query": "what changed in the nightly export?"})
+    assert not result.is_error
+    whole = result.structured_content
+    assert whole is not None and "timings_ms" in whole and "arms_ran" in whole
+    assert all("chunk_id" in h and "created_at" in h for h in whole["hits"])
+    text = result.content[0].text  # type: ignore[union-attr]
+    read = json.loads(text)
+    assert text == json.dumps(read, ensure_ascii=False, separators=(",", ":"))  # compact
+    assert read["query"] == "what changed in the nightly export?"
+    assert [h["id"] for h in read["hits"]] == [h["id"] for h in whole["hits"]]
+    assert [h["text"] for h in read["hits"]] == [h["text"] for h in whole["hits"]]
+    assert [h["relevance"] for h in read["hits"]] == [h["relevance"] for h in whole["hits"]]
+    assert not {"timings_ms", "arms_ran", "scopes"} & read.keys()
+    assert None not in _values(read) and [] not in _values(read) and {} not in _values(read)
+    for hit in read["hits"]:
+        assert not {"chunk_id", "score", "fused_score", "recency_bonus", "created_at"} & hit.keys()
+        assert "current" not in hit  # true: the usual value
+        if "turn" in hit:
+            assert "uri" not in hit and hit["turn"]["speaker"] in ("Ana", "Ben")
+            assert "time" not in hit["turn"]  # the hit's event_time says it
+    assert any("turn" in h for h in read["hits"]) and any("turn" not in h for h in read["hits"])
+    assert len(text) < len(json.dumps(whole, indent=2)) / 2
