@@ -234,7 +234,10 @@ class HitReranker(Reranker, Protocol):
     both at once (``None``: every scored hit in one group), which the rerank stage then
     calls instead of the two. And ``warm(progress=None) -> bool``: load or build now what
     its first rerank would use (``Pipeline.warm(("reranker",))``; ``octomem ingest`` passes
-    ``progress(done, total)``, called only while something is built).
+    ``progress(done, total)``, called only while something is built). And
+    ``neighbour_depth(hits) -> int``: the previous and next turns of that many first fused
+    hits join the hits it scores, read from the storage with no arm's contribution
+    (:mod:`octomem.engine.turn_neighbours`).
     """
 
     def wanted(self, hits: Sequence[FusedHit]) -> int:

@@ -28,7 +28,8 @@ from .fusion import (
 from .model_load import load_model
 from .relevance import JUDGED_HITS, HitJudge, content_words, judged_depth
 from .rerank import more_wanted, rerank_depth, rerank_stage, similarities
-from .types import Answer, Chunk, FusedHit, Hit, Query, Run, fused_hit
+from .turn_neighbours import neighbour_depth, neighbour_turns
+from .types import Answer, Chunk, Filters, FusedHit, Hit, Query, Run, fused_hit
 
 if TYPE_CHECKING:  # imported where used: the MCP server lists tools before numpy loads
     import numpy as np
@@ -168,6 +169,7 @@ class ReadPath:
             hits += self._load(fused[depth:depth + extra], len(hits), ahead)
         hits = order_documents(hits, fused, retrieval.fusion, retrieval.document_fusion,
                                retrieval.weights, run_bounds(runs))
+        hits += self._neighbours(hits, query.filters)
         vectors = self._vectors(hits)
         similarity = similarities(vectors, query_vector)
         if reranker is not None and hits:
@@ -208,6 +210,18 @@ class ReadPath:
             fused_hit(chunks[f.chunk_id], f.score, rank, dict(f.contributions))
             for rank, f in enumerate((f for f in fused if f.chunk_id in chunks), before + 1)
         ]
+
+    def _neighbours(self, hits: list[FusedHit], filters: Filters) -> list[FusedHit]:
+        """Return the turns beside the first fused turns the reranker wants as extra
+        candidates (:mod:`~.turn_neighbours`), ranked after ``hits``, with no arm's
+        contribution and a fused score of 0."""
+        depth = neighbour_depth(self.arms.reranker, hits)
+        if not depth:
+            return []
+        held = {h.chunk.document_id for h in hits}
+        found = neighbour_turns(self.arms.storage, hits, depth, filters,
+                                lambda c: c.document_id in held)
+        return [fused_hit(c, 0.0, rank, {}) for rank, c in enumerate(found, len(hits) + 1)]
 
     def _without_vector(self) -> int:
         """Return how many chunks the semantic arm cannot see (no vector of this embedder)."""

@@ -35,6 +35,7 @@ from ..fusion import order_documents, order_values
 from ..pipeline import Pipeline
 from ..relevance import Relevance, judged_depth
 from ..rerank import more_wanted, rerank_depth, rerank_stage, similarities
+from ..turn_neighbours import neighbour_depth, neighbour_turns
 from ..types import Chunk, Filters, FusedHit, Hit
 from .history_order import current_first
 from .judge import JUDGED_HITS, is_document, judged, scope_reach, scope_stats, scope_strength
@@ -178,6 +179,24 @@ def _materialise(
     return hits
 
 
+def _neighbours(reranker: Any, hits: list[ScopedHit], pipelines: dict[str, Pipeline],
+                filters: Filters) -> list[ScopedHit]:
+    """Return the turns beside the first fused turns the reranker wants as extra
+    candidates (:mod:`~octomem.engine.turn_neighbours`), each read from its scope, ranked
+    after ``hits`` with no arm's contribution and a score of 0."""
+    depth = neighbour_depth(reranker, hits)
+    if not depth:
+        return []
+    held = {(h.scope, h.chunk.document_id) for h in hits}
+    out = []
+    for scope, pipeline in pipelines.items():
+        mine = [h for h in hits[:depth] if h.scope == scope]
+        found = neighbour_turns(pipeline.arms.storage, mine, len(mine), filters,
+                                lambda c, s=scope: (s, c.document_id) in held)
+        out += [ScopedHit(scope, c, 0.0, 0, 0.0) for c in found]
+    return out
+
+
 def _by_score(hit: ScopedHit) -> tuple[float, float]:
     """Best final score first; exact ties: the newer statement first."""
     return -hit.score, -hit.chunk.valid_from
@@ -287,6 +306,7 @@ def recall_scopes(
             hits = _materialise(fused[depth:depth + extra], pipelines, knobs, now, hits)
         hits = order_documents(hits, fused, retrieval.fusion, retrieval.document_fusion,
                                retrieval.weights)
+        hits += _neighbours(first.reranker, hits, pipelines, request.filters)
         vectors = _vectors(hits, pipelines)
         similarity = similarities(vectors, vector)
         # each hit's fused place: the places each kind holds are decided before the reranker

@@ -16,6 +16,12 @@ from .expansion import EXPANSION_TAU
 #: the middle of that range (benchmarks/results/conversations/fit.md, "Questions about
 #: the assistant's words").
 ADDRESSED_BONUS = 5.0
+#: Default of ``arms.conversation.neighbours``, chosen on LoCoMo's tune half alone
+#: (conv-26/30/41/42/43, the shipped weights, each question's candidates widened by the
+#: previous and next turn of its first N fused hits): R@10 0.7963 at 0 (no neighbours),
+#: 0.8089 at 5, 0.8107 at 10, 0.8047 at 20; nDCG@10 0.6665, 0.6713, 0.6736, 0.6725
+#: (benchmarks/results/conversations/h21recall/README.md).
+NEIGHBOURS = 10
 
 
 class ConversationOptions(BaseModel, extra="forbid", defer_build=True, allow_inf_nan=False):
@@ -24,6 +30,13 @@ class ConversationOptions(BaseModel, extra="forbid", defer_build=True, allow_inf
     depth: int = Field(
         default=200, ge=1, le=4096, json_schema_extra={"group": "retrieval"},
         description="fused candidates it re-scores (both arms' runs: 2 x retrieval.candidate_k)",
+    )
+    neighbours: int = Field(
+        default=NEIGHBOURS, ge=0, le=1024, json_schema_extra={"group": "retrieval"},
+        description="the first this many fused candidates' previous and next turns (same "
+        "session) join the candidates, so a reply that says 'it', or the question a reply "
+        "answers, can be ranked with the turn the arms found; chosen on LoCoMo tune "
+        "(benchmarks/results/conversations/h21recall); 0: only the arms' candidates",
     )
     weights: Path | None = Field(
         default=None, json_schema_extra={"group": "retrieval"},

@@ -201,6 +201,14 @@ class ConversationReranker:
             return self.options.depth
         return 0
 
+    def neighbour_depth(self, hits: Sequence[FusedHit]) -> int:
+        """Return ``neighbours``: how many of the first fused ``hits`` bring their
+        previous and next turns as extra candidates (:mod:`octomem.engine.turn_neighbours`),
+        0 when no turn is among ``hits``."""
+        if not self.options.neighbours:
+            return 0
+        return self.options.neighbours if self.wanted(hits) else 0
+
     def rerank(self, query: str, texts: Sequence[str]) -> np.ndarray:
         """Score passages without their structure: the share of the query's words each
         holds (the Reranker protocol; conversation features need :meth:`rerank_hits`).
