@@ -180,8 +180,14 @@ def ingest(tally: Tally, console: Console, err: Console, memory: Memory,
     unlisted: list[tuple[Path, str]] = []  # folders inside that cannot be listed
     rows = 0
     if beir is not None:  # read whole first: a bad row stores none of the corpus
+        repeated: list[str] = []
         try:
-            rows = check_beir_corpus(beir)
+            rows = check_beir_corpus(beir, repeated)
+            for note in repeated[:5]:
+                err.print(Text.assemble(("note: ", "yellow"), note), highlight=False)
+            if len(repeated) > 5:
+                err.print(Text.assemble(("note: ", "yellow"), f"and {len(repeated) - 5} "
+                                        "more rows whose _id came earlier"), highlight=False)
         except UsageValueError:
             raise
         except OctomemError as exc:

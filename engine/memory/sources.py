@@ -305,13 +305,16 @@ def beir_corpus_path(folder: Path) -> Path:
 MAX_BAD_ROWS = 20
 
 
-def check_beir_corpus(folder: Path) -> int:
+def check_beir_corpus(folder: Path, notes: list[str] | None = None) -> int:
     """Read ``folder``'s ``corpus.jsonl`` whole before anything of it is stored, so that a
     bad row stores none of it (as a malformed transcript line does): every line valid
     JSON, every row with an ``_id``, no ``_id`` twice (``1`` and ``"1"`` are one id: ids
-    are stored as text). A duplicate was stored as a replacement of the first row, which
-    became history, without a word (trial 16 F23).
+    are stored as text). A duplicate is stored as a new revision of the first row, which
+    becomes history; that happened without a word (trial 16 F23).
 
+    :param notes: when given, a duplicate ``_id`` is not an error but appended here as
+        ``FILE:LINE: ...`` (LongMemEval's corpus repeats 8 session turns at a second date:
+        refusing it refused the whole corpus).
     :returns: how many rows it holds (for the progress bar).
     :raises UsageValueError: ``folder`` is a file (:func:`beir_corpus_path`).
     :raises OctomemError: no ``corpus.jsonl``, or bad rows: each named with its line (up
@@ -335,10 +338,14 @@ def check_beir_corpus(folder: Path) -> int:
                 bad.append(f"{lineno}: the row has no '_id' field")
                 continue
             key = str(row["_id"])
-            if key in first:
+            if key not in first:
+                first[key] = lineno
+            elif notes is None:
                 bad.append(f"{lineno}: _id {key!r} again (first on line {first[key]})")
             else:
-                first[key] = lineno
+                notes.append(f"{corpus}:{lineno}: _id {key!r} again (first on line "
+                             f"{first[key]}): stored as its new revision, the earlier row "
+                             "kept as history")
     if bad:
         more = f"; and {len(bad) - MAX_BAD_ROWS} more" if len(bad) > MAX_BAD_ROWS else ""
         raise OctomemError(f"{corpus}:" + f"; {corpus}:".join(bad[:MAX_BAD_ROWS]) + more
