@@ -188,7 +188,7 @@ class ReadPath:
             answer.collapsed.extend(collapsed)
         judge = HitJudge(self.settings.retrieval, self.arms, runs, query.filters,
                          [embedding_text(h.chunk) for h in hits[:JUDGED_HITS]],
-                         judged_depth(retrieval.candidate_k, k))
+                         judged_depth(retrieval.candidate_k, k), query.text)
         hits = [fused_hit(h.chunk, h.score, i, h.contributions, judge(
             query.text, h, embedding_text(h.chunk), cos.get(h.chunk.id)))
                 for i, h in enumerate(hits[: query.top_k], start=1)]

@@ -64,11 +64,12 @@ its own words scored 0.02. So the document weights apply only when the runs are 
 No tuned constant: it is the condition the weights were fitted under, so SciFact's
 figures are unchanged by construction. The runs are taken at their first ``candidate_k``
 entries whatever ``top_k`` (:func:`judged_depth`), and a keyword run whose ``candidate_k``
-entries all tie with its best is no background either (:func:`saturated`: that many
-chunks answer alike, none can stand out; trial 16 F16). A leave-one-out background was
-not taken: on a full run it moves the lift by ``(cos − mean)/(k − 1)`` (1 % at k = 100),
-and in a store of one or two files its "background" is the file's siblings, not the
-neighbourhood.
+entries all tie with its best, or whose ``candidate_k``-th entry holds every word of the
+query, is no background either (:func:`saturated`, :func:`whole_query_run`: that many
+chunks answer alike, none can stand out; trial 16 F16, trial 17 G13). A leave-one-out
+background was not taken: on a full run it moves the lift by ``(cos − mean)/(k − 1)``
+(1 % at k = 100), and in a store of one or two files its "background" is the file's
+siblings, not the neighbourhood.
 
 An answer is empty, with a reason (abstention: nothing stored answers the query), when
 no hit reaches its floor: ``retrieval.relevance_floor``, or
@@ -101,7 +102,9 @@ from .relevance_features import (  # noqa: F401
     keyword_strength,
     run_stats,
     saturated,
+    stored_text,
     unheard_words,
+    whole_query_run,
 )
 from .small_store import SMALL_STORE, short_run, small_term  # noqa: F401 (this module's API)
 from .words import FUNCTION_WORDS, content_words  # noqa: F401 (part of this module's API)
@@ -335,11 +338,14 @@ class HitJudge:
         ones :func:`unheard_words` looks in before asking the keyword arm.
     :param k: how many of each run's entries the statistics are taken over
         (:func:`judged_depth`; ``None``: the runs are taken as a background, :func:`run_stats`).
+    :param query: the query's text, for :func:`whole_query_run` ("": not checked).
     """
 
     def __init__(self, retrieval: Any, arms: Any, runs: Sequence[Sequence[Any]],
-                 filters: Any = None, texts: Sequence[str] = (), k: int | None = None) -> None:
+                 filters: Any = None, texts: Sequence[str] = (), k: int | None = None,
+                 query: str = "") -> None:
         self.retrieval, self.arms, self._runs, self._k = retrieval, arms, runs, k
+        self._query = query
         self._stats: RunStats | None = None
         self._filters, self._texts = filters, texts
         self._unheard: dict[str, int] = {}
@@ -358,12 +364,16 @@ class HitJudge:
 
     def stats(self) -> RunStats:
         """Return the runs' :class:`RunStats` (computed once; a background when the runs
-        hold the ``k`` asked, :func:`run_stats`)."""
+        hold the ``k`` asked and the keyword run is not the query's matches, :func:`run_stats`,
+        :func:`whole_query_run`)."""
         if self._stats is None:
             names = (getattr(self.arms.semantic, "name", None),
                      getattr(self.arms.keyword, "name", None))
-            scores = [[h.score for run in self._runs for h in run if h.arm == n] for n in names]
-            self._stats = run_stats(scores[0], scores[1], self._k)
+            hits = [[h for run in self._runs for h in run if h.arm == n] for n in names]
+            covered = bool(self._query) and whole_query_run(
+                self._query, hits[1], self._k, stored_text(self.arms.storage))
+            self._stats = run_stats([h.score for h in hits[0]], [h.score for h in hits[1]],
+                                    self._k, covered)
         return self._stats
 
     def strength(self) -> float | None:

@@ -107,9 +107,10 @@ def test_turns_alone_skip_the_run_statistics(chat_store: Memory,
     calls: list[int] = []
     real = recall_module.scope_stats
 
-    def counted(runs: object, pipelines: object, k: int | None = None) -> object:
+    def counted(runs: object, pipelines: object, k: int | None = None,
+                text: str = "") -> object:
         calls.append(1)
-        return real(runs, pipelines, k)  # type: ignore[arg-type]
+        return real(runs, pipelines, k, text)  # type: ignore[arg-type]
 
     monkeypatch.setattr(recall_module, "is_document", lambda hit: True)  # stats computed
     monkeypatch.setattr(recall_module, "scope_stats", counted)

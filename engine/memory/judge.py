@@ -35,7 +35,9 @@ from ..relevance import (
     run_stats,
     shipped_model,
     short_run,
+    stored_text,
     unheard_words,
+    whole_query_run,
 )
 from ..turns import CONVERSATION, POSITION
 from .scoped_fusion import Key, ScopedRuns
@@ -50,18 +52,20 @@ TURN_FLOOR, DOCUMENT_FLOOR = "retrieval.relevance_floor", "retrieval.document_re
 
 
 def scope_stats(runs: ScopedRuns, pipelines: Mapping[str, Pipeline],
-                k: int | None = None) -> dict[str, RunStats]:
+                k: int | None = None, text: str = "") -> dict[str, RunStats]:
     """Return each scope's :class:`RunStats`: its semantic run's cosines and its keyword
     run's scores, as this recall's arms returned them (``k`` asked of each: a scope's
-    runs are a background when they hold it, :func:`~octomem.engine.relevance.run_stats`)."""
+    runs are a background when they hold it, :func:`~octomem.engine.relevance.run_stats`,
+    and its keyword run is not the matches of the whole query ``text``,
+    :func:`~octomem.engine.relevance.whole_query_run`; "": not checked)."""
     out = {}
     for scope, pipeline in pipelines.items():
         arms = pipeline.arms
         sem = arms.semantic.name if arms.semantic is not None else None
-        kw = arms.keyword.name if arms.keyword is not None else None
+        kw = runs.hits(scope, arms.keyword.name) if arms.keyword is not None else []
         cosines = runs.scores(scope, sem) if sem is not None else []
-        scores = runs.scores(scope, kw) if kw is not None else []
-        out[scope] = run_stats(cosines, scores, k)
+        covered = bool(text) and whole_query_run(text, kw, k, stored_text(arms.storage))
+        out[scope] = run_stats(cosines, [h.score for h in kw], k, covered)
     return out
 
 

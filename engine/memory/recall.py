@@ -330,8 +330,8 @@ def recall_scopes(
         # the runs' statistics score documents' hits only: none among them, none needed;
         # taken over each run's first candidate_k entries, whatever top_k (judged_depth)
         judged_k = judged_depth(retrieval.candidate_k, k)
-        stats = (scope_stats(runs, pipelines, judged_k) if any(is_document(h) for h in hits)
-                 else {})
+        stats = (scope_stats(runs, pipelines, judged_k, request.text)
+                 if any(is_document(h) for h in hits) else {})
         ties = order_values(hits, fused, retrieval.fusion, retrieval.document_fusion,
                             retrieval.weights)
         hits = judged(hits, request.top_k, request.text, cos, retrieval,

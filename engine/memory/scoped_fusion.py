@@ -94,12 +94,16 @@ class ScopedRuns:
             self._by_arm = by_arm
         return self._by_arm
 
-    def scores(self, scope: str, arm: str) -> list[float]:
-        """Return the raw scores of ``arm``'s hits in ``scope``'s runs, in the order of
-        :attr:`by_arm`'s entries for them (runs as added, each best first), without
-        building :attr:`by_arm` (one scope's fusion never needs it)."""
-        return [hit.score for owner, _, run in self._runs if owner == scope
+    def hits(self, scope: str, arm: str) -> list[Hit]:
+        """Return ``arm``'s hits in ``scope``'s runs, in the order of :attr:`by_arm`'s
+        entries for them (runs as added, each best first), without building
+        :attr:`by_arm` (one scope's fusion never needs it)."""
+        return [hit for owner, _, run in self._runs if owner == scope
                 for hit in run if hit.arm == arm]
+
+    def scores(self, scope: str, arm: str) -> list[float]:
+        """Return the raw scores of :meth:`hits`."""
+        return [hit.score for hit in self.hits(scope, arm)]
 
     @property
     def single(self) -> str | None:
