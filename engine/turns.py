@@ -18,7 +18,8 @@ time           str     when it was said, ISO-8601, when known
 
 Its text is ``"<speaker>: <what was said>"`` and its title the date it was said, as
 the LoCoMo BEIR corpus stores turns (its session date is the title): a question about
-*when* finds the date in the indexed text.
+*when* finds the date in the indexed text. A time with a zone is titled in UTC and says
+so (:func:`spoken_date`); ``time`` keeps it as written, offset included.
 """
 
 from __future__ import annotations
@@ -107,6 +108,16 @@ def iso_time(moment: datetime | None) -> str | None:
     return None if moment is None else moment.isoformat(timespec="seconds")
 
 
+def written_with_zone(value: Any) -> bool:
+    """Return whether a transcript's time ``value`` names its zone: an offset or ``Z``,
+    or a number (epoch seconds are UTC); ``False`` for no time or one that does not parse."""
+    try:
+        moment = parse_turn_time(value)
+    except ValueError:
+        return False
+    return moment is not None and moment.tzinfo is not None
+
+
 def epoch(moment: datetime | None) -> float | None:
     """Return a turn's time as epoch seconds (a time without a zone is UTC)."""
     if moment is None:
@@ -114,11 +125,24 @@ def epoch(moment: datetime | None) -> float | None:
     return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
 
 
-def spoken_date(moment: datetime | None) -> str | None:
-    """Return the title of a turn said at ``moment``: ``"8 May 2023, 13:56"``."""
+def spoken_date(moment: datetime | None, zoned: bool | None = None) -> str | None:
+    """Return the title of a turn said at ``moment``: ``"8 May 2023, 13:56"`` as written
+    for a time without a zone (LoCoMo's and LongMemEval's, whose titles and indexed text
+    stay as they were), ``"8 May 2023, 11:56 UTC"`` for a time with one (an offset, ``Z``,
+    or epoch seconds), in UTC as its ``event_time``, so that the turns of people writing
+    in different offsets read in the order they were said (trial 16 F6: José's
+    ``10:05+02:00`` was titled 10:05, after Ana's 10:00 UTC, though said two hours before).
+
+    :param zoned: whether the time was written with a zone (``None``: ``moment`` has
+        one); a transcript line's time written without one is stored as UTC
+        (:func:`~octomem.engine.memory.transcript_lines.time_field`) and titled as written.
+    """
     if moment is None:
         return None
-    return f"{moment.day} {moment:%B %Y, %H:%M}"
+    if not (moment.tzinfo is not None if zoned is None else zoned):
+        return f"{moment.day} {moment:%B %Y, %H:%M}"
+    moment = moment.astimezone(UTC)
+    return f"{moment.day} {moment:%B %Y, %H:%M} UTC"
 
 
 def role_of(speaker: str | None, role: str | None = None) -> str | None:

@@ -55,7 +55,7 @@ def test_claude_code_keeps_typed_text_and_replies_and_drops_the_rest() -> None:
          "the release is tagged."),
     ]
     first = turns[0]
-    assert first.kind == TURN_KIND and first.title == "4 March 2025, 09:12"
+    assert first.kind == TURN_KIND and first.title == "4 March 2025, 09:12 UTC"  # a Z time
     assert dict(first.metadata) == {
         "conversation": SESSION, "session": SESSION, "position": 0, "speaker": "user",
         "role": "user", "time": "2025-03-04T09:12:00+00:00", "source": "claude-code",

@@ -38,6 +38,7 @@ from ..turns import (
     spoken_text,
     turn_id,
     turn_metadata,
+    written_with_zone,
 )
 from ..types import Document
 from .claude_code import CLAUDE_COMMAND_PREFIXES, CLAUDE_TYPES, read_claude_code  # noqa: F401
@@ -147,7 +148,9 @@ def _chat_turn(path: Path, lineno: int, row: dict[str, Any], positions: dict[str
     return Document(
         text=spoken_text(speaker, text),
         id=string_field(row, "id", where) or turn_id(conversation, position),
-        title=string_field(row, "title", where) or spoken_date(moment), uri=uri, kind=TURN_KIND,
+        title=(string_field(row, "title", where)
+               or spoken_date(moment, written_with_zone(row.get("time")))),
+        uri=uri, kind=TURN_KIND,
         event_time=epoch(moment),
         metadata=turn_metadata(conversation, session, position, speaker, role, moment, extra),
     )
