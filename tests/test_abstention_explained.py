@@ -40,4 +40,4 @@ def test_an_answer_with_hits_has_no_rejected_best(tmp_path: Path) -> None:
     octomem(tmp_path, "add", "The user prefers tabs", "--kind", "PREFERENCE")
     data = octomem(tmp_path, "search", "does the user prefer tabs", "--json").json()
     assert data["hits"][0]["text"] == "The user prefers tabs"
-    assert "abstained" not in data and "best_rejected" not in data  # unset: left out
+    assert data["abstained"] is None and data["best_rejected"] is None  # unset: null

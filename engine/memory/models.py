@@ -27,5 +27,9 @@ class StoredItem(BaseModel):
 
 
 def as_json(model: BaseModel) -> dict[str, Any]:
-    """Dump a result model as a JSON-compatible dict, leaving out ``None`` fields."""
-    return model.model_dump(mode="json", exclude_none=True)
+    """Dump a result model as a JSON-compatible dict, every field present (``None`` as
+    ``null``): the shape the MCP tool answering the same (``recall``, ``remember``,
+    ``forget``) gives, so a script reads ``hit["title"]`` from either (trial 16 F7: the CLI
+    left out ``title`` and ``event_time`` of an untitled turn, and ``h["title"]`` raised
+    ``KeyError``)."""
+    return model.model_dump(mode="json")
