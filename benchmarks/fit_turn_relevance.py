@@ -125,18 +125,24 @@ def base_logit(model: RelevanceModel, relevance: Any) -> float:
                else 0.0))
 
 
+#: The ``retrieval`` settings a collect asks with by default: every hit judged, none cut.
+NO_FLOORS = {"relevance_floor": 0.0, "document_relevance_floor": 0.0, "relative_floor": 0.0}
+
+
 def collect(root: Path, folder: Path, split: str, group_by: str,
-            only: set[str], ask: Callable[..., Any] | None = None) -> list[Any]:
+            only: set[str], ask: Callable[..., Any] | None = None,
+            floors: dict[str, float] | None = None) -> list[Any]:
     """Ask every judged query of ``split`` of its group and of each other group.
 
     :param ask: ``ask(pipeline, model, text, filters, judged, own)`` -> one answer's
-        record (default :func:`_ask`; ``fit_strength`` passes its own).
+        record (default :func:`_ask`; ``fit_strength`` and ``fit_bands`` pass their own).
+    :param floors: the ``retrieval`` settings asked with (default :data:`NO_FLOORS`).
     """
     ask = ask or _ask
     field = parse_group_by(group_by) or ""
     dataset = load_dataset(folder, split)
-    floors = {"relevance_floor": 0.0, "document_relevance_floor": 0.0, "relative_floor": 0.0}
-    loaded = load_settings(overrides={"retrieval": floors}, read_user_config=False)
+    loaded = load_settings(overrides={"retrieval": NO_FLOORS if floors is None else floors},
+                           read_user_config=False)
     pipeline = Pipeline(loaded, load_registry(), root)
     model, out = shipped_model(), []
     try:
@@ -193,14 +199,21 @@ def _sessions(dataset: BeirDataset, field: str, speaker: bool
 
 
 def collect_small(root: Path, folder: Path, split: str, group_by: str, only: set[str],
-                  speaker: bool = False, others: int = OTHER_SESSIONS) -> list[Answer]:
+                  speaker: bool = False, others: int = OTHER_SESSIONS,
+                  ask: Callable[..., Any] | None = None,
+                  floors: dict[str, float] | None = None) -> list[Any]:
     """Ask every judged query of ``split`` of its first evidence session's store and of
-    ``others`` stores of other groups (module docstring)."""
+    ``others`` stores of other groups (module docstring).
+
+    :param ask: as :func:`collect`'s, also given ``reach`` (default :func:`_ask`).
+    :param floors: as :func:`collect`'s.
+    """
+    ask = ask or _ask
     field = parse_group_by(group_by) or ""
     dataset = load_dataset(folder, split)
     of_doc, stores = _sessions(dataset, field, speaker)
-    floors = {"relevance_floor": 0.0, "document_relevance_floor": 0.0, "relative_floor": 0.0}
-    loaded = load_settings(overrides={"retrieval": floors}, read_user_config=False)
+    loaded = load_settings(overrides={"retrieval": NO_FLOORS if floors is None else floors},
+                           read_user_config=False)
     pipeline = Pipeline(loaded, load_registry(), root)
     model, out, draw = shipped_model(), [], random.Random(SEED)
     try:
@@ -221,8 +234,8 @@ def collect_small(root: Path, folder: Path, split: str, group_by: str, only: set
                 names = (field, "session", "speaker")[:len(key)]
                 filters = Filters(metadata=dict(zip(names, key, strict=True)))
                 reach = len(semantic.search(vector, filters, SMALL_STORE))
-                out.append(_ask(pipeline, model, text, filters,
-                                dataset.qrels[qid] if own else {}, own, reach))
+                out.append(ask(pipeline, model, text, filters,
+                               dataset.qrels[qid] if own else {}, own, reach))
     finally:
         pipeline.close()
     return out

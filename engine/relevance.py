@@ -107,7 +107,7 @@ from .relevance_features import (  # noqa: F401
     whole_query_run,
 )
 from .small_store import SMALL_STORE, short_run, small_term  # noqa: F401 (this module's API)
-from .words import FUNCTION_WORDS, content_words  # noqa: F401 (part of this module's API)
+from .words import FUNCTION_WORDS, content_words, query_words  # noqa: F401 (this module's API)
 
 #: The weights shipped with the package.
 WEIGHTS_FILE = Path(__file__).with_name("relevance.json")
@@ -125,6 +125,16 @@ Band = Literal["high", "medium", "low"]
 #: Lowest relevance of a ``high`` hit: more likely than not to answer the query (the
 #: probability is calibrated on the tune splits, so 0.5 means what it says).
 HIGH = 0.5
+#: Lowest relevance of a ``medium`` hit (and it must reach its floor): an answer whose
+#: best hit is there holds the question's evidence at least one time in three
+#: (``benchmarks/fit_bands.py``: the lowest bound at which, on every tune set, at least
+#: 1/3 of the answers whose best hit lies in [bound, 0.5) hold it; LongMemEval --split
+#: tune asked of every haystack, LoCoMo conv-26/30/41/42/43 of every conversation, and
+#: small stores of one session of either). Below it a hit is ``low`` even when it passes
+#: the floor: answers whose best hit is between the floor and this bound held the
+#: evidence 3 times in 36 on LongMemEval tune asked of every haystack (trial 16 F12:
+#: near-topic questions nothing answers were labelled ``medium`` at relevance 0.05-0.15).
+MEDIUM = 0.07
 
 
 
@@ -233,10 +243,11 @@ def shipped_model() -> RelevanceModel:
 
 
 def band(p: float, floor: float) -> Band:
-    """Return ``"high"`` (>= :data:`HIGH`), ``"medium"`` (>= ``floor``, the
-    ``retrieval.relevance_floor``) or ``"low"`` (below the floor: shown only because a
-    better hit of the same answer passed it)."""
-    return "high" if p >= HIGH else "medium" if p >= floor else "low"
+    """Return ``"high"`` (>= :data:`HIGH`: likely answers), ``"medium"`` (>= :data:`MEDIUM`
+    and >= ``floor``, the hit's kind's floor: may answer) or ``"low"`` (unlikely to: below
+    the floor, shown only because a better hit of the same answer passed it, or a weak
+    match that passed it)."""
+    return "high" if p >= HIGH else "medium" if p >= max(floor, MEDIUM) else "low"
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,6 +255,7 @@ class Relevance:
     """A hit's relevance and how it was reached (for ``explain``).
 
     :param probability: in [0, 1].
+    :param band: :func:`band`.
     :param cos: cosine to the query, ``None`` when unknown.
     :param coverage: share of the query's content words the hit holds.
     :param cos_lift: a document's hit: its cosine minus the mean of the query's semantic
@@ -259,6 +271,8 @@ class Relevance:
     :param reply_own: a reply to a question turn the query matched: its own probability,
         before it took the question's probability and band (``None``: not such a reply,
         or its own was higher; :func:`octomem.engine.memory.judge.replies`).
+    :param passes: the probability reaches the floor of the hit's kind (it answers: it
+        is recalled and kept first by ``max_tokens``), whatever its band.
     """
 
     probability: float
@@ -272,6 +286,7 @@ class Relevance:
     reach: int | None = None
     strength: float | None = None
     reply_own: float | None = None
+    passes: bool = True
 
 
 def relevance_of(query: str, text: str, cos: float | None, floor: float,
@@ -300,7 +315,7 @@ def relevance_of(query: str, text: str, cos: float | None, floor: float,
         full runs and the keyword arm it was fitted on, :meth:`RelevanceModel.uses_strength`).
     """
     model = model or shipped_model()
-    cov = coverage(content_words(query), text)
+    cov = coverage(query_words(query), text)
     if cos is None or math.isnan(cos) or not model.fits(embedder):
         cos = None
     cos = None if cos is None else float(cos)
@@ -308,13 +323,13 @@ def relevance_of(query: str, text: str, cos: float | None, floor: float,
         lift = None if cos is None or stats.cos_mean is None else cos - stats.cos_mean
         kw_z = stats.kw_z(keyword_score)
         p = _sigmoid(model.document.z(cos, cov, lift, kw_z))
-        return Relevance(p, band(p, floor), cos, cov, lift, kw_z)
+        return Relevance(p, band(p, floor), cos, cov, lift, kw_z, passes=p >= floor)
     strength = strength if cos is not None and model.strength[0] else None
     p = model.probability(cos, cov, unheard, aside, reach, strength)
     small = cos is not None and small_term(model.small_store, reach)
     return Relevance(p, band(p, floor), cos, cov, unheard=unheard if cos is not None else 0,
                      aside=aside and cos is not None and model.aside != 0.0,
-                     reach=reach if small else None, strength=strength)
+                     reach=reach if small else None, strength=strength, passes=p >= floor)
 
 
 def abstain_reason(best: float, floor: float,

@@ -21,7 +21,7 @@ from typing import Any
 
 from .chunking import embedding_text
 from .small_store import short_run
-from .words import FILLER_WORDS, content_words
+from .words import FILLER_WORDS, content_words, query_words, without_clitics
 from .words import WORD as _WORD
 from .words import root as _root
 from .words import roots as _roots
@@ -54,8 +54,10 @@ def unheard_words(query: str, held: Iterable[str], present: Callable[[str], bool
     never mentions: no text of ``held`` (the answer's hits) holds the word, and
     ``present`` is false for each of its spellings in the query ("planning" for
     "plann"). ``present(word)`` says whether any stored chunk the query can reach holds
-    ``word`` (the keyword arm finds one under the query's filters)."""
-    words = content_words(query) - _fillers(query)
+    ``word`` (the keyword arm finds one under the query's filters). The query's "'s" is
+    no word of it (:func:`~.words.query_words`: "Dana's" is "Dana")."""
+    query = without_clitics(query)
+    words = query_words(query) - _fillers(query)
     if not words:
         return 0
     missing = set(words)

@@ -135,6 +135,16 @@ class RetrievalSettings(BaseModel, extra="forbid", allow_inf_nan=False):
         "itself would lose 14% (LoCoMo) and 7% (LongMemEval) of the evidence",
         ge=0.0, le=1.0,
     )
+    weak_answer_floor: float = _field(
+        0.005, "retrieval", "a hit below retrieval.relevance_floor is also left out of an "
+        "answer whose best hit is weak (below the medium band's 0.07) when its relevance is "
+        "below this (the answer says how many); 0 keeps them. 0.005: the largest cut that "
+        "leaves out at most 2% of the evidence the relative cut keeps in such answers on "
+        "every tune set (benchmarks/fit_bands.py: LongMemEval --split tune and LoCoMo "
+        "conv-26/30/41/42/43, whole groups and one-session stores; trial 16 F12: a best hit "
+        "of 0.055 came with 8 hits of 0.00-0.03)",
+        ge=0.0, le=1.0,
+    )
     assistant_aside: bool = _field(
         True, "retrieval", "lower the relevance of an assistant's turn (role assistant) when "
         "the question speaks of its asker (I, my) and does not address the assistant (you), "

@@ -70,14 +70,16 @@ their neighbouring turns, session and speaker; `context: 1` adds the turn before
 it, so you read the answer where it was said. `max_tokens` keeps the best hits that fit in \
 about that many tokens and lists the rest in `budget.cut`; an answer larger than 512 KiB \
 is cut the same way (a `warnings` entry says so). Each hit has a `relevance` \
-(probability 0..1 that it answers the query, comparable across queries) and a `band` \
-(high, medium, low); hits far weaker than the best are left out (`weak_left_out` says \
-how many). No hits with `abstained` set means memory holds nothing that answers \
-this: say you do not know (or ask) rather than guess or retry with the same words. That \
-is judged on the best 10 candidates whatever `top_k` is, so a different `top_k` will not \
-change it. No hits with `nothing_to_rank` set means nothing stored passes the filters (it \
-says which one). A scope listed in `scopes_unavailable` could not be read (its store is damaged; \
-the reason says what the user should do) and was not searched: tell the user."""
+(probability 0..1 that it answers the query, comparable across queries) and a `band`: \
+high (likely answers), medium (may answer: read it), low (unlikely to; when every hit is \
+low the match is weak: say the memory may not hold it rather than take it as the \
+answer); hits far weaker than the best are left out (`weak_left_out` says how many). No \
+hits with `abstained` set means memory holds nothing that answers this: say you do not \
+know (or ask) rather than guess or retry with the same words. That is judged on the best \
+10 candidates whatever `top_k` is, so a different `top_k` will not change it. No hits \
+with `nothing_to_rank` set means nothing stored passes the filters (it says which one). \
+A scope listed in `scopes_unavailable` could not be read (its store is damaged; the \
+reason says what the user should do) and was not searched: tell the user."""
 
 FORGET = """\
 Remove one stored statement or document for good, given its id (from `recall` or \

@@ -48,6 +48,8 @@ BAD_VALUES = [
     ("conversation_latency", ["{tmp}", "conv-26"],
      "argument dataset: {tmp}: no corpus.jsonl or queries.jsonl; a BEIR folder holds "
      "corpus.jsonl, queries.jsonl and qrels/<split>.tsv"),
+    ("fit_bands fit", ["fit", "{tmp}/lme_group.pkl"],
+     "argument collected: {tmp}/lme_group.pkl: no such file"),
     ("fit_strength fit", ["fit", "{tmp}/lme_tune.pkl"],
      "argument collected: {tmp}/lme_tune.pkl: no such file"),
     ("fit_ranking fit", ["fit", "{tmp}/missing.pkl"],

@@ -56,4 +56,5 @@ def test_the_search_page_counts_the_far_weaker_hits_it_left_out(tmp_path: Path) 
         page = httpx.get(view.url, params={"q": "where does the deploy key live"}).text
         n = answer.weak_left_out
         assert (f'<p id="weak-left-out">{n} far weaker hit{"" if n == 1 else "s"} left out '
-                "(relevance below retrieval.relative_floor times the best hit's)</p>") in page
+                "(relevance below retrieval.relative_floor times the best hit's, or below "
+                "retrieval.weak_answer_floor when the best is low)</p>") in page

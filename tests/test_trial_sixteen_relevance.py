@@ -105,7 +105,9 @@ def test_filler_words_are_never_unheard(project: Path) -> None:
         assert answer["hits"] and answer["hits"][0]["id"] == "standup:1", (
             query, answer.get("abstained"))
         top = answer["hits"][0]
-        assert "unheard" not in top["relevance_from"] and top["band"] != "low", (query, top)
+        # returned (at or above the floor), though a weak match: band low below 0.07 (F12)
+        assert "unheard" not in top["relevance_from"] and top["relevance"] >= 0.033, (
+            query, top)
     still = search(project, "who covers on-call during Marco's vacation?", 10)["hits"][0]
     assert still["relevance_from"]["unheard"] == 1  # "vacation": a word the memory lacks
 

@@ -307,7 +307,7 @@ def print_answer(console: Console, query: str, ans: RecallAnswer, explain: bool,
     if getattr(ans, "weak_left_out", 0):
         n = ans.weak_left_out
         console.print(f"{n} far weaker {'hit' if n == 1 else 'hits'} left out "
-                      "(retrieval.relative_floor)", style="dim", highlight=False)
+                      "(retrieval.relative_floor, weak_answer_floor)", style="dim", highlight=False)
     if ans.unembedded_hits:
         n = len(ans.unembedded_hits)
         console.print(f"{n} {'hit' if n == 1 else 'hits'} found by words only (no vector yet)")

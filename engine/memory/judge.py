@@ -10,7 +10,8 @@ scope whose runs are no background (the scope holds fewer reachable chunks than 
 asked for: :attr:`~octomem.engine.relevance.RunStats.background`) is judged as a turn:
 turn weights, ``retrieval.relevance_floor``. An answer is empty,
 with the reason, when no hit reaches its own floor; otherwise the hits below both their
-floor and ``retrieval.relative_floor`` times the best hit's relevance are left out.
+floor and ``retrieval.relative_floor`` times the best hit's relevance are left out, and
+below ``retrieval.weak_answer_floor`` too when the best hit is weak (:func:`tail_floor`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ..pipeline import Pipeline, embedding_text
 from ..relevance import (
     DOCUMENT_KINDS,
     JUDGED_HITS,
+    MEDIUM,
     RunStats,
     abstain_reason,
     aside,
@@ -264,7 +266,17 @@ def as_answers(hits: list[ScopedHit], answers: Mapping[int, int],
         if own is None or asked is None or probability[reply] >= probability[question]:
             continue
         hits[reply].relevance = replace(own, probability=asked.probability, band=asked.band,
-                                        reply_own=own.probability)
+                                        passes=asked.passes, reply_own=own.probability)
+
+
+def tail_floor(best: float, retrieval: RetrievalSettings) -> float:
+    """Return the least relevance a hit below its floor needs to stay in an answer whose
+    best hit has relevance ``best``: ``retrieval.relative_floor`` times ``best``, and at
+    least ``retrieval.weak_answer_floor`` when ``best`` is below
+    :data:`~octomem.engine.relevance.MEDIUM` (a weak answer: trial 16 F12, a best hit of
+    0.055 came with 8 hits of relevance 0.00-0.03)."""
+    least = retrieval.relative_floor * best
+    return max(least, retrieval.weak_answer_floor) if best < MEDIUM else least
 
 
 def judged(hits: list[ScopedHit], top_k: int, text: str, cos: dict[Key, float],
@@ -280,8 +292,9 @@ def judged(hits: list[ScopedHit], top_k: int, text: str, cos: dict[Key, float],
     :data:`JUDGED_HITS` hits whatever ``top_k`` is (a small ``top_k`` gets no false
     "nothing stored"): when none reaches its kind's floor, none is returned
     (``answer.abstained`` says why, ``answer.best_rejected`` is the best one, rank 1).
-    Else hits below both their floor and ``retrieval.relative_floor`` times the best are
-    left out (counted in ``answer.weak_left_out`` among the first ``top_k``), except the
+    Else hits below both their floor and :func:`tail_floor` (``retrieval.relative_floor``
+    times the best, or ``retrieval.weak_answer_floor`` when the best is weak) are left out
+    (counted in ``answer.weak_left_out`` among the first ``top_k``), except the
     reply to a question turn that reaches its floor (:func:`replies`) and a hit ranked
     before the most relevant one (the ranking saw more than relevance does: trial 15 F1,
     "what did you suggest for ...?", the conversation reranker's first hit, the
@@ -310,9 +323,9 @@ def judged(hits: list[ScopedHit], top_k: int, text: str, cos: dict[Key, float],
     best = max(probability, default=0.0)
     answers = replies(hits, passes)
     ahead = probability.index(best) if probability else 0  # ranked before the most relevant
+    least = tail_floor(best, retrieval)
     kept = [i for i, (h, p, (f, _)) in enumerate(zip(hits, probability, floors, strict=True))
-            if h.relevance is None or p >= min(f, retrieval.relative_floor * best)
-            or i in answers or i < ahead]
+            if h.relevance is None or p >= min(f, least) or i in answers or i < ahead]
     answer.weak_left_out = min(top_k, len(hits)) - sum(i < top_k for i in kept)
     shown = set([i for i in kept if passes[i]][:top_k])
     shown.update([i for i in kept if i not in shown][: top_k - len(shown)])

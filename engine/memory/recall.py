@@ -106,7 +106,8 @@ class RecallAnswer:
     :param abstained: why ``hits`` is empty although something was searched: no hit
         reached ``retrieval.relevance_floor`` (:mod:`octomem.engine.relevance`).
     :param weak_left_out: hits left out because their relevance is below both the floor
-        and ``retrieval.relative_floor`` times the best hit's.
+        and ``retrieval.relative_floor`` times the best hit's (or, when the best is weak,
+        ``retrieval.weak_answer_floor``; :func:`~.judge.tail_floor`).
     :param best_rejected: when ``abstained``, the match with the best relevance, which
         was not returned (``rank`` 1: the best match), so ``explain`` can show why.
     :param scopes_unavailable: scope -> why it was not searched (its store cannot be read).
@@ -132,10 +133,11 @@ class RecallAnswer:
 
 
 def is_answer(hit: ScopedHit) -> bool:
-    """Return whether ``hit`` counts as an answer: its relevance is unknown or at least
-    ``retrieval.relevance_floor`` (band ``medium`` or ``high``). Only such hits count as
-    recalled (``recalls``); a ``low`` hit only rode along with a better one."""
-    return hit.relevance is None or hit.relevance.band != "low"
+    """Return whether ``hit`` counts as an answer: its relevance is unknown or reaches its
+    kind's floor (``Relevance.passes``; band ``medium`` or ``high``, or ``low`` between the
+    floor and :data:`~octomem.engine.relevance.MEDIUM`). Only such hits count as recalled
+    (``recalls``); a hit below the floor only rode along with a better one."""
+    return hit.relevance is None or hit.relevance.passes
 
 
 def _ms(start: float) -> float:

@@ -34,7 +34,8 @@ class MemoryHit(BaseModel):
         None, description="probability (0..1) that this hit answers the query, comparable "
         "across queries (unlike score)")
     band: str | None = Field(
-        None, description="high (>= 0.5), medium (>= retrieval.relevance_floor) or low")
+        None, description="high (>= 0.5: likely answers), medium (>= 0.07 and its floor: "
+        "may answer) or low (unlikely to; an answer whose hits are all low is a weak match)")
     text: str
     title: str | None = None
     uri: str | None = None
@@ -159,7 +160,8 @@ class MemoryRecallResult(BaseModel):
         "yet at as_of), named")
     weak_left_out: int = Field(
         0, description="hits left out as noise: relevance below retrieval.relevance_floor "
-        "and below retrieval.relative_floor times the best hit's")
+        "and below retrieval.relative_floor times the best hit's (or below "
+        "retrieval.weak_answer_floor when the best hit is low)")
     best_rejected: MemoryHit | None = Field(
         None, description="when abstained (only with explain): the best match, not "
         "returned because its relevance is below its floor (retrieval.relevance_floor, or "

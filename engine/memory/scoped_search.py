@@ -21,7 +21,7 @@ from ..concurrency import run_timed, start_timed
 from ..errors import EmbedderUnavailableError
 from ..model_load import load_model
 from ..pipeline import Pipeline, embedding_text
-from ..relevance import content_words, coverage
+from ..relevance import coverage, query_words
 from ..types import Run
 from .scoped_fusion import Lexical, ScopedRuns
 
@@ -199,7 +199,7 @@ def search_scopes(
 def _lexical(scoped: Sequence[tuple[str, Pipeline]], text: str) -> Lexical:
     """Return the coverage of ``text``'s content words in chunks of any scope (what
     decides between scopes' keyword hits, see :mod:`.scoped_fusion`)."""
-    words, pipelines = content_words(text), dict(scoped)
+    words, pipelines = query_words(text), dict(scoped)
 
     def lexical(scope: str, ids: Sequence[int]) -> list[float]:
         chunks = {c.id: c for c in pipelines[scope].arms.storage.get_chunks(list(ids))}
