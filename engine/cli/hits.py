@@ -72,8 +72,8 @@ def hit_text(chunk: Any, query: str = "") -> str:
     """Return what a hit shows: ``title — text``, the text without a leading heading that
     repeats the title (a Markdown file's ``# Title``), all on one line. A conversation
     turn's title is its time: the turn's words come first (``text (time)``), so a cut line
-    still shows what was said. With ``query``, the text starts at its sentence holding
-    most of the query's words (:func:`~.snippets.best_part`)."""
+    still shows what was said. With ``query``, the text starts at its sentence that best
+    matches the query (:func:`~.snippets.best_part`: rarer query words weigh more)."""
     title = one_line(chunk.title or "")
     raw = without_title(chunk.text.strip(), chunk.title)
     text = one_line(best_part(raw, query) if query else raw)
