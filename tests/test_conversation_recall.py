@@ -159,8 +159,11 @@ def test_session_start_shows_rules_handoff_recent_and_recalled_within_budget(
     assert "more statements did not fit in 700 bytes" in small
 
 
-def test_session_start_leaves_out_documents_and_turns(chat: Memory) -> None:
-    assert "Nothing is remembered yet" in render(chat, 8192)
+def test_session_start_counts_the_turns_it_leaves_out(chat: Memory) -> None:
+    text = render(chat, 8192)
+    assert "No statements yet; stored for `recall` to search: 5 conversation turns in the " \
+        "local scope." in text, text
+    assert "Nothing is remembered yet" not in text and "Cruise" not in text
 
 
 def test_neighbours_without_a_turn_index_come_from_a_scan(chat: Memory) -> None:

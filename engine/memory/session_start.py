@@ -9,7 +9,10 @@ in this order, as Markdown:
 3. the most **recent** other statements;
 4. the most **recalled** statements (``recalls``: how many recall answers returned them).
 
-Ingested documents and conversation turns are left out (recall finds them). Each
+Ingested documents and conversation turns are left out (recall finds them); over a
+memory that holds only those, the page counts them per scope, so an agent knows there is
+something to recall (trial 17 G11: "Nothing is remembered yet" over 200 ingested notes
+and a Claude Code session). Each
 statement is one line, its text cut to :data:`LINE_CHARS`. Lines are added while the
 rendering stays within ``session_start.max_bytes`` (UTF-8 bytes, 8 KB by default); what
 did not fit is counted at the end, so the agent knows to recall or read
@@ -89,6 +92,25 @@ def _most_recalled(storage: VersionedStorage, kinds: list[str]) -> list[Document
     return sorted(found, key=lambda d: (-d.recalls, -(d.last_recalled_at or 0)))[:PER_SECTION]
 
 
+def _counted(n: int, what: str) -> str:
+    return f"{n:,} {what}{'s' if n != 1 else ''}" if n else ""
+
+
+def unlisted(memory: Memory) -> str:
+    """Return what the session start leaves to recall, per scope ("200 ingested documents
+    and 10 conversation turns in the local scope"), or ``""`` when nothing is stored."""
+    said = []
+    for scope, storage in _storages(memory):
+        counts = getattr(storage, "kind_counts", None)
+        kinds = dict(counts()) if callable(counts) else {
+            k: sum(1 for _ in storage.iter_documents(kinds=(k,))) for k in NOT_STATEMENTS}
+        parts = [p for p in (_counted(kinds.get(DOC_KIND, 0), "ingested document"),
+                             _counted(kinds.get(TURN_KIND, 0), "conversation turn")) if p]
+        if parts:
+            said.append(f"{' and '.join(parts)} in the {scope} scope")
+    return "; ".join(said)
+
+
 def sections(memory: Memory) -> list[Section]:
     """Return the four sections' statements, each statement in the first section it
     belongs to."""
@@ -127,8 +149,11 @@ def render(memory: Memory, max_bytes: int) -> str:
     for scope, why in memory.scopes.skipped().items():
         head += [f"_The {scope} scope was not read: {why}_", ""]
     if not any(s.entries for s in found):
-        head.append("_Nothing is remembered yet: `remember` rules, preferences and "
-                    "decisions as they come up, and a HANDOFF at the end of a session._")
+        stored = unlisted(memory)
+        head.append(f"_No statements yet; stored for `recall` to search: {stored}. `remember`"
+                    if stored else "_Nothing is remembered yet: `remember`")
+        head[-1] += (" rules, preferences and decisions as they come up, and a HANDOFF at the "
+                     "end of a session._")
         return "\n".join(head) + "\n"
     lines, left = list(head), 0
     reserve = 120  # room for the closing line about what did not fit
