@@ -26,7 +26,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--project-root", type=Path, default=None,
         help="the project this server serves; its .octomem/ is the local scope (default: the "
-             "nearest folder from the current one upward holding .octomem/, else the current one)",
+             "nearest folder from the current one upward holding .octomem/; with none, the "
+             "nearest holding .git; else the current one)",
     )
     parser.add_argument(
         "--global-root", type=Path, default=None,

@@ -89,8 +89,8 @@ def create_server(
     :param config_file: the ``--config FILE`` settings layer.
     :param overrides: the ``--set`` layer, nested (``{"retrieval": {"top_k": 5}}``).
     :param project_root: the project whose ``.octomem/`` is the local scope (default: the
-        nearest folder from the current one upward holding ``.octomem/``, else the current
-        one: :func:`~octomem.engine.project.find_project_root`); its
+        nearest folder from the current one upward holding ``.octomem/``, or with none
+        ``.git``, else the current one: :func:`~octomem.engine.project.find_project_root`); its
         ``.octomem/config.toml`` is a settings layer.
     :param global_root: the global scope's directory (default: setting ``global_root``,
         else ``data_dir``).
@@ -115,7 +115,7 @@ def create_server(
         check_project_root(project_root)
     elif project == Path(project.anchor):  # a client that starts servers in / (trial 16 F15)
         print(f"octomem: warning: the project is {project} (the server was started there, "
-              "and no folder above holds .octomem/), so the local scope would be "
+              "and no folder above holds .octomem/ or .git), so the local scope would be "
               f"{project / '.octomem'}; give the server --project-root YOUR_PROJECT in the "
               "client's configuration", file=sys.stderr, flush=True)
     loaded = load_settings(config_file, overrides, project_root=project)

@@ -49,7 +49,8 @@ GLOBAL_OPTIONS = (
      "(`OCTOMEM_GLOBAL_ROOT`) or a config file; `--global-root` beats it."),
     ("--project-root", "DIR", "The project whose `.octomem/` is the local scope (default: the "
      "nearest folder from the current one upward that holds `.octomem/`, as git finds its "
-     "repository; else the current directory); an existing folder."),
+     "repository; with none, the nearest that holds `.git`; else the current directory); an "
+     "existing folder."),
     ("--global-root", "DIR", "The global scope's directory (setting `global_root`; default "
      "`data_dir`)."),
     ("--debug", "", "Show tracebacks on errors."),

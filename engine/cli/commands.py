@@ -324,7 +324,8 @@ def serve(
         "--project-root", help=(
             "The project this server serves (an existing folder); its `.octomem/` is the local "
             "scope (default: the nearest folder from the current one upward that holds "
-            "`.octomem/`, else the current directory)."))] = None,
+            "`.octomem/`; with none, the nearest that holds `.git`; else the current "
+            "directory)."))] = None,
     global_root: Annotated[Path | None, typer.Option(
         "--global-root", help=(
             "The global scope's directory (setting `global_root`; default `data_dir`)."))] = None,

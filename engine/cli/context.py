@@ -77,5 +77,8 @@ def note_project(memory: Memory, scope: str | None) -> None:
         return
     here = Path.cwd().resolve()
     if memory.roots.project != here:
+        from ..project import found_by
+
         err.print(f"note: the local scope is {memory.roots.local} (the nearest folder above "
-                  f"{here} that holds .octomem/)", highlight=False, markup=False)
+                  f"{here} that holds {found_by(memory.roots.project)})", highlight=False,
+                  markup=False)

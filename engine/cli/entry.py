@@ -194,7 +194,15 @@ def keep_until_exit(obj: object) -> None:
 
 def close_memory(memory: Memory) -> None:
     """Close a command's ``memory``; its pipelines (in-RAM copies, the model) are kept
-    until the process ends (:func:`keep_until_exit`)."""
+    until the process ends (:func:`keep_until_exit`). A store the command created (and
+    did not remove again) is named on stderr: ``created /repo/.octomem (the local
+    scope)``, so the first write says where the memory now lives (trial 17 G5)."""
+    from .context import err
+
+    for scope in memory.scopes.made:
+        if memory.scopes.exists(scope):
+            err.print(f"created {memory.roots.of(scope)} (the {scope} scope)",
+                      highlight=False, markup=False)
     keep_until_exit(memory.scopes.opened())
     memory.close()
 

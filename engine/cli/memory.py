@@ -184,8 +184,10 @@ def status(console: Console, info: dict[str, Any], searched_up: bool = False) ->
     above = searched_up and Path(project) != here and here.is_relative_to(project)
     console.print(f"[bold]project[/bold] {escape(project)}", highlight=False)
     if above:
+        from ..project import found_by
+
         emit(console, wrapped(f"(the nearest folder above the current one, {here}, that holds "
-                              ".octomem/)", console.width, "", first=""))
+                              f"{found_by(Path(project))})", console.width, "", first=""))
     for name, scope in info["scopes"].items():
         console.print()
         if not scope.get("exists"):

@@ -23,7 +23,8 @@ DEFAULT_PORT = 8766
 ProjectOpt = Annotated[Path | None, typer.Option(
     "--project-root", help="The project whose memory to show (an existing folder); its "
     "`.octomem/` is the local scope (default: the nearest folder from the current one "
-    "upward that holds `.octomem/`, else the current directory).")]
+    "upward that holds `.octomem/`; with none, the nearest that holds `.git`; else the "
+    "current directory).")]
 GlobalOpt = Annotated[Path | None, typer.Option(
     "--global-root", help="The global scope's directory (setting `global_root`; default "
     "`data_dir`).")]

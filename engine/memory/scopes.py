@@ -114,7 +114,8 @@ def scope_roots(
     """Resolve both scope directories.
 
     :param project_root: the project (default: the nearest folder from the current one
-        upward holding ``.octomem/``, else the current one: :func:`~..project.find_project_root`).
+        upward holding ``.octomem/``, or with none ``.git``, else the current one:
+        :func:`~..project.find_project_root`).
     :param global_root: overrides the ``global_root`` setting (default: ``data_dir``).
     :raises OctomemError: the global scope's path is a file; names the setting.
     :raises OctomemError: the global scope's folder is the project's ``.octomem/``.
@@ -174,6 +175,8 @@ class ScopeSet:
         self._embedder: Any = None
         #: scopes whose folder :meth:`get` created with their store (:meth:`discard_if_empty`)
         self._made_folders: set[ScopeName] = set()
+        #: scopes whose store this process created (:meth:`get` with ``create``), in order
+        self.made: list[ScopeName] = []
 
     def exists(self, scope: ScopeName) -> bool:
         """Return True when ``scope`` is open, known unreadable, or its store exists
@@ -228,7 +231,8 @@ class ScopeSet:
                 return pipeline
             if scope in self.unreadable:
                 raise StoreUnreadableError(self.unreadable[scope])
-            if not (create or store_exists(self.loaded, self.registry, self.roots.of(scope))):
+            existed = store_exists(self.loaded, self.registry, self.roots.of(scope))
+            if not (create or existed):
                 return None
             if not self.roots.of(scope).exists():
                 self._made_folders.add(scope)
@@ -248,6 +252,9 @@ class ScopeSet:
             elif self._embedder is not None:  # the model loaded before any scope existed
                 pipeline.arms = replace(pipeline.arms, embedder=self._embedder)
             self._open[scope] = pipeline
+            if not existed:
+                self.made.append(scope)
+                log.info("created %s (the %s scope)", self.roots.of(scope), scope)
             return pipeline
 
     def require(self, scope: ScopeName, create: bool = False) -> Pipeline:
