@@ -138,7 +138,7 @@ def test_a_project_folder_that_cannot_be_written_says_where_else(tmp_path: Path)
                             env={**os.environ, **global_root})
     assert served.stderr.startswith(
         "octomem: warning: the project is / (the server was started there, and no folder "
-        "above holds .octomem/), so the local scope would be /.octomem; give the server "
+        "above holds .octomem/ or .git), so the local scope would be /.octomem; give the server "
         "--project-root YOUR_PROJECT in the client's configuration\n"), served.stderr
 
 
