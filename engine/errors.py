@@ -163,6 +163,10 @@ class NotFoundError(OctomemError, KeyError):
         return str(self.args[0])
 
 
+class AlreadyForgottenError(NotFoundError):
+    """The id or text asked for was forgotten before; the message says when and why."""
+
+
 class StaleVersionError(OctomemError):
     """A write named the version of an item it read, and the item has changed since
     (or was forgotten); nothing was written."""

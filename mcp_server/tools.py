@@ -13,7 +13,6 @@ import logging
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Annotated, Literal
 
 from mcp.server.mcpserver import MCPServer
@@ -29,7 +28,7 @@ from octomem.engine.errors import (
 )
 from octomem.engine.exhaustion import exhaustion
 from octomem.engine.memory.context import MAX_CONTEXT, MIN_TOKENS
-from octomem.engine.memory.forget_path import path_named
+from octomem.engine.memory.forget_path import not_from_path, path_like
 from octomem.engine.memory.limits import label
 from octomem.engine.memory.remember import KIND_INPUT_PATTERN, kind_refusal
 from octomem.engine.memory.results import (
@@ -273,13 +272,12 @@ class MemoryTools:
                 try:
                     out = memory.forget(key, scope, reason)
                 except NotFoundError as missing:
-                    path = _stored_path(memory.roots.project, key)
+                    path = path_like(key, memory.roots.project)
                     if path is None:
                         raise
                     done = memory.forget_path(path, scope, reason)
                     if done is None:
-                        raise NotFoundError(f"{missing}, and nothing stored was ingested "
-                                            f"from {path}") from None
+                        raise not_from_path(missing, path) from None
                     return tool_answer(forget_path_result(key, path, *done, reason))
             return tool_answer(forget_result(out))
 
@@ -305,22 +303,6 @@ class MemoryTools:
             status = self.loader.memory().status()
             state, error, seconds = self.loader.model_state()
             return tool_answer(status_result(status, state, error, seconds))
-
-
-def _stored_path(project: Path, key: str) -> Path | None:
-    """Return ``key`` as the absolute path of a file, transcript or folder it may name
-    (relative paths are relative to the project), or ``None`` when it does not look like
-    a path (it holds a space but no ``/``, does not end in a file suffix such as
-    ``.jsonl`` and names nothing that exists: a statement's text) or cannot be one (a NUL
-    byte, an unknown ``~user``). The path need not exist any more: only what was stored
-    from it is looked up, nothing is read (:mod:`octomem.engine.memory.forget_path`)."""
-    path = path_named(key, project)
-    if path is None:
-        return None
-    if "/" in key or not re.search(r"\s", key) or re.search(r"\.\w{1,8}$", key) \
-            or path.exists():
-        return path
-    return None
 
 
 def _hints(read_only: bool, destructive: bool = False, idempotent: bool = False) -> ToolAnnotations:

@@ -255,10 +255,10 @@ def forget(
         try:
             out = memory.forget(id_or_text, scope, reason)
         except NotFoundError as missing:
-            from ..memory.forget_path import path_named
+            from ..memory.forget_path import not_from_path, path_like
             from ..memory.sources import file_id  # an ingested file, named by its path
 
-            where = path_named(id_or_text, Path.cwd())  # it need not exist any more
+            where = path_like(id_or_text, Path.cwd())  # it need not exist any more
             if where is None:  # a statement's text, not a path
                 raise
             try:
@@ -266,8 +266,7 @@ def forget(
             except NotFoundError:
                 done = memory.forget_path(where, scope, reason)  # a transcript, a folder
                 if done is None:
-                    raise NotFoundError(f"{missing}, and nothing stored was ingested from "
-                                        f"{where}") from None
+                    raise not_from_path(missing, where) from None
                 show.show_forgotten_path(console, id_or_text, where, *done, reason, as_json)
                 return
         if not show.show_forgotten(console, out, as_json, asked=id_or_text):

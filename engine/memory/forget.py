@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..arms import Storage, VersionedStorage
-from ..errors import InvalidQueryError, NotFoundError
+from ..errors import AlreadyForgottenError, InvalidQueryError, NotFoundError
 from ..pipeline import Pipeline
 from ..turns import TURN_KIND
 from ..types import Document, ForgetRecord
@@ -132,7 +132,7 @@ def _not_found(scoped: Scoped, key: str) -> NotFoundError:
             named = repr(key) if record.id == key else \
                 f"the statement with this text ({record.id})"
             why = f": {record.reason}" if record.reason else " (no reason given)"
-            return NotFoundError(
+            return AlreadyForgottenError(
                 f"{named} was already forgotten from the {scope} scope on "
                 f"{iso(record.forgotten_at)}{why}")
     shown = repr(key[:80])

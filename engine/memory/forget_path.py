@@ -14,6 +14,7 @@ that removes a forgotten text's traces from its files on commit does it once.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from ..arms import VersionedStorage
+from ..errors import AlreadyForgottenError, NotFoundError
 from ..pipeline import Pipeline
 from ..turns import TURN_KIND
 from ..types import Document, ForgetRecord
@@ -48,6 +50,28 @@ def path_named(key: str, base: Path) -> Path | None:
         return (path if path.is_absolute() else base / path).resolve()
     except (ValueError, OSError, RuntimeError):  # a NUL byte, ~user unknown: no path
         return None
+
+
+def path_like(key: str, base: Path) -> Path | None:
+    """Return :func:`path_named` of ``key`` when it looks like a path: it holds a ``/``,
+    or no white space, or ends in a file suffix such as ``.jsonl``, or names something
+    that exists; else (a statement's text) ``None``."""
+    path = path_named(key, base)
+    if path is None:
+        return None
+    if "/" in key or not re.search(r"\s", key) or re.search(r"\.\w{1,8}$", key) \
+            or path.exists():
+        return path
+    return None
+
+
+def not_from_path(missing: NotFoundError, path: Path) -> NotFoundError:
+    """Return the error for a forget whose key matched nothing, not even as a path: the
+    first error itself when it says the key was forgotten before (when and why), else it
+    with the path looked up."""
+    if isinstance(missing, AlreadyForgottenError):
+        return missing
+    return NotFoundError(f"{missing}, and nothing stored was ingested from {path}")
 
 
 @dataclass(slots=True)
