@@ -32,7 +32,7 @@ def octomem(tmp_path: Path) -> Any:
 
 
 def _json(result: Any) -> Any:
-    return json.loads(result.output)
+    return json.loads(result.stdout)  # stderr may say where a store was created
 
 
 def test_add_goes_local_and_search_sees_both_scopes(octomem: Any) -> None:

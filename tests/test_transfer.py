@@ -143,7 +143,7 @@ def test_cli_export_import(tmp_path: Path) -> None:
     assert imported.exit_code == 0 and "1 added" in imported.output
     found = runner.invoke(app, [*base, "--project-root", str(two), "search", "web port",
                                 "--scope", "local", "--json"])
-    hit = json.loads(found.output)["hits"][0]
+    hit = json.loads(found.stdout)["hits"][0]
     assert (hit["text"], hit["kind"], hit["tags"], hit["scope"]) == (
         "Ports: web 8080", "FACT", ["ports"], "local")
     md = runner.invoke(app, [*base, "--project-root", str(two), "export", "-", "--format", "md"])

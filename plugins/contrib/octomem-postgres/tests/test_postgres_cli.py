@@ -36,7 +36,7 @@ def octomem(tmp_path: Path, postgres_uri: str) -> Any:
 
 
 def _json(result: Any) -> Any:
-    return json.loads(result.output)
+    return json.loads(result.stdout)  # stderr may say where a store was created
 
 
 def test_ingest_search_status_config(octomem: Any, tmp_path: Path) -> None:
@@ -108,7 +108,7 @@ def test_reads_of_scopes_not_created_make_no_folder_and_no_schema(
 
     before = schemas()
     assert "nothing is stored" in octomem("search", "anything").output
-    assert not json.loads(octomem("status", "--json").output)["scopes"]["global"]["exists"]
+    assert not json.loads(octomem("status", "--json").stdout)["scopes"]["global"]["exists"]
     octomem("session-start")
     assert schemas() == before and not (tmp_path / "global").exists()
     octomem("add", "Deploys happen on Tuesdays", "--scope", "global")
