@@ -1,16 +1,21 @@
 """Claude Code sessions as turns (``--format claude-code``).
 
 ``~/.claude/projects/<project>/<session>.jsonl``: the user's typed text and the
-assistant's text replies, each with its timestamp; consecutive records of one speaker
-form one turn (the tool calls between an assistant's texts are left out, so its reply
-reads as one turn). Dropped: tool calls and results, thinking, images, sub-agent
-(sidechain) and meta records, compaction summaries, slash-command records, every
+assistant's text replies, each with its timestamp. Each user record is a turn of its own;
+consecutive assistant records form one turn (the tool calls between an assistant's texts
+are left out, so its reply reads as one turn). Dropped: tool calls and results, thinking,
+images, sub-agent (sidechain) and meta records, compaction summaries, slash-command
+records, API error records and the "No response requested." placeholder, every
 non-message record (summaries, snapshots, progress, system), and the blocks Claude Code
 and its IDE and hooks put into a user's text (:data:`CLAUDE_INJECTED_TAGS`: a
-``CLAUDE.md`` as context, todo nudges, a file the agent read, the editor's selection); a
-user record left with no text by that is dropped too. A turn's id is
-``claude:<uuid of its first record>``, so a resumed session that repeats earlier records
-stores them once. Read whole, as a chat transcript is (:mod:`.transcripts`).
+``CLAUDE.md`` as context, todo nudges, a file the agent read, the editor's selection, a
+``!`` shell command and its output, a background task's notice); a user record left with
+no text by that is dropped too. A turn's id is ``claude:<uuid of its first record>``, so a
+resumed session that repeats earlier records stores them once; a user turn is one record,
+so its text is the same in every file that repeats it (trial 18 H1: a session that ended
+on a user message the user interrupted, resumed in a new file, used to merge that message
+with the resumed session's first one, and the two files then rewrote the turn in turn on
+every ingest). Read whole, as a chat transcript is (:mod:`.transcripts`).
 """
 
 from __future__ import annotations
@@ -44,7 +49,12 @@ CLAUDE_COMMAND_PREFIXES = ("<command-name>", "<command-message>", "<local-comman
 #: ``CLAUDE.md`` inside ``<system-reminder>``, stored as the user's words). Each is removed
 #: from the opening tag to its closing tag; an opening tag never closed is kept as text.
 CLAUDE_INJECTED_TAGS = ("system-reminder", "ide_opened_file", "ide_selection",
-                        "ide_diagnostics", "user-prompt-submit-hook")
+                        "ide_diagnostics", "user-prompt-submit-hook",
+                        # trial 18 H2: a `!` shell command typed at the prompt and its
+                        # whole output, and a background task's completion notice
+                        "bash-input", "bash-stdout", "bash-stderr", "task-notification")
+#: What Claude Code writes as an assistant record when no reply was made (trial 18 H2).
+CLAUDE_NO_REPLY = "No response requested."
 _INJECTED = re.compile(rf"<({'|'.join(map(re.escape, CLAUDE_INJECTED_TAGS))})>.*?</\1>",
                        re.DOTALL)
 _BLANK_LINES = re.compile(r"\n\s*\n\s*\n")  # what a removed block leaves: one break
@@ -76,7 +86,7 @@ def _claude_record(row: dict[str, Any], where: str) -> tuple[str, list[str]] | N
     """Return ``(role, texts)`` of a record whose text is kept, else ``None``."""
     kind = row.get("type")
     if kind not in ("user", "assistant") or row.get("isSidechain") or row.get("isMeta") \
-            or row.get("isCompactSummary"):
+            or row.get("isCompactSummary") or row.get("isApiErrorMessage"):
         return None
     message = row.get("message")
     if not isinstance(message, dict):
@@ -86,12 +96,14 @@ def _claude_record(row: dict[str, Any], where: str) -> tuple[str, list[str]] | N
     if kind == "user":
         texts = [typed for t in texts if not t.startswith(CLAUDE_COMMAND_PREFIXES)
                  if (typed := _BLANK_LINES.sub("\n\n", _INJECTED.sub("", t)).strip())]
+    else:
+        texts = [t for t in texts if t != CLAUDE_NO_REPLY]
     return (kind, texts) if texts else None
 
 
 def _claude_turn(path: Path, lineno: int, row: dict[str, Any], turns: list[_Pending]) -> None:
-    """Add a Claude Code record's kept text to ``turns``: to the last turn when the same
-    speaker goes on, else as a new turn.
+    """Add a Claude Code record's kept text to ``turns``: to the last turn when the
+    assistant goes on, else as a new turn (a user record is always a turn of its own).
 
     :raises TranscriptError: the record is malformed (naming the file and line).
     """
@@ -100,7 +112,7 @@ def _claude_turn(path: Path, lineno: int, row: dict[str, Any], turns: list[_Pend
     if kept is None:
         return
     role, texts = kept
-    if turns and turns[-1].role == role:
+    if turns and turns[-1].role == role == "assistant":
         turns[-1].texts += texts
         return
     uuid = string_field(row, "uuid", where) or f"{path.stem}:{lineno}"

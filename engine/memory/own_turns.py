@@ -5,6 +5,7 @@ finding 8); see :func:`check_own_turns` and docs/conversations.md."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from ..arms import Storage
@@ -39,13 +40,17 @@ def check_own_turns(path: Path, turns: list[Document], owner: TurnOwner,
     turns were stored under before comes first, so a transcript ingested again keeps its
     ids whatever happened to other files meanwhile. A file that moved (its old path is
     gone) or a copy with the same turns overwrites nothing and keeps its name. Claude Code
-    turns are returned as they are: a resumed session repeats its earlier records in a
-    new file, stored once.
+    turns keep their ids (a resumed session repeats its earlier records in a new file,
+    stored once), except a turn another existing file holds with another text: it is
+    stored apart as ``<id>@<this file's name>``, so two files never rewrite one turn in
+    turn on every ingest (trial 18 H1).
 
     :raises TranscriptError: every name clashes (lines that name their own conversation or
         ``id`` held by another file's turns), naming both files.
     """
     if not turns or turns[0].metadata.get("source") == "claude-code":
+        turns = [doc if _clash(path, [doc], owner, seen) is None
+                 else replace(doc, id=f"{doc.id}@{path.stem}") for doc in turns]
         seen.update((doc.id, (path, doc.text)) for doc in turns)
         return turns
     names = default_names(path)

@@ -1,0 +1,129 @@
+"""Findings of a fresh user's trial (trial 18, 2026-12-03) on Claude Code sessions.
+
+- H1: a session that ended on a user message (interrupted with ESC, or a background
+  task's notice) and was resumed (``claude --resume`` writes a new file repeating the old
+  records) merged that message with the resumed session's first one into one turn under
+  the old record's id; the two files then rewrote that turn in turn on every folder
+  ingest (a new revision each time, forever), and the user's new words were current only
+  when the resumed file sorted last.
+- H2: what Claude Code records besides the user's typed words and the assistant's
+  replies was stored as theirs: a ``!`` shell command with its whole output, a
+  background task's notice, an API error record, the "No response requested." placeholder.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from octomem.engine.memory.facade import Memory
+from octomem.engine.memory.transcripts import read_claude_code
+
+
+def record(uuid: str, role: str, content: object, day: int, second: int,
+           session: str, **extra: object) -> dict[str, object]:
+    return {"type": role, "uuid": uuid, "sessionId": session, "cwd": "/work/shop",
+            "timestamp": f"2026-11-{day:02d}T09:00:{second:02d}.000Z",
+            "message": {"role": role, "content": content}, **extra}
+
+
+def write(path: Path, records: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def resumed_pair(folder: Path) -> tuple[Path, Path]:
+    """Session A ends on a question the user interrupted; B (sorting first) is A resumed:
+    A's records under B's session id, then the user's new question and its reply."""
+    folder.mkdir()
+    old = [record("u-1", "user", "Which payment provider do we use for refunds?", 28, 0, "A"),
+           record("a-1", "assistant", [{"type": "text", "text": "Adyen, since March."}],
+                  28, 5, "A"),
+           record("u-2", "user", "Can you migrate the refund webhook to Adyen's new endpoint?",
+                  28, 9, "A"),
+           record("u-3", "user", [{"type": "text", "text": "[Request interrupted by user]"}],
+                  28, 12, "A")]
+    a = write(folder / "b-session-a.jsonl", old)
+    b = write(folder / "a-session-b.jsonl", [
+        *({**r, "sessionId": "B"} for r in old),
+        record("u-4", "user", "First tell me: what is the refund limit per day for support?",
+               29, 0, "B"),
+        record("a-4", "assistant", [{"type": "text", "text": "500 EUR per agent per day."}],
+               29, 6, "B")])
+    return a, b
+
+
+def test_a_user_record_is_a_turn_of_its_own(tmp_path: Path) -> None:
+    _, b = resumed_pair(tmp_path / "cc")
+    assert [(t.id, t.text) for t in read_claude_code(b)] == [
+        ("claude:u-1", "user: Which payment provider do we use for refunds?"),
+        ("claude:a-1", "assistant: Adyen, since March."),
+        ("claude:u-2", "user: Can you migrate the refund webhook to Adyen's new endpoint?"),
+        ("claude:u-4", "user: First tell me: what is the refund limit per day for support?"),
+        ("claude:a-4", "assistant: 500 EUR per agent per day."),
+    ]
+
+
+def test_a_resumed_session_ingested_again_changes_nothing(memory: Memory,
+                                                           tmp_path: Path) -> None:
+    resumed_pair(tmp_path / "cc")
+    _, first = memory.ingest(str(tmp_path / "cc"), fmt="claude-code")
+    assert sorted(first.added) == ["claude:a-1", "claude:a-4", "claude:u-1", "claude:u-2",
+                                   "claude:u-4"]
+    for _ in range(2):
+        _, again = memory.ingest(str(tmp_path / "cc"), fmt="claude-code")
+        assert (again.added, again.replaced) == ([], [])
+        assert len(again.unchanged) == 8  # B's five turns, then A's three again
+    answer = memory.recall("500 EUR per agent per day", top_k=1, context=1)
+    top = answer.hits[0]
+    assert top.chunk.document_id == "claude:a-4"
+    assert [(t.chunk.document_id, t.offset) for t in answer.context[(top.scope, top.chunk.id)]] \
+        == [("claude:u-4", -1)]  # the question it answers, in place
+
+
+def test_a_turn_two_files_hold_with_two_texts_is_stored_apart(memory: Memory,
+                                                              tmp_path: Path) -> None:
+    """A reply cut off in one file and whole in its resumed copy: the same first record,
+    two texts. Each file's version stays; nothing is rewritten on the next ingest."""
+    folder = tmp_path / "cc"
+    folder.mkdir()
+    cut = [record("u-1", "user", "How do we round cart totals?", 28, 0, "A"),
+           record("a-1", "assistant", [{"type": "text", "text": "In integer cents."}], 28, 4, "A")]
+    write(folder / "a.jsonl", cut)
+    write(folder / "b.jsonl", [*({**r, "sessionId": "B"} for r in cut),
+                               record("a-2", "assistant", [{"type": "text",
+                                      "text": "Formatted only at the edge."}], 29, 0, "B")])
+    _, first = memory.ingest(str(folder), fmt="claude-code")
+    assert sorted(first.added) == ["claude:a-1", "claude:a-1@b", "claude:u-1"]
+    _, again = memory.ingest(str(folder), fmt="claude-code")
+    assert (again.added, again.replaced) == ([], [])
+    texts = {doc.id: doc.text for doc in (memory.find(i)[0][1] for i in first.added)}
+    assert texts == {"claude:u-1": "user: How do we round cart totals?",
+                     "claude:a-1": "assistant: In integer cents.",
+                     "claude:a-1@b": "assistant: In integer cents.\n\nFormatted only at the edge."}
+
+
+def test_what_claude_code_adds_is_not_the_users_or_the_assistants_words(
+        tmp_path: Path) -> None:
+    session = write(tmp_path / "s.jsonl", [
+        record("u-1", "user", "<bash-input>git log --oneline -1</bash-input>", 28, 0, "S"),
+        record("u-2", "user", "<bash-stdout>e1f2a3b fix cart rounding</bash-stdout>"
+                              "<bash-stderr></bash-stderr>", 28, 1, "S"),
+        record("u-3", "user", "Why does the cart total show 19.999?", 28, 2, "S"),
+        record("a-3", "assistant", [{"type": "text", "text": "It sums floats."}], 28, 4, "S"),
+        record("a-4", "assistant", [{"type": "text", "text": 'API Error: 529 {"type":"error"}'}],
+               28, 5, "S", isApiErrorMessage=True),
+        record("u-5", "user", "<task-notification><task-id>b1</task-id><status>completed"
+                              "</status></task-notification>", 28, 7, "S"),
+        record("u-6", "user", "Where are webhook payloads parsed?", 28, 8, "S"),
+        record("a-6", "assistant", [{"type": "text", "text": "In shop/webhooks/parse.py."}],
+               28, 9, "S"),
+        record("a-7", "assistant", [{"type": "text", "text": "No response requested."}],
+               28, 10, "S"),
+    ])
+    assert [(t.id, t.text) for t in read_claude_code(session)] == [
+        ("claude:u-3", "user: Why does the cart total show 19.999?"),
+        ("claude:a-3", "assistant: It sums floats."),
+        ("claude:u-6", "user: Where are webhook payloads parsed?"),
+        ("claude:a-6", "assistant: In shop/webhooks/parse.py."),
+    ]
