@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from cli_run import octomem
+
 from octomem.engine.memory.facade import Memory
 from octomem.engine.memory.transcripts import read_claude_code
 
@@ -127,3 +129,25 @@ def test_what_claude_code_adds_is_not_the_users_or_the_assistants_words(
         ("claude:u-6", "user: Where are webhook payloads parsed?"),
         ("claude:a-6", "assistant: In shop/webhooks/parse.py."),
     ]
+
+
+def test_an_impossible_front_matter_date_skips_that_note_alone(project: Path) -> None:
+    """H5: PyYAML raised ``ValueError`` for ``date: 2024-02-30``: a traceback, and no note
+    of the folder stored."""
+    notes = project / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("---\ntitle: Release process\n---\n\nReleases are cut "
+                                "from the release branch every Thursday.\n")
+    (notes / "c.md").write_text("---\ntitle: Backups\ndate: 2024-02-30\n---\n\nBackups run "
+                                "nightly at 02:00 to the NAS.\n")
+    (notes / "d.md").write_text("---\ntitle: Freeze\ndate: 2024-02-29 18:00:00\n---\n\n"
+                                "Deploys freeze from 18:00.\n")
+    ran = octomem(project, "ingest", "notes", ok=False)
+    assert ran.code == 1
+    assert "skipped: notes/c.md: front matter date: '2024-02-30' is not an ISO-8601 date " \
+        "or time; use e.g. 2025-03-01 or 2025-03-01T14:30:00Z" in ran.err
+    assert "Traceback" not in ran.err
+    assert "added 2, replaced 0, unchanged 0 documents" in ran.out
+    found = json.loads(octomem(project, "search", "when do deploys freeze?", "--json").out)
+    assert (found["hits"][0]["title"], found["hits"][0]["event_time"]) == (
+        "Freeze", "2024-02-29T18:00:00+00:00")  # a YAML timestamp with a time still reads

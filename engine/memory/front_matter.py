@@ -31,6 +31,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, date, datetime
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -55,8 +56,7 @@ def split_front_matter(text: str) -> tuple[dict[str, Any] | None, str]:
     import yaml  # only for a file that starts with "---"
 
     try:
-        matter = yaml.load(found.group(1) or "", Loader=getattr(yaml, "CSafeLoader",
-                                                                yaml.SafeLoader))
+        matter = yaml.load(found.group(1) or "", Loader=_loader(yaml))
     except yaml.YAMLError:
         return None, text
     if matter is None:
@@ -65,6 +65,22 @@ def split_front_matter(text: str) -> tuple[dict[str, Any] | None, str]:
             isinstance(k, str) and k and not any(c.isspace() for c in k) for k in matter)):
         return None, text  # "---\nNote under a rule: ...\n---" is prose, not keys
     return {str(k): v for k, v in matter.items()}, text[found.end():]
+
+
+@cache
+def _loader(yaml: Any) -> type:
+    """Return PyYAML's safe loader (its C one when built) reading timestamps as text.
+
+    PyYAML builds a ``date`` of every ``YYYY-MM-DD`` scalar and raises ``ValueError``
+    (no ``YAMLError``) for an impossible one (``date: 2024-02-30``): one note's typo ended
+    a whole folder's ingest with a traceback (trial 18 H5). As text, a date is checked by
+    :func:`front_matter_time`, whose error names the file.
+    """
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = type("FrontMatterLoader", (base,), {})
+    loader.add_constructor("tag:yaml.org,2002:timestamp",
+                           lambda self, node: self.construct_scalar(node))
+    return loader
 
 
 def front_matter_title(matter: dict[str, Any]) -> str | None:
