@@ -109,10 +109,12 @@ why; the rest of the folder is stored. A folder's hidden files, tool folders \
 .octomemignore files name are not read.
 
 Long text is split into passages that recall returns individually (or, with \
-`per: "document"`, each document's best passage). Ingesting the same path, `uri` or `title` \
+`per: "document"`, each document's best passage). Ingesting the same path or `uri` \
 again with identical content does nothing; with changed content it becomes a new revision \
-that supersedes the old passages (kept as history for `as_of`). `title` and `uri` name a \
-text (or a single file); `tags` apply to every document. A Markdown file's front matter \
+that supersedes the old passages (kept as history for `as_of`): to revise a text, give it \
+the same `uri`. A text without a `uri` is identified by its content, so texts under one \
+`title` are documents of their own. `title` and `uri` label a text (or a single file); \
+`tags` apply to every document. A Markdown file's front matter \
 (YAML between `---` lines at its top) gives its title, tags and date (event time) and is \
 not stored as text. What `forget` removed stays \
 out: a forgotten file (even changed since) and a forgotten turn's text (wherever its line \

@@ -257,11 +257,14 @@ def test_recency_never_lifts_a_clearly_weaker_match(memory: Memory) -> None:
 
 
 def test_ingest_text_is_idempotent_and_revisions_keep_history(memory: Memory) -> None:
-    scope, report = memory.ingest("Release process: tag, build, upload.", title="Releasing")
+    scope, report = memory.ingest("Release process: tag, build, upload.", title="Releasing",
+                                  uri="wiki:releasing")
     assert scope == "local" and len(report.added) == 1
-    _, again = memory.ingest("Release process: tag, build, upload.", title="Releasing")
+    _, again = memory.ingest("Release process: tag, build, upload.", title="Releasing",
+                             uri="wiki:releasing")
     assert again.unchanged == report.added and again.chunks == 0
-    _, changed = memory.ingest("Release process: tag, build, sign, upload.", title="Releasing")
+    _, changed = memory.ingest("Release process: tag, build, sign, upload.", title="Releasing",
+                               uri="wiki:releasing")
     assert changed.replaced == report.added
     now = memory.recall("release process sign")
     assert now.hits[0].chunk.text.endswith("sign, upload.")

@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 
 from cli_run import octomem
+from mcp_stdio import stdio_client
 
 from octomem.engine.memory.facade import Memory
 from octomem.engine.memory.transcripts import read_claude_code
@@ -151,3 +152,23 @@ def test_an_impossible_front_matter_date_skips_that_note_alone(project: Path) ->
     found = json.loads(octomem(project, "search", "when do deploys freeze?", "--json").out)
     assert (found["hits"][0]["title"], found["hits"][0]["event_time"]) == (
         "Freeze", "2024-02-29T18:00:00+00:00")  # a YAML timestamp with a time still reads
+
+
+def test_texts_saved_under_one_title_are_documents_of_their_own(tmp_path: Path) -> None:
+    """H4: the second text an agent ingested under the title "Standup notes" superseded
+    the first, which then dropped out of recall; a ``uri`` is what revises a text."""
+    project = tmp_path / "project"
+    project.mkdir()
+    with stdio_client(tmp_path, project) as client:
+        first = client.ok("ingest", path_or_text="Standup 1 Dec: Ana will rotate the Vault "
+                          "root token on Friday.", title="Standup notes")
+        second = client.ok("ingest", path_or_text="Standup 2 Dec: the staging database "
+                           "moves to Postgres 16 next week.", title="Standup notes")
+        assert (first["counts"]["added"], second["counts"]["added"],
+                second["counts"]["revised"]) == (1, 1, 0)
+        hits = client.ok("recall", query="who rotates the Vault root token?")["hits"]
+        assert hits[0]["text"].startswith("Standup 1 Dec: Ana will rotate")
+        client.ok("ingest", path_or_text="Deploys: tag, build.", uri="wiki:deploys")
+        revised = client.ok("ingest", path_or_text="Deploys: tag, build, sign.",
+                            uri="wiki:deploys")
+        assert (revised["counts"]["added"], revised["counts"]["revised"]) == (0, 1)

@@ -115,9 +115,14 @@ def _broken_link(value: str, project_root: Path) -> Path | None:
         return path
 
 
-def text_document_id(text: str, title: str | None, uri: str | None) -> str:
-    """Return the id of an ingested text: from its uri, else title, else content."""
-    basis = f"uri\x00{uri}" if uri else f"title\x00{title}" if title else f"text\x00{text}"
+def text_document_id(text: str, uri: str | None) -> str:
+    """Return the id of an ingested text: from its ``uri``, else its content.
+
+    A title is a label, not an identity: texts an agent saves under one title ("Standup
+    notes", one a day) are documents of their own (trial 18 H4: the second superseded the
+    first, which dropped out of recall). The same ``uri`` with changed content revises the
+    text."""
+    basis = f"uri\x00{uri}" if uri else f"text\x00{text}"
     return "text:" + hashlib.sha256(basis.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
@@ -196,7 +201,7 @@ def ingest_groups(
         if max_bytes is not None:
             check_length(len(text.encode("utf-8", "surrogatepass")), max_bytes, "path_or_text",
                          "limits.file_bytes", "bytes")
-        return [[Document(text=text, id=text_document_id(text, title, uri), title=title,
+        return [[Document(text=text, id=text_document_id(text, uri), title=title,
                           uri=uri, kind=DOC_KIND, tags=tags, created_at=time.time())]]
     unlisted: list[tuple[Path, str]] = []  # folders inside that cannot be listed
     files, transcripts = find_sources([path], fmt, unreadable=unlisted)
