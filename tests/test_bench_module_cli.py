@@ -41,6 +41,8 @@ def test_help_is_a_usage_page(name: str, tmp_path: Path) -> None:
 #: (module, arguments with one bad value, what the error line must say after "error: ";
 #: a subcommand's parser names the subcommand: "fit_ranking fit").
 BAD_VALUES = [
+    ("abstention_ceiling cv", ["cv", "{tmp}/sf.pkl"],
+     "argument collected: {tmp}/sf.pkl: no such file"),
     ("by_field", ["{tmp}/missing", "runs", "--field", "conv_id"],
      "argument dataset: {tmp}/missing: no such folder"),
     ("cli_search", ["{tmp}", "--rounds", "0"], "argument --rounds: must be at least 1, got 0"),
