@@ -172,3 +172,33 @@ def test_texts_saved_under_one_title_are_documents_of_their_own(tmp_path: Path) 
         revised = client.ok("ingest", path_or_text="Deploys: tag, build, sign.",
                             uri="wiki:deploys")
         assert (revised["counts"]["added"], revised["counts"]["revised"]) == (0, 1)
+
+
+def test_a_folder_moved_with_its_project_is_the_same_folder(tmp_path: Path) -> None:
+    """H3: after ``mv src/shop code/shop`` (its ``.octomem/`` moving along) every file was
+    stored again under its new path and the old copies stayed current beside them."""
+    old = tmp_path / "src" / "shop"
+    (old / ".octomem").mkdir(parents=True)
+    (old / "docs" / "ops").mkdir(parents=True)
+    (old / "docs" / "errors.md").write_text("# Errors\n\nKST-417 means a checksum mismatch.\n")
+    (old / "docs" / "ops" / "backups.md").write_text("# Backups\n\nBackups run at 02:00.\n")
+    (old / "docs" / "gone.md").write_text("# Gone\n\nThe fax gateway answers on port 9.\n")
+    (tmp_path / "src" / "elsewhere" / "docs").mkdir(parents=True)  # a folder of the same
+    other = tmp_path / "src" / "elsewhere" / "docs" / "errors.md"   # name, still there
+    other.write_text("# Other\n\nKST-417 is a parking bay.\n")
+    octomem(old, "ingest", "docs", str(other))
+    (old / "docs" / "gone.md").unlink()  # deleted, then the project moved
+    new = tmp_path / "code" / "shop"
+    new.parent.mkdir()
+    old.rename(new)
+    (new / "docs" / "errors.md").write_text("# Errors\n\nKST-417 is retired: see KST-999.\n")
+    ran = octomem(new, "ingest", "docs")
+    assert ran.out.startswith("added 2, replaced 0, unchanged 0 documents")
+    assert f"moved: 2 files from {old / 'docs'} to docs: forgot the documents read from " \
+        "the old place (the files are stored from the new one)" in ran.out
+    assert "gone: " in ran.out and "gone.md: forgot its document file:" in ran.out
+    found = json.loads(octomem(new, "search", "what does KST-417 mean?", "--json").out)
+    assert sorted(h["uri"] for h in found["hits"]) == sorted(
+        [(new / "docs" / "errors.md").as_uri(), other.as_uri()])
+    status = json.loads(octomem(new, "status", "--json").out)
+    assert status["scopes"]["local"]["current"] == 3  # errors, backups, the other folder's

@@ -272,7 +272,7 @@ def ingest(tally: Tally, console: Console, err: Console, memory: Memory,
     for folder in (p for p in paths or () if p.is_dir() and pipeline is not None):
         show.gone_files(console, reconcile(  # files it no longer holds
             chosen, pipeline, folder, "keep" if failed else memory.on_missing,
-            IngestReport()), "this ingest failed" if failed else None)
+            IngestReport(), memory.roots.project), "this ingest failed" if failed else None)
     if pipeline is not None:
         say_unembedded(err, [(scope, pipeline)])
     fail(tally)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -317,9 +318,20 @@ def gone_files(console: Console, report: IngestReport, kept_because: str | None 
     :param kept_because: why none was forgotten, when not by ``ingest.on_missing = keep``.
     """
     forgotten = {g.id for g in report.forgotten}
+    kept = f"kept {{}} ({kept_because or 'ingest.on_missing = keep'})"
+    moved = [g for g in report.missing if g.moved_to is not None]
+    if moved:  # its folder moved with the project: one line, however many files
+        old = os.path.commonpath([str(Path(g.path).parent) for g in moved])
+        new = os.path.commonpath([str(Path(g.moved_to or "").parent) for g in moved])
+        what = "the documents read from the old place"
+        done = f"forgot {what}" if all(g.id in forgotten for g in moved) else kept.format(what)
+        say(console, f"moved: {plural(len(moved), 'file')} from {visible(old)} to "
+            f"{visible(named_here(new))}: {done} (the files are stored from the new one)",
+            len("moved:"))
     for gone in report.missing:
-        done = "forgot its document" if gone.id in forgotten else "kept its document " \
-            f"({kept_because or 'ingest.on_missing = keep'})"
+        if gone.moved_to is not None:
+            continue
+        done = "forgot its document" if gone.id in forgotten else kept.format("its document")
         say(console, fitted("gone: ", visible(named_here(gone.path)), console.width,
                             f": {done} {gone.id}", cut_start=True), len("gone:"))
 

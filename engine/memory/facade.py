@@ -303,7 +303,7 @@ class Memory:
             report.forgotten += retire(target, pipeline, gone, self.on_missing)
         folder = folder_named(path_or_text, self.roots.project)
         if folder is not None:  # files it held before and no longer does
-            reconcile(target, pipeline, folder, self.on_missing, report)
+            reconcile(target, pipeline, folder, self.on_missing, report, self.roots.project)
         return target, report
 
     # ---- reading what is stored -----------------------------------------------------

@@ -9,6 +9,13 @@ file document under it whose file no longer exists is *missing*; with ``on_missi
 the forget log), with ``"keep"`` it stays and is only reported. Before this, a deleted
 file's text stayed current and ranked first for its words.
 
+A folder that moved with its project (``mv ~/src/shop ~/code/shop``: the ``.octomem/``
+inside moves along) is the same folder: a gone file document whose path, from the
+folder's place in the project on, names a file the folder now holds was *moved*
+(:func:`gone_under`); it is reported and forgotten as a gone file is, the file being
+stored by this ingest under its new path (trial 18 H3: the old copies stayed current
+beside the new ones, and an edited file answered with both versions).
+
 Such a forget is not a tombstone (:func:`~.forget.is_tombstone`): a file that comes back
 (a branch switch, ``git stash``, a move and back) is stored again by the next ingest, and
 ``import`` takes its document. Only a deliberate ``forget`` keeps an id out for good.
@@ -38,10 +45,12 @@ FILE_KIND = "DOC"
 
 @dataclass(frozen=True, slots=True)
 class GoneFile:
-    """A file document whose file is gone: its id and the path it was read from."""
+    """A file document whose file is gone: its id, the path it was read from, and the
+    file the ingested folder now holds in its place when the folder moved (else ``None``)."""
 
     id: str
     path: str
+    moved_to: str | None = None
 
 
 @dataclass(slots=True)
@@ -82,21 +91,54 @@ def _file_path(doc: Document) -> Path | None:
     return Path(url2pathname(urlparse(doc.uri).path))
 
 
-def gone_under(pipeline: Pipeline, folder: Path) -> Iterator[tuple[Document, Path]]:
-    """Yield the current file documents under ``folder`` whose file no longer exists."""
+def gone_under(pipeline: Pipeline, folder: Path, project_root: Path | None = None
+               ) -> Iterator[tuple[Document, Path, Path | None]]:
+    """Yield ``(document, its path, moved to)`` for each current file document whose file
+    no longer exists under ``folder`` or under a place ``folder`` moved from.
+
+    ``folder`` moved from a gone folder whose last parts are ``folder``'s from the project
+    on (``docs``, ``src/docs``: inside ``project_root``; else ``folder``'s name) when a
+    file read from there exists at the same place under ``folder`` (moved to that file);
+    the other files gone from that place are gone (moved to ``None``), as those gone from
+    ``folder`` itself are."""
     storage = pipeline.arms.storage
     if not isinstance(storage, VersionedStorage):
         return
     root = folder.resolve()
+    inside = project_root is not None and root.is_relative_to(project_root.resolve())
+    tail = root.relative_to(project_root.resolve()).parts if inside else (root.name,)
+    elsewhere: list[tuple[Document, Path, Path | None]] = []  # (doc, path, old folder)
     for doc in storage.iter_documents(kinds=(FILE_KIND,)):
         path = _file_path(doc)
-        if path is not None and path.is_relative_to(root) and not path.exists():
-            yield doc, path
+        if path is None or path.exists():
+            continue
+        if path.is_relative_to(root):
+            yield doc, path, None
+        elif tail:
+            elsewhere.append((doc, path, _old_folder(path, tail)))
+    moved_from = {old for doc, path, old in elsewhere if old is not None
+                  and not old.exists() and (root / path.relative_to(old)).is_file()}
+    for doc, path, old in elsewhere:
+        if old in moved_from:
+            moved = root / path.relative_to(old)
+            yield doc, path, moved if moved.is_file() else None
+
+
+def _old_folder(path: Path, tail: tuple[str, ...]) -> Path | None:
+    """Return the nearest folder above ``path`` whose last parts are ``tail``, else
+    ``None``."""
+    parts = path.parts[:-1]
+    for end in range(len(parts), len(tail), -1):
+        if parts[end - len(tail):end] == tail:
+            return Path(*parts[:end])
+    return None
 
 
 def reconcile(scope: ScopeName, pipeline: Pipeline, folder: Path, on_missing: str,
-              report: IngestReport) -> IngestReport:
-    """Report (and with ``on_missing == "forget"``, forget) the files gone from ``folder``.
+              report: IngestReport, project_root: Path | None = None) -> IngestReport:
+    """Report (and with ``on_missing == "forget"``, forget) the files gone from ``folder``,
+    and those it held before it moved (:func:`gone_under`; ``project_root``: the project's
+    folder, which tells how much of ``folder``'s path moved with it).
 
     The files are forgotten in one transaction: a storage that removes a forgotten text's
     traces from its files once a transaction commits (the ``sqlite`` storage merges its
@@ -104,17 +146,18 @@ def reconcile(scope: ScopeName, pipeline: Pipeline, folder: Path, on_missing: st
 
     :returns: ``report``, its ``missing`` and ``forgotten`` filled in.
     """
-    gone_files = list(gone_under(pipeline, folder))
+    gone_files = list(gone_under(pipeline, folder, project_root))
     if not gone_files:
         return report
     writing = on_missing == "forget"
     with pipeline.arms.storage.transaction() if writing else contextlib.nullcontext():
-        for doc, path in gone_files:
-            gone = GoneFile(doc.id, str(path))
+        for doc, path, moved in gone_files:
+            gone = GoneFile(doc.id, str(path), None if moved is None else str(moved))
             report.missing.append(gone)
             if writing:
-                forget([(scope, pipeline)], doc.id, f"{GONE_REASON}{path} was not in "
-                       f"{folder.resolve()} when the folder was ingested again")
+                why = f"moved to {moved}, stored from there" if moved is not None else \
+                    f"was not in {folder.resolve()} when the folder was ingested again"
+                forget([(scope, pipeline)], doc.id, f"{GONE_REASON}{path} {why}")
                 report.forgotten.append(gone)
     return report
 

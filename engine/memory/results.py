@@ -214,6 +214,9 @@ class GoneFileItem(BaseModel):
 
     id: str = Field(description="its document's id")
     path: str = Field(description="where the file was")
+    moved_to: str | None = Field(None, description=(
+        "the file the folder holds in its place now that it moved (with its project), "
+        "stored by this ingest; null: the file is gone"))
 
 
 class SkippedFileItem(BaseModel):
@@ -295,7 +298,8 @@ def ingest_result(scope: str, report: AddReport) -> IngestResult:
     :class:`~.folders.IngestReport`'s missing and forgotten files included), its lists
     cut to their first entries (:func:`shortened`)."""
     def gone(name: str) -> list[GoneFileItem]:
-        return [GoneFileItem(id=g.id, path=g.path) for g in getattr(report, name, ())]
+        return [GoneFileItem(id=g.id, path=g.path, moved_to=g.moved_to)
+                for g in getattr(report, name, ())]
 
     return shortened(_full_ingest_result(scope, report, gone))
 
