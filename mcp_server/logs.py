@@ -63,6 +63,24 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(out, ensure_ascii=False, default=str)
 
 
+class StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """A stream handler writing to ``sys.stderr`` as it is when a record comes, as
+    :data:`logging.lastResort` does: a handler bound to the stream of its set-up time
+    (a test runner's captured stderr, closed since) wrote "--- Logging error ---" and a
+    traceback for every later record of the process."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass  # always the current sys.stderr
+
+
 def configure_logging(fmt: str = "text", level: str = "INFO") -> None:
     """Send every log record to stderr in ``fmt`` at ``level`` and above (replacing any
     handler set before, e.g. the ``mcp`` SDK's); :data:`LIBRARY_LOGGERS` at WARNING and
@@ -76,7 +94,7 @@ def configure_logging(fmt: str = "text", level: str = "INFO") -> None:
         raise OctomemError(f"--log-format: must be text or json, got {fmt!r}")
     if level.upper() not in LOG_LEVELS:
         raise OctomemError(f"--log-level: must be one of {', '.join(LOG_LEVELS)}, got {level!r}")
-    handler = logging.StreamHandler(sys.stderr)
+    handler = StderrHandler()
     handler.setFormatter(JsonFormatter() if fmt == "json" else logging.Formatter(TEXT_FORMAT))
     logging.basicConfig(level=level.upper(), handlers=[handler], force=True)
     for name in LIBRARY_LOGGERS:
