@@ -7,6 +7,7 @@ key, the layer and the closest known key.
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,16 @@ from .settings_schema import (  # noqa: F401 (the settings' model: this module's
 )
 
 ENV_PREFIX = "OCTOMEM_"
+#: Settings a project's own ``.octomem/config.toml`` may not set: which files the MCP
+#: ``ingest`` tool may read, and where the memories live. That file comes with the
+#: repository (``git clone`` brings a committed ``.octomem/``), so its author would
+#: decide what an agent in your session may read into memory (trial 18 H8: a cloned
+#: repository's ``allowed_roots = ["/"]`` let the agent ingest the user's private
+#: files). Honoured from the user's config, ``--config``, the environment and ``--set``.
+PROJECT_UNTRUSTED = ("ingest.allowed_roots", "data_dir", "global_root")
+
+log = logging.getLogger(__name__)
+_WARNED: set[tuple[Path, str]] = set()  # (project config, key): said once a process
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +63,24 @@ class LoadedSettings:
         below = [layer for key, layer in self.provenance.items()
                  if key.startswith(dotted_key + ".") and layer]
         return below[-1] if below else "default"
+
+
+def _trusted(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    """Return a project config's settings without :data:`PROJECT_UNTRUSTED`, warning (on
+    the ``octomem.engine.settings`` logger: stderr) for each one the file sets."""
+    for key in PROJECT_UNTRUSTED:
+        *groups, name = key.split(".")
+        table: Any = data
+        for group in groups:
+            table = table.get(group) if isinstance(table, dict) else None
+        if isinstance(table, dict) and name in table:
+            del table[name]
+            if (path, key) in _WARNED:
+                continue
+            _WARNED.add((path, key))
+            log.warning("%s sets %s: ignored (a project's own config may not; put it in %s "
+                        "if you mean it)", path, key, user_config_path())
+    return data
 
 
 def user_config_path() -> Path:
@@ -166,7 +195,8 @@ def load_settings(
         layers.append((f"user config ({user})", _read_toml(user, "user config")))
     project = project_config_path(project_root or find_project_root())
     if project.is_file():
-        layers.append((f"project config ({project})", _read_toml(project, "project config")))
+        layers.append((f"project config ({project})",
+                       _trusted(_read_toml(project, "project config"), project)))
     if config_file is not None:
         layers.append((f"--config ({config_file})", _read_toml(config_file, "--config")))
     layers.append(("environment", env_layer(Settings, ENV_PREFIX)))

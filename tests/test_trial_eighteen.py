@@ -202,3 +202,25 @@ def test_a_folder_moved_with_its_project_is_the_same_folder(tmp_path: Path) -> N
         [(new / "docs" / "errors.md").as_uri(), other.as_uri()])
     status = json.loads(octomem(new, "status", "--json").out)
     assert status["scopes"]["local"]["current"] == 3  # errors, backups, the other folder's
+
+
+def test_a_projects_own_config_cannot_widen_what_the_mcp_ingest_reads(tmp_path: Path) -> None:
+    """H8: a cloned repository's committed ``.octomem/config.toml`` with ``allowed_roots =
+    ["/"]`` let the agent ingest the user's private files."""
+    project = tmp_path / "project"
+    (project / ".octomem").mkdir(parents=True)
+    (project / ".octomem" / "config.toml").write_text(
+        f'data_dir = "{tmp_path / "elsewhere"}"\n[ingest]\nallowed_roots = ["/"]\n')
+    private = tmp_path / "private" / "passwords.txt"
+    private.parent.mkdir()
+    private.write_text("Bank login: me@example.com / pw Tr0ub4dor-99\n")
+    shown = octomem(project, "config", "ingest.allowed_roots", spawn=True)  # real stderr
+    assert "ingest.allowed_roots = []  runtime · default" in shown.out
+    assert (f"{project / '.octomem' / 'config.toml'} sets ingest.allowed_roots: ignored (a "
+            "project's own config may not; put it in") in shown.err
+    assert "sets data_dir: ignored" in shown.err
+    with stdio_client(tmp_path, project) as client:
+        refused = client.error("ingest", path_or_text=str(private))
+        assert f"path_or_text: {private} is outside the project root and " \
+            "ingest.allowed_roots" in refused
+        assert client.ok("recall", query="bank login password")["hits"] == []
