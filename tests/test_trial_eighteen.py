@@ -224,3 +224,37 @@ def test_a_projects_own_config_cannot_widen_what_the_mcp_ingest_reads(tmp_path: 
         assert f"path_or_text: {private} is outside the project root and " \
             "ingest.allowed_roots" in refused
         assert client.ok("recall", query="bank login password")["hits"] == []
+
+
+def test_ids_another_source_holds_are_stored_apart(project: Path) -> None:
+    """H6: a second BEIR corpus numbering its rows as the first did, a chat line's own
+    ``id`` and a row whose ``_id`` was a statement's each replaced what the store held."""
+    for name, rows in (("beirA", [("1", "Vitamin D supplementation improves bone density."),
+                                  ("2", "Statins reduce LDL cholesterol.")]),
+                       ("beirB", [("1", "ACME revenue grew 12 percent in Q1.")])):
+        (project / name).mkdir()
+        (project / name / "corpus.jsonl").write_text("".join(
+            json.dumps({"_id": i, "text": t}) + "\n" for i, t in rows))
+        octomem(project, "ingest", "--beir", name)
+    (project / "chat.jsonl").write_text(json.dumps({"id": "2", "speaker": "Ana",
+                                                    "text": "Lunch at noon?"}) + "\n")
+    octomem(project, "ingest", "chat.jsonl")
+    rule = json.loads(octomem(project, "add", "Production deploys need two approvals.",
+                              "--kind", "RULE", "--json").out)["id"]
+    (project / "beirC").mkdir()
+    (project / "beirC" / "corpus.jsonl").write_text(json.dumps(
+        {"_id": rule, "text": "Deploys need no approval at all."}) + "\n")
+    octomem(project, "ingest", "--beir", "beirC")
+    again = octomem(project, "ingest", "--beir", "beirB")  # its own rows: found again
+    assert again.out.startswith("added 0, replaced 0, unchanged 1 document;")
+    exported = [json.loads(line) for line in octomem(project, "export", "-").out.splitlines()]
+    stored = {d["id"]: (d["kind"], d["revision"], d["text"]) for d in exported
+              if d.get("type") == "document"}
+    assert stored == {
+        "1": ("DOC", 1, "Vitamin D supplementation improves bone density."),
+        "2": ("DOC", 1, "Statins reduce LDL cholesterol."),
+        "1@beirB": ("DOC", 1, "ACME revenue grew 12 percent in Q1."),
+        "2@chat": ("TURN", 1, "Ana: Lunch at noon?"),
+        rule: ("RULE", 1, "Production deploys need two approvals."),
+        f"{rule}@beirC": ("DOC", 1, "Deploys need no approval at all."),
+    }

@@ -159,10 +159,12 @@ def ingest(tally: Tally, console: Console, err: Console, memory: Memory,
     from ..memory.folders import IngestReport, reconcile
     from ..memory.ingest import with_tags
     from ..memory.limits import check_tags
+    from ..memory.own_rows import corpus_rows
     from ..memory.own_turns import check_own_turns, turn_owner
     from ..memory.readable import shown
     from ..memory.sources import (
         NOTHING_TO_READ,
+        beir_corpus_path,
         beir_documents,
         check_beir_corpus,
         find_sources,
@@ -247,7 +249,9 @@ def ingest(tally: Tally, console: Console, err: Console, memory: Memory,
                 chosen, create=True)  # type: ignore[arg-type]
     if beir is not None and pipeline is not None:
         tally.expected += rows
-        store(console, pipeline, (with_tags(d, tags) for d in beir_documents(beir)), rows,
+        rows_here = corpus_rows(pipeline.arms.storage, beir_documents(beir),
+                                beir_corpus_path(beir))
+        store(console, pipeline, (with_tags(d, tags) for d in rows_here), rows,
               f"{beir.name} corpus", tally)
     if files and pipeline is not None:
         store(console, pipeline, docs, len(files), plural(len(files), "file"), tally,

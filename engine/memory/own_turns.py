@@ -13,16 +13,27 @@ from ..turns import TURN_KIND, turn_id
 from ..types import Document
 from .transcripts import TranscriptError, read_chat
 
-#: A stored turn by id: ``(its file's uri, its text)``, ``None`` when no turn holds the id.
-TurnOwner = Callable[[str], "tuple[str | None, str] | None"]
+#: A stored document by id: ``(its file's uri, its text, its kind)``, ``None`` when none
+#: holds the id.
+TurnOwner = Callable[[str], "tuple[str | None, str, str] | None"]
 
 
 def turn_owner(storage: Storage | None) -> TurnOwner:
     """Return a :data:`TurnOwner` reading ``storage`` (``None``: a scope not created yet)."""
-    def owner(document_id: str) -> tuple[str | None, str] | None:
+    def owner(document_id: str) -> tuple[str | None, str, str] | None:
         doc = storage.get_document(document_id) if storage is not None else None
-        return (doc.uri, doc.text) if doc is not None and doc.kind == TURN_KIND else None
+        return (doc.uri, doc.text, doc.kind) if doc is not None else None
     return owner
+
+
+def apart_from_other_kinds(path: Path, turns: list[Document], owner: TurnOwner
+                           ) -> list[Document]:
+    """Return ``turns``, each whose id a stored document of another kind holds (a
+    statement, a BEIR row, a file) renamed ``<id>@<file name>``: a chat line's own ``id``
+    (``"2"``, as chat exports number messages) replaced whatever the store held under it,
+    a user's rule included (trial 18 H6)."""
+    return [turn if (held := owner(turn.id)) is None or held[2] == TURN_KIND
+            else replace(turn, id=f"{turn.id}@{path.stem}") for turn in turns]
 
 
 def check_own_turns(path: Path, turns: list[Document], owner: TurnOwner,
@@ -48,6 +59,7 @@ def check_own_turns(path: Path, turns: list[Document], owner: TurnOwner,
     :raises TranscriptError: every name clashes (lines that name their own conversation or
         ``id`` held by another file's turns), naming both files.
     """
+    turns = apart_from_other_kinds(path, turns, owner)
     if not turns or turns[0].metadata.get("source") == "claude-code":
         turns = [doc if _clash(path, [doc], owner, seen) is None
                  else replace(doc, id=f"{doc.id}@{path.stem}") for doc in turns]
@@ -58,7 +70,8 @@ def check_own_turns(path: Path, turns: list[Document], owner: TurnOwner,
     own = [n for n in names if (held := owner(turn_id(n, 0))) is not None and held[0] == here]
     first: TranscriptError | None = None
     for name in dict.fromkeys([*own, *names]):
-        named = turns if name == names[0] else read_chat(path, [], name)
+        named = turns if name == names[0] else \
+            apart_from_other_kinds(path, read_chat(path, [], name), owner)
         clash = _clash(path, named, owner, seen)
         if clash is None:
             seen.update((doc.id, (path, doc.text)) for doc in named)
@@ -92,7 +105,7 @@ def _clash(path: Path, turns: list[Document], owner: TurnOwner,
     return None
 
 
-def _stored(held: tuple[str | None, str] | None) -> tuple[Path, str] | None:
+def _stored(held: tuple[str | None, str, str] | None) -> tuple[Path, str] | None:
     """Return ``(file, text)`` of a stored turn read from a file, else ``None``."""
     if held is None or not held[0] or not held[0].startswith("file:"):
         return None
