@@ -20,7 +20,7 @@ from cli_run import octomem
 from mcp_stdio import stdio_client
 
 from octomem.engine.memory.facade import Memory
-from octomem.engine.memory.transcripts import read_claude_code
+from octomem.engine.memory.transcripts import read_chat, read_claude_code
 
 
 def record(uuid: str, role: str, content: object, day: int, second: int,
@@ -258,3 +258,21 @@ def test_ids_another_source_holds_are_stored_apart(project: Path) -> None:
         rule: ("RULE", 1, "Production deploys need two approvals."),
         f"{rule}@beirC": ("DOC", 1, "Deploys need no approval at all."),
     }
+
+
+def test_a_system_line_of_a_chat_export_is_left_out_with_a_note(tmp_path: Path) -> None:
+    """H12: ``{"role": "system", ...}``, the first line of OpenAI-style exports, failed the
+    whole transcript (``role must be 'user' or 'assistant'``)."""
+    chat = tmp_path / "sys.jsonl"
+    chat.write_text("".join(json.dumps(line) + "\n" for line in [
+        {"role": "system", "text": "You are a helpful assistant."},
+        {"role": "user", "text": "Where is the VPN config?"},
+        {"role": "tool", "text": "{\"files\": 3}"},
+        {"role": "assistant", "text": "In /etc/wireguard/wg0.conf."}]))
+    notes: list[str] = []
+    turns = read_chat(chat, notes)
+    assert [(t.id, t.text) for t in turns] == [
+        ("sys:0", "user: Where is the VPN config?"),
+        ("sys:1", "assistant: In /etc/wireguard/wg0.conf.")]
+    assert notes == [f"{chat}: 2 lines of the system's instructions left out (role system, "
+                     "developer or tool: lines 1, 3)"]

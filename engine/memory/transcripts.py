@@ -58,6 +58,11 @@ TranscriptFormat = Literal["chat", "claude-code"]
 CHAT_FIELDS = frozenset({"conversation", "session", "speaker", "role", "text", "time", "id",
                          "title", "metadata"})
 
+#: Roles of OpenAI-style chat exports that are no one's words in the conversation: the
+#: system prompt, a developer's instructions, a tool's output. Such a line is left out
+#: with a note, as a line with no text is (trial 18 H12: it failed the whole file).
+INSTRUCTION_ROLES = frozenset({"system", "developer", "tool"})
+
 #: Why a file given as one format (``--format``) is not: what that format expected, and
 #: what the file's first record looks like instead (:func:`sniff`).
 FORMAT_MISMATCH: dict[str, str] = {
@@ -163,7 +168,9 @@ def read_chat(path: Path, notes: list[str] | None = None,
 
     A well-formed line whose ``text`` is empty, blank or ``null`` (a tool-only message,
     say) is no turn: it is left out and takes no position, and one note for the file
-    counts such lines (``FILE: 2 lines with no text left out (lines 3, 7)``).
+    counts such lines (``FILE: 2 lines with no text left out (lines 3, 7)``). So is a line
+    of role ``system``, ``developer`` or ``tool`` (:data:`INSTRUCTION_ROLES`), noted in
+    ``notes``.
 
     :param notes: when given, an unfinished last line is left out and noted here
         (:func:`~.transcript_lines.read_lines`); otherwise it is an error like any other.
@@ -177,8 +184,11 @@ def read_chat(path: Path, notes: list[str] | None = None,
     """
     positions: dict[str, int] = {}
     uri = path.resolve().as_uri()
-    turns, bad, silent = [], [], []
+    turns, bad, silent, instructions = [], [], [], []
     for n, row in read_lines(path, notes, bad):
+        if row.get("role") in INSTRUCTION_ROLES:
+            instructions.append(n)
+            continue
         try:
             turn = _chat_turn(path, n, row, positions, uri, conversation or path.stem)
         except TranscriptError as exc:
@@ -193,6 +203,11 @@ def read_chat(path: Path, notes: list[str] | None = None,
     told = empty if empty is not None else notes
     if silent and told is not None:
         told.append(no_words_note(path, silent))
+    if instructions and notes is not None:
+        which = "line" if len(instructions) == 1 else "lines"
+        notes.append(f"{path}: {len(instructions)} {which} of the system's instructions left "
+                     f"out (role system, developer or tool: {which} "
+                     f"{', '.join(map(str, instructions[:10]))})")
     return turns
 
 
