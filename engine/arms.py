@@ -23,6 +23,7 @@ from .storage_protocols import (  # noqa: F401
     CallLogStorage,
     PreparedBulkStorage,
     Storage,
+    TextBulkStorage,
     VersionedStorage,
 )
 from .types import Chunk, Collapsed, Filters, FusedHit, Run

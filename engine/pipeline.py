@@ -151,18 +151,28 @@ class Pipeline(ReadPath):
         count, budget = self._token_counter()
         return BatchCounts(count, budget, self._ceilings, documents)
 
-    def _chunk(self, document: Document, count: CountTokens | None = None) -> list[Chunk]:
+    def _chunk_texts(self, document: Document, count: CountTokens | None = None) -> list[str]:
+        """Return the texts of ``document``'s chunks, in order (:func:`split_text` within
+        the budget its title leaves; a text within budget by ``count``'s ceiling: itself,
+        stripped)."""
         if isinstance(count, BatchCounts) and count.fits(document):
-            texts = [document.text.strip()]  # what split_text makes of a text within budget
-        else:
-            counter, budget = self._token_counter()
-            count = count or counter
-            if document.title:
-                budget = title_budget(budget, count([document.title])[0])
-            texts = split_text(document.text, budget, count)
+            return [document.text.strip()]  # what split_text makes of a text within budget
+        counter, budget = self._token_counter()
+        count = count or counter
+        if document.title:
+            budget = title_budget(budget, count([document.title])[0])
+        return split_text(document.text, budget, count)
+
+    def _chunk(self, document: Document, count: CountTokens | None = None) -> list[Chunk]:
+        return self._chunks_of(document, self._chunk_texts(document, count))
+
+    @staticmethod
+    def _chunks_of(document: Document, texts: Sequence[str]) -> list[Chunk]:
+        """Return ``document``'s chunks of ``texts`` (ordinal ``i`` holds ``texts[i]``; not
+        stored: id and revision 0)."""
         # Chunk(document_id=..., ordinal=i, text=t, kind=..., tags=..., created_at=...,
         # title=..., uri=..., metadata=...), the other fields their defaults (new_chunk:
-        # slots set directly, two chunks are made per stored chunk on the write path)
+        # slots set directly)
         doc_id, kind, tags, created = document.id, document.kind, document.tags, \
             document.created_at
         title, uri, metadata = document.title, document.uri, document.metadata
@@ -224,7 +234,7 @@ class Pipeline(ReadPath):
         for ready in prepared(self, transactions(documents, per_transaction)):
             with self.arms.storage.transaction() as tx:
                 write_batch(self, tx, ready.batch, report, ready.count, ready.chunks,
-                            ready.rows)
+                            ready.rows, ready.texts)
             if progress:
                 progress(len(ready.batch))
         report.seconds_indexing = time.perf_counter() - start

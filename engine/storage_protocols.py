@@ -4,7 +4,8 @@ A storage holds documents, chunks and metadata, and the write transaction the ke
 and semantic arms write their index rows through. :class:`BulkStorage` (ingest in one
 batch), :class:`VersionedStorage` (statement history, recall counters, forget log) and
 :class:`CallLogStorage` (the MCP call log) are what memory semantics need beyond plain
-search; :class:`PreparedBulkStorage` splits a bulk write in two (rows built, then written).
+search; :class:`PreparedBulkStorage` splits a bulk write in two (rows built, then written),
+:class:`TextBulkStorage` builds those rows from the chunks' texts.
 The other arm kinds and the spec a plugin registers an arm with:
 :mod:`octomem.engine.arms` (which re-exports these names).
 """
@@ -123,6 +124,34 @@ class PreparedBulkStorage(BulkStorage, Protocol):
         """Store ``pairs`` (none of their ids stored yet) inside ``tx`` from ``rows``, made
         by :meth:`bulk_rows` of the same ``pairs``: what ``add_documents(tx, pairs)`` stores
         and returns."""
+        ...
+
+
+@runtime_checkable
+class TextBulkStorage(PreparedBulkStorage, Protocol):
+    """Optional capability of a prepared bulk storage: a batch's rows built from each
+    document and its chunks' texts, without the pipeline's chunks made first (the 10k
+    ingest benchmark: the worker's chunks and rows 0.066 -> 0.044 s of CPU,
+    ``benchmarks/results/ingest/2026-12-03-round12``).
+    """
+
+    def bulk_text_rows(self, documents: Sequence[Document],
+                       texts: Sequence[Sequence[str]]) -> Any:
+        """Return what :meth:`add_text_rows` writes for new documents (distinct ids), each
+        stored as the chunks of its ``texts`` (ordinal ``i`` holds ``texts[k][i]``, every
+        other field the document's): the rows :meth:`PreparedBulkStorage.bulk_rows` gives
+        for those chunks as the pipeline makes them. Built without touching the store.
+
+        :raises Exception: as :meth:`PreparedBulkStorage.bulk_rows`.
+        """
+        ...
+
+    def add_text_rows(self, tx: Any, rows: Any) -> list[list[Chunk]]:
+        """Store the documents of ``rows`` (:meth:`bulk_text_rows`; none of their ids
+        stored yet) inside ``tx``.
+
+        :returns: per document, its stored chunks with their new ids, in order.
+        """
         ...
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .arms import BulkStorage, PreparedBulkStorage
+from .arms import BulkStorage, PreparedBulkStorage, TextBulkStorage
 from .chunking import CountTokens
 from .controls import blank
 from .errors import InvalidQueryError
@@ -91,21 +91,29 @@ class Prepared:
 
     :param batch: the documents, in order.
     :param count: the batch's token counter (:meth:`Pipeline._counted`).
-    :param chunks: per document of ``batch``, its chunks (ids not set yet).
+    :param chunks: per document of ``batch``, its chunks (ids not set yet), or ``None``
+        when only ``texts`` were made (:func:`write_batch` makes them if it needs them).
     :param rows: the storage's rows of the whole batch as new documents
-        (:meth:`~octomem.engine.arms.PreparedBulkStorage.bulk_rows`), or ``None`` (not
-        such a storage, an id repeated in the batch, or values it refused).
+        (:meth:`~octomem.engine.arms.PreparedBulkStorage.bulk_rows`, or
+        :meth:`~octomem.engine.arms.TextBulkStorage.bulk_text_rows` when ``texts`` is
+        set), or ``None`` (not such a storage, an id repeated in the batch, or values it
+        refused).
+    :param texts: per document of ``batch``, its chunks' texts, when ``rows`` were built
+        from them; else ``None``.
     """
 
     batch: list[Document]
     count: CountTokens
-    chunks: list[list[Chunk]]
+    chunks: list[list[Chunk]] | None
     rows: Any = None
+    texts: list[list[str]] | None = None
 
 
 def prepare(pipeline: Pipeline, batch: list[Document]) -> Prepared:
     """Check, count and chunk ``batch``, and build its storage rows when the storage can
-    (Python only: no storage call, no transaction).
+    (Python only: no storage call, no transaction). A
+    :class:`~octomem.engine.arms.TextBulkStorage` gets the chunks' texts only (no
+    :class:`Chunk` made here: the storage makes the stored ones).
 
     :raises InvalidQueryError: a document has empty text.
     """
@@ -113,10 +121,18 @@ def prepare(pipeline: Pipeline, batch: list[Document]) -> Prepared:
         if not isinstance(doc.text, str) or blank(doc.text):
             raise InvalidQueryError(f"document {doc.id!r}: text is empty")
     count = pipeline._counted(batch)
+    storage = pipeline.arms.storage
+    ahead = pipeline.rows_ahead and isinstance(storage, PreparedBulkStorage) and \
+        len({doc.id for doc in batch}) == len(batch)
+    if ahead and isinstance(storage, TextBulkStorage):
+        texts = [pipeline._chunk_texts(doc, count) for doc in batch]
+        try:
+            return Prepared(batch, count, None, storage.bulk_text_rows(batch, texts), texts)
+        except Exception:  # noqa: BLE001 - written by add_documents, which raises it in the transaction
+            return Prepared(batch, count, None, None, texts)
     chunks = [pipeline._chunk(doc, count) for doc in batch]
-    storage, rows = pipeline.arms.storage, None
-    if pipeline.rows_ahead and isinstance(storage, PreparedBulkStorage) and \
-            len({doc.id for doc in batch}) == len(batch):
+    rows = None
+    if ahead:
         try:
             rows = storage.bulk_rows(list(zip(batch, chunks, strict=True)))
         except Exception:  # noqa: BLE001 - written by add_documents, which raises it in the transaction
@@ -166,13 +182,15 @@ def prepared(pipeline: Pipeline, batches: Iterable[list[Document]]) -> Iterator[
 def write_batch(
     pipeline: Pipeline, tx: Any, batch: Sequence[Document], report: AddReport,
     count: CountTokens, chunks: Sequence[list[Chunk]] | None = None, rows: Any = None,
+    texts: Sequence[Sequence[str]] | None = None,
 ) -> None:
     """Write ``batch`` inside ``tx``: new documents in runs, others one at a time.
 
     :param chunks: per document, its chunks as :meth:`Pipeline._chunk` makes them with
-        ``count`` (made here when not given).
-    :param rows: :attr:`Prepared.rows` of ``batch`` and ``chunks``: written as they are
-        when no document of the batch is stored yet.
+        ``count`` (made here when not given: from ``texts`` when given).
+    :param rows: :attr:`Prepared.rows` of ``batch`` and ``chunks`` (or ``texts``):
+        written as they are when no document of the batch is stored yet.
+    :param texts: :attr:`Prepared.texts`, per document its chunks' texts.
     :raises OctomemError: a document cannot be stored (the caller's transaction rolls
         back: nothing of the batch is kept).
     """
@@ -183,11 +201,16 @@ def write_batch(
         return
     present = storage.existing_ids([d.id for d in batch])
     pipeline.rows_ahead = not present  # a re-ingest: the next batches' rows would be wasted
-    if rows is not None and chunks is not None and not present \
-            and isinstance(storage, PreparedBulkStorage):
-        pairs = list(zip(batch, chunks, strict=True))
-        _index_stored(pipeline, tx, storage.add_rows(tx, pairs, rows), pairs, report)
-        return
+    if rows is not None and not present:
+        if texts is not None and isinstance(storage, TextBulkStorage):
+            _index_stored(pipeline, tx, storage.add_text_rows(tx, rows), batch, report)
+            return
+        if chunks is not None and isinstance(storage, PreparedBulkStorage):
+            pairs = list(zip(batch, chunks, strict=True))
+            _index_stored(pipeline, tx, storage.add_rows(tx, pairs, rows), batch, report)
+            return
+    if chunks is None and texts is not None:
+        chunks = [pipeline._chunks_of(doc, own) for doc, own in zip(batch, texts, strict=True)]
     run: list[tuple[Document, list[Chunk]]] = []
     seen: set[str] = set()
     for i, doc in enumerate(batch):
@@ -207,19 +230,19 @@ def _store_run(
     """Store and keyword-index a run of new documents, then empty ``run``."""
     if not run:
         return
-    _index_stored(pipeline, tx, storage.add_documents(tx, run), run, report)
+    _index_stored(pipeline, tx, storage.add_documents(tx, run), [doc for doc, _ in run],
+                  report)
     run.clear()
 
 
 def _index_stored(
     pipeline: Pipeline, tx: Any, stored_chunks: list[list[Chunk]],
-    run: Sequence[tuple[Document, Sequence[Chunk]]], report: AddReport,
+    documents: Sequence[Document], report: AddReport,
 ) -> None:
-    """Keyword-index the chunks just stored for the new documents of ``run`` and report
-    them."""
+    """Keyword-index the chunks just stored for the new ``documents`` and report them."""
     stored = [c for chunks in stored_chunks for c in chunks]
     if pipeline.arms.keyword is not None and stored:
         pipeline.arms.keyword.index(tx, stored)
-    report.added.extend(doc.id for doc, _ in run)
+    report.added.extend(doc.id for doc in documents)
     report.chunks += len(stored)
     report.chunk_ids.extend(c.id for c in stored)

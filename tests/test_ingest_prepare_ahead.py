@@ -125,20 +125,27 @@ def test_a_failed_write_leaves_its_batch_out_and_no_thread_behind(
     monkeypatch.setattr(writes, "DOCS_PER_TRANSACTION", 16)
     pipeline = _pipeline(tmp_path / "store")
     storage = pipeline.arms.storage
-    add, add_rows, calls = storage.add_documents, storage.add_rows, []
+    calls: list[str] = []
 
-    def failing(tx: object, pairs: list[object], *rows: object) -> object:
-        # either way a batch of new documents is written: from the rows the worker
-        # built (add_rows) or by add_documents
-        calls.append(1)
-        if len(calls) == 2:
-            raise OSError("disk full")
-        return add_rows(tx, pairs, *rows) if rows else add(tx, pairs)
+    def failing(name: str) -> object:
+        # whichever way a batch of new documents is written (from the rows the worker
+        # built from the chunks' texts, add_text_rows, or from its chunks, add_rows, or
+        # by add_documents), the second batch's write fails
+        real = getattr(storage, name)
 
-    monkeypatch.setattr(storage, "add_documents", failing)
-    monkeypatch.setattr(storage, "add_rows", failing)
+        def write(*args: object) -> object:
+            calls.append(name)
+            if len(calls) == 2:
+                raise OSError("disk full")
+            return real(*args)
+
+        return write
+
+    for name in ("add_documents", "add_rows", "add_text_rows"):
+        monkeypatch.setattr(storage, name, failing(name))
     with pytest.raises(OSError, match="disk full"):
         pipeline.add(_documents(), embed=False)
+    assert calls == ["add_text_rows", "add_text_rows"]
     conn = storage.connection()
     assert conn.execute("SELECT count(*) FROM documents").get == 16
     assert conn.execute("SELECT count(*) FROM fts5_chunks_docsize").get == 16

@@ -1,7 +1,8 @@
-"""Ingest builds a batch's storage rows in the worker thread too (``PreparedBulkStorage``:
-``bulk_rows`` there, ``add_rows`` in the caller's transaction), with the GIL's switch
-interval lowered meanwhile: the same stores and errors as ``add_documents``, on a real
-SQLite file."""
+"""Ingest builds a batch's storage rows in the worker thread too (``TextBulkStorage``:
+``bulk_text_rows`` of the chunks' texts there, ``add_text_rows`` in the caller's
+transaction; ``PreparedBulkStorage``'s ``bulk_rows`` / ``add_rows`` of made chunks for a
+storage without it), with the GIL's switch interval lowered meanwhile: the same stores
+and errors as ``add_documents``, on a real SQLite file."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 from octomem.engine import pipeline as pipeline_module
 from octomem.engine import switching, writes
-from octomem.engine.arms import PreparedBulkStorage
+from octomem.engine.arms import TextBulkStorage
 from octomem.engine.errors import OctomemError
 from octomem.engine.manager import load_registry
 from octomem.engine.pipeline import Pipeline
@@ -62,26 +63,36 @@ def test_rows_built_in_the_worker_store_what_add_documents_stores(
 ) -> None:
     monkeypatch.setattr(writes, "DOCS_PER_TRANSACTION", 16)  # 5 batches
     ahead = _pipeline(tmp_path / "ahead")
-    assert isinstance(ahead.arms.storage, PreparedBulkStorage)
+    assert isinstance(ahead.arms.storage, TextBulkStorage)
     calls: list[tuple[str, str]] = []
-    for name in ("bulk_rows", "add_rows", "add_documents"):
+    for name in ("bulk_text_rows", "add_text_rows", "bulk_rows", "add_rows", "add_documents"):
         _spy(monkeypatch, ahead.arms.storage, name, calls)
     report = ahead.add(_documents(), embed=False)
     main = threading.current_thread().name
-    assert {t for n, t in calls if n == "add_rows"} == {main}
-    assert ("bulk_rows", main) in calls  # the first batch: before the thread starts
-    assert any(n == "bulk_rows" and t.startswith("octomem-prepare") for n, t in calls)
-    assert not any(n == "add_documents" for n, _ in calls)
+    assert {t for n, t in calls if n == "add_text_rows"} == {main}
+    assert ("bulk_text_rows", main) in calls  # the first batch: before the thread starts
+    assert any(n == "bulk_text_rows" and t.startswith("octomem-prepare") for n, t in calls)
+    assert {n for n, _ in calls} == {"bulk_text_rows", "add_text_rows"}
+    with monkeypatch.context() as patch:  # rows of made chunks (PreparedBulkStorage's)
+        patch.setattr(writes, "TextBulkStorage", type("No", (), {}))
+        pairs = _pipeline(tmp_path / "pairs")
+        pair_calls: list[tuple[str, str]] = []
+        for name in ("bulk_text_rows", "bulk_rows", "add_rows"):
+            _spy(patch, pairs.arms.storage, name, pair_calls)
+        pairs_report = pairs.add(_documents(), embed=False)
+    assert {n for n, _ in pair_calls} == {"bulk_rows", "add_rows"}
     with monkeypatch.context() as patch:  # the rows built in the transaction instead
         patch.setattr(writes, "PreparedBulkStorage", type("No", (), {}))
         plain = _pipeline(tmp_path / "plain")
         plain_report = plain.add(_documents(), embed=False)
-    assert _dump(ahead) == _dump(plain)
-    assert (report.added, report.chunk_ids) == (plain_report.added, plain_report.chunk_ids)
+    assert _dump(ahead) == _dump(plain) == _dump(pairs)
+    assert (report.added, report.chunk_ids) == (plain_report.added, plain_report.chunk_ids) \
+        == (pairs_report.added, pairs_report.chunk_ids)
     for q in ("cats", "word7", "T note"):
         assert ([(h.chunk.id, h.score) for h in ahead.search(Query(q)).hits]
                 == [(h.chunk.id, h.score) for h in plain.search(Query(q)).hits])
     ahead.close()
+    pairs.close()
     plain.close()
 
 
@@ -93,7 +104,7 @@ def test_a_reingest_stops_building_rows_ahead(
     docs = _documents()
     pipeline.add(docs[:30], embed=False)
     calls: list[tuple[str, str]] = []
-    for name in ("bulk_rows", "add_rows", "add_documents"):
+    for name in ("bulk_text_rows", "add_text_rows", "add_documents"):
         _spy(monkeypatch, pipeline.arms.storage, name, calls)
     changed = [*docs[:29], Document("now about birds", id=docs[29].id), *docs[30:]]
     report = pipeline.add(changed, embed=False)
@@ -104,8 +115,8 @@ def test_a_reingest_stops_building_rows_ahead(
     # prepared after 1 was written, while 2 is: without rows (its new documents through
     # add_documents); a batch holding none (3) turns rows back on (5's, maybe 4's)
     names = [n for n, _ in calls if n != "add_documents"]
-    assert 2 <= names.count("bulk_rows") <= 4
-    assert 1 <= names.count("add_rows") <= 2
+    assert 2 <= names.count("bulk_text_rows") <= 4
+    assert 1 <= names.count("add_text_rows") <= 2
     assert ("add_documents", threading.current_thread().name) in calls
     assert pipeline.search(Query("birds")).hits[0].chunk.document_id == docs[29].id
     pipeline.close()

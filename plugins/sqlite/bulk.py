@@ -3,8 +3,9 @@ per row (ingest excluding embedding spent ~30 % of its time in row-by-row ``exec
 calls, 10k realistic documents profiled at load ~9).
 
 :class:`SqliteBulkWrites` gives :class:`~.storage.SqliteStorage` the optional
-:class:`~octomem.engine.arms.BulkStorage` and
-:class:`~octomem.engine.arms.PreparedBulkStorage` methods; the ids and rows written are those of
+:class:`~octomem.engine.arms.BulkStorage`,
+:class:`~octomem.engine.arms.PreparedBulkStorage` and
+:class:`~octomem.engine.arms.TextBulkStorage` methods; the ids and rows written are those of
 :meth:`~.storage.SqliteStorage.add_document` called once per document in the same order.
 """
 
@@ -18,8 +19,8 @@ from typing import Any
 
 import apsw
 
-from octomem.engine.sql.rows import chunk_params, inherit
-from octomem.engine.types import Chunk, Document
+from octomem.engine.sql.rows import chunk_params, document_params, inherit
+from octomem.engine.types import Chunk, Document, new_chunk
 
 from .rows import CHUNK_FIELDS, DOC_COLUMNS, stored_params
 
@@ -126,6 +127,34 @@ def bulk_rows(pairs: Sequence[tuple[Document, Sequence[Chunk]]]) -> BulkRows:
     return BulkRows(documents, chunks, rows, [len(own) for _, own in pairs])
 
 
+def bulk_rows_of_texts(documents: Sequence[Document], texts: Sequence[Sequence[str]]) -> BulkRows:
+    """Return :func:`bulk_rows` of new documents each stored as the chunks of its texts
+    (ordinal ``i`` holds ``texts[k][i]``; every other field the document's, as
+    :meth:`~octomem.engine.pipeline.Pipeline._chunk` makes them): the same rows and
+    chunks, without the chunks made first and then inherited.
+
+    :raises OctomemError: metadata or tags that are not JSON-serialisable.
+    """
+    out: list[tuple[Any, ...]] = []
+    chunks: list[Chunk] = []
+    rows: list[tuple[Any, ...]] = []
+    append_chunk, append_row = chunks.append, rows.append
+    for document, own in zip(documents, texts, strict=True):
+        out.append(params := document_params(
+            document, "" if len(own) == 1 and own[0] == document.text else None))
+        doc_id, _, title, uri, kind, tags_json, created, _, metadata_json = params[:9]
+        tags, metadata, at = tuple(document.tags), document.metadata, document.created_at
+        valid_from, valid_to, revision = document.valid_from, document.valid_to, \
+            document.revision
+        start, stop = float(valid_from), int(revision)
+        for i, text in enumerate(own):
+            append_chunk(new_chunk(doc_id, i, text, 0, kind, tags, at, title, uri,
+                                   {**metadata}, valid_from, valid_to, revision))
+            append_row((doc_id, i, text, kind, tags_json, created, title, uri, metadata_json,
+                        start, valid_to, stop))
+    return BulkRows(out, chunks, rows, [len(own) for own in texts])
+
+
 def write_rows(tx: apsw.Connection, rows: BulkRows) -> list[list[Chunk]]:
     """Insert :func:`bulk_rows`' rows inside ``tx`` (one statement per table and
     :data:`ROWS_PER_STATEMENT` rows) and set the chunks' new ids.
@@ -189,6 +218,23 @@ class SqliteBulkWrites:
                  rows: BulkRows) -> list[list[Chunk]]:
         """Store ``pairs`` inside ``tx`` from their :meth:`bulk_rows` (:func:`write_rows`):
         the same rows and ids as :meth:`add_documents`.
+
+        :returns: per document, its stored chunks with their new integer ids.
+        """
+        return write_rows(tx, rows)
+
+    def bulk_text_rows(self, documents: Sequence[Document],
+                       texts: Sequence[Sequence[str]]) -> BulkRows:
+        """Return the rows :meth:`add_text_rows` writes for new documents stored as the
+        chunks of ``texts`` (:func:`bulk_rows_of_texts`: no connection used, any thread).
+
+        :raises OctomemError: metadata that is not JSON-serialisable.
+        """
+        return bulk_rows_of_texts(documents, texts)
+
+    def add_text_rows(self, tx: apsw.Connection, rows: BulkRows) -> list[list[Chunk]]:
+        """Store the documents of :meth:`bulk_text_rows`' ``rows`` inside ``tx``
+        (:func:`write_rows`).
 
         :returns: per document, its stored chunks with their new integer ids.
         """
