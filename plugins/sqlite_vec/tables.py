@@ -84,15 +84,17 @@ def chunk_fields(
     was ~15 % of writing 10k new vectors. Without that table the second value is ``None``
     (the caller then deletes before each insert, as if every id might hold a vector).
     """
-    param = json.dumps(ids)
+    # consecutive ids (an ingest's new chunks): a range of the primary key, not json_each
+    span = ids and ids[-1] - ids[0] == len(ids) - 1 and ids == list(range(ids[0], ids[-1] + 1))
+    where, params = ("c.id BETWEEN ? AND ?", (ids[0], ids[-1])) if span else \
+        ("c.id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))
     if not _exists(tx, f"{table}_rowids"):
-        rows = tx.execute("SELECT id, kind, created_at FROM chunks "
-                          "WHERE id IN (SELECT value FROM json_each(?))", (param,))
+        rows = tx.execute(f"SELECT c.id, c.kind, c.created_at FROM chunks AS c WHERE {where}",
+                          params)
         return {cid: (kind, created) for cid, kind, created in rows}, None
     rows = tx.execute(
         f"SELECT c.id, c.kind, c.created_at, r.rowid IS NOT NULL FROM chunks AS c "
-        f"LEFT JOIN {table}_rowids AS r ON r.rowid = c.id "
-        "WHERE c.id IN (SELECT value FROM json_each(?))", (param,)).fetchall()
+        f"LEFT JOIN {table}_rowids AS r ON r.rowid = c.id WHERE {where}", params).fetchall()
     return ({cid: (kind, created) for cid, kind, created, _ in rows},
             {cid for cid, _, _, has in rows if has})
 
