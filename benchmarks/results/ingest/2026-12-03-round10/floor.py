@@ -49,7 +49,7 @@ for r in range(R):
                 rep = AddReport()
                 for x in ready:
                     with st.transaction() as tx:
-                        W.write_batch(p, tx, x.batch, rep, x.count, x.chunks, x.rows)
+                        W.write_batch(p, tx, x.batch, rep, x.count, x.chunks, x.rows, *([x.texts] if hasattr(x, "texts") else []))  # texts: since round 12
             rows = time.perf_counter() - t
             if "restore" in mode:
                 st.connection().execute("PRAGMA wal_autocheckpoint=1000")

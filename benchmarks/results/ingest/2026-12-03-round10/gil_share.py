@@ -41,7 +41,7 @@ for r in range(R):
             rep = AddReport()
             for x in ready:
                 with st.transaction() as tx:
-                    W.write_batch(p, tx, x.batch, rep, x.count, x.chunks, x.rows)
+                    W.write_batch(p, tx, x.batch, rep, x.count, x.chunks, x.rows, *([x.texts] if hasattr(x, "texts") else []))  # texts: since round 12
             w, cpu = time.perf_counter() - t, time.thread_time() - c
         finally:
             stop = True

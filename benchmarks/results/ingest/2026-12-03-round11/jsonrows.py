@@ -8,6 +8,7 @@ interval. Needs ``json-rows.patch`` applied (``PYTHONPATH`` = main with the patc
 
 Run: ``PEERS_OUT=DIR SPIN=0|1 SWI=0.005|0.0002 python jsonrows.py 3 base jsonb json``
 """
+# ruff: noqa
 import json, os, shutil, sys, time, statistics, threading
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "peers"))
@@ -17,9 +18,12 @@ from octomem.engine.manager import load_registry
 from octomem.engine.pipeline import Pipeline
 from octomem.engine.settings import load_settings
 from octomem.engine.types import Document
-from octomem.engine.sql.rows import CHUNK_FIELDS, DOC_COLUMNS, chunk_params, inherit
-from octomem.plugins.sqlite.rows import stored_params
+from octomem.engine.sql.rows import CHUNK_FIELDS, DOC_COLUMNS
 from octomem.plugins.sqlite.bulk import insert_rows
+import importlib.util
+_spec = importlib.util.spec_from_file_location(  # the rows as round 9's sql_parts.py builds them
+    "round9_sql_parts", Path(__file__).resolve().parents[1] / "2026-12-03-round9" / "sql_parts.py")
+R9 = importlib.util.module_from_spec(_spec); _spec.loader.exec_module(R9)
 n = 10000
 docs = [Document(t, id=f"d{i}", metadata={"group": f"g{i % 10}"}) for i, t in enumerate(H.texts_for(n))]
 R = int(sys.argv[1]); variants = sys.argv[2:]
@@ -31,11 +35,7 @@ def sel(width, fn):
 def one(variant):
     root = H.OUT / f"jr{os.getpid()}"; shutil.rmtree(root, ignore_errors=True)
     p = Pipeline(load_settings(None, {}), load_registry(), root)
-    pairs = [(d, p._chunk(d)) for d in docs]
-    drows, crows, ends = [], [], [0]
-    for d, own in pairs:
-        ends.append(ends[-1] + len(own)); params = stored_params(d, own); drows.append(params)
-        crows += [chunk_params(inherit(c, d), params[5], params[8]) for c in own]
+    drows, crows, ends = R9.built_rows(p, docs)
     conn = p.arms.storage.connection()
     batches = []
     tj = time.perf_counter()

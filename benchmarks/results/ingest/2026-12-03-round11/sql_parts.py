@@ -1,103 +1,40 @@
-"""Round 11: round 9's ``sql_parts.py`` with three more variants: ``prefix8`` /
-``prefix16`` (the content-hash index on the hash's first 8 / 16 hex digits instead of all
-64), ``trigger1`` (the change-log insert trigger without its per-row prune),
-``explicitlog`` (no insert trigger: the batch's ``chunks`` rows logged by one
-``changelog.record`` after the insert, timed with it), and ``pagesK``: thousands of pages
-SQLite wrote from its cache (``SQLITE_DBSTATUS_CACHE_WRITE``) over the 10 transactions.
+"""Round 11: round 9's ``sql_parts.py`` (imported from ``../2026-12-03-round9``: its parts,
+rounds and medians) with three more variants: ``prefix8`` / ``prefix16`` (the content-hash
+index on the hash's first 8 / 16 hex digits instead of all 64), ``trigger1`` (the
+change-log insert trigger without its per-row prune), ``explicitlog`` (no insert trigger:
+the batch's ``chunks`` rows logged by one ``changelog.record`` after the insert, timed with
+it), and ``pagesK``: thousands of pages SQLite wrote from its cache
+(``SQLITE_DBSTATUS_CACHE_WRITE``) over the 10 transactions. Round 9's variants run as
+there.
 
-Round 9: thread CPU of each SQL part of the 10k ingest (``BEGIN``, the ``documents`` and
-``chunks`` inserts with their indexes and trigger, FTS5's ``INSERT ... SELECT``, the change
-log's rows and prune (where FTS5 flushes its segment: the next statement's savepoint),
-``COMMIT``) on a store of this checkout's schema, rows built before the clock, and the
-same with one thing changed per variant: ``notrigger``, ``noprune`` (the change-log
-trigger without its prune), ``nohashidx`` (no ``documents_content_hash``), ``noidx`` (no
-secondary index of the two tables), ``nofk``, ``nosecdel`` (``secure_delete`` off),
-``cache`` (64 MiB page cache), ``am0``/``am16`` (FTS5 ``automerge``), ``pgsz4000``,
-``ckpt10000`` (``wal_autocheckpoint``). Medians of R rounds.
-
-Run: ``PEERS_OUT=DIR python sql_parts.py R base notrigger ...``
+Run: ``PEERS_OUT=DIR python sql_parts.py R base prefix8 ...``
 """
 # ruff: noqa
-import json, os, shutil, sys, time, statistics
+import importlib.util, sys
 from pathlib import Path
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "peers"))
-import harness as H
-import apsw
-from octomem.engine.manager import load_registry
-from octomem.engine.pipeline import Pipeline
-from octomem.engine.settings import load_settings
-from octomem.engine.types import Document
-from octomem.engine.sql.rows import CHUNK_FIELDS, DOC_COLUMNS, chunk_params, inherit
-from octomem.plugins.sqlite.rows import stored_params
-from octomem.plugins.sqlite.bulk import insert_rows
-n = 10000
-docs = [Document(t, id=f"d{i}", metadata={"group": f"g{i % 10}"}) for i, t in enumerate(H.texts_for(n))]
-variants = sys.argv[2:] or ["base"]
-R = int(sys.argv[1])
-res = {}
-def one(variant):
-    root = H.OUT / f"parts{os.getpid()}"; shutil.rmtree(root, ignore_errors=True)
-    p = Pipeline(load_settings(None, {}), load_registry(), root)
-    pairs = [(d, p._chunk(d)) for d in docs]
-    drows, crows, ends = [], [], [0]
-    for d, own in pairs:
-        ends.append(ends[-1] + len(own)); params = stored_params(d, own); drows.append(params)
-        crows += [chunk_params(inherit(c, d), params[5], params[8]) for c in own]
-    conn = p.arms.storage.connection()
-    if variant in ("notrigger", "explicitlog"):
+_spec = importlib.util.spec_from_file_location(
+    "round9_sql_parts", Path(__file__).resolve().parents[1] / "2026-12-03-round9" / "sql_parts.py")
+R9 = importlib.util.module_from_spec(_spec); _spec.loader.exec_module(R9)
+
+
+def setup(conn, variant):
+    """Round 9's variants, and this round's."""
+    if variant == "explicitlog":
         conn.execute("DROP TRIGGER chunks_log_insert")
-    if variant == "noprune":
-        conn.execute("DROP TRIGGER chunks_log_insert; CREATE TRIGGER chunks_log_insert AFTER INSERT ON chunks BEGIN INSERT INTO vector_log (table_name, chunk_id) VALUES ('chunks', NEW.id); END")
-    if variant == "nohashidx":
-        conn.execute("DROP INDEX documents_content_hash")
-    if variant == "noidx":
-        conn.execute("DROP INDEX documents_content_hash; DROP INDEX documents_kind_created; DROP INDEX chunks_kind_created; DROP INDEX chunks_created")
-    if variant.startswith("prefix"):
+    elif variant.startswith("prefix"):
         conn.execute(f"DROP INDEX documents_content_hash; CREATE INDEX documents_content_prefix ON documents(substr(content_hash, 1, {int(variant[6:])}))")
-    if variant == "trigger1":  # the insert trigger without its prune: pruned once per batch (in the log part)
-        conn.execute("DROP TRIGGER chunks_log_insert; CREATE TRIGGER chunks_log_insert AFTER INSERT ON chunks BEGIN INSERT INTO vector_log (table_name, chunk_id) VALUES ('chunks', NEW.id); END")
-    if variant == "nofk":
-        conn.execute("PRAGMA foreign_keys=OFF")
-    if variant == "nosecdel":
-        conn.execute("PRAGMA secure_delete=OFF")
-    if variant == "cache":
-        conn.execute("PRAGMA cache_size=-65536")
-    if variant.startswith("am"):
-        conn.execute(f"INSERT INTO fts5_chunks(fts5_chunks, rank) VALUES('automerge', {int(variant[2:])})")
-    if variant.startswith("pgsz"):
-        conn.execute(f"INSERT INTO fts5_chunks(fts5_chunks, rank) VALUES('pgsz', {int(variant[4:])})")
-    if variant.startswith("ckpt"):
-        conn.execute(f"PRAGMA wal_autocheckpoint={int(variant[4:])}")
-    conn.status(apsw.SQLITE_DBSTATUS_CACHE_WRITE, True)
-    parts = {k: 0.0 for k in ("begin", "docs", "chunks", "fts", "log", "commit")}
-    first = 1
-    T = time.thread_time
-    t0 = T()
-    for s in range(0, n, 1024):
-        d_part = drows[s:s + 1024]; c_part = crows[ends[s]:ends[s + len(d_part)]]
-        t = T(); conn.execute("BEGIN IMMEDIATE"); parts["begin"] += T() - t
-        t = T(); insert_rows(conn, f"INSERT INTO documents ({DOC_COLUMNS}, content_hash)", 16, d_part); parts["docs"] += T() - t
-        t = T(); insert_rows(conn, f"INSERT INTO chunks ({CHUNK_FIELDS})", 12, c_part)
-        if variant == "explicitlog":
-            from octomem.plugins.sqlite import changelog
-            changelog.record(conn, "chunks", list(range(first, first + len(c_part))))
-        parts["chunks"] += T() - t
-        last = first + len(c_part) - 1
-        t = T()
-        conn.execute("INSERT INTO fts5_chunks (rowid, body) SELECT id, CASE WHEN coalesce(title, '') = '' "
-                     "THEN text ELSE title || char(10) || text END FROM chunks WHERE id BETWEEN ? AND ? "
-                     "ORDER BY id", (first, last)); parts["fts"] += T() - t
-        t = T()
-        conn.execute("INSERT INTO vector_log (table_name, chunk_id) SELECT ?, value FROM json_each(?) ORDER BY key", ("fts5_chunks", json.dumps(list(range(first, last + 1)))))
-        conn.execute("DELETE FROM vector_log WHERE seq <= (SELECT max(seq) FROM vector_log) - ?", (50000,)); parts["log"] += T() - t
-        t = T(); conn.execute("COMMIT"); parts["commit"] += T() - t
-        first = last + 1
-    parts["total"] = T() - t0
-    parts["pagesK"] = conn.status(apsw.SQLITE_DBSTATUS_CACHE_WRITE, False)[0] / 1000
-    p.close(); shutil.rmtree(root, ignore_errors=True)
-    return parts
-for r in range(R):
-    for v in variants:
-        res.setdefault(v, []).append(one(v))
-for v in variants:
-    print(f"{v:10}", " ".join(f"{k} {statistics.median(x[k] for x in res[v]):.3f}" for k in res[v][0]), "load %.1f" % os.getloadavg()[0])
+    elif variant == "trigger1":  # the insert trigger without its prune: pruned once per batch (in the log part)
+        conn.execute(R9.NOPRUNE)
+    else:
+        R9.setup(conn, variant)
+
+
+def after_chunks(conn, variant, first, rows):
+    """``explicitlog``: the batch's ``chunks`` rows logged by one statement."""
+    if variant == "explicitlog":
+        from octomem.plugins.sqlite import changelog
+        changelog.record(conn, "chunks", list(range(first, first + len(rows))))
+
+
+if __name__ == "__main__":
+    R9.main(sys.argv, lambda v: R9.one(v, setup, after_chunks, pages=True))

@@ -5,7 +5,7 @@ cost nothing: ``Pipeline.add(embed=False)`` + the vectors (as ``rt_modes.py``, w
 - ``as is``;
 - ``counted before``: every batch's token counter (``Pipeline._counted``) built before the
   clock and handed out as the batch comes (the counting's cost out of the chain);
-- ``rows before``: the storage's ``bulk_rows`` of every batch built before the clock.
+- ``rows before``: the storage's ``bulk_rows`` (``bulk_text_rows`` since round 12) of every batch built before the clock.
 
 Run: ``PEERS_OUT=DIR python what_if.py R``.
 """
@@ -43,6 +43,10 @@ for r in range(R):
                 count = p._counted(b)
                 made[id(b[0])] = real(list(zip(b, [p._chunk(d, count) for d in b])))
             storage.bulk_rows = lambda pairs, made=made: made[id(pairs[0][0])]
+            if hasattr(storage, "bulk_text_rows"):  # since round 12 the worker builds these
+                made_t = {id(b[0]): storage.bulk_text_rows(b, [p._chunk_texts(d, count) for d in b])
+                          for b in batches for count in [p._counted(b)]}
+                storage.bulk_text_rows = lambda documents, texts, made=made_t: made[id(documents[0])]
         P.transactions = lambda documents, size: iter(batches)  # the same list objects
         os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(10))
         try:
