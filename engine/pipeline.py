@@ -23,6 +23,7 @@ from .errors import (
 from .manager import ArmRegistry
 from .read_path import ReadPath
 from .settings import LoadedSettings
+from .stopping import StopRequest
 from .token_counts import BatchCounts, Ceilings, title_budget
 from .types import Chunk, Document, new_chunk
 from .writes import DOCS_PER_TRANSACTION as DOCS_PER_TRANSACTION  # where callers import it
@@ -59,6 +60,8 @@ class AddReport:
     :param resumed: ids of chunks of documents found unchanged that had no vector (an
         earlier add was killed, or its embedder failed, before embedding them): embedded
         with this call's own (:meth:`Pipeline.to_embed`).
+    :param stopped_unembedded: chunks this call set out to embed and left without a
+        vector because a stop was requested (:mod:`.stopping`); 0 when none was.
     """
 
     added: list[str] = field(default_factory=list)
@@ -71,6 +74,7 @@ class AddReport:
     semantic_error: str | None = None
     chunk_ids: list[int] = field(default_factory=list)
     resumed: list[int] = field(default_factory=list)
+    stopped_unembedded: int = 0
 
 
 class Pipeline(ReadPath):
@@ -205,7 +209,7 @@ class Pipeline(ReadPath):
 
     def add(
         self, documents: Iterable[Document], progress: Progress | None = None, *,
-        embed: bool = True, per_transaction: int | None = None,
+        embed: bool = True, per_transaction: int | None = None, stop: StopRequest | None = None,
     ) -> AddReport:
         """Store, index and embed documents.
 
@@ -227,6 +231,8 @@ class Pipeline(ReadPath):
         :param per_transaction: documents written per transaction, whatever their length
             (a transcript is written in one: all its turns or none); ``None``: the
             default batches.
+        :param stop: embedding stops before its next batch once this is requested
+            (``report.stopped_unembedded`` counts what it left without a vector).
         :raises InvalidQueryError: a document has empty text.
         """
         report = AddReport()
@@ -241,7 +247,10 @@ class Pipeline(ReadPath):
         if embed:
             start = time.perf_counter()
             try:
-                report.embedded = self.embed_pending(chunk_ids=self.to_embed(report))
+                pending = self.to_embed(report)
+                report.embedded = self.embed_pending(chunk_ids=pending, stop=stop)
+                if stop is not None and stop.requested:
+                    report.stopped_unembedded = len(pending) - report.embedded
             except (EmbedderUnavailableError, EmbedderMismatchError) as exc:
                 report.semantic_error = str(exc)
             report.seconds_embedding = time.perf_counter() - start
@@ -268,35 +277,56 @@ class Pipeline(ReadPath):
         return sorted(report.chunk_ids + report.resumed)
 
     def embed_pending(
-        self, progress: Progress | None = None, chunk_ids: Sequence[int] | None = None
+        self, progress: Progress | None = None, chunk_ids: Sequence[int] | None = None,
+        stop: StopRequest | None = None,
     ) -> int:
         """Embed every chunk that has no vector of the configured embedder yet, in batches
         outside write transactions (``octomem reindex``); resumable, as each batch commits.
 
         :param progress: called with the number of chunks just embedded.
         :param chunk_ids: embed only these chunks (e.g. those just stored).
+        :param stop: checked before each batch: once requested, the rest is left without
+            a vector (its ``chunks_left`` says how much is left meanwhile).
         :returns: number of chunks embedded.
         :raises EmbedderMismatchError: stored vectors belong to another model.
         :raises EmbedderUnavailableError: the model cannot be loaded.
         """
-        semantic, embedder = self.arms.semantic, self.arms.embedder
+        semantic = self.arms.semantic
         if semantic is None:
             return 0
         if self.semantic_error:
             raise EmbedderMismatchError(self.semantic_error)
-        done = 0
+        done = consumed = 0
         pending = semantic.missing() if chunk_ids is None else list(chunk_ids)
-        for ids in ramped(pending, self.settings.retrieval.embed_batch_size):  # first soon
-            chunks = self.arms.storage.get_chunks(ids)
-            if not chunks:
-                continue
-            vectors = embedder.embed_documents([embedding_text(c) for c in chunks])
-            with self.arms.storage.transaction() as tx:
-                semantic.add(tx, [c.id for c in chunks], vectors)
-            done += len(chunks)
-            if progress:
-                progress(len(chunks))
+        if stop is not None:
+            stop.embedding = True
+        try:
+            for ids in ramped(pending, self.settings.retrieval.embed_batch_size):  # 1st soon
+                if stop is not None:
+                    stop.chunks_left = len(pending) - consumed
+                    if stop.requested:
+                        break
+                done += self._embed_batch(ids, progress)
+                consumed += len(ids)
+        finally:
+            if stop is not None:
+                stop.embedding, stop.chunks_left = False, 0
         return done
+
+    def _embed_batch(self, ids: list[int], progress: Progress | None) -> int:
+        """Embed the chunks ``ids`` (those still stored) in one batch and store their vectors
+        in one transaction; return how many were embedded."""
+        semantic, embedder = self.arms.semantic, self.arms.embedder
+        assert semantic is not None and embedder is not None
+        chunks = self.arms.storage.get_chunks(ids)
+        if not chunks:
+            return 0
+        vectors = embedder.embed_documents([embedding_text(c) for c in chunks])
+        with self.arms.storage.transaction() as tx:
+            semantic.add(tx, [c.id for c in chunks], vectors)
+        if progress:
+            progress(len(chunks))
+        return len(chunks)
 
     def _delete(self, tx: Any, document_id: str) -> list[int]:
         removed = self.arms.storage.delete_document(tx, document_id)

@@ -27,6 +27,7 @@ from pydantic import ValidationError
 from .observe import refuse
 from .ordering import READ_TOOLS, SessionOrders, session_of
 from .stdio import run_stdio
+from .stopping import RunningCalls
 
 #: Longest rendering of a refused value in an error message (characters).
 MAX_SHOWN = 60
@@ -110,6 +111,8 @@ class StrictServer(MCPServer):
         super().__init__(*args, **kwargs)
         self.argument_rules: dict[str, StrictArguments] = {}
         self.order = SessionOrders()
+        #: the tool calls running, for a stop that waits for them (:mod:`.stopping`)
+        self.running = RunningCalls()
 
     def add_strict_tool(self, fn: Callable[..., Any], name: str, **kwargs: Any) -> None:
         """Add ``fn`` as the tool ``name`` (``kwargs`` as for ``add_tool``), checked strictly."""

@@ -19,6 +19,13 @@ session) run by uvicorn, at ``http://HOST:PORT/mcp``. Two guards sit in front of
 A request body may be as large as any text the limits settings allow, JSON-escaped
 (:mod:`.body_limit`); a larger one is refused with a JSON-RPC error naming the setting.
 The metrics endpoint is :mod:`.metrics_http`.
+
+Stopping (SIGTERM, Ctrl-C) while tool calls run (:mod:`.stopping`): the server stops
+listening, says on stderr what it waits for, lets an ingest stop at its next embedding
+batch, answers the calls on their open streams, and only then ends the other event
+streams (sse-starlette would end every stream at the signal: the client was told its
+call failed while the server went on with it for minutes); a second signal ends the
+process at once.
 """
 
 from __future__ import annotations
@@ -34,11 +41,14 @@ from typing import Any
 import anyio
 import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
+from sse_starlette.sse import AppStatus
 
 from octomem.engine.errors import OctomemError, UsageValueError
 
 from .body_limit import DEFAULT_BODY_LIMIT, BodyLimitAnswer
 from .http_unicode import SurrogateAnswer
+from .process import exit_now
+from .stopping import RunningCalls
 
 #: The path MCP is served at (the SDK's default): ``http://HOST:PORT/mcp``.
 MCP_PATH = "/mcp"
@@ -253,7 +263,10 @@ async def serve_http(server: Any, address: Address, token: str | None,
         app = BearerTokenGuard(app, token)
     config = uvicorn.Config(app, host=address.host, port=address.port, log_config=None,
                             access_log=False, server_header=False, lifespan="on")
-    runner = uvicorn.Server(config)
+    running: RunningCalls = getattr(server, "running", None) or RunningCalls()
+    runner = StoppingServer(config, running)
+    AppStatus.disable_automatic_graceful_drain()  # streams end once the calls are answered
+    AppStatus.should_exit = False
 
     async def announce() -> None:
         while not runner.started and not runner.should_exit:
@@ -266,6 +279,7 @@ async def serve_http(server: Any, address: Address, token: str | None,
 
     async with anyio.create_task_group() as group:
         group.start_soon(announce)
+        group.start_soon(end_streams_when_answered, runner, running)
         try:
             await runner.serve()
         except SystemExit:  # uvicorn's way out when it cannot bind (it logged why)
@@ -274,3 +288,49 @@ async def serve_http(server: Any, address: Address, token: str | None,
     if not runner.started:
         raise AddressError(f"cannot listen on {address.url()[len('http://'):]} (the port was "
                            "taken after it was checked; see the log line above)")
+
+
+#: How often a stopping server looks whether its running calls have ended (seconds).
+STOP_POLL_S = 0.05
+#: How long the answers of the last calls are given to reach their streams before every
+#: stream is ended (seconds): a call's answer is written milliseconds after it returns.
+ANSWER_GRACE_S = 1.0
+
+
+class StoppingServer(uvicorn.Server):
+    """uvicorn's server, stopped the way :mod:`.stopping` says: the first SIGTERM or
+    Ctrl-C stops listening and asks the running writes to stop early (one stderr line
+    naming them), a second one while calls still run ends the process at once.
+
+    :param running: the server's running tool calls.
+    """
+
+    def __init__(self, config: uvicorn.Config, running: RunningCalls) -> None:
+        super().__init__(config)
+        self.running = running
+        self.signals = 0
+
+    def handle_exit(self, sig: int, frame: Any) -> None:
+        """Handle SIGTERM or SIGINT (uvicorn installs this as the handler of both)."""
+        self.signals += 1
+        if self.signals > 1 and self.running.busy():
+            print(f"octomem: stopping now: {self.running.describe()} not finished; what is "
+                  "stored stays, `octomem reindex` embeds the rest", file=sys.stderr, flush=True)
+            exit_now(128 + int(sig))
+        if self.signals == 1:
+            line = self.running.request_stop("stopping")
+            if line is not None:
+                print(f"octomem: {line}", file=sys.stderr, flush=True)
+        super().handle_exit(sig, frame)
+
+
+async def end_streams_when_answered(runner: uvicorn.Server, running: RunningCalls) -> None:
+    """Once ``runner`` is stopping and no tool call runs any more, end every open event
+    stream (sse-starlette's shutdown flag), so uvicorn's wait for its connections ends."""
+    while not runner.should_exit:
+        await anyio.sleep(STOP_POLL_S)
+    if running.busy():
+        while running.busy():
+            await anyio.sleep(STOP_POLL_S)
+        await anyio.sleep(ANSWER_GRACE_S)
+    AppStatus.should_exit = True

@@ -70,6 +70,7 @@ class _Run:
     done: bool = False  # the loader thread has finished (keyword warm-up included)
     thread: threading.Thread | None = None
     warmed_pipelines: set[int] = field(default_factory=set)  # id() of each warmed Pipeline
+    warmers: int = 0  # threads of warm_new_scopes running: the last one out closes
 
 
 class MemoryLoader:
@@ -112,8 +113,8 @@ class MemoryLoader:
             run, self._run = self._run, None
             if run is None:
                 return
-            run.closed = True
-            memory = run.memory if run.done else None
+            run.closed = True  # a load or warm-up running closes it when it ends
+            memory = run.memory if run.done and not run.warmers else None
         if memory is not None:
             _close_quietly(memory)
         elif run.thread is not None and wait_s > 0:
@@ -174,10 +175,28 @@ class MemoryLoader:
             if not fresh:
                 return None
             run.warmed_pipelines.update(id(p) for _, p in fresh)
-        thread = threading.Thread(target=_warm_pipelines, args=(fresh,), daemon=True,
+            run.warmers += 1
+        thread = threading.Thread(target=self._warm_fresh, args=(run, fresh), daemon=True,
                                   name="octomem-warm-scope")
         thread.start()
         return thread
+
+    def _warm_fresh(self, run: _Run, fresh: list[tuple[str, Any]]) -> None:
+        """Warm ``fresh`` scopes one by one until the memory is closed; the last warm-up
+        to end after a :meth:`close` closes the memory (a store closed under a warm-up
+        made it fail with a traceback: trial 17 G7)."""
+        try:
+            for one in fresh:
+                with self._lock:
+                    if run.closed:
+                        break
+                _warm_pipelines([one])
+        finally:
+            with self._lock:
+                run.warmers -= 1
+                close_now = run.closed and not run.warmers
+            if close_now and run.memory is not None:
+                _close_quietly(run.memory)
 
     # ---- access -------------------------------------------------------------------
 

@@ -2,7 +2,9 @@
 a terminal, and an exit as soon as the client closes stdin.
 
 A client ends the server by closing its stdin. What follows must be quick (clients
-wait for the process, and some restart it): the server stops, the memory is closed when
+wait for the process, and some restart it): the requests read before are answered (an
+ingest stops before its next embedding batch: :mod:`.stopping`), the server stops, the
+memory is closed when
 its loading has finished, and then the process ends with :func:`os._exit` — skipping the
 interpreter's teardown, which otherwise costs about 0.7 s of CPU collecting garbage
 across every imported module (1.5–3 s of wall time on a busy 2-core machine, measured

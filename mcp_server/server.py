@@ -144,7 +144,7 @@ def create_server(
         instructions=INSTRUCTIONS, lifespan=lifespan,
         middleware=[observer] if observer is not None else None,
     )
-    register_tools(server, loader)
+    register_tools(server, loader, server.running)
     register_resources(server, loader)
     return server
 

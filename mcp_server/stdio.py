@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,8 +22,18 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from mcp.types import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+from mcp.types import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCRequest,
+    JSONRPCResponse,
+)
 from pydantic import ValidationError
+
+from .stopping import RunningCalls
 
 log = logging.getLogger(__name__)
 
@@ -135,17 +146,28 @@ async def run_stdio(server: MCPServer) -> None:
     """Serve ``server`` over this process's stdin/stdout until stdin closes.
 
     Like ``server.run("stdio")``, with the lines the SDK cannot parse answered by
-    :func:`refusal` instead of dropped.
+    :func:`refusal` instead of dropped, and the requests read before stdin closed
+    answered before the server stops: the SDK cancels its calls in flight at end of
+    input, so a client that wrote five ``remember`` calls and closed stdin got
+    "Connection closed" for each, although one of them was stored (trial 17 G7). At the
+    close the running writes are asked to stop early and one stderr line says what is
+    awaited (:mod:`.stopping`).
     """
     lowlevel = server._lowlevel_server  # noqa: SLF001 - the SDK's run_stdio_async does this
+    running: RunningCalls = getattr(server, "running", None) or RunningCalls()
+    unanswered: set[Any] = set()
     async with stdio_server() as (read_stream, write_stream):
         send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        out_send, out_receive = anyio.create_memory_object_stream[SessionMessage](0)
 
         async def screen() -> None:
             async with send:
                 async for item in read_stream:
                     reply = refusal(item) if isinstance(item, Exception) else None
                     if reply is None:
+                        if isinstance(item, SessionMessage) and \
+                                isinstance(item.message, JSONRPCRequest):
+                            unanswered.add(item.message.id)
                         await send.send(item)
                         continue
                     log.info("refused a request the transport could not parse: %s",
@@ -154,8 +176,36 @@ async def run_stdio(server: MCPServer) -> None:
                         await write_stream.send(SessionMessage(reply))
                     except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                         return
+                await _answer_first(running, unanswered)
+
+        async def relay() -> None:  # the server's messages to stdout, answers noted
+            async with out_receive, write_stream:  # closing it ends the stdout writer
+                async for message in out_receive:
+                    if isinstance(message.message, JSONRPCResponse | JSONRPCError):
+                        unanswered.discard(message.message.id)
+                    try:
+                        await write_stream.send(message)
+                    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                        return
 
         async with anyio.create_task_group() as group:
             group.start_soon(screen)
-            await lowlevel.run(receive, write_stream, lowlevel.create_initialization_options())
+            group.start_soon(relay)
+            await lowlevel.run(receive, out_send, lowlevel.create_initialization_options())
             group.cancel_scope.cancel()
+
+
+#: How often the end of input looks whether every request has been answered (seconds).
+ANSWERED_POLL_S = 0.02
+
+
+async def _answer_first(running: RunningCalls, unanswered: set[Any]) -> None:
+    """At the end of input: ask the running writes to stop early, say on stderr what is
+    awaited, and return once every request read has been answered."""
+    line = running.request_stop("stdin closed", len(unanswered), again=False)
+    if not unanswered:
+        return
+    if line is not None:
+        print(f"octomem: {line}", file=sys.stderr, flush=True)
+    while unanswered:
+        await anyio.sleep(ANSWERED_POLL_S)

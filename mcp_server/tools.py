@@ -50,6 +50,7 @@ from .arguments import StrictServer
 from .loader import MemoryLoader, one_line
 from .models import StatusResult, status_result
 from .observe import refuse
+from .stopping import RunningCalls
 
 log = logging.getLogger(__name__)
 
@@ -228,10 +229,16 @@ def check_top_k(top_k: int | None) -> int | None:
 
 
 class MemoryTools:
-    """The tool functions, bound to one :class:`MemoryLoader` (sync: run on worker threads)."""
+    """The tool functions, bound to one :class:`MemoryLoader` (sync: run on worker threads).
 
-    def __init__(self, loader: MemoryLoader) -> None:
+    :param running: where the writes (remember, forget, ingest) count themselves while
+        they run, so a server being stopped says what it waits for and stops an ingest's
+        embedding early (:mod:`.stopping`).
+    """
+
+    def __init__(self, loader: MemoryLoader, running: RunningCalls | None = None) -> None:
         self.loader = loader
+        self.running = running or RunningCalls()
 
     def remember(
         self, text: Text, scope: WriteScope = None, kind: Kind = None, tags: Tags = None,
@@ -240,7 +247,7 @@ class MemoryTools:
         """Store one statement in a scope, embed it, report near duplicates."""
         text, labels = check_text(text, "text"), check_tags(tags)
         kind = None if kind is None else check_kind(kind)
-        with tool_errors():
+        with tool_errors(), self.running.call("remember"):
             memory = self.loader.memory(warm=True)
             with self.loader.write_lock:
                 out = memory.remember(text, scope, kind, labels, event_time, supersedes)
@@ -266,7 +273,7 @@ class MemoryTools:
                reason: Reason = None) -> Annotated[CallToolResult, ForgetResult]:
         """Forget one statement by id or exact text; several matches remove none."""
         key = check_text(text_or_id, "text_or_id")
-        with tool_errors():
+        with tool_errors(), self.running.call("forget"):
             memory = self.loader.memory()
             with self.loader.write_lock:
                 try:
@@ -289,11 +296,12 @@ class MemoryTools:
         """Ingest files, transcripts, a folder or a text into a scope; unchanged content is
         a no-op."""
         source = check_text(path_or_text, "path_or_text")
-        with tool_errors():
+        with tool_errors(), self.running.call("ingest") as stop:
             memory = self.loader.memory(warm=True)
             with self.loader.write_lock:
                 target, report = memory.ingest(source, scope, title, uri, check_tags(tags),
-                                               format, confine=True, readd=readd is True)
+                                               format, confine=True, readd=readd is True,
+                                               stop=stop)
             self.loader.warm_new_scopes()  # a scope this call created
             return tool_answer(ingest_result(target, report))
 
@@ -310,7 +318,8 @@ def _hints(read_only: bool, destructive: bool = False, idempotent: bool = False)
                            idempotent_hint=idempotent, open_world_hint=False)
 
 
-def register_tools(server: MCPServer, loader: MemoryLoader) -> MemoryTools:
+def register_tools(server: MCPServer, loader: MemoryLoader,
+                   running: RunningCalls | None = None) -> MemoryTools:
     """Add remember, recall, forget, ingest and status to ``server``.
 
     ``recall`` is marked read-only: apart from its usage counters (``recalls``) it
@@ -318,7 +327,7 @@ def register_tools(server: MCPServer, loader: MemoryLoader) -> MemoryTools:
 
     :returns: the tool object (its methods are the registered functions).
     """
-    tools = MemoryTools(loader)
+    tools = MemoryTools(loader, running)
     add = server.add_strict_tool if isinstance(server, StrictServer) else server.add_tool
     add(tools.remember, name="remember", title="Remember a statement",
         description=say.REMEMBER, annotations=_hints(False))

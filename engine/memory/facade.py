@@ -24,6 +24,7 @@ from ..errors import InvalidQueryError, OctomemError, StoreUnreadableError
 from ..files import exposed
 from ..manager import ArmRegistry, load_registry
 from ..settings import LimitsSettings, LoadedSettings, load_settings
+from ..stopping import StopRequest
 from ..turns import TURN_KIND
 from ..types import Document, Filters
 from .context import ShapedAnswer, check_shape, shape
@@ -253,7 +254,7 @@ class Memory:
     def ingest(
         self, path_or_text: str, scope: str | None = None, title: str | None = None,
         uri: str | None = None, tags: Sequence[str] = (), fmt: IngestFormat = "auto",
-        confine: bool = False, readd: bool = False,
+        confine: bool = False, readd: bool = False, stop: StopRequest | None = None,
     ) -> tuple[ScopeName, IngestReport]:
         """Ingest files, transcripts, a folder or a text into a scope (``local`` by default).
 
@@ -270,6 +271,8 @@ class Memory:
         :param fmt: how ``.jsonl`` files are read (:data:`~.sources.IngestFormat`).
         :param confine: read only paths inside the project root and the setting
             ``ingest.allowed_roots`` (the MCP tool; the CLI reads any path).
+        :param stop: once requested, embedding stops before its next batch and no further
+            transcript is stored, nor a gone file forgotten (``report.not_stored``).
         :raises OctomemError: an unreadable path, a malformed transcript line or empty
             text, named (in a folder such a file is skipped: ``report.skipped``).
         """
@@ -287,7 +290,10 @@ class Memory:
             return target, report  # nothing to store (a folder's files all skipped): no store
         pipeline = self.scopes.require(target, create=True)
         storage = pipeline.arms.storage
-        for group in groups:  # a transcript's turns: one transaction
+        for n, group in enumerate(groups):  # a transcript's turns: one transaction
+            if stop is not None and stop.requested:
+                report.not_stored = sum(len(g) for g in groups[n:])
+                return target, report
             whole = len(group) if group[0].kind == TURN_KIND else None
             screened = screen(storage, group, readd)  # what forget keeps out: .tombstones
             gone = gone_turns(storage, screened.kept) if whole and screened.kept else []
@@ -295,14 +301,14 @@ class Memory:
             with storage.transaction() if screened.lift else nullcontext() as tx:
                 lift(storage, tx, screened.lift)  # --readd: in the storing transaction
                 added = pipeline.add(screened.kept, per_transaction=whole,
-                                     embed=not screened.lift)
+                                     embed=not screened.lift, stop=stop)
             if screened.lift:  # embedded outside the write transaction
-                added.embedded = pipeline.embed_pending(None, pipeline.to_embed(added))
+                added.embedded = pipeline.embed_pending(None, pipeline.to_embed(added), stop)
             merge_reports(report, added)
             report.missing += gone  # turns it no longer holds: retired
             report.forgotten += retire(target, pipeline, gone, self.on_missing)
         folder = folder_named(path_or_text, self.roots.project)
-        if folder is not None:  # files it held before and no longer does
+        if folder is not None and not (stop and stop.requested):  # files it no longer holds
             reconcile(target, pipeline, folder, self.on_missing, report, self.roots.project)
         return target, report
 

@@ -70,6 +70,8 @@ class IngestReport(AddReport):
         (no newline, not JSON): left out, read on the next ingest.
     :param empty_lines: a note for each chat transcript with lines whose text is empty
         (a tool-only message): left out, counted.
+    :param not_stored: documents read but not stored because a stop was requested
+        (:mod:`~octomem.engine.stopping`) before their transcript's turn came.
     """
 
     missing: list[GoneFile] = field(default_factory=list)
@@ -81,6 +83,7 @@ class IngestReport(AddReport):
     renamed: list[tuple[str, str]] = field(default_factory=list)
     unfinished: list[str] = field(default_factory=list)
     empty_lines: list[str] = field(default_factory=list)
+    not_stored: int = 0
 
 
 def _file_path(doc: Document) -> Path | None:

@@ -276,4 +276,5 @@ def merge_reports(into: AddReport, other: AddReport) -> AddReport:
     into.semantic_error = other.semantic_error or into.semantic_error
     into.chunk_ids += other.chunk_ids
     into.resumed += other.resumed
+    into.stopped_unembedded += other.stopped_unembedded
     return into

@@ -278,6 +278,10 @@ class IngestResult(BaseModel):
     empty_lines: list[str] = Field(
         default_factory=list, description="chat transcripts with lines whose text is empty "
         "or null (a tool-only message): those lines left out, counted and named per file")
+    stopped: str | None = Field(
+        None, description="set when the server was being stopped while this ingest ran: "
+        "what it left undone (what is stored stays; ingesting the same path again, or "
+        "`octomem reindex`, embeds the rest)")
 
 
 def _shown_source(one: LeftOut) -> str:
@@ -329,8 +333,9 @@ def shortened(result: IngestResult) -> IngestResult:
                        if counts[n])
     listed = (f"; listed: the first ones only ({'; '.join(cut)}): recall finds the "
               "documents, octomem://item/{id} reads one" if cut else "")
+    stopped = f"{result.stopped}; " if result.stopped else ""
     return result.model_copy(update={**update, "counts": counts,
-                                     "message": f"{ids}{problems}{listed}"})
+                                     "message": f"{stopped}{ids}{problems}{listed}"})
 
 
 def _full_ingest_result(scope: str, report: AddReport,
@@ -351,7 +356,21 @@ def _full_ingest_result(scope: str, report: AddReport,
                         readded=notes(getattr(report, "readded", ()), _shown_source, True),
                         renamed=[f"{a} -> {b}" for a, b in getattr(report, "renamed", ())],
                         unfinished=list(getattr(report, "unfinished", ())),
-                        empty_lines=list(getattr(report, "empty_lines", ())))
+                        empty_lines=list(getattr(report, "empty_lines", ())),
+                        stopped=stopped_note(report))
+
+
+def stopped_note(report: AddReport) -> str | None:
+    """Return what a stop requested during the ingest left undone (``None``: nothing)."""
+    unembedded, not_stored = report.stopped_unembedded, getattr(report, "not_stored", 0)
+    if not unembedded and not not_stored:
+        return None
+    undone = [f"{unembedded:,} chunks left without a vector (found by their words)"
+              if unembedded else "", f"{not_stored:,} documents not stored" if not_stored
+              else ""]
+    return ("stopped early, the server is shutting down: " + " and ".join(u for u in undone if u)
+            + "; what is stored stays: ingest the same path again (or run `octomem "
+            "reindex`) to finish")
 
 
 class ChunkItem(BaseModel):
