@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,6 +15,7 @@ from .arms import TokenCeilings, VersionedStorage
 from .assembly import Arms, build_arms
 from .chunking import CountTokens, split_text, word_count
 from .chunking import embedding_text as embedding_text  # where callers import it
+from .embedding_lock import EmbeddingLock
 from .errors import (
     AmbiguousMatchError,
     EmbedderMismatchError,
@@ -92,6 +94,7 @@ class Pipeline(ReadPath):
         self.root = root or self.settings.data_dir
         self.arms: Arms = build_arms(loaded, registry, self.root)
         self.semantic_error: str | None = None
+        self._claim: EmbeddingLock | None = None  # held by :meth:`embedding`
         self._counter: tuple[CountTokens, int] | None = None
         self._ceilings: Ceilings | None = None
         #: build the next batches' storage rows ahead (:func:`~.writes.prepare`): False
@@ -236,27 +239,46 @@ class Pipeline(ReadPath):
         :raises InvalidQueryError: a document has empty text.
         """
         report = AddReport()
-        start = time.perf_counter()
-        for ready in prepared(self, transactions(documents, per_transaction)):
-            with self.arms.storage.transaction() as tx:
-                write_batch(self, tx, ready.batch, report, ready.count, ready.chunks,
-                            ready.rows, ready.texts)
-            if progress:
-                progress(len(ready.batch))
-        report.seconds_indexing = time.perf_counter() - start
-        if embed:
+        with self.embedding() if embed else nullcontext():  # other ingests: .embedding_lock
             start = time.perf_counter()
-            try:
-                pending = self.to_embed(report)
-                report.embedded = self.embed_pending(chunk_ids=pending, stop=stop)
-                if stop is not None and stop.requested:
-                    report.stopped_unembedded = len(pending) - report.embedded
-            except (EmbedderUnavailableError, EmbedderMismatchError) as exc:
-                report.semantic_error = str(exc)
-            report.seconds_embedding = time.perf_counter() - start
+            for ready in prepared(self, transactions(documents, per_transaction)):
+                with self.arms.storage.transaction() as tx:
+                    write_batch(self, tx, ready.batch, report, ready.count, ready.chunks,
+                                ready.rows, ready.texts)
+                if progress:
+                    progress(len(ready.batch))
+            report.seconds_indexing = time.perf_counter() - start
+            if embed:
+                start = time.perf_counter()
+                try:
+                    pending = self.to_embed(report)
+                    report.embedded = self.embed_pending(chunk_ids=pending, stop=stop)
+                    if stop is not None and stop.requested:
+                        report.stopped_unembedded = len(pending) - report.embedded
+                except (EmbedderUnavailableError, EmbedderMismatchError) as exc:
+                    report.semantic_error = str(exc)
+                report.seconds_embedding = time.perf_counter() - start
         return report
 
-    def to_embed(self, report: AddReport) -> list[int]:
+    @contextmanager
+    def embedding(self) -> Iterator[None]:
+        """Hold this scope's embedding lock shared (:mod:`.embedding_lock`) while the
+        block stores and embeds chunks, so that another process's :meth:`to_embed` does
+        not take them for chunks left behind; a no-op when held already or without a
+        semantic arm. Enter it before any write transaction (it may wait)."""
+        if self._claim is not None or self.arms.semantic is None:
+            yield
+            return
+        lock = self._claim = EmbeddingLock(self.root)
+        try:
+            lock.share()
+            yield
+        finally:
+            self._claim = None
+            lock.release()
+
+    def to_embed(self, report: AddReport, waiting: Callable[[], None] | None = None
+                 ) -> list[int]:
         """Return the ids of the chunks an add should embed, ascending: those it stored
         (``report.chunk_ids``) and those of the documents it found unchanged that have no
         vector of the configured embedder (an earlier add was killed, or its embedder
@@ -264,7 +286,12 @@ class Pipeline(ReadPath):
         A document this add stored and then found again unchanged (one file reached twice,
         e.g. through a symlink beside it: its id is the resolved path) resumes nothing:
         its chunks are this add's, embedded once. Looks no further than the counts when
-        the scope has no chunk without a vector."""
+        the scope has no chunk without a vector.
+
+        Inside :meth:`embedding`, with chunks to resume, it first waits until no other
+        process stores or embeds in this scope (``waiting`` is called before it waits)
+        and keeps only the chunks that still have no vector then: another ingest running
+        at the same time embeds its own chunks once, and they are not resumed."""
         semantic = self.arms.semantic
         report.resumed = []
         if report.unchanged and semantic is not None and not self.semantic_error \
@@ -274,6 +301,11 @@ class Pipeline(ReadPath):
             report.resumed = list(dict.fromkeys(
                 c.id for d in report.unchanged for c in storage.document_chunks(d)
                 if c.id in missing))
+        if report.resumed and self._claim is not None and semantic is not None:
+            self._claim.exclusive(waiting)
+            still = set(semantic.missing())
+            report.resumed = [c for c in report.resumed if c in still]
+            return sorted([c for c in report.chunk_ids if c in still] + report.resumed)
         return sorted(report.chunk_ids + report.resumed)
 
     def embed_pending(

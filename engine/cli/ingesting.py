@@ -342,7 +342,9 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
     else:
         kept = screening(storage, docs, out)
     found = gone_turns(storage, out.kept) if gone is not None and out.kept else []
-    with render.progress(console) as bar:
+    # the embedding lock before the first write: another ingest running now does not take
+    # this one's chunks for ones left without a vector (engine.embedding_lock)
+    with render.progress(console) as bar, pipeline.embedding():
         task = bar.add_task(f"indexing {label}", total=total)
 
         def stored(n: int) -> None:
@@ -362,7 +364,9 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
             return
         tally.parts_stored += 1
         embedded = 0
-        pending = pipeline.to_embed(report)  # this ingest's, and its unchanged documents'
+        pending = pipeline.to_embed(report, lambda: bar.console.print(  # theirs, once
+            "note: another ingest is storing or embedding in this scope: waiting until it "
+            "is done"))
         if pending and pipeline.arms.semantic and not pipeline.semantic_error:
             task2 = bar.add_task("embedding chunks", total=len(pending))
             tally.to_embed += len(pending)

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..assembly import build_embedder, check_arm_settings, check_compatible, store_exists
+from ..embedding_lock import LOCK_NAME
 from ..errors import InvalidQueryError, OctomemError, StoreUnreadableError
 from ..files import STORE_GITIGNORE
 from ..manager import ArmRegistry
@@ -277,8 +278,8 @@ class ScopeSet:
         storage's optional ``discard_if_empty()`` (a storage without one keeps its store):
         for a store a write created and then stored nothing into (an ingest interrupted
         before its first batch committed, trial 16 F4). The scope's folder goes too when
-        this process created it and nothing but the ``.gitignore`` octomem wrote into it
-        is left there.
+        this process created it and nothing but the ``.gitignore`` and the embedding lock
+        (:mod:`~octomem.engine.embedding_lock`) octomem wrote into it is left there.
 
         :returns: whether the store was deleted.
         """
@@ -301,6 +302,8 @@ class ScopeSet:
             with contextlib.suppress(OSError):  # the .gitignore octomem wrote there
                 if (folder / ".gitignore").read_text(encoding="utf-8") == STORE_GITIGNORE:
                     (folder / ".gitignore").unlink()
+            with contextlib.suppress(OSError):  # the ingest's embedding lock (empty)
+                (folder / LOCK_NAME).unlink()
             with contextlib.suppress(OSError):  # not empty: something else lives there
                 folder.rmdir()
         return True
