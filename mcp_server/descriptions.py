@@ -148,5 +148,5 @@ SESSION_START_RESOURCE = """\
 Read this at the start of every session: the standing rules and preferences, the current \
 handoff, and the most recent and most recalled statements of both scopes, as Markdown \
 within session_start.max_bytes (8 KB by default); what did not fit is counted at the end \
-(recall it, or read octomem://memory/{scope}). Without statements, it counts the \
-ingested documents and conversation turns that recall searches."""
+(recall it, or read octomem://memory/{scope}). It counts the ingested documents and \
+conversation turns that recall searches besides."""

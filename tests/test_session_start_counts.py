@@ -45,3 +45,22 @@ def test_mcp_session_start_counts_them_too(tmp_path: Path) -> None:
         text = client.read("octomem://session-start")
     assert "No statements yet; stored for `recall` to search: 3 ingested documents and 2 " \
         "conversation turns in the local scope." in " ".join(text.split()), text
+
+
+def test_with_statements_the_page_still_says_what_recall_searches_besides(
+        tmp_path: Path) -> None:
+    # statements shown, and the documents and turns counted above them, within even the
+    # smallest budget (the line comes before the statements that fill the page)
+    _store_documents_and_turns(tmp_path)
+    for i in range(30):
+        octomem(tmp_path, "add", f"Decision {i}: the ledger worker keeps its queue in Redis "
+                "streams, not in PostgreSQL, to keep writes off the primary.")
+    octomem(tmp_path, "add", "Never push to main", "--kind", "RULE")
+    for budget in (512, 8192):
+        out = octomem(tmp_path, "--set", f"session_start.max_bytes={budget}",
+                      "session-start").out
+        assert len(out.encode()) <= budget
+        assert out.splitlines()[2] == (
+            "_Also stored, not listed here: 3 ingested documents and 2 conversation turns in "
+            "the local scope; `recall` searches them with the statements._"), out
+        assert "- **RULE** Never push to main" in out

@@ -9,10 +9,11 @@ in this order, as Markdown:
 3. the most **recent** other statements;
 4. the most **recalled** statements (``recalls``: how many recall answers returned them).
 
-Ingested documents and conversation turns are left out (recall finds them); over a
-memory that holds only those, the page counts them per scope, so an agent knows there is
-something to recall (trial 17 G11: "Nothing is remembered yet" over 200 ingested notes
-and a Claude Code session). Each
+Ingested documents and conversation turns are left out (recall finds them), but the page
+counts them per scope, so an agent knows there is something to recall: over a memory
+that holds only those in place of the statements (trial 17 G11: "Nothing is remembered
+yet" over 200 ingested notes and a Claude Code session), else in one line above them
+(``Also stored, not listed here: ...``), which the byte budget always holds. Each
 statement is one line, its text cut to :data:`LINE_CHARS`. Lines are added while the
 rendering stays within ``session_start.max_bytes`` (UTF-8 bytes, 8 KB by default); what
 did not fit is counted at the end, so the agent knows to recall or read
@@ -148,13 +149,16 @@ def render(memory: Memory, max_bytes: int) -> str:
     found = sections(memory)
     for scope, why in memory.scopes.skipped().items():
         head += [f"_The {scope} scope was not read: {why}_", ""]
+    stored = unlisted(memory)
     if not any(s.entries for s in found):
-        stored = unlisted(memory)
         head.append(f"_No statements yet; stored for `recall` to search: {stored}. `remember`"
                     if stored else "_Nothing is remembered yet: `remember`")
         head[-1] += (" rules, preferences and decisions as they come up, and a HANDOFF at the "
                      "end of a session._")
         return "\n".join(head) + "\n"
+    if stored:  # an agent reading only statements would not know to recall the rest
+        head += [f"_Also stored, not listed here: {stored}; `recall` searches them with "
+                 "the statements._", ""]
     lines, left = list(head), 0
     reserve = 120  # room for the closing line about what did not fit
     size = len("\n".join(lines).encode())
