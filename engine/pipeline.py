@@ -24,6 +24,7 @@ from .errors import (
 )
 from .manager import ArmRegistry
 from .read_path import ReadPath
+from .relocation import moved_away
 from .settings import LoadedSettings
 from .stopping import StopRequest
 from .token_counts import BatchCounts, Ceilings, title_budget
@@ -64,6 +65,9 @@ class AddReport:
         with this call's own (:meth:`Pipeline.to_embed`).
     :param stopped_unembedded: chunks this call set out to embed and left without a
         vector because a stop was requested (:mod:`.stopping`); 0 when none was.
+    :param moved: ids of documents read unchanged from a file other than the one they
+        were stored from, which is gone (:mod:`.relocation`): stored again (also in
+        ``replaced``), so that they name the file they are in now.
     """
 
     added: list[str] = field(default_factory=list)
@@ -77,6 +81,7 @@ class AddReport:
     chunk_ids: list[int] = field(default_factory=list)
     resumed: list[int] = field(default_factory=list)
     stopped_unembedded: int = 0
+    moved: list[str] = field(default_factory=list)
 
 
 class Pipeline(ReadPath):
@@ -192,8 +197,10 @@ class Pipeline(ReadPath):
         storage, keyword = self.arms.storage, self.arms.keyword
         old = storage.get_document(document.id)
         if old is not None and content_hash(old) == content_hash(document):
-            report.unchanged.append(document.id)
-            return
+            if not moved_away(old, document):
+                report.unchanged.append(document.id)
+                return
+            report.moved.append(document.id)  # stored again: under the path it has now
         if old is not None and isinstance(storage, VersionedStorage):
             # a new revision: the old chunks stay, superseded, so as_of still finds them
             stored, _ = storage.revise_document(tx, document, self._chunk(document, count))

@@ -221,5 +221,8 @@ def test_engine_a_moved_or_copied_transcript_is_not_refused(memory: Memory,
     copy.unlink()
     chat(moved, ["Alpha said this", "and more, edited", "and a third"])
     _, report = memory.ingest(str(moved))  # the old path is gone: it moved
-    assert report.replaced == ["chat:1"] and report.added == ["chat:2"]
-    assert memory.find("chat:1")[0][1].uri == moved.resolve().as_uri()
+    # chat:0 unchanged but read from the new path: stored again there (moved)
+    assert report.replaced == ["chat:0", "chat:1"] and report.added == ["chat:2"]
+    assert report.moved == ["chat:0"]
+    assert {memory.find(t)[0][1].uri for t in ("chat:0", "chat:1")} == {
+        moved.resolve().as_uri()}

@@ -84,7 +84,9 @@ def test_engine_retires_gone_turns_of_this_file_only(memory: Memory, tmp_path: P
     standup.rename(moved)
     write_jsonl(moved, [grown[0], *grown[2:]])
     _, report = memory.ingest(str(moved))
-    assert report.replaced == ["standup:1", "standup:2"]
+    # standup:0 unchanged, read from the new path: stored again there (moved)
+    assert report.replaced == ["standup:0", "standup:1", "standup:2"]
+    assert report.moved == ["standup:0"]
     assert [(g.id, Path(g.path).name) for g in report.forgotten] == [
         ("standup:3", "standup.jsonl")]
     storage = memory.scopes.require("local").arms.storage

@@ -2,13 +2,13 @@
 
 Files left alone (another suffix, a ``.jsonl`` file that is no transcript, a special
 file: :func:`say_left_alone`), paths the ignore rules left out (:func:`say_left_out`)
-and named folders whose transcripts hold no turn (:func:`turnless`). The command that
-says them: :mod:`.ingesting`.
+named folders whose transcripts hold no turn (:func:`turnless`), and files that moved
+here (:func:`say_moved`). The command that says them: :mod:`.ingesting`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -88,3 +88,24 @@ def turnless(paths: Iterable[Path], files: list[Path],
             out.append((folder, f"{folder}: no turns in its {plural(len(inside), 'transcript')}"
                                 " (each noted above)"))
     return out
+
+
+def keeping(docs: Iterable[Any], into: list[Any]) -> Iterator[Any]:
+    """Yield ``docs``, each also appended to ``into``."""
+    for doc in docs:
+        into.append(doc)
+        yield doc
+
+
+def say_moved(console: Console, pipeline: Any, scope: str, read: list[Any],
+              added: list[str]) -> None:
+    """Forget the documents of the files that moved to where ``added`` files were read
+    (:func:`~..memory.moved.forget_moved`) and say each on a ``moved:`` line."""
+    from ..memory.moved import forget_moved
+    from .layout import visible
+    from .memory import named_here
+
+    for old, path in forget_moved(scope, pipeline, read, added):
+        console.print(f"moved: {visible(named_here(old))} -> {visible(named_here(path))}: the "
+                      "document stored from the old path is forgotten", highlight=False,
+                      soft_wrap=True, markup=False)

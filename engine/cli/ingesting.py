@@ -65,7 +65,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..errors import OctomemError, UsageValueError
-from .folder_notes import say_left_alone, say_left_out, turnless
+from .folder_notes import keeping, say_left_alone, say_left_out, say_moved, turnless
 from .options import INTERRUPTED, NOTHING_STORED
 from .screened_notes import say_screened
 from .unembedded import say_unembedded
@@ -101,6 +101,8 @@ class Tally:
     :param sources: files and transcripts found under the named paths.
     :param scope: the scope written to, once checked; ``pipeline``: its pipeline, once
         open; ``made``: whether this ingest set out to create its store (none existed).
+    :param files_read: the text files' documents as stored; ``files_added``: the ids of
+        those added (for what moved: :func:`say_moved`).
     """
 
     offered: list[str] = field(default_factory=list)
@@ -117,6 +119,8 @@ class Tally:
     scope: str | None = None
     pipeline: Pipeline | None = None
     made: bool = False
+    files_read: list[Any] = field(default_factory=list)
+    files_added: list[str] = field(default_factory=list)
 
     def watch(self, docs: Iterable[Any]) -> Iterator[Any]:
         """Yield ``docs``, noting each one's label (uri, else id) as it is offered."""
@@ -256,7 +260,7 @@ def ingest(tally: Tally, console: Console, err: Console, memory: Memory,
     if files and pipeline is not None:
         store(console, pipeline, docs, len(files), plural(len(files), "file"), tally,
               quiet=all(f in named for f in files),  # only named files: each said why
-              readd=readd)
+              readd=readd, files=True)
     for path, turns in transcripts:
         if turns and pipeline is not None:
             store(console, pipeline, turns, len(turns),
@@ -277,6 +281,8 @@ def ingest(tally: Tally, console: Console, err: Console, memory: Memory,
         show.gone_files(console, reconcile(  # files it no longer holds
             chosen, pipeline, folder, "keep" if failed else memory.on_missing,
             IngestReport(), memory.roots.project), "this ingest failed" if failed else None)
+    if pipeline is not None and tally.files_added:  # after a moved folder's (reconcile)
+        say_moved(console, pipeline, chosen, tally.files_read, tally.files_added)
     if pipeline is not None:
         say_unembedded(err, [(scope, pipeline)])
     fail(tally)
@@ -313,7 +319,7 @@ def fail(tally: Tally) -> None:
 def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int, label: str,
           tally: Tally, whole: bool = False, quiet: bool = False,
           gone: tuple[str, str] | None = None, named: bool = False,
-          readd: bool = False) -> None:
+          readd: bool = False, files: bool = False) -> None:
     """Store ``docs`` (``whole``: in one transaction), then embed what was stored.
 
     What a deliberate ``forget`` keeps out is left out and named (with ``readd``: stored,
@@ -327,6 +333,8 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
     :param gone: ``(scope, ingest.on_missing)`` for a transcript: the stored turns it no
         longer holds are retired once ``docs`` are stored
         (:func:`~..memory.gone_turns.retire`) and counted in the summary.
+    :param files: ``docs`` are text files: noted in ``tally`` for what moved here
+        (:func:`say_moved`; transcripts keep their ids, the write path takes their path).
     """
     from contextlib import nullcontext
 
@@ -342,8 +350,8 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
     else:
         kept = screening(storage, docs, out)
     found = gone_turns(storage, out.kept) if gone is not None and out.kept else []
-    # the embedding lock before the first write: another ingest running now does not take
-    # this one's chunks for ones left without a vector (engine.embedding_lock)
+    kept = keeping(kept, tally.files_read) if files else kept
+    # the embedding lock before the first write (engine.embedding_lock: other ingests)
     with render.progress(console) as bar, pipeline.embedding():
         task = bar.add_task(f"indexing {label}", total=total)
 
@@ -381,6 +389,7 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
                 report.semantic_error = str(exc)
         if embedded:
             warm_reranker(pipeline, bar)
+    tally.files_added += report.added if files else []
     tally.expected -= len(forgotten)
     render.ingest_report(console, report, embedded, pipeline.semantic_error,
                          label if tally.parts > 1 or named else None, len(forgotten),

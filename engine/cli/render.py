@@ -55,7 +55,8 @@ def ingest_report(console: Console, report: AddReport, embedded: int,
     stored turns the transcript no longer holds (:mod:`~..memory.gone_turns`)."""
     console.print(
         f"{part + ': ' if part else ''}added {len(report.added):,}, replaced "
-        f"{len(report.replaced):,}, unchanged {plural(len(report.unchanged), 'document')}"
+        f"{len(report.replaced):,}{moved(len(report.moved))}, unchanged "
+        f"{plural(len(report.unchanged), 'document')}"
         f"{f', {forgotten} forgotten, not re-added' if forgotten else ''}"
         f"{gone_turns(*gone) if gone else ''}; "
         f"{plural(report.chunks, 'chunk')} indexed, {embedded:,} embedded"
@@ -66,6 +67,11 @@ def ingest_report(console: Console, report: AddReport, embedded: int,
     if problem:
         console.print(f"[yellow]vectors not written: {problem}[/yellow]")
         console.print("[yellow]these chunks are still found by their words[/yellow]")
+
+
+def moved(n: int) -> str:
+    """Return the summary's words for the replaced documents that only moved."""
+    return f" ({n:,} of them moved: read from a new path, the old one gone)" if n else ""
 
 
 def gone_turns(found: int, forgot: int) -> str:

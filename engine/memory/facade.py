@@ -44,6 +44,7 @@ from .gone_turns import gone_turns, retire
 from .health import configured, model_error
 from .ingest import ingest_groups, merge_reports
 from .limits import check_filter, check_length, check_tags, label
+from .moved import forget_moved
 from .own_turns import turn_owner
 from .recall import Per, RecallAnswer, RecallRequest, is_answer, recall_scopes
 from .recall_log import RecallLog
@@ -290,6 +291,7 @@ class Memory:
             return target, report  # nothing to store (a folder's files all skipped): no store
         pipeline = self.scopes.require(target, create=True)
         storage = pipeline.arms.storage
+        files: tuple[list[Document], list[str]] | None = None  # read and added
         for n, group in enumerate(groups):  # a transcript's turns: one transaction
             if stop is not None and stop.requested:
                 report.not_stored = sum(len(g) for g in groups[n:])
@@ -305,11 +307,15 @@ class Memory:
             if screened.lift:  # embedded outside the write transaction
                 added.embedded = pipeline.embed_pending(None, pipeline.to_embed(added), stop)
             merge_reports(report, added)
+            if not whole:
+                files = (screened.kept, added.added)
             report.missing += gone  # turns it no longer holds: retired
             report.forgotten += retire(target, pipeline, gone, self.on_missing)
         folder = folder_named(path_or_text, self.roots.project)
         if folder is not None and not (stop and stop.requested):  # files it no longer holds
             reconcile(target, pipeline, folder, self.on_missing, report, self.roots.project)
+        if files and not (stop and stop.requested):  # files moved here: one document each
+            report.moved_files += forget_moved(target, pipeline, *files)
         return target, report
 
     # ---- reading what is stored -----------------------------------------------------

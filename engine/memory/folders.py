@@ -72,6 +72,8 @@ class IngestReport(AddReport):
         (a tool-only message): left out, counted.
     :param not_stored: documents read but not stored because a stop was requested
         (:mod:`~octomem.engine.stopping`) before their transcript's turn came.
+    :param moved_files: ``(old path, new path)`` of each file stored from a new path whose
+        document from the old path (gone) was forgotten (:mod:`.moved`).
     """
 
     missing: list[GoneFile] = field(default_factory=list)
@@ -84,6 +86,7 @@ class IngestReport(AddReport):
     unfinished: list[str] = field(default_factory=list)
     empty_lines: list[str] = field(default_factory=list)
     not_stored: int = 0
+    moved_files: list[tuple[Path, Path]] = field(default_factory=list)
 
 
 def _file_path(doc: Document) -> Path | None:

@@ -277,4 +277,5 @@ def merge_reports(into: AddReport, other: AddReport) -> AddReport:
     into.chunk_ids += other.chunk_ids
     into.resumed += other.resumed
     into.stopped_unembedded += other.stopped_unembedded
+    into.moved += other.moved
     return into

@@ -278,6 +278,10 @@ class IngestResult(BaseModel):
     empty_lines: list[str] = Field(
         default_factory=list, description="chat transcripts with lines whose text is empty "
         "or null (a tool-only message): those lines left out, counted and named per file")
+    moved: list[str] = Field(
+        default_factory=list, description="'OLD -> NEW': a file stored from a new path "
+        "whose document from the old path (gone) held the same text: that one forgotten; "
+        "a moved transcript's turns are revised to name the new path (counts.revised)")
     stopped: str | None = Field(
         None, description="set when the server was being stopped while this ingest ran: "
         "what it left undone (what is stored stays; ingesting the same path again, or "
@@ -357,6 +361,8 @@ def _full_ingest_result(scope: str, report: AddReport,
                         renamed=[f"{a} -> {b}" for a, b in getattr(report, "renamed", ())],
                         unfinished=list(getattr(report, "unfinished", ())),
                         empty_lines=list(getattr(report, "empty_lines", ())),
+                        moved=[f"{shown(a)} -> {shown(b)}"
+                               for a, b in getattr(report, "moved_files", ())],
                         stopped=stopped_note(report))
 
 
