@@ -123,9 +123,9 @@ def _ref_scores(reranker: ConversationReranker, query: str, hits: Any,
     cos = similarity[index] if similarity is not None else np.full(len(index), np.nan)
     texts = [f"{c.title}\n{c.text}" if c.title else c.text
              for c in (hits[i].chunk for i in index)]
-    x = _ref_standardised(_ref_features(folded_words(query), [t for _, t in found], kw, cos,
-                                        query_terms(query), texts),
-                          reranker.model.binary)
+    raw = _ref_features(folded_words(query), [t for _, t in found], kw, cos,
+                        query_terms(query), texts)
+    x = _ref_standardised(raw, reranker.model.binary)
     recalls = recalls_assistant(query)  # "what did you ...": the assistant's words
     alike = reranker.options.impersonal_as_peer and impersonal(query)  # no I/me/my/you
     for row, (i, turn) in zip(x, found, strict=True):
@@ -133,6 +133,23 @@ def _ref_scores(reranker: ConversationReranker, query: str, hits: Any,
         scores[i] = float(row @ w[:-1] + w[-1])
         if recalls and turn.role == "assistant":
             scores[i] += reranker.options.addressed
+    return _ref_floor(scores, index, raw, set(query_terms(query)), texts)
+
+
+def _ref_floor(scores: np.ndarray, index: np.ndarray, raw: np.ndarray, terms: set[str],
+               texts: list[str]) -> np.ndarray:
+    """The own-match floor turn by turn: a turn holding no query term, no expansion word
+    and no reply to a question holding one goes 1 below the lowest turn that does."""
+    expansion, prev_question = FEATURES.index("expansion"), FEATURES.index("prev_question")
+    matched = [bool(terms & content_words(text)) or raw[k, expansion] > 0
+               or raw[k, prev_question] > 0 for k, text in enumerate(texts)]
+    mine = [float(scores[i]) for i in index]
+    yes = [v for v, m in zip(mine, matched, strict=True) if m]
+    no = [v for v, m in zip(mine, matched, strict=True) if not m]
+    if yes and no and max(no) >= min(yes):
+        for i, m in zip(index, matched, strict=True):
+            if not m:
+                scores[i] -= max(no) - min(yes) + 1.0
     return scores
 
 

@@ -3,7 +3,8 @@ structure (neighbours, session, speaker, length) and the arms' scores.
 
 Other chunks (documents, statements) are left exactly where fusion put them: only the
 slots turns hold in the fused list are re-ordered among turns, so a store without
-transcripts ranks as before.
+transcripts ranks as before. A turn that does not match the query itself is scored below
+every one that does (:mod:`.own_match`).
 
 The weights are data (``weights.json`` beside this module), one weight vector per kind
 of speaker — ``peer`` (chats between named people), ``user`` and ``assistant`` — fitted by
@@ -51,6 +52,7 @@ from .features import (
     turn_row,
 )
 from .options import ConversationOptions
+from .own_match import below_unmatched, own_match
 from .word_table import (
     Progress,
     WordTable,
@@ -70,12 +72,6 @@ WEIGHTS_FILE = Path(__file__).with_name("weights.json")
 #: storage's chunk cache (``plugins/sqlite/chunk_cache.py``) holds as many and returns
 #: the same chunk objects for as long, so a conversation's turns are read once.
 KNOWN_CAPACITY = 8192
-#: Default of ``arms.conversation.addressed``: the score (a logit of the assistant
-#: weights) added to an assistant's turn when the question refers to the assistant's own
-#: earlier words (:func:`~.features.recalls_assistant`: "you suggested", "did you say").
-#: The fitted weights give an assistant's turn the question addresses only +1.28
-#: (``speaker``, from 4 positive assistant turns), too little to lift the reply over the
-#: short user turn that asked for it and repeats the question's words.
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,8 +230,10 @@ class ConversationReranker:
         :param similarity: ``(len(hits),)`` cosine of each hit to the query (NaN unknown),
             or ``None`` without a semantic arm.
         :param keyword: the keyword arm's name in the hits' contributions.
-        :returns: ``(len(hits),)`` float64: a score for each turn (higher is better),
-            NaN for every other hit (it keeps its fused place).
+        :returns: ``(len(hits),)`` float64: a score for each turn (higher is better; a
+            turn that does not match the query itself below every one that does:
+            :func:`~.own_match.below_unmatched`), NaN for every other hit (it keeps its
+            fused place).
         """
         return self.rerank_grouped(query, hits, similarity, keyword)[0]
 
@@ -267,8 +265,8 @@ class ConversationReranker:
         else:
             kw = np.zeros(len(at))
         expansion, soft = self.expansion(query, cols.speakers, facts)
-        raw = turn_features(folded_words(query), cols, kw, cos,
-                            held_terms(query_terms(query), [f.words for f in facts]),
+        matches = held_terms(query_terms(query), [f.words for f in facts])
+        raw = turn_features(folded_words(query), cols, kw, cos, matches,
                             np.array([f.asks for f in facts], dtype=bool), expansion, soft)
         x = standardised(raw, self.model.binary)
         coef, bias = self._weights()
@@ -285,7 +283,7 @@ class ConversationReranker:
         turn_scores = (x @ coef + bias)[np.arange(len(at)), kind]
         if self.options.addressed and recalls_assistant(query):
             turn_scores += addressed_bonus(cols.kind, True, self.options.addressed)
-        scores[at] = turn_scores
+        scores[at] = below_unmatched(turn_scores, own_match(matches, raw))
         one = int(cols.group.max()) == 0 or len(
             {f.turn.conversation for f in facts}) == 1  # type: ignore[union-attr]
         if one and len({getattr(hit, "scope", None) for hit in turn_hits}) == 1:
