@@ -144,6 +144,9 @@ def one_place_per_turn(hits: Sequence[Any], order: np.ndarray,
     """
     import numpy as np
 
+    at = np.flatnonzero(scored).tolist()
+    if len({hits[i].chunk.document_id for i in at}) == len(at):
+        return order  # no two scored hits of one document (nearly every recall)
     places, keys, was_scored = [], [], scored.tolist()
     for place, i in enumerate(order.tolist()):
         if was_scored[i]:
@@ -152,7 +155,7 @@ def one_place_per_turn(hits: Sequence[Any], order: np.ndarray,
             if is_turn(chunk):
                 places.append(place)
                 keys.append((getattr(hit, "scope", None), chunk.document_id, chunk.revision))
-    if len(set(keys)) == len(keys):  # one chunk a turn (nearly every store): nothing moves
+    if len(set(keys)) == len(keys):  # one chunk a turn in each scope: nothing moves
         return order
     seen: set[Any] = set()
     first, later = [], []

@@ -104,6 +104,7 @@ class TurnColumns:
     :param speakers: each distinct speaker name, case-folded (``""``: none).
     :param kind: ``(n,)`` int64 index into :data:`KINDS` (the turn's role, else ``peer``).
     :param length: ``(n,)`` float64 ``log(1 + words)``.
+    :param sessions: each distinct ``(conversation, session)``, in ``group`` code order.
     """
 
     group: np.ndarray
@@ -112,6 +113,7 @@ class TurnColumns:
     speakers: tuple[str, ...]
     kind: np.ndarray
     length: np.ndarray
+    sessions: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def of(cls, turns: Sequence[Turn]) -> TurnColumns:
@@ -126,7 +128,7 @@ class TurnColumns:
 
         if not rows:
             empty = np.zeros(0, dtype=np.int64)
-            return cls(empty, empty, empty, (), empty, np.zeros(0))
+            return cls(empty, empty, empty, (), empty, np.zeros(0), ())
         group_keys, positions, names, kinds, words = zip(*rows, strict=True)
         # codes in order of first appearance: each distinct key numbered once, then
         # every row's code looked up in C (map), no Python call per row
@@ -136,7 +138,7 @@ class TurnColumns:
                           list(map(speakers.__getitem__, names)), kinds, words],
                          dtype=np.int64)
         return cls(table[0], table[1], table[2], tuple(speakers), table[3],
-                   np.log1p(table[4].astype(np.float64)))
+                   np.log1p(table[4].astype(np.float64)), tuple(groups))
 
 
 #: What :class:`TurnColumns` needs of one turn: ``((conversation, session), position,

@@ -284,8 +284,8 @@ class ConversationReranker:
         if self.options.addressed and recalls_assistant(query):
             turn_scores += addressed_bonus(cols.kind, True, self.options.addressed)
         scores[at] = below_unmatched(turn_scores, own_match(matches, raw))
-        one = int(cols.group.max()) == 0 or len(
-            {f.turn.conversation for f in facts}) == 1  # type: ignore[union-attr]
+        # one conversation: read from its ~20 sessions, not the ~150 candidates
+        one = len({conversation for conversation, _ in cols.sessions}) == 1
         if one and len({getattr(hit, "scope", None) for hit in turn_hits}) == 1:
             return scores, None
         return scores, [(getattr(hit, "scope", None),
