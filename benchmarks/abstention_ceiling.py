@@ -46,7 +46,7 @@ from octomem.engine.settings import load_settings
 from octomem.engine.types import Filters
 from octomem.engine.words import content_words, query_words, root
 
-from .arguments import beir_folder, bench_parser, existing_file, run_main
+from .arguments import bench_parser, collect_command, existing_file, run_main
 from .dataset import load_dataset
 from .fit_ranking import logistic
 from .masked import chunks_by_document, hidden_chunks
@@ -298,11 +298,7 @@ def main(argv: list[str] | None = None) -> None:
     """Command line: ``collect`` the runs, or cross-validate (``cv``) the feature sets."""
     parser = bench_parser("abstention_ceiling", __doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    c = sub.add_parser("collect")
-    c.add_argument("cache_root", type=Path)
-    c.add_argument("dataset", type=beir_folder, help="a BEIR folder")
-    c.add_argument("--split", default="train")
-    c.add_argument("--out", type=Path, required=True)
+    collect_command(sub)
     s = sub.add_parser("cv", help="cross-validate the feature sets")
     s.add_argument("collected", type=existing_file, help="the file `collect` wrote")
     s.add_argument("--out", type=Path, help="also write the report here")

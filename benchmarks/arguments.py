@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["at_least", "beir_folder", "existing_dir", "existing_file", "bench_parser",
-           "fit_commands", "run_main"]
+           "collect_command", "fit_commands", "run_main"]
 
 
 def bench_parser(module: str, doc: str | None, **kwargs: Any) -> argparse.ArgumentParser:
@@ -89,6 +89,22 @@ def beir_folder(text: str) -> Path:
             f"{path}: no {' or '.join(missing)}; a BEIR folder holds corpus.jsonl, "
             "queries.jsonl and qrels/<split>.tsv")
     return path
+
+
+def collect_command(sub: Any, split: str = "train") -> argparse.ArgumentParser:
+    """Add the ``collect CACHE_ROOT DATASET [--split S] --out FILE`` command of the scripts
+    that ask a document set's queries (``benchmarks/fit_relevance.py``,
+    ``benchmarks/abstention_ceiling.py``) to ``sub`` (``add_subparsers()``'s result).
+
+    :param split: the default ``--split``.
+    :returns: the sub-parser.
+    """
+    collect = sub.add_parser("collect")
+    collect.add_argument("cache_root", type=Path)
+    collect.add_argument("dataset", type=beir_folder, help="a BEIR folder")
+    collect.add_argument("--split", default=split)
+    collect.add_argument("--out", type=Path, required=True)
+    return collect
 
 
 def fit_commands(

@@ -35,7 +35,7 @@ from octomem.engine.relevance import run_stats
 from octomem.engine.settings import load_settings
 from octomem.engine.types import Filters
 
-from .arguments import beir_folder, bench_parser, existing_file, run_main
+from .arguments import bench_parser, collect_command, existing_file, run_main
 from .dataset import load_dataset
 from .fit_ranking import logistic
 from .masked import chunks_by_document, hidden_chunks
@@ -141,11 +141,7 @@ def main(argv: list[str] | None = None) -> None:
     """Command line: ``collect`` one split's hits, or ``fit`` them."""
     parser = bench_parser("fit_relevance", __doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    c = sub.add_parser("collect")
-    c.add_argument("cache_root", type=Path)
-    c.add_argument("dataset", type=beir_folder, help="a BEIR folder")
-    c.add_argument("--split", default="train")
-    c.add_argument("--out", type=Path, required=True)
+    collect_command(sub)
     f = sub.add_parser("fit")
     f.add_argument("collected", type=existing_file, help="the file `collect` wrote")
     f.add_argument("--write", action="store_true", help="write engine/relevance.json")
