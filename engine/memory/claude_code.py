@@ -15,7 +15,9 @@ resumed session that repeats earlier records stores them once; a user turn is on
 so its text is the same in every file that repeats it (trial 18 H1: a session that ended
 on a user message the user interrupted, resumed in a new file, used to merge that message
 with the resumed session's first one, and the two files then rewrote the turn in turn on
-every ingest). Read whole, as a chat transcript is (:mod:`.transcripts`).
+every ingest). A session the user rewound (Esc Esc, then an edited message) is read
+along the branch it ended on, the abandoned branch left out (:mod:`.claude_branches`).
+Read whole, as a chat transcript is (:mod:`.transcripts`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any
 
 from ..turns import TURN_KIND, epoch, spoken_date, spoken_text, turn_metadata
 from ..types import Document
+from .claude_branches import abandoned_records
 from .transcript_lines import (
     TranscriptError,
     bad_lines,
@@ -101,6 +104,14 @@ def _claude_record(row: dict[str, Any], where: str) -> tuple[str, list[str]] | N
     return (kind, texts) if texts else None
 
 
+def _speaks(row: dict[str, Any], path: Path) -> bool:
+    """Whether ``row`` is a user message or an assistant reply whose text is kept."""
+    try:
+        return _claude_record(row, str(path)) is not None
+    except TranscriptError:
+        return False
+
+
 def _claude_turn(path: Path, lineno: int, row: dict[str, Any], turns: list[_Pending]) -> None:
     """Add a Claude Code record's kept text to ``turns``: to the last turn when the
     assistant goes on, else as a new turn (a user record is always a turn of its own).
@@ -126,7 +137,8 @@ def _claude_turn(path: Path, lineno: int, row: dict[str, Any], turns: list[_Pend
 
 def read_claude_code(path: Path, notes: list[str] | None = None) -> list[Document]:
     """Read a Claude Code session transcript (module docstring) as turn documents
-    (``notes``: as :func:`~.transcripts.read_chat`).
+    (``notes``: as :func:`~.transcripts.read_chat`, and a note counting the records of
+    branches the user rewound away from, left out: :mod:`.claude_branches`).
 
     :raises TranscriptError: lines that are not a JSON object, user or assistant records
         without a message, or timestamps that are not ISO-8601; naming the file and each
@@ -134,13 +146,25 @@ def read_claude_code(path: Path, notes: list[str] | None = None) -> list[Documen
     """
     turns: list[_Pending] = []
     bad: list[str] = []
-    for lineno, row in read_lines(path, notes, bad):
+    lines = list(read_lines(path, notes, bad))
+    rows = [row for _, row in lines]
+    abandoned = abandoned_records(rows, lambda row: _speaks(row, path))
+    for i, (lineno, row) in enumerate(lines):
+        if i in abandoned:
+            continue
         try:
             _claude_turn(path, lineno, row, turns)
         except TranscriptError as exc:
             bad.append(str(exc))
-    if bad:
-        raise bad_lines(path, bad)
+    if bad:  # in line order: the lines that are not JSON were named as they were read
+        line = len(f"{path}:")
+        raise bad_lines(path, sorted(bad, key=lambda why: int(n) if (
+            n := why[line:].partition(":")[0]).isdigit() else 0))
+    said = sum(_speaks(rows[i], path) for i in abandoned)
+    if said and notes is not None:
+        notes.append(f"{path}: left out {said} message{'s' * (said != 1)} of a branch the "
+                     "user rewound away from (Esc Esc and an edited message); the session "
+                     "goes on from the edited one")
     uri = path.resolve().as_uri()
     return [
         Document(

@@ -7,6 +7,13 @@ so a file or a folder renamed or deleted since its ingest is forgotten the same 
 the new folder's). A file's path finds its document, or a transcript's every turn; a
 folder's path finds every file document and every turn read from below it.
 
+A Claude Code session file that exists also finds the turns it holds that were stored
+from another file: a resumed session repeats the earlier session's records (the same
+uuids, so the same turn ids), and whichever file was ingested first is the one a turn
+records (trial 18 H7: ``forget A.jsonl``, the session where a password was pasted, found
+nothing when its resumed copy had been read first). Its turns are found by id: the
+turn's own, and the ones another file read it as (``claude:<uuid>@<file>``).
+
 Each document is forgotten as ``forget ID`` would forget it (the same forget-log entry,
 so a later ingest keeps it out until ``--readd``), all in one transaction: a storage
 that removes a forgotten text's traces from its files on commit does it once.
@@ -22,7 +29,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from ..arms import VersionedStorage
-from ..errors import AlreadyForgottenError, NotFoundError
+from ..errors import AlreadyForgottenError, NotFoundError, OctomemError
 from ..pipeline import Pipeline
 from ..turns import TURN_KIND
 from ..types import Document, ForgetRecord
@@ -30,6 +37,8 @@ from .folders import FILE_KIND
 from .forget import Scoped, content_sha256, remove
 from .readable import shown
 from .scopes import ScopeName
+from .tombstones import claude_record_id
+from .transcripts import TranscriptError, read_transcript
 
 
 def _read_from(doc: Document) -> Path | None:
@@ -98,6 +107,7 @@ def stored_from(scoped: Scoped, path: Path) -> list[FromPath]:
     exist any more): every current file document, and the turns of the transcript named
     or of each transcript below the folder that still exists (:attr:`FromPath.kept`)."""
     root = path.resolve()
+    held = _claude_turns_in(root)
     found = []
     for scope, pipeline in scoped:
         storage = pipeline.arms.storage
@@ -105,6 +115,9 @@ def stored_from(scoped: Scoped, path: Path) -> list[FromPath]:
             continue
         here = FromPath(scope, pipeline)
         for doc in storage.iter_documents(kinds=(FILE_KIND, TURN_KIND)):
+            if held and claude_record_id(doc) in held:
+                here.ids.append(doc.id)
+                continue
             read = _read_from(doc)
             if read is None or not (read == root or read.is_relative_to(root)):
                 continue
@@ -116,6 +129,19 @@ def stored_from(scoped: Scoped, path: Path) -> list[FromPath]:
             here.ids.reverse()  # stored order: oldest first
             found.append(here)
     return found
+
+
+def _claude_turns_in(path: Path) -> set[str]:
+    """Return the ids (``claude:<uuid>``) of the turns of the Claude Code session file at
+    ``path``, read now; empty for anything else (a folder, a file gone or unreadable, a
+    chat transcript, whose turns are found by the path they were read from)."""
+    try:
+        if path.suffix != ".jsonl" or not path.is_file():  # a name too long: OSError
+            return set()
+        turns = read_transcript(path)
+    except (TranscriptError, OctomemError, OSError):
+        return set()
+    return {own for doc in turns if (own := claude_record_id(doc)) is not None}
 
 
 def forget_documents(pipeline: Pipeline, ids: Sequence[str],

@@ -16,6 +16,12 @@ tombstones (:func:`~.forget.is_tombstone`: a user's ``forget``, not an ingest's 
   is stored under a fresh id, ``<id>~<first 8 hex digits of its text's sha256>``: no
   stored document ever holds a tombstoned id, so ``import``, ``forget`` and the log's
   answers stay true. The fresh id is the same on every ingest of the same line.
+- **A Claude Code turn stays out by its record** (trial 18 H13). Its id names the
+  record it starts with (``claude:<uuid>``), not a position, so a turn read again whose
+  id, or the id it was read as in another file (``claude:<uuid>@<file>``, ``~<hex>``
+  taken off), is a tombstone stays out whatever its text now is: a reply that grew
+  since (the session went on), or the same record grouped in a resumed copy. The
+  words added since stay out with it; ``readd`` lets them in.
 - **Anything else stays out by its id** (a file, a text): a forgotten file edited since
   may still hold what was forgotten, so a changed file at a forgotten path stays out
   too, and the ingest names it (:class:`LeftOut`, ``changed`` says whether its text is
@@ -48,6 +54,14 @@ _FRESH = re.compile(r"~[0-9a-f]{8}$")
 def fresh_id(doc: Document) -> str:
     """Return the id a turn gets when its own id is a tombstone holding another text."""
     return f"{doc.id}~{content_sha256(doc.text)[:8]}"
+
+
+def claude_record_id(doc: Document) -> str | None:
+    """Return ``claude:<uuid>`` of the record a Claude Code turn starts with (its id with
+    a ``@<file>`` and a ``~<hex>`` suffix taken off), else ``None``."""
+    if doc.kind != TURN_KIND or doc.metadata.get("source") != "claude-code":
+        return None
+    return _FRESH.sub("", doc.id).partition("@")[0]
 
 
 def conversation_of(record_id: str) -> str | None:
@@ -169,7 +183,10 @@ def screening(storage: Storage, docs: Iterable[Document], out: Screened,
     for doc in docs:
         digest = content_sha256(doc.text)
         record = by_id.get(doc.id)
-        if doc.kind == TURN_KIND:
+        own = claude_record_id(doc)
+        if own is not None and (record or by_id.get(own)):  # its record, whatever its text
+            record = record or by_id.get(own)
+        elif doc.kind == TURN_KIND:
             record = blocked.get(doc.id) if blocked is not None else \
                 record if record is not None and record.content_sha256 == digest else None
         if record is not None:
