@@ -215,3 +215,29 @@ def test_forget_by_path_through_the_cli_names_the_resumed_session(project: Path)
     assert "forgot 3 turns (1 transcript)" in ran.out, ran.out
     octomem(project, "ingest", "--format", "claude-code", "cc")
     assert "AQEyhmfxSECRET" not in octomem(project, "search", "Adyen API key", "-k", "5").out
+
+
+def test_a_sessions_companion_folder_is_left_out_of_a_folder_ingest(project: Path) -> None:
+    """Claude Code 2.1 keeps ``<session>/tool-results/*.txt`` (a tool's whole output) and
+    ``<session>/subagents/`` beside ``<session>.jsonl``; a folder named like a chat
+    transcript beside it is read as any folder."""
+    folder = project / "cc"
+    session = folder / "5f0c2a9e"
+    (session / "tool-results").mkdir(parents=True)
+    write(folder / "5f0c2a9e.jsonl", [turn("u-1", None, "user", "Show the refund log.", 0)])
+    (session / "tool-results" / "toolu_01.txt").write_text(
+        "\n".join(f"{i} INFO payments.refund id=R{i} status=ok" for i in range(300)))
+    (folder / "trip").mkdir()
+    (folder / "trip" / "plan.md").write_text("# Plan\n\nThe trip starts in Lisbon.\n")
+    (folder / "trip.jsonl").write_text('{"speaker": "Ana", "text": "Lisbon first."}\n')
+    ran = octomem(project, "ingest", "cc")
+    assert "left out: 1 folder in the folders (cc/5f0c2a9e/ (Claude Code's folder of " \
+        "5f0c2a9e.jsonl (saved tool outputs, sub-agents)))" in " ".join(ran.err.split())
+    dump = project / "dump.jsonl"
+    octomem(project, "export", str(dump))
+    stored = [r for r in map(json.loads, dump.read_text().splitlines()) if "text" in r]
+    assert sorted(r["text"][:20] for r in stored) == [
+        "# Plan\n\nThe trip sta", "Ana: Lisbon first.", "user: Show the refun"]
+    octomem(project, "ingest", "--include-ignored", "cc")
+    octomem(project, "export", str(dump), "--force")
+    assert "payments.refund" in dump.read_text()  # the way to read it after all

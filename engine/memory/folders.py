@@ -67,7 +67,8 @@ class IngestReport(AddReport):
     :param renamed: ``(id read, id stored)`` for each turn stored under a fresh id because
         its position's id was forgotten while it holds another text.
     :param unfinished: a note for each transcript whose last line was still being written
-        (no newline, not JSON): left out, read on the next ingest.
+        (no newline, not JSON): left out, read on the next ingest; and for each Claude
+        Code session the user rewound, the abandoned branch's messages left out.
     :param empty_lines: a note for each chat transcript with lines whose text is empty
         (a tool-only message): left out, counted.
     :param not_stored: documents read but not stored because a stop was requested

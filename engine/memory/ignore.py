@@ -6,6 +6,11 @@ Inside a folder given to ``ingest`` (never a file named itself):
 - the folders tools fill with other people's files, :data:`TOOL_FOLDERS` (``node_modules/``,
   ``__pycache__/``, ...), and any folder holding ``pyvenv.cfg`` (a Python virtual
   environment, whatever its name) are left out;
+- a Claude Code session's companion folder, ``<session id>/`` beside
+  ``<session id>.jsonl`` when that file is a Claude Code session: Claude Code keeps the
+  session's saved tool outputs (``tool-results/*.txt``) and sub-agents' sessions there,
+  which are not the conversation (trial 18 H9: 3,000 log lines of one tool output were
+  stored as 453 chunks that outranked the conversation);
 - what the ``.gitignore`` and ``.octomemignore`` files say (gitignore syntax, read with the
   ``pathspec`` library's :class:`pathspec.GitIgnoreSpec`) is left out: those in the folder
   and below it, and those above it up to the nearest folder holding ``.git`` or
@@ -14,7 +19,7 @@ Inside a folder given to ``ingest`` (never a file named itself):
   ``.octomemignore`` reads a tool folder after all. Git's global excludes file and
   ``.git/info/exclude`` are not read.
 
-``ingest --include-ignored`` reads what the last two leave out (not hidden files). Before this,
+``ingest --include-ignored`` reads what the last three leave out (not hidden files). Before this,
 ``ingest .`` in a JavaScript project stored every vendored README under ``node_modules/``
 (trial 11).
 """
@@ -28,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..exhaustion import RAN_OUT
+from .transcripts import sniff
 
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
@@ -96,11 +102,22 @@ def _why_left_out(path: Path, is_dir: bool, rules: list[Rules]) -> str | None:
     why: str | None = None
     if is_dir and (path.name in TOOL_FOLDERS or _is_file(path / "pyvenv.cfg")):
         why = "a tool's folder" if path.name in TOOL_FOLDERS else "a virtual environment"
+    elif is_dir and _claude_companion(path):
+        why = f"Claude Code's folder of {path.name}.jsonl (saved tool outputs, sub-agents)"
     for rule in rules:  # shallowest first: the deepest file that names it wins
         verdict = rule.verdict(path, is_dir)
         if verdict is not None:
             why = rule.source if verdict else None
     return why
+
+
+def _claude_companion(folder: Path) -> bool:
+    """Whether ``folder`` is the companion folder of a Claude Code session beside it."""
+    session = folder.with_name(folder.name + ".jsonl")
+    try:
+        return _is_file(session) and sniff(session) == "claude-code"
+    except OSError:  # the session cannot be read: its folder is read as any other
+        return False
 
 
 def _is_file(path: Path) -> bool:

@@ -274,7 +274,8 @@ class IngestResult(BaseModel):
         "forgotten holds another text now, stored under a fresh id")
     unfinished: list[str] = Field(
         default_factory=list, description="transcripts whose last line was still being "
-        "written (no newline at its end, not JSON): that line left out, read next time")
+        "written (no newline at its end, not JSON): that line left out, read next time; "
+        "Claude Code sessions the user rewound: the abandoned branch's messages left out")
     empty_lines: list[str] = Field(
         default_factory=list, description="chat transcripts with lines whose text is empty "
         "or null (a tool-only message): those lines left out, counted and named per file")
