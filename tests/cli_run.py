@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -57,6 +58,8 @@ class Ran:
 def _in_process(project: Path, argv: list[str], env: dict[str, str]) -> Ran:
     out, err = io.StringIO(), io.StringIO()
     saved_env, saved_argv, saved_cwd = dict(os.environ), sys.argv, os.getcwd()
+    root = logging.getLogger()  # a run that set logging up (serve) ends with its process:
+    saved_logging = root.handlers[:], root.level  # restored, as the next process starts
     os.environ.update({"COLUMNS": "200", **env})
     sys.argv = ["octomem", *argv]
     os.chdir(project)
@@ -67,6 +70,8 @@ def _in_process(project: Path, argv: list[str], env: dict[str, str]) -> Ran:
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
     finally:
+        root.handlers[:] = saved_logging[0]
+        root.setLevel(saved_logging[1])
         os.chdir(saved_cwd)
         sys.argv = saved_argv
         os.environ.clear()
