@@ -22,19 +22,22 @@ class StopRequest:
 
     :param event: set (by any thread) to ask the write to stop; several writes may share
         one event (a server stopping stops them all).
+    :param cancelled: set when this write's own call was cancelled (an MCP client's
+        ``notifications/cancelled``): it stops as for ``event``, the others go on.
     :param chunks_left: chunks the write still has to embed (0 before its embedding
         starts and once it ends), for saying what a stop leaves undone.
     :param embedding: True while the write embeds (between its first and last batch).
     """
 
     event: threading.Event = field(default_factory=threading.Event)
+    cancelled: threading.Event = field(default_factory=threading.Event)
     chunks_left: int = 0
     embedding: bool = False
 
     @property
     def requested(self) -> bool:
-        """True once a stop was asked for."""
-        return self.event.is_set()
+        """True once a stop was asked for, or the write's call cancelled."""
+        return self.event.is_set() or self.cancelled.is_set()
 
     def request(self) -> None:
         """Ask the write to stop before its next embedding batch."""

@@ -40,12 +40,14 @@ class RunningCalls:
         self._ids = itertools.count()
 
     @contextmanager
-    def call(self, tool: str) -> Iterator[StopRequest]:
+    def call(self, tool: str, cancelled: threading.Event | None = None
+             ) -> Iterator[StopRequest]:
         """Count ``tool``'s call as running while the block runs.
 
+        :param cancelled: set when the call is cancelled (its write then stops too).
         :returns: (as the block's value) the stop request the call's write is to watch.
         """
-        request = StopRequest(self.stop)
+        request = StopRequest(self.stop, cancelled or threading.Event())
         with self._lock:
             key = next(self._ids)
             self._calls[key] = (tool, request)

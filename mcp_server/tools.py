@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Annotated, Literal
 
+import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ToolAnnotations
@@ -288,22 +290,39 @@ class MemoryTools:
                     return tool_answer(forget_path_result(key, path, *done, reason))
             return tool_answer(forget_result(out))
 
-    def ingest(
+    async def ingest(
         self, path_or_text: PathOrText, scope: IngestScope = None, title: Title = None,
         uri: Uri = None, tags: Tags = None, format: Format = "auto",  # noqa: A002
         readd: Readd = False,
     ) -> Annotated[CallToolResult, IngestResult]:
         """Ingest files, transcripts, a folder or a text into a scope; unchanged content is
-        a no-op."""
+        a no-op.
+
+        Run on a worker thread; a cancelled call (the client's ``notifications/cancelled``)
+        is answered as cancelled at once, and its ingest stops before its next embedding
+        batch (:class:`~octomem.engine.stopping.StopRequest`): what it stored stays, the
+        chunks it did not embed are embedded by the next ingest of the same files or
+        ``octomem reindex`` (trial 18 H10: a cancelled ingest ran to its end while the
+        session's next calls waited for it).
+        """
         source = check_text(path_or_text, "path_or_text")
-        with tool_errors(), self.running.call("ingest") as stop:
-            memory = self.loader.memory(warm=True)
-            with self.loader.write_lock:
-                target, report = memory.ingest(source, scope, title, uri, check_tags(tags),
-                                               format, confine=True, readd=readd is True,
-                                               stop=stop)
-            self.loader.warm_new_scopes()  # a scope this call created
-            return tool_answer(ingest_result(target, report))
+        cancelled = threading.Event()
+
+        def work() -> CallToolResult:
+            with tool_errors(), self.running.call("ingest", cancelled) as stop:
+                memory = self.loader.memory(warm=True)
+                with self.loader.write_lock:
+                    target, report = memory.ingest(source, scope, title, uri,
+                                                   check_tags(tags), format, confine=True,
+                                                   readd=readd is True, stop=stop)
+                self.loader.warm_new_scopes()  # a scope this call created
+                return tool_answer(ingest_result(target, report))
+
+        try:
+            return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class():
+            cancelled.set()  # the thread stops at its next batch, the lock with it
+            raise
 
     def status(self) -> Annotated[CallToolResult, StatusResult]:
         """Return both scopes' status and the embedding model's warm-up state."""
