@@ -15,10 +15,11 @@ from mcp import Client
 from typer.testing import CliRunner
 
 from octomem.engine.cli import app
-from octomem.engine.cli.observe import bucket_quantile
+from octomem.engine.cli.observe import CALL_OUTCOMES, bucket_quantile
 from octomem.mcp_server.calllog import summarise
 from octomem.mcp_server.http import parse_address
 from octomem.mcp_server.metrics_http import MetricsServer
+from octomem.mcp_server.observe import OUTCOMES
 from octomem.mcp_server.server import create_server, new_observer
 
 pytestmark = pytest.mark.anyio
@@ -120,14 +121,17 @@ async def test_octomem_metrics_summarises_a_running_server(data_dir: Path) -> No
     assert table.exit_code == 0, table.output
     recall_row = next(line for line in table.output.splitlines() if line.strip().startswith(
         "recall"))
-    assert recall_row.split()[1:4] == ["3", "0", "0"]  # ok, error, invalid
+    assert recall_row.split()[1:5] == ["3", "0", "0", "0"]  # ok, error, invalid, cancelled
     assert "mean hits" in table.output and "fts5" in table.output
     # one remember call: its p50 and p95 are its own time, the mean (trial 10: the bucket's
     # interpolation showed p50 17.5 and p95 24.2 ms beside a mean of 12.1 ms)
     remember_row = next(line for line in table.output.splitlines()
                         if line.strip().startswith("remember")).split()
-    assert remember_row[1:4] == ["1", "0", "0"] and remember_row[4] == remember_row[5] == \
-        remember_row[6]
+    assert remember_row[1:5] == ["1", "0", "0", "0"] and remember_row[5] == remember_row[6] \
+        == remember_row[7]
+    assert any(line.split()[:5] == ["tool", "ok", "error", "invalid", "cancelled"]
+               for line in table.output.splitlines())  # the columns' header
+    assert CALL_OUTCOMES == OUTCOMES  # the CLI's columns are every outcome the server counts
     assert "one call's are its own time" in " ".join(table.output.split())
     assert 'octomem_tool_calls_total{outcome="ok",tool="recall"} 3.0' in raw.output
     gone = CliRunner().invoke(app, ["metrics", "--addr", addr])

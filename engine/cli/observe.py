@@ -251,18 +251,24 @@ def _histograms(text: str) -> tuple[dict[str, dict[Labels, Any]], dict[str, floa
     return hist, plain
 
 
+#: A tool call's outcomes as the server counts them (``mcp_server.observe.OUTCOMES``,
+#: not imported: this module loads without the server's libraries), each a column of
+#: ``octomem metrics`` (trial 18 H12: ``cancelled`` had none).
+CALL_OUTCOMES = ("ok", "error", "invalid", "cancelled")
+
+
 def summary_tables(text: str) -> list[Table]:
     """Return the ``octomem metrics`` tables for one scrape."""
     hist, plain = _histograms(text)
     calls = Table(title="tool calls", box=box.SIMPLE_HEAD,
                   caption="p50 and p95 are estimated inside latency buckets (as Prometheus' "
                   "histogram_quantile does); one call's are its own time; mean is exact")
-    for name in ("tool", "ok", "error", "invalid", "p50 ms", "p95 ms", "mean ms"):
+    for name in ("tool", *CALL_OUTCOMES, "p50 ms", "p95 ms", "mean ms"):
         calls.add_column(name, justify="left" if name == "tool" else "right")
     for labels, entry in sorted(hist.get("octomem_tool_call_duration_seconds", {}).items()):
         tool = dict(labels)["tool"]
         counts = [plain.get(f"octomem_tool_calls_total[{o}][{tool}]", 0.0)
-                  for o in ("ok", "error", "invalid")]
+                  for o in CALL_OUTCOMES]
         calls.add_row(tool, *(f"{c:.0f}" for c in counts), *_latency(entry))
     arms = Table(title="recall: arms and embedding", box=box.SIMPLE_HEAD)
     for name in ("arm", "scope", "searches", "p50 ms", "p95 ms", "mean ms"):
