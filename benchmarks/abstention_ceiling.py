@@ -30,7 +30,6 @@ trade-off curve: the share of removed-evidence answers left empty at the floor t
 from __future__ import annotations
 
 import math
-import pickle
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -46,7 +45,7 @@ from octomem.engine.settings import load_settings
 from octomem.engine.types import Filters
 from octomem.engine.words import content_words, query_words, root
 
-from .arguments import bench_parser, collect_command, existing_file, run_main
+from .arguments import bench_parser, collect_command, collected, existing_file, run_main
 from .dataset import load_dataset
 from .fit_ranking import logistic
 from .masked import chunks_by_document, hidden_chunks
@@ -303,12 +302,10 @@ def main(argv: list[str] | None = None) -> None:
     s.add_argument("collected", type=existing_file, help="the file `collect` wrote")
     s.add_argument("--out", type=Path, help="also write the report here")
     args = parser.parse_args(argv)
-    if args.command == "collect":
-        data = collect(args.cache_root, args.dataset, args.split)
-        args.out.write_bytes(pickle.dumps(data))
-        print(f"{len(data['queries'])} claims -> {args.out}")
+    data = collected(args, collect, lambda data: f"{len(data['queries'])} claims")
+    if data is None:
         return
-    report = study(pickle.loads(args.collected.read_bytes()))
+    report = study(data)
     print(report, end="")
     if args.out:
         args.out.write_text(report, encoding="utf-8")

@@ -12,13 +12,14 @@ on stderr and status 1 (:func:`run_main`), never a traceback.
 from __future__ import annotations
 
 import argparse
+import pickle
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 __all__ = ["at_least", "beir_folder", "existing_dir", "existing_file", "bench_parser",
-           "collect_command", "fit_commands", "run_main"]
+           "collect_command", "collected", "fit_commands", "run_main"]
 
 
 def bench_parser(module: str, doc: str | None, **kwargs: Any) -> argparse.ArgumentParser:
@@ -105,6 +106,22 @@ def collect_command(sub: Any, split: str = "train") -> argparse.ArgumentParser:
     collect.add_argument("--split", default=split)
     collect.add_argument("--out", type=Path, required=True)
     return collect
+
+
+def collected(args: argparse.Namespace, collect: Callable[[Path, Path, str], Any],
+              count: Callable[[Any], str]) -> Any | None:
+    """Run the ``collect`` command of :func:`collect_command` or read what it wrote.
+
+    For ``collect``: call ``collect(cache_root, dataset, split)``, pickle its result to
+    ``--out``, print ``<count(result)> -> <out>`` and return ``None``. For the script's
+    other command: return the unpickled file given as ``args.collected``.
+    """
+    if args.command == "collect":
+        data = collect(args.cache_root, args.dataset, args.split)
+        args.out.write_bytes(pickle.dumps(data))
+        print(f"{count(data)} -> {args.out}")
+        return None
+    return pickle.loads(args.collected.read_bytes())
 
 
 def fit_commands(

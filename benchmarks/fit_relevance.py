@@ -22,7 +22,6 @@ positives the judged documents, and chooses ``retrieval.document_relevance_floor
 from __future__ import annotations
 
 import json
-import pickle
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +34,7 @@ from octomem.engine.relevance import run_stats
 from octomem.engine.settings import load_settings
 from octomem.engine.types import Filters
 
-from .arguments import bench_parser, collect_command, existing_file, run_main
+from .arguments import bench_parser, collect_command, collected, existing_file, run_main
 from .dataset import load_dataset
 from .fit_ranking import logistic
 from .masked import chunks_by_document, hidden_chunks
@@ -146,12 +145,10 @@ def main(argv: list[str] | None = None) -> None:
     f.add_argument("collected", type=existing_file, help="the file `collect` wrote")
     f.add_argument("--write", action="store_true", help="write engine/relevance.json")
     args = parser.parse_args(argv)
-    if args.command == "collect":
-        asked = collect(args.cache_root, args.dataset, args.split)
-        args.out.write_bytes(pickle.dumps(asked))
-        print(f"{len(asked)} answers -> {args.out}")
+    asked = collected(args, collect, lambda asked: f"{len(asked)} answers")
+    if asked is None:
         return
-    result = fit(pickle.loads(args.collected.read_bytes()))
+    result = fit(asked)
     print(json.dumps(result, indent=1))
     if args.write:
         path = Path(__file__).resolve().parents[1] / "engine" / "relevance.json"

@@ -12,7 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from octomem.benchmarks.arguments import run_main
+from octomem.benchmarks.arguments import (
+    bench_parser,
+    collect_command,
+    collected,
+    existing_file,
+    run_main,
+)
 from octomem.engine.errors import OctomemError
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
@@ -135,3 +141,30 @@ def test_a_measurement_that_finishes_exits_with_its_status() -> None:
     with pytest.raises(SystemExit) as ended:
         run_main(lambda: None, "p")
     assert ended.value.code == 0
+
+
+def test_collect_writes_the_file_the_other_command_reads(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``collected``: ``collect`` pickles what it gathered to ``--out`` and says how much; the
+    script's other command reads that file back (fit_relevance, abstention_ceiling)."""
+    parser = bench_parser("fit_relevance", None)
+    sub = parser.add_subparsers(dest="command", required=True)
+    collect_command(sub)
+    sub.add_parser("fit").add_argument("collected", type=existing_file)
+    beir = tmp_path / "sf"
+    beir.mkdir()
+    for name in ("corpus.jsonl", "queries.jsonl"):
+        (beir / name).write_text("", encoding="utf-8")
+    asked: list[tuple[Path, Path, str]] = []
+
+    def gather(root: Path, folder: Path, split: str) -> dict[str, list[str]]:
+        asked.append((root, folder, split))
+        return {"queries": ["q1", "q2", "q3"]}
+
+    out = tmp_path / "sf.pkl"
+    args = parser.parse_args(["collect", str(tmp_path / "cache"), str(beir), "--out", str(out)])
+    assert collected(args, gather, lambda data: f"{len(data['queries'])} claims") is None
+    assert asked == [(tmp_path / "cache", beir, "train")]
+    assert capsys.readouterr().out == f"3 claims -> {out}\n"
+    again = collected(parser.parse_args(["fit", str(out)]), gather, str)
+    assert again == {"queries": ["q1", "q2", "q3"]} and len(asked) == 1
