@@ -16,10 +16,13 @@ heading or the file name), ``tags`` (a list, or one string of labels parted by c
 spaces; a leading ``#``, as Obsidian writes tags in text, is dropped; each checked as
 every tag is: :func:`~.limits.check_tags`) and ``date`` (the document's event time,
 when what it tells happened; an ISO-8601 date or time). The block is not part of the
-stored text: it is neither indexed nor shown. Other keys are left out. A block that is
-not YAML, whose YAML is not a mapping, or none of whose keys is one word (``Note under a
-rule: ...`` between two ``---`` rules is prose) is no front matter: the file is read
-whole as text, as before.
+stored text: it is neither indexed nor shown. Other keys are left out. A block whose YAML
+is not a mapping, or none of whose keys is one word (``Note under a rule: ...`` between
+two ``---`` rules is prose), is no front matter: the file is read whole as text, as before.
+A block that is not YAML at all but opens a line with a one-word key (``title: "A
+"quoted" word"``, a common typo) is broken front matter, refused with the file and line
+as a bad tag is (trial 19 K2: it was stored as the text, its title, tags and date lost
+without a word).
 
 The YAML is read with PyYAML's ``safe_load`` (plain data only: no tags that build
 objects).
@@ -42,23 +45,37 @@ from .times import parse_time
 
 #: The opening line and, up to the first closing ``---`` or ``...`` line, the block.
 _BLOCK = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
+#: A line that opens with a one-word key: what makes a block that is not YAML front matter.
+_KEY_LINE = re.compile(r"^[A-Za-z_][\w.-]*:(?:[ \t]|$)", re.M)
 
 
-def split_front_matter(text: str) -> tuple[dict[str, Any] | None, str]:
+def split_front_matter(text: str, where: str) -> tuple[dict[str, Any] | None, str]:
     """Return ``(front matter, the rest of text)``; ``(None, text)`` when ``text`` does not
     begin with a front matter block (or its YAML is not a mapping).
 
     :param text: a file's text, its line ends already ``\\n``.
+    :param where: what names the file in an error (``notes/pm.md``).
+    :raises InvalidQueryError: the block is not YAML but holds ``key:`` lines (broken
+        front matter), naming ``where``, the line in the file and PyYAML's problem.
     """
     found = _BLOCK.match(text)
     if found is None:
         return None, text
     import yaml  # only for a file that starts with "---"
 
+    block = found.group(1) or ""
     try:
-        matter = yaml.load(found.group(1) or "", Loader=_loader(yaml))
-    except yaml.YAMLError:
-        return None, text
+        matter = yaml.load(block, Loader=_loader(yaml))
+    except yaml.YAMLError as exc:
+        if not _KEY_LINE.search(block):
+            return None, text  # not YAML, and no key in sight: text under a rule
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 2}" if mark is not None else ""  # the block starts on line 2
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise InvalidQueryError(
+            f"{where}{line}: front matter is not valid YAML ({problem}); fix the block "
+            "between the --- lines (quote a value holding quotes or a colon with the "
+            "other kind of quote), or remove it") from None
     if matter is None:
         matter = {}  # an empty block ("---\n---") is front matter with nothing in it
     if not isinstance(matter, dict) or (matter and not any(
@@ -140,10 +157,10 @@ def with_front_matter(doc: Document, path: Path, title_of: Callable[[str], str],
         ``#`` heading, else the file's name).
     :param limits: the ``limits`` settings the tags are checked against (defaults: the
         settings' defaults).
-    :raises InvalidQueryError: a tag that is no label, or a date that is no ISO-8601 date,
-        naming ``path``.
+    :raises InvalidQueryError: a tag that is no label, a date that is no ISO-8601 date,
+        or a block that is not YAML, naming ``path``.
     """
-    matter, body = split_front_matter(doc.text)
+    matter, body = split_front_matter(doc.text, str(path))
     if matter is None:
         return doc
     if limits is None:
