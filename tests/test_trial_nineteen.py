@@ -3,14 +3,19 @@
 - K2: a Markdown note whose front matter is not YAML (``title: "Broken "quoted" title"``,
   an unescaped quote) was stored whole, its ``---`` block as the text: its title, tags
   and date were lost without a word, and tag filters and ``--since`` missed the note.
+- K3: an ingest whose vectors a full disk refused ended with status 0.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
+import pytest
 from cli_run import octomem
+
+from octomem.engine.pipeline import Pipeline
 
 BROKEN = ('---\ntitle: "Broken "quoted" title"\ntags: [ops]\ndate: 2024-05-01\n---\n'
           "Rotate the TLS certificates every ninety days.\n")
@@ -51,3 +56,43 @@ def test_a_block_without_keys_that_is_not_yaml_stays_text(project: Path) -> None
     octomem(project, "ingest", str(note))
     found = json.loads(octomem(project, "search", "when do deploys freeze?", "--json").out)
     assert found["hits"][0]["text"].startswith("---\n* deploys [freeze] on Fridays")
+
+
+def test_vectors_a_full_disk_refused_fail_the_ingest(project: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """K3: the documents were stored, their vectors refused (SQLITE_FULL), and the ingest
+    ended with status 0 as if it had all worked. The disk fills between the two, by
+    ``PRAGMA max_page_count`` on the store's connection (SQLite answers as for a full
+    disk), as ``tests/test_disk_full.py`` does."""
+    octomem(project, "add", "The ferret rotation is weekly.")
+    notes = project / "notes"
+    notes.mkdir()
+    for i in range(300):
+        (notes / f"n{i}.md").write_text(f"Note {i}: the pager rota for team {i} changes "
+                                        "on Mondays.\n" * 3)
+    embed = Pipeline.embed_pending
+
+    def full_then_embed(self: Pipeline, *args: object, **kwargs: object) -> int:
+        conn = self.arms.storage.connection()  # type: ignore[attr-defined]
+        conn.execute(f"PRAGMA max_page_count={conn.execute('PRAGMA page_count').fetchone()[0]}")
+        return embed(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Pipeline, "embed_pending", full_then_embed)
+    ran = octomem(project, "ingest", "notes", ok=False)
+    store = project / ".octomem" / "octomem.sqlite3"
+    assert ran.code == 1 and "Traceback" not in ran.err
+    summary = re.search(r"^added 300, replaced 0, unchanged 0 documents; 300 chunks "
+                        r"indexed, ([0-9]+) embedded$", ran.out, re.M)
+    assert summary, ran.out
+    embedded = int(summary.group(1))  # the batches committed before the disk was full
+    assert embedded < 300
+    assert ran.err.strip().splitlines()[-1] == (
+        f"error: vectors not written: {store}: the disk is full (database or disk is full): "
+        f"nothing was written; free some space on the disk that holds {store.parent} and run "
+        "the command again (the documents were stored and are found by their words; the "
+        "next ingest embeds them)")
+    monkeypatch.undo()  # room again: the next ingest embeds what was left
+    again = octomem(project, "ingest", "notes")
+    left = 300 - embedded
+    assert f"unchanged 300 documents; 0 chunks indexed, {left} embedded ({left} left without " \
+        "a vector by an earlier ingest)" in again.out, again.out

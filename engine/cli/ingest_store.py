@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from ..errors import OctomemError
+from ..errors import OctomemError, StoreReadOnlyError, StoreWriteError
 from .folder_notes import keeping
 from .screened_notes import say_screened
 
@@ -80,7 +80,8 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
         pending = pipeline.to_embed(report, lambda: bar.console.print(  # theirs, once
             "note: another ingest is storing or embedding in this scope: waiting until it "
             "is done"))
-        if pending and pipeline.arms.semantic and not pipeline.semantic_error:
+        if pending and pipeline.arms.semantic and not pipeline.semantic_error \
+                and not tally.unwritten:  # a full disk: once is enough
             task2 = bar.add_task("embedding chunks", total=len(pending))
             tally.to_embed += len(pending)
 
@@ -88,10 +89,14 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
                 tally.embedded += n
                 bar.advance(task2, n)
 
+            before = tally.embedded
             try:
                 embedded = pipeline.embed_pending(done, pending)
+            except (StoreWriteError, StoreReadOnlyError) as exc:  # the disk, not the model:
+                tally.unwritten = str(exc)  # the ingest fails (its end says so: fail)
             except OctomemError as exc:
                 report.semantic_error = str(exc)
+            embedded = tally.embedded - before  # the batches that committed, also after an error
         if embedded:
             warm_reranker(pipeline, bar)
     tally.files_added += report.added if files else []

@@ -103,6 +103,8 @@ class Tally:
         open; ``made``: whether this ingest set out to create its store (none existed).
     :param files_read: the text files' documents as stored; ``files_added``: the ids of
         those added (for what moved: :func:`say_moved`).
+    :param unwritten: why the vectors of a part could not be written (the disk is full,
+        the store turned read-only): its chunks are stored, found by their words.
     """
 
     offered: list[str] = field(default_factory=list)
@@ -121,6 +123,7 @@ class Tally:
     made: bool = False
     files_read: list[Any] = field(default_factory=list)
     files_added: list[str] = field(default_factory=list)
+    unwritten: str | None = None
 
     def watch(self, docs: Iterable[Any]) -> Iterator[Any]:
         """Yield ``docs``, noting each one's label (uri, else id) as it is offered."""
@@ -298,11 +301,15 @@ def peek(docs: Iterator[Any]) -> tuple[Iterator[Any], bool]:
 def fail(tally: Tally) -> None:
     """End an ingest that stored what it could with one error line when a named file was
     not ingested (each named, with why) or a file inside a folder was skipped for an
-    error (counted: each was noted above as ``skipped:``).
+    error (counted: each was noted above as ``skipped:``), or the vectors could not be
+    written (trial 19 K3: a full disk ended such an ingest with status 0).
 
-    :raises OctomemError: either happened.
+    :raises OctomemError: any of those happened.
     """
     parts = []
+    if tally.unwritten:
+        parts.append(f"vectors not written: {tally.unwritten} (the documents were stored and "
+                     "are found by their words; the next ingest embeds them)")
     if tally.refused:  # each names its path, whatever else was stored
         parts.append("; ".join(why for _, why in tally.refused))
     if tally.skipped:
