@@ -4,6 +4,8 @@
   an unescaped quote) was stored whole, its ``---`` block as the text: its title, tags
   and date were lost without a word, and tag filters and ``--since`` missed the note.
 - K3: an ingest whose vectors a full disk refused ended with status 0.
+- K8: whether an answer abstained depended on ``top_k`` when a tie of many notes straddled
+  the first 10 hits.
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ from pathlib import Path
 import pytest
 from cli_run import octomem
 
+from octomem.engine.memory.judge import tie_end
+from octomem.engine.memory.recall import ScopedHit
 from octomem.engine.pipeline import Pipeline
+from octomem.engine.types import Chunk
 
 BROKEN = ('---\ntitle: "Broken "quoted" title"\ntags: [ops]\ndate: 2024-05-01\n---\n'
           "Rotate the TLS certificates every ninety days.\n")
@@ -96,3 +101,24 @@ def test_vectors_a_full_disk_refused_fail_the_ingest(project: Path,
     left = 300 - embedded
     assert f"unchanged 300 documents; 0 chunks indexed, {left} embedded ({left} left without " \
         "a vector by an earlier ingest)" in again.out, again.out
+
+
+def _hit(i: int, turn: bool = False) -> ScopedHit:
+    meta = {"conversation": "c", "position": i} if turn else {}
+    return ScopedHit("global", Chunk("d", 0, f"text {i}", id=i, metadata=meta), 1.0, i, 1.0)
+
+
+def test_a_tie_across_the_judged_cut_is_judged_whole() -> None:
+    """K8: 53 notes tied with the semantic run's best at the keyword run's best score; the
+    cut to the first 10 came before the ties were ordered by relevance, so whether the
+    answer abstained depended on ``top_k``. The cut now runs to the end of the tie."""
+    hits = [_hit(i) for i in range(60)]
+    tied = [1.0] * 54 + [0.5] * 6  # 54 tie (within TIE: a recency bonus of 1e-9 is no step)
+    tied[30] += 1e-9
+    assert tie_end(hits, 10, tied) == 54
+    assert tie_end(hits, 10, [1.0] * 10 + [0.9] * 50) == 10  # the 10th and 11th differ
+    assert tie_end(hits, 10, []) == 10  # no values: the cut as asked
+    assert tie_end(hits[:7], 10, tied) == 7
+    turns = [*hits[:12], _hit(12, turn=True), *hits[13:]]
+    assert tie_end(turns, 10, tied) == 12  # a turn ends a tie (turns keep their order)
+    assert tie_end([*hits[:9], _hit(9, turn=True), *hits[10:]], 10, tied) == 10

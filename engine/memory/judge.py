@@ -232,6 +232,28 @@ def broken_ties(hits: list[ScopedHit], floors: list[tuple[float, str]],
     return [hits[i] for i in order], [floors[i] for i in order]
 
 
+def tie_end(hits: Sequence[ScopedHit], n: int, values: Sequence[float]) -> int:
+    """Return how many of ``hits`` to judge: ``n``, or more when the hits at places ``n``
+    and ``n + 1`` (1-based) tie in ``values`` (:func:`broken_ties`' runs: not turns,
+    within :data:`TIE`): to the end of that run, so that it is ordered by relevance whole
+    before the first :data:`JUDGED_HITS` decide whether the answer abstains.
+
+    A fresh user's trial (trial 19, K8): in 20,000 notes, the last line of 53 notes
+    ("Note N about cache" above "Marker token ...") tied at the keyword run's best score
+    with the semantic run's best (relevance 0.32), and the cut to the first 10 before the
+    ties were broken kept ten of the 53 (relevance 0.01): ``top_k`` 10 and 50 abstained
+    ("nothing stored answers this"), ``top_k`` 100 answered with that hit first.
+    """
+    end = min(n, len(hits))
+    if not values or end == 0 or end == len(hits) or is_turn(hits[end - 1].chunk):
+        return end
+    last = values[end - 1]
+    while (end < len(hits) and not is_turn(hits[end].chunk)
+           and math.isclose(values[end], last, rel_tol=TIE)):
+        end += 1
+    return end
+
+
 def replies(hits: list[ScopedHit], passes: list[bool]) -> dict[int, int]:
     """Return the places of the hits that are the next turn after a question turn that
     reaches its floor, each with its question's place (its text ends with "?"; the same
@@ -306,7 +328,8 @@ def judged(hits: list[ScopedHit], top_k: int, text: str, cos: dict[Key, float],
     (:func:`scope_strength`) for turns' and statements' relevance.
     """
     mixed = len({is_document(h) for h in hits}) > 1
-    hits = hits if mixed else hits[: max(JUDGED_HITS, top_k)]
+    hits = hits if mixed else hits[: tie_end(hits, max(JUDGED_HITS, top_k), ties)]
+    ties = ties[: len(hits)]
     floors = _relevance(hits, text, cos, retrieval, embedder, stats, pipelines, filters, reach,
                         strength)
     if ties:
