@@ -46,6 +46,7 @@ from sse_starlette.sse import AppStatus
 from octomem.engine.errors import OctomemError, UsageValueError
 
 from .body_limit import DEFAULT_BODY_LIMIT, BodyLimitAnswer
+from .http_gone import ClientGoneAnswer, quiet_gone_clients
 from .http_unicode import SurrogateAnswer
 from .process import exit_now
 from .stopping import RunningCalls
@@ -249,16 +250,19 @@ async def serve_http(server: Any, address: Address, token: str | None,
     :param max_body: the largest request body, bytes, and the setting it follows
         (:func:`.body_limit.body_limit`); a larger one is answered 413 with a JSON-RPC error
         naming the setting. A request holding a lone surrogate gets ``-32602`` with its
-        id, as over stdio (:mod:`.http_unicode`).
+        id, as over stdio (:mod:`.http_unicode`). A client that ends its session while a
+        message it sent is being delivered is one INFO line, not a traceback
+        (:mod:`.http_gone`).
     :param session_idle_s: setting ``http_session_idle_s``: a session without a request in
         flight (none being served, no open GET stream) for this many seconds is closed by
         the SDK's session manager (``session_idle_timeout``) and everything it holds freed;
         its id is then answered 404, and the client starts a new session.
     :raises AddressError: the address cannot be bound (in use, not this machine's).
     """
-    app: Any = SurrogateAnswer(BodyLimitAnswer(server.streamable_http_app(
+    quiet_gone_clients()
+    app: Any = SurrogateAnswer(BodyLimitAnswer(ClientGoneAnswer(server.streamable_http_app(
         host=address.host, transport_security=host_checks(address),
-        max_request_body_size=max_body[0], session_idle_timeout=session_idle_s), max_body))
+        max_request_body_size=max_body[0], session_idle_timeout=session_idle_s)), max_body))
     if token:
         app = BearerTokenGuard(app, token)
     config = uvicorn.Config(app, host=address.host, port=address.port, log_config=None,
