@@ -117,13 +117,13 @@ class TokenizerMixin:
 
     def token_ceilings(self, texts: Sequence[str]) -> list[int | None]:
         """Return, per text, a count :meth:`count_tokens` cannot exceed, found without
-        counting (:meth:`WordPieceCounter.ceilings`; ``None`` for a tokenizer other than
-        BERT WordPiece).
+        counting (:meth:`WordPieceCounter.batch_ceilings`: the whole batch by numpy, the
+        GIL released, word by word only for texts over :attr:`max_tokens` by their
+        characters; ``None`` for a tokenizer other than BERT WordPiece).
 
         :raises EmbedderUnavailableError: the tokenizer cannot be read.
         """
         counter = self._get_counter()
         if counter is None:
             return [None] * len(texts)
-        # refined only where the budget of a text without a title needs it
-        return counter.ceilings(texts, self.max_tokens)
+        return counter.batch_ceilings(texts, self.max_tokens)

@@ -161,6 +161,7 @@ class WordPieceCounter:
         #: ASCII vocabulary entries as bytes, each to its length less one (what a word in
         #: the vocabulary takes off a text's character count); made when first needed.
         self._shorter: dict[bytes, int] | None = shorter
+        self._arrays: Any = None  # .ceiling_arrays.BatchCeilings, made when first needed
 
     def ceilings(self, texts: Sequence[str], refine_above: int | None = None
                  ) -> list[int | None]:
@@ -206,6 +207,19 @@ class WordPieceCounter:
                     ceiling = min(ceiling, self._segment_ceiling(text))
             out.append(ceiling)
         return out
+
+    def batch_ceilings(self, texts: Sequence[str], refine_above: int | None = None
+                       ) -> list[int | None]:
+        """Return :func:`.ceiling_arrays.batch_ceilings` of ``texts``: ceilings of a batch
+        by array operations that run without the GIL (``None`` each beside a blank added
+        token)."""
+        if self._blank_added:
+            return [None] * len(texts)
+        if self._arrays is None:
+            from .ceiling_arrays import BatchCeilings
+
+            self._arrays = BatchCeilings.of(self)
+        return list(self._arrays(texts, refine_above))
 
     def _segment_ceiling(self, text: str) -> int:
         """Return :func:`.wordpiece_ceilings.segment_ceiling` of a text beyond ASCII that
