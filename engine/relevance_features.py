@@ -221,17 +221,7 @@ def whole_query_run(query: str, run: Iterable[Any], k: int | None,
     text (``text_of(chunk_id)``; ``None``: unknown) hold every content word of ``query``
     in an inflection the keyword arm matched (:func:`~.words.keyword_root`: "upgrade" by
     "upgraded"): at least ``k`` chunks match the whole query, so the run is the query's
-    matches, not their neighbourhood (:func:`saturated`). So too when the run is shorter
-    than ``k`` (every chunk holding a query word is in it) and its best entry holds every
-    content word: the run is the query's matches, the best one among them.
-
-    Trial 19 K7: in 20,000 notes, asked for a marker token that one note holds
-    ("zq01234x"), that note was the keyword run's one entry (``kw_z`` 9.95, the most a run
-    of 100 allows) yet, its cosine 0.15 under the run's mean (a made-up token embeds near
-    nothing), the document weights gave it 0.044-0.056 and 4 of 10 such searches
-    answered "nothing stored answers this"; judged as a turn (coverage 1.0) it is 0.25.
-    SciFact train's abstention is unchanged by it (``benchmarks/results/abstention/
-    short-run/``).
+    matches, not their neighbourhood (:func:`saturated`).
 
     Trial 17 G13: 179 of 10,000 templated tickets say "the redis cluster was upgraded by
     …"; their BM25 scores took two values (a follow-up naming redis again), so the exact
@@ -249,14 +239,10 @@ def whole_query_run(query: str, run: Iterable[Any], k: int | None,
     if k is None or k < 2:
         return False
     ranked = sorted(run, key=lambda hit: -hit.score)
-    if 0 < len(ranked) < k and ranked[0].score > 0.0:
-        entry = ranked[0]  # a short run: every chunk that holds a query word is in it
-    elif len(ranked) < k or ranked[k - 1].score <= 0.0:
+    if len(ranked) < k or ranked[k - 1].score <= 0.0:
         return False
-    else:
-        entry = ranked[k - 1]
     words = content_words(query)
-    text = text_of(entry.chunk_id) if words else None
+    text = text_of(ranked[k - 1].chunk_id) if words else None
     return text is not None and {_keyword_root(w) for w in words} <= _keyword_roots(text)
 
 

@@ -4,8 +4,6 @@
   an unescaped quote) was stored whole, its ``---`` block as the text: its title, tags
   and date were lost without a word, and tag filters and ``--since`` missed the note.
 - K3: an ingest whose vectors a full disk refused ended with status 0.
-- K7: a token that one note of 20,000 holds, searched alone, was answered "nothing
-  stored answers this" 4 times in 10.
 - K8: whether an answer abstained depended on ``top_k`` when a tie of many notes straddled
   the first 10 hits.
 """
@@ -22,8 +20,7 @@ from cli_run import octomem
 from octomem.engine.memory.judge import tie_end
 from octomem.engine.memory.recall import ScopedHit
 from octomem.engine.pipeline import Pipeline
-from octomem.engine.relevance_features import run_stats, whole_query_run
-from octomem.engine.types import Chunk, Hit
+from octomem.engine.types import Chunk
 
 BROKEN = ('---\ntitle: "Broken "quoted" title"\ntags: [ops]\ndate: 2024-05-01\n---\n'
           "Rotate the TLS certificates every ninety days.\n")
@@ -125,26 +122,3 @@ def test_a_tie_across_the_judged_cut_is_judged_whole() -> None:
     turns = [*hits[:12], _hit(12, turn=True), *hits[13:]]
     assert tie_end(turns, 10, tied) == 12  # a turn ends a tie (turns keep their order)
     assert tie_end([*hits[:9], _hit(9, turn=True), *hits[10:]], 10, tied) == 10
-
-
-def test_a_short_keyword_run_whose_best_holds_the_query_is_its_matches() -> None:
-    """K7: asked for a token one note of 20,000 holds, the keyword run held that note
-    alone; the document weights, judging it against the store's background (its cosine
-    0.15 under the semantic run's mean), gave 0.044-0.056 and the answer was empty. A
-    keyword run shorter than ``candidate_k`` whose best entry holds every content word
-    is the query's matches: no background (judged as a turn, coverage 1.0)."""
-    texts = {1: "Note 1234 about billing. Marker token zq01234x.",
-             2: "Note 77 about cache. Marker token zq00077x and a shard.",
-             3: "Note 78 about cache."}
-    def run(*ids: int) -> list[Hit]:
-        return [Hit(i, 10.0 - r, r + 1, "fts5") for r, i in enumerate(ids)]
-
-    assert whole_query_run("zq01234x", run(1), 100, texts.get)
-    assert whole_query_run("where is zq01234x noted?", run(1), 100, texts.get)  # scaffolding
-    assert not whole_query_run("zq01234x shard", run(1, 2), 100, texts.get)  # best: half
-    assert whole_query_run("zq00077x shard", run(2, 1), 100, texts.get)
-    assert not whole_query_run("zq01234x", run(1), None, texts.get)  # k unknown: full
-    assert not whole_query_run("cache", [Hit(3, 0.0, 1, "fts5")], 100, texts.get)  # no score
-    cosines = [0.6 - i / 1000 for i in range(100)]
-    assert run_stats(cosines, [9.9], 100).background  # as before: a background ...
-    assert not run_stats(cosines, [9.9], 100, covered=True).background  # ... unless covered
