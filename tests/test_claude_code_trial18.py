@@ -16,6 +16,7 @@ from cli_run import octomem
 from test_trial_eighteen import record, write
 
 from octomem.engine.memory.facade import Memory
+from octomem.engine.memory.own_turns import check_own_turns, turn_owner
 from octomem.engine.memory.transcripts import read_claude_code
 
 
@@ -68,6 +69,24 @@ def test_the_rejected_answer_is_not_recalled(memory: Memory, tmp_path: Path) -> 
     answer = memory.recall("which port and database should the dev server use?", top_k=4)
     assert "claude:a-1" not in {hit.chunk.document_id for hit in answer.hits}
     assert "db-prod-ro" not in " ".join(hit.chunk.text for hit in answer.hits)
+
+
+def test_each_turn_is_looked_up_in_the_store_once(memory: Memory, tmp_path: Path) -> None:
+    """Checking a re-ingested session's turn ids asks the store about each id once (both
+    checks, kinds and clashes, used to ask twice), and keeps the session's own ids."""
+    session = rewound(tmp_path / "cc")
+    memory.ingest(str(tmp_path / "cc"), fmt="claude-code")
+    stored = turn_owner(memory.scopes.get("local").arms.storage)
+    asked: list[str] = []
+
+    def owner(document_id: str) -> tuple[str | None, str, str] | None:
+        asked.append(document_id)
+        return stored(document_id)
+
+    turns = read_claude_code(session, [])
+    assert check_own_turns(session, turns, owner, {}) == turns
+    assert sorted(asked) == sorted(t.id for t in turns) and len(turns) == 4
+    assert stored("claude:u-0") == (session.resolve().as_uri(), turns[0].text, "TURN")
 
 
 def test_forks_claude_code_makes_itself_and_broken_chains_keep_every_turn(

@@ -59,6 +59,7 @@ def check_own_turns(path: Path, turns: list[Document], owner: TurnOwner,
     :raises TranscriptError: every name clashes (lines that name their own conversation or
         ``id`` held by another file's turns), naming both files.
     """
+    owner = _asked_once(owner)  # each id is looked up by both checks (and for every name)
     turns = apart_from_other_kinds(path, turns, owner)
     if not turns or turns[0].metadata.get("source") == "claude-code":
         turns = [doc if _clash(path, [doc], owner, seen) is None
@@ -79,6 +80,18 @@ def check_own_turns(path: Path, turns: list[Document], owner: TurnOwner,
         first = first or clash
     assert first is not None
     raise first
+
+
+def _asked_once(owner: TurnOwner) -> TurnOwner:
+    """Return ``owner`` answering each id from the store once: the store does not change
+    while one file's turns are checked (nothing is written until every file is read)."""
+    held: dict[str, tuple[str | None, str, str] | None] = {}
+
+    def once(document_id: str) -> tuple[str | None, str, str] | None:
+        if document_id not in held:
+            held[document_id] = owner(document_id)
+        return held[document_id]
+    return once
 
 
 def default_names(path: Path) -> list[str]:
