@@ -22,10 +22,10 @@ The metrics endpoint is :mod:`.metrics_http`.
 
 Stopping (SIGTERM, Ctrl-C) while tool calls run (:mod:`.stopping`): the server stops
 listening, says on stderr what it waits for, lets an ingest stop at its next embedding
-batch, answers the calls on their open streams, and only then ends the other event
-streams (sse-starlette would end every stream at the signal: the client was told its
-call failed while the server went on with it for minutes); a second signal ends the
-process at once.
+batch, answers the calls on their open streams, and ends the other event streams the
+moment those answers are written (:mod:`.open_answers`; sse-starlette would end every
+stream at the signal: the client was told its call failed while the server went on with
+it for minutes); a second signal ends the process at once.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ from octomem.engine.errors import OctomemError, UsageValueError
 from .body_limit import DEFAULT_BODY_LIMIT, BodyLimitAnswer
 from .http_gone import ClientGoneAnswer, quiet_gone_clients
 from .http_unicode import SurrogateAnswer
+from .open_answers import OpenAnswers
 from .process import exit_now
 from .stopping import RunningCalls
 
@@ -260,9 +261,10 @@ async def serve_http(server: Any, address: Address, token: str | None,
     :raises AddressError: the address cannot be bound (in use, not this machine's).
     """
     quiet_gone_clients()
-    app: Any = SurrogateAnswer(BodyLimitAnswer(ClientGoneAnswer(server.streamable_http_app(
+    answers = OpenAnswers(server.streamable_http_app(
         host=address.host, transport_security=host_checks(address),
-        max_request_body_size=max_body[0], session_idle_timeout=session_idle_s)), max_body))
+        max_request_body_size=max_body[0], session_idle_timeout=session_idle_s))
+    app: Any = SurrogateAnswer(BodyLimitAnswer(ClientGoneAnswer(answers), max_body))
     if token:
         app = BearerTokenGuard(app, token)
     config = uvicorn.Config(app, host=address.host, port=address.port, log_config=None,
@@ -283,7 +285,7 @@ async def serve_http(server: Any, address: Address, token: str | None,
 
     async with anyio.create_task_group() as group:
         group.start_soon(announce)
-        group.start_soon(end_streams_when_answered, runner, running)
+        group.start_soon(end_streams_when_answered, runner, running, answers)
         try:
             await runner.serve()
         except SystemExit:  # uvicorn's way out when it cannot bind (it logged why)
@@ -296,9 +298,10 @@ async def serve_http(server: Any, address: Address, token: str | None,
 
 #: How often a stopping server looks whether its running calls have ended (seconds).
 STOP_POLL_S = 0.05
-#: How long the answers of the last calls are given to reach their streams before every
-#: stream is ended (seconds): a call's answer is written milliseconds after it returns.
-ANSWER_GRACE_S = 1.0
+#: The longest a stopping server waits for the answers of its ended calls to be written
+#: (seconds): a bound for a client that stops reading its answer; an answer is written
+#: milliseconds after its call returns (:class:`.open_answers.OpenAnswers`).
+ANSWER_LIMIT_S = 10.0
 
 
 class StoppingServer(uvicorn.Server):
@@ -328,13 +331,16 @@ class StoppingServer(uvicorn.Server):
         super().handle_exit(sig, frame)
 
 
-async def end_streams_when_answered(runner: uvicorn.Server, running: RunningCalls) -> None:
-    """Once ``runner`` is stopping and no tool call runs any more, end every open event
-    stream (sse-starlette's shutdown flag), so uvicorn's wait for its connections ends."""
+async def end_streams_when_answered(runner: uvicorn.Server, running: RunningCalls,
+                                    answers: OpenAnswers) -> None:
+    """Once ``runner`` is stopping, no tool call runs any more and every answer has been
+    written (``answers``; at most :data:`ANSWER_LIMIT_S` after the calls end), end every
+    open event stream (sse-starlette's shutdown flag), so uvicorn's wait for its
+    connections ends."""
     while not runner.should_exit:
         await anyio.sleep(STOP_POLL_S)
-    if running.busy():
-        while running.busy():
-            await anyio.sleep(STOP_POLL_S)
-        await anyio.sleep(ANSWER_GRACE_S)
+    while running.busy():
+        await anyio.sleep(STOP_POLL_S)
+    with anyio.move_on_after(ANSWER_LIMIT_S):
+        await answers.written()
     AppStatus.should_exit = True
