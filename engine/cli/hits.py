@@ -11,7 +11,8 @@ to read). Either way the text uses the width there is: a wider terminal never sh
 of a hit than 80 columns do. A conversation hit asked with ``--context N`` has its
 neighbouring turns on dim lines under it (:mod:`.turn_context`: ``↑1`` the turn just
 before, ``↓1`` after; a turn shown elsewhere in the answer is ``see #N``), and a blank
-line parts it from the next hit. When stdout is not a terminal, Rich uses ``COLUMNS`` or
+line parts it from the next hit. Widths are terminal cells (a CJK character or an
+emoji takes two: :func:`~.layout.folded`). When stdout is not a terminal, Rich uses ``COLUMNS`` or
 80 columns, so piped output has the same shape; dedup's ``collapsed`` lines break only
 between entries, and what ``--max-tokens`` left out is one line per hit, named as a hit
 line names it (rank before the cut, tokens, scope, snippet).
@@ -19,7 +20,6 @@ line names it (rank before the cut, tokens, scope, snippet).
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import replace
 from typing import Any
 
@@ -31,7 +31,7 @@ from ..controls import echoed
 from ..memory.recall import RecallAnswer
 from ..titles import without_title
 from ..turns import TURN_KIND
-from .layout import emit, visible
+from .layout import cut, emit, folded, visible
 from .layout import wrapped as paragraph
 from .snippets import best_part
 from .turn_context import ContextLines
@@ -61,11 +61,6 @@ def one_line(text: str) -> str:
     """Return ``text`` with every run of whitespace (newlines included) as one space,
     other control characters shown as escapes (:func:`~.layout.visible`)."""
     return visible(" ".join(text.split()))
-
-
-def cut(text: str, width: int) -> str:
-    """Return ``text`` cut to at most ``width`` characters, ending in "…" when cut."""
-    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
 
 
 def hit_text(chunk: Any, query: str = "") -> str:
@@ -111,13 +106,13 @@ def superseded(chunk: Any, as_of: float | None = None) -> bool:
 
 def hit_lines(ans: RecallAnswer, explain: bool, width: int,
               as_of: float | None = None, query: str = "") -> list[Text]:
-    """Return the answer's hits as lines of at most ``width`` characters (with
+    """Return the answer's hits as lines of at most ``width`` terminal cells (with
     ``explain``, a header line and a rule first). Each hit's text starts at the part
     that matches ``query``, with ``explain`` as without (trial 16 F18: the mode for
     understanding a hit showed the chunk's first words instead); it takes up to
     :data:`COMPACT_LINES` lines, :data:`SNIPPET_LINES` with ``explain``.
 
-    :param width: the console's width in characters.
+    :param width: the console's width in cells.
     :param as_of: the instant the search asked about (``--as-of``), epoch seconds.
     """
     relevance = any(_relevance(h) is not None for h in ans.hits)
@@ -211,9 +206,10 @@ def _explain_cells(ans: RecallAnswer, headers: list[str], right: list[bool],
 
 
 def wrapped(text: str, width: int, most: int) -> list[str]:
-    """Return ``text`` wrapped to ``width`` columns on at most ``most`` lines, the last
-    cut with "…" when the text goes on."""
-    parts = textwrap.wrap(text, width, break_on_hyphens=False) or [""]
+    """Return ``text`` wrapped to ``width`` terminal cells on at most ``most`` lines, the
+    last cut with "…" when the text goes on (:func:`~.layout.folded`, :func:`~.layout.cut`:
+    a CJK character or an emoji takes two cells)."""
+    parts = folded(text, width)
     if len(parts) > most:
         rest = " ".join(parts[most - 1:])
         parts = parts[: most - 1] + [cut(rest, width)]

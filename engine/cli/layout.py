@@ -9,6 +9,8 @@ width in characters (Rich uses ``COLUMNS``, or 80 when the output is not a termi
 
 from __future__ import annotations
 
+import functools
+import io
 import os
 import sys
 import textwrap
@@ -23,7 +25,8 @@ from rich.text import Text
 from ..controls import visible
 from . import MIN_WIDTH
 
-__all__ = ["SafeConsole", "aligned", "emit", "fitted", "packed", "visible", "wrapped"]
+__all__ = ["SafeConsole", "aligned", "cut", "emit", "fitted", "folded", "packed", "visible",
+           "wrapped"]
 
 #: Exit status when the reader of the output went away (``octomem search | head -1``):
 #: 128 + SIGPIPE (13), what a shell reports for a command a closed pipe ended (as 130, 128 +
@@ -145,6 +148,35 @@ def wrapped(text: str, width: int, indent: str = "", first: str | None = None) -
     return textwrap.wrap(text, max(width, len(lead) + 10), initial_indent=lead,
                          subsequent_indent=indent, break_long_words=False,
                          break_on_hyphens=False) or [lead.rstrip()]
+
+
+def cut(text: str, width: int) -> str:
+    """Return ``text`` cut to at most ``width`` terminal cells, ending in "…" when cut.
+
+    Cells as the terminal shows them (:func:`rich.cells.cell_len`: a CJK character or an
+    emoji takes two, a combining mark none), not characters (trial 18 H12).
+    """
+    if cell_len(text) <= width:
+        return text
+    kept = set_cell_size(text, max(width - 1, 0))
+    if not text.startswith(kept):  # a wide character's first half: padded with a space
+        kept = kept[:-1]
+    return kept + "…"
+
+
+def folded(text: str, width: int) -> list[str]:
+    """Return ``text`` on lines of at most ``width`` terminal cells, broken at spaces, a
+    word wider than a line folded across lines (Rich's own wrapping, :meth:`Text.wrap
+    <rich.text.Text.wrap>`, which counts cells: a CJK character or an emoji takes two),
+    none ending in spaces; ``[""]`` for no text."""
+    lines = Text(text).wrap(_measuring(), max(width, 2), overflow="fold")
+    return [line.plain.rstrip() for line in lines] or [""]
+
+
+@functools.cache
+def _measuring() -> Console:
+    """A console that only measures (Text.wrap asks one for its options; nothing prints)."""
+    return Console(file=io.StringIO(), width=80)
 
 
 def fitted(head: str, text: str, width: int, tail: str = "", cut_start: bool = False,

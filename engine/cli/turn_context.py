@@ -16,7 +16,7 @@ from typing import Any
 from rich.text import Text
 
 from ..turns import SPEAKER
-from .layout import visible
+from .layout import cut, visible
 
 #: Columns a context line is indented past its hit's text, so it reads as the hit's.
 CONTEXT_INDENT = 2
@@ -31,10 +31,6 @@ def _key(scope: str, chunk: Any) -> Key:
 
 def _one_line(text: str) -> str:
     return visible(" ".join(text.split()))
-
-
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
 
 
 class ContextLines:
@@ -67,6 +63,6 @@ class ContextLines:
                 said = f"{_one_line(str(speaker))}: see {where}"
             line = Text(lead, style="dim")
             line.append(mark + " ", style="bold dim")
-            line.append(_cut(said, width - len(mark) - 1), style="dim")
+            line.append(cut(said, width - len(mark) - 1), style="dim")
             out.append(line)
         return out
