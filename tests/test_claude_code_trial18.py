@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from cli_run import octomem
+from mcp_stdio import stdio_client
 from test_trial_eighteen import record, write
 
 from octomem.engine.memory.facade import Memory
@@ -69,6 +71,29 @@ def test_the_rejected_answer_is_not_recalled(memory: Memory, tmp_path: Path) -> 
     answer = memory.recall("which port and database should the dev server use?", top_k=4)
     assert "claude:a-1" not in {hit.chunk.document_id for hit in answer.hits}
     assert "db-prod-ro" not in " ".join(hit.chunk.text for hit in answer.hits)
+
+
+@pytest.mark.slow
+def test_mcp_ingest_lists_a_rewound_branch_as_messages_left_out(tmp_path: Path) -> None:
+    """Over a real MCP client (stdio): the rewound branch's note is under
+    ``messages_left_out`` (left out on purpose), not ``unfinished`` (a last line still being
+    written, read next time); so is a chat's system line."""
+    project = tmp_path / "project"
+    project.mkdir()
+    session = rewound(project / "cc")
+    write(project / "chat.jsonl", [{"role": "system", "text": "You are a helpful assistant."},
+                                   {"role": "user", "text": "Where is the VPN config?"}])
+    with stdio_client(tmp_path, project) as mcp:
+        done = mcp.ok("ingest", path_or_text="cc", format="claude-code")
+        chat = mcp.ok("ingest", path_or_text="chat.jsonl")
+    assert sorted(done["added"]) == ["claude:a-0", "claude:a-1b", "claude:u-0", "claude:u-1b"]
+    assert done["unfinished"] == [] and done["counts"]["unfinished"] == 0
+    assert done["messages_left_out"] == [
+        f"{session.resolve()}: left out 2 messages of a branch the user rewound away from (Esc "
+        "Esc and an edited message); the session goes on from the edited one"]
+    assert chat["unfinished"] == [] and chat["messages_left_out"] == [
+        f"{(project / 'chat.jsonl').resolve()}: 1 line of the system's instructions left out "
+        "(role system, developer or tool: line 1)"]
 
 
 def test_each_turn_is_looked_up_in_the_store_once(memory: Memory, tmp_path: Path) -> None:

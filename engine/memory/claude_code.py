@@ -135,10 +135,12 @@ def _claude_turn(path: Path, lineno: int, row: dict[str, Any], turns: list[_Pend
                           texts, extra))
 
 
-def read_claude_code(path: Path, notes: list[str] | None = None) -> list[Document]:
+def read_claude_code(path: Path, notes: list[str] | None = None,
+                     omitted: list[str] | None = None) -> list[Document]:
     """Read a Claude Code session transcript (module docstring) as turn documents
-    (``notes``: as :func:`~.transcripts.read_chat`, and a note counting the records of
-    branches the user rewound away from, left out: :mod:`.claude_branches`).
+    (``notes``: as :func:`~.transcripts.read_chat`; ``omitted``, default ``notes``: a
+    note counting the messages of branches the user rewound away from, left out:
+    :mod:`.claude_branches`).
 
     :raises TranscriptError: lines that are not a JSON object, user or assistant records
         without a message, or timestamps that are not ISO-8601; naming the file and each
@@ -161,10 +163,11 @@ def read_claude_code(path: Path, notes: list[str] | None = None) -> list[Documen
         raise bad_lines(path, sorted(bad, key=lambda why: int(n) if (
             n := why[line:].partition(":")[0]).isdigit() else 0))
     said = sum(_speaks(rows[i], path) for i in abandoned)
-    if said and notes is not None:
-        notes.append(f"{path}: left out {said} message{'s' * (said != 1)} of a branch the "
-                     "user rewound away from (Esc Esc and an edited message); the session "
-                     "goes on from the edited one")
+    omitted = omitted if omitted is not None else notes
+    if said and omitted is not None:
+        omitted.append(f"{path}: left out {said} message{'s' * (said != 1)} of a branch "
+                       "the user rewound away from (Esc Esc and an edited message); the "
+                       "session goes on from the edited one")
     uri = path.resolve().as_uri()
     return [
         Document(

@@ -286,7 +286,7 @@ class Memory:
         groups = ingest_groups(path_or_text, self.roots.project, title, uri, tags, fmt,
                                roots, self.limits.file_bytes, report.skipped,
                                turn_owner(self._storage_of(target)), report.unfinished,
-                               report.empty_lines, self.limits)
+                               report.empty_lines, self.limits, report.messages_left_out)
         if not any(groups) and not self.scopes.created(target):
             return target, report  # nothing to store (a folder's files all skipped): no store
         pipeline = self.scopes.require(target, create=True)

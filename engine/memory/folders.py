@@ -67,10 +67,12 @@ class IngestReport(AddReport):
     :param renamed: ``(id read, id stored)`` for each turn stored under a fresh id because
         its position's id was forgotten while it holds another text.
     :param unfinished: a note for each transcript whose last line was still being written
-        (no newline, not JSON): left out, read on the next ingest; and for each Claude
-        Code session the user rewound, the abandoned branch's messages left out.
+        (no newline, not JSON): left out, read on the next ingest.
     :param empty_lines: a note for each chat transcript with lines whose text is empty
         (a tool-only message): left out, counted.
+    :param messages_left_out: a note for each transcript with messages left out on
+        purpose: a Claude Code session's branch the user rewound away from, a chat's
+        system, developer or tool lines; counted.
     :param not_stored: documents read but not stored because a stop was requested
         (:mod:`~octomem.engine.stopping`) before their transcript's turn came.
     :param moved_files: ``(old path, new path)`` of each file stored from a new path whose
@@ -86,6 +88,7 @@ class IngestReport(AddReport):
     renamed: list[tuple[str, str]] = field(default_factory=list)
     unfinished: list[str] = field(default_factory=list)
     empty_lines: list[str] = field(default_factory=list)
+    messages_left_out: list[str] = field(default_factory=list)
     not_stored: int = 0
     moved_files: list[tuple[Path, Path]] = field(default_factory=list)
 

@@ -142,6 +142,7 @@ def ingest_groups(
     roots: Sequence[Path] | None = None, max_bytes: int | None = None,
     skipped: list[tuple[Path, str]] | None = None, owner: TurnOwner | None = None,
     notes: list[str] | None = None, empty: list[str] | None = None, limits: Any = None,
+    omitted: list[str] | None = None,
 ) -> list[list[Document]]:
     """Return the documents ``ingest`` stores for ``path_or_text``: the text documents as
     one group, then each transcript's turns as a group of its own (stored in one
@@ -166,6 +167,9 @@ def ingest_groups(
         out) goes (:func:`~.transcripts.read_chat`).
     :param notes: when given, a transcript's unfinished last line (no newline, not JSON)
         is left out and noted here instead of failing the file.
+    :param omitted: where a note per transcript counting messages left out on purpose goes
+        (a chat's instructions, a Claude Code branch the user rewound away from;
+        :func:`~.transcripts.read_transcript`; default: ``notes``).
     :param limits: the ``limits`` settings a Markdown file's front matter tags are checked
         against (:mod:`.front_matter`; ``None``: their defaults).
     :raises InvalidQueryError: ``path_or_text`` is empty, outside ``roots`` or too large,
@@ -218,7 +222,8 @@ def ingest_groups(
                  for d in _read(f, None, max_bytes, bad, limits=limits)]
     seen: dict[str, tuple[Path, str]] = {}
     turns = [[with_tags(d, tags)
-              for d in _read(f, how, max_bytes, bad, owner, seen, notes, empty)]
+              for d in _read(f, how, max_bytes, bad, owner, seen, notes, empty,
+                             omitted=omitted)]
              for f, how in transcripts]
     if bad and skipped is not None:
         if not documents and not any(turns):
@@ -242,7 +247,8 @@ def with_tags(doc: Document, tags: tuple[str, ...]) -> Document:
 def _read(file: Path, how: TranscriptFormat | None, max_bytes: int | None,
           skipped: list[tuple[Path, str]] | None, owner: TurnOwner | None = None,
           seen: dict[str, tuple[Path, str]] | None = None, notes: list[str] | None = None,
-          empty: list[str] | None = None, limits: Any = None) -> list[Document]:
+          empty: list[str] | None = None, limits: Any = None,
+          omitted: list[str] | None = None) -> list[Document]:
     """Return a text file's document (``how`` None) or a transcript's turns; a file that
     cannot be read raises, or with ``skipped`` given is appended to it and gives none.
 
@@ -253,7 +259,7 @@ def _read(file: Path, how: TranscriptFormat | None, max_bytes: int | None,
         if how is None:
             return [read_text_file(file, max_bytes, f"path_or_text ({file})", limits)]
         _checked([file], None, max_bytes)
-        turns = read_transcript(file, how, notes, empty)
+        turns = read_transcript(file, how, notes, empty, omitted)
         if owner is not None:
             turns = check_own_turns(file, turns, owner, {} if seen is None else seen)
         return turns

@@ -274,11 +274,14 @@ class IngestResult(BaseModel):
         "forgotten holds another text now, stored under a fresh id")
     unfinished: list[str] = Field(
         default_factory=list, description="transcripts whose last line was still being "
-        "written (no newline at its end, not JSON): that line left out, read next time; "
-        "Claude Code sessions the user rewound: the abandoned branch's messages left out")
+        "written (no newline at its end, not JSON): that line left out, read next time")
     empty_lines: list[str] = Field(
         default_factory=list, description="chat transcripts with lines whose text is empty "
         "or null (a tool-only message): those lines left out, counted and named per file")
+    messages_left_out: list[str] = Field(
+        default_factory=list, description="transcripts with messages left out on purpose, "
+        "counted per file: a Claude Code session's branch the user rewound away from (it "
+        "goes on from the edited message), a chat's system, developer or tool lines")
     moved: list[str] = Field(
         default_factory=list, description="'OLD -> NEW': a file stored from a new path "
         "whose document from the old path (gone) held the same text: that one forgotten; "
@@ -362,6 +365,7 @@ def _full_ingest_result(scope: str, report: AddReport,
                         renamed=[f"{a} -> {b}" for a, b in getattr(report, "renamed", ())],
                         unfinished=list(getattr(report, "unfinished", ())),
                         empty_lines=list(getattr(report, "empty_lines", ())),
+                        messages_left_out=list(getattr(report, "messages_left_out", ())),
                         moved=[f"{shown(a)} -> {shown(b)}"
                                for a, b in getattr(report, "moved_files", ())],
                         stopped=stopped_note(report))

@@ -163,19 +163,21 @@ def _chat_turn(path: Path, lineno: int, row: dict[str, Any], positions: dict[str
 
 def read_chat(path: Path, notes: list[str] | None = None,
               conversation: str | None = None, empty: list[str] | None = None,
-              ) -> list[Document]:
+              omitted: list[str] | None = None) -> list[Document]:
     """Read a chat JSON Lines file (module docstring) as turn documents, in file order.
 
     A well-formed line whose ``text`` is empty, blank or ``null`` (a tool-only message,
     say) is no turn: it is left out and takes no position, and one note for the file
     counts such lines (``FILE: 2 lines with no text left out (lines 3, 7)``). So is a line
     of role ``system``, ``developer`` or ``tool`` (:data:`INSTRUCTION_ROLES`), noted in
-    ``notes``.
+    ``omitted``.
 
     :param notes: when given, an unfinished last line is left out and noted here
         (:func:`~.transcript_lines.read_lines`); otherwise it is an error like any other.
     :param empty: where the note on lines with no text goes (default: ``notes``; with
         neither, they are left out silently).
+    :param omitted: where the note on messages left out on purpose (instructions) goes
+        (default: ``notes``; with neither, they are left out silently).
     :param conversation: the conversation of lines that name none (default: the file's
         name without its suffix; :func:`check_own_turns` picks another when that one is
         another file's).
@@ -203,11 +205,12 @@ def read_chat(path: Path, notes: list[str] | None = None,
     told = empty if empty is not None else notes
     if silent and told is not None:
         told.append(no_words_note(path, silent))
-    if instructions and notes is not None:
+    omitted = omitted if omitted is not None else notes
+    if instructions and omitted is not None:
         which = "line" if len(instructions) == 1 else "lines"
-        notes.append(f"{path}: {len(instructions)} {which} of the system's instructions left "
-                     f"out (role system, developer or tool: {which} "
-                     f"{', '.join(map(str, instructions[:10]))})")
+        omitted.append(f"{path}: {len(instructions)} {which} of the system's instructions "
+                       f"left out (role system, developer or tool: {which} "
+                       f"{', '.join(map(str, instructions[:10]))})")
     return turns
 
 
@@ -220,10 +223,11 @@ def no_words_note(path: Path, lines: list[int]) -> str:
 
 def read_transcript(path: Path, fmt: TranscriptFormat | None = None,
                     notes: list[str] | None = None, empty: list[str] | None = None,
-                    ) -> list[Document]:
-    """Read one transcript file as turns; ``fmt=None`` sniffs the format; ``notes`` and
-    ``empty``: as :func:`read_chat` (an unfinished last line, chat lines with no text:
-    left out and noted).
+                    omitted: list[str] | None = None) -> list[Document]:
+    """Read one transcript file as turns; ``fmt=None`` sniffs the format; ``notes``,
+    ``empty`` and ``omitted``: as :func:`read_chat` (an unfinished last line, chat lines
+    with no text, messages left out on purpose: a chat's instructions, a Claude Code
+    branch the user rewound away from; each left out and noted).
 
     :raises TranscriptError: the file is neither format, ``fmt`` is given and the file's
         first record is of the other format, or a malformed line.
@@ -236,9 +240,9 @@ def read_transcript(path: Path, fmt: TranscriptFormat | None = None,
         raise TranscriptError(f"{path}: {FORMAT_MISMATCH[fmt]}")
     chosen = fmt or found
     if chosen == "chat":
-        return read_chat(path, notes, empty=empty)
+        return read_chat(path, notes, empty=empty, omitted=omitted)
     if chosen == "claude-code":
-        return read_claude_code(path, notes)
+        return read_claude_code(path, notes, omitted)
     raise not_a_transcript(path)
 
 
