@@ -13,7 +13,14 @@ apart:
 - an ingest that would embed chunks of documents it found unchanged first takes the lock
   **exclusively** — it waits until no other ingest is storing or embedding — and then
   embeds only the chunks that still have no vector: those another ingest embedded
-  meanwhile are left alone, and only what is really left behind is called so.
+  meanwhile are left alone, and only what is really left behind is called so;
+- ``octomem reindex`` and ``octomem import``, which embed every chunk of the scope
+  without a vector, do the same (an import holds it shared while it stores, too), then
+  hold it shared again while they embed what they found, so that ingests started
+  meanwhile store and embed their own chunks (:meth:`~.pipeline.Pipeline.embed_missing`);
+- ``remember`` holds it shared while it stores its statement and writes its vector, when
+  it can at once: it never waits behind a long embedding (a process holding the lock
+  exclusively chose its chunks before the statement was stored).
 
 It is :func:`fcntl.flock` on ``<scope>/embedding.lock``, so a process that dies releases
 it, and a lock is never waited for while a write transaction is open (the waiting
@@ -47,16 +54,32 @@ class EmbeddingLock:
         self.path = Path(root) / LOCK_NAME
         self._fd: int | None = None
 
-    def share(self) -> None:
-        """Take the lock shared (waiting while a process holds it exclusively)."""
+    def share(self, wait: bool = True) -> bool:
+        """Take the lock shared (waiting while a process holds it exclusively).
+
+        :param wait: ``False``: do not wait; hold nothing when a process holds it
+            exclusively.
+        :returns: whether it is held (also ``True`` where nothing can be locked).
+        """
         if fcntl is None:
-            return
+            return True
         try:
             self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError:  # a read-only or vanished folder: nothing to coordinate with
             self._fd = None
-            return
-        fcntl.flock(self._fd, fcntl.LOCK_SH)
+            return True
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_SH | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            self.release()
+            return False
+        return True
+
+    def share_again(self) -> None:
+        """Hold the lock shared again after :meth:`exclusive` (other processes may then
+        store and embed their own chunks; one that would take it exclusively waits)."""
+        if fcntl is not None and self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_SH)
 
     def exclusive(self, waiting: Callable[[], None] | None = None) -> None:
         """Hold the lock exclusively: once no other process stores or embeds in this

@@ -284,6 +284,28 @@ class Pipeline(ReadPath):
             self._claim = None
             lock.release()
 
+    def embed_missing(self, progress: Progress | None = None,
+                      waiting: Callable[[], None] | None = None) -> int:
+        """Embed every chunk of the scope without a vector (``octomem reindex``, an
+        import) once no other process stores or embeds in this scope, as an ingest
+        resumes chunks (:meth:`to_embed`): inside :meth:`embedding`, the lock taken
+        exclusively first (``waiting`` is called before it waits), the chunks still
+        without a vector then are the ones embedded, with the lock shared again, so that
+        an ingest started meanwhile stores and embeds its own chunks, and none twice.
+
+        :param progress: called with the number of chunks just embedded.
+        :returns: number of chunks embedded.
+        :raises EmbedderMismatchError: stored vectors belong to another model.
+        :raises EmbedderUnavailableError: the model cannot be loaded.
+        """
+        with self.embedding():
+            pending = None
+            if self._claim is not None and self.arms.semantic is not None:
+                self._claim.exclusive(waiting)
+                pending = self.arms.semantic.missing()
+                self._claim.share_again()
+            return self.embed_pending(progress, pending)
+
     def to_embed(self, report: AddReport, waiting: Callable[[], None] | None = None
                  ) -> list[int]:
         """Return the ids of the chunks an add should embed, ascending: those it stored

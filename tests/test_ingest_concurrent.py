@@ -43,9 +43,10 @@ from octomem.engine.memory.facade import open_memory
 memory = open_memory(None, {"pipeline": {"embedder": "hashing"}}, Path(sys.argv[1]))
 pipeline = memory.scopes.require("local")
 with pipeline.embedding():
+    own = pipeline.arms.semantic.missing()  # the chunks it stored, as an ingest knows them
     print("embedding", flush=True)
     sys.stdin.readline()
-    print(pipeline.embed_pending(), flush=True)
+    print(pipeline.embed_pending(chunk_ids=own), flush=True)
 memory.close()
 """
 
@@ -130,4 +131,114 @@ def test_a_resumer_waits_for_every_storer_and_storers_share(tmp_path: Path) -> N
     other.release()
     assert done.wait(LIMIT_S)
     thread.join(LIMIT_S)
+    resumer.release()
+
+
+def _embedding_beside(tmp_path: Path) -> subprocess.Popen[str]:
+    """Store the notes without vectors, then start :data:`EMBEDDER` on them (it holds the
+    lock shared, as an ingest that stored them and is about to embed them)."""
+    _notes(tmp_path / "notes")
+    (tmp_path / ".git").mkdir()
+    octomem(tmp_path, "--set", "pipeline.semantic=", "ingest", "notes")
+    embedder = subprocess.Popen([sys.executable, "-c", EMBEDDER, str(tmp_path)], text=True,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert embedder.stdout is not None and embedder.stdout.readline() == "embedding\n"
+    return embedder
+
+
+def _go_on(embedder: subprocess.Popen[str]) -> str:
+    """Let :data:`EMBEDDER` embed; return what it says it embedded."""
+    assert embedder.stdin is not None and embedder.stdout is not None
+    embedder.stdin.write("go on\n")
+    embedder.stdin.flush()
+    return embedder.stdout.readline()
+
+
+@pytest.mark.parametrize("command", ["reindex", "import"])
+def test_reindex_and_import_wait_for_the_one_embedding_and_embed_nothing_twice(
+        tmp_path: Path, command: str) -> None:
+    """`reindex` and `import` embed every chunk of the scope without a vector; while an
+    ingest embeds its own they used to embed those too (all 40 twice)."""
+    args = ["reindex"]
+    if command == "import":  # one statement exported from another project
+        other = tmp_path / "other"
+        other.mkdir()
+        (other / ".git").mkdir()
+        octomem(other, "remember", "The staging cluster runs Kubernetes 1.31.")
+        octomem(other, "export", "--scope", "local", str(tmp_path / "export.jsonl"))
+        args = ["import", "--scope", "local", str(tmp_path / "export.jsonl")]
+    embedder = _embedding_beside(tmp_path)
+    try:
+        second = subprocess.Popen(
+            [OCTOMEM, "--set", "pipeline.embedder=hashing", *args], cwd=tmp_path,
+            env={**os.environ, "COLUMNS": "200"}, text=True, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT)
+        assert second.stdout is not None
+        said: list[str] = []  # what it says until it waits for the embedding
+        while not said or not said[-1].startswith("note: an ingest is storing or "
+                                                  "embedding in this scope: waiting until "
+                                                  "it is done"):
+            said.append(second.stdout.readline())
+            assert said[-1], said  # it ended without waiting
+        assert _go_on(embedder) == f"{NOTES}\n"  # it embedded every chunk it stored
+        out, _ = second.communicate(timeout=LIMIT_S)
+    finally:
+        embedder.kill()
+        embedder.wait(LIMIT_S)
+    out = "".join(said) + out
+    assert second.returncode == 0, out
+    if command == "reindex":
+        assert "local: embedded 0 chunks; 0 without a vector" in out, out
+    else:
+        assert "local scope: 1 added, 0 replaced" in out and out.endswith(
+            "forget-log entries, 1 chunk embedded\n"), out  # its own chunk only
+    status = octomem(tmp_path, "status", "--json").json()["scopes"]["local"]
+    assert status["chunks_without_vector"] == 0
+    assert status["chunks"] == NOTES + (command == "import")
+
+
+def test_remember_does_not_wait_behind_an_exclusive_holder(tmp_path: Path) -> None:
+    """A process holding the lock exclusively (an ingest resuming a killed one's chunks,
+    for minutes) chose its chunks already: remember stores and embeds its statement at
+    once instead of waiting."""
+    (tmp_path / ".git").mkdir()
+    octomem(tmp_path, "remember", "The billing service uses PostgreSQL 16.")  # the scope
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time\n"
+        "from octomem.engine.embedding_lock import EmbeddingLock\n"
+        "lock = EmbeddingLock(sys.argv[1])\n"
+        "lock.share()\n"
+        "lock.exclusive()\n"
+        "print('held', flush=True)\n"
+        "time.sleep(600)\n"), str(tmp_path / ".octomem")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        done = octomem(tmp_path, "remember", "The search cluster runs OpenSearch 2.17.",
+                       spawn=True)
+        assert holder.poll() is None  # still holding it
+    finally:
+        holder.kill()
+        holder.wait(LIMIT_S)
+    assert done.code == 0
+    status = octomem(tmp_path, "status", "--json").json()["scopes"]["local"]
+    assert (status["documents"], status["chunks_without_vector"]) == (2, 0)
+
+
+def test_a_share_that_does_not_wait_and_a_share_again(tmp_path: Path) -> None:
+    """remember's hold (shared, never waiting) and reindex's (shared again after the
+    exclusive wait)."""
+    lock = EmbeddingLock(tmp_path)
+    assert lock.share(wait=False)
+    other = EmbeddingLock(tmp_path)
+    assert other.share(wait=False)  # shared: both hold it
+    other.release()
+    resumer = EmbeddingLock(tmp_path)
+    resumer.share()
+    lock.release()
+    resumer.exclusive()  # nobody else holds it now
+    late = EmbeddingLock(tmp_path)
+    assert not late.share(wait=False)  # held exclusively: it does not wait, holds nothing
+    resumer.share_again()
+    assert late.share(wait=False)  # shared again: others may store and embed meanwhile
+    late.release()
     resumer.release()

@@ -97,7 +97,9 @@ def import_(
     memory = _memory()
     try:
         with path.open(encoding="utf-8-sig") as lines:  # a leading byte-order mark dropped
-            report = import_lines(memory, lines, str(path), scope)
+            report = import_lines(memory, lines, str(path), scope, lambda: err.print(
+                "note: an ingest is storing or embedding in this scope: waiting until it is "
+                "done", highlight=False))
         note_project(memory, report.scope)  # the file's own scope when --scope is not given
         show.import_report(console, report)
     except ImportInterrupted as stop:

@@ -65,7 +65,9 @@ def reindex(console: Console, err: Console, scoped: list[tuple[str, Pipeline]]) 
                     done[scope] += n
                     bar.advance(task, n)  # noqa: B023 - used before the loop moves on
 
-                pipeline.embed_pending(advance)
+                pipeline.embed_missing(advance, lambda: bar.console.print(
+                    "note: an ingest is storing or embedding in this scope: waiting until "
+                    "it is done", highlight=False))
             emit(console, [f"{scope}: embedded {plural(done[scope], 'chunk')}; "
                            f"{semantic.missing_count():,} without a vector"])
     except KeyboardInterrupt:

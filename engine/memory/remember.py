@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..arms import VersionedStorage
 from ..controls import blank
+from ..embedding_lock import EmbeddingLock
 from ..errors import (
     EmbedderMismatchError,
     EmbedderUnavailableError,
@@ -239,8 +240,14 @@ def remember(
         return Remembered(target, same, has_vectors(pipeline, same), already_stored=True,
                           asked_kind=asked)
     out = Remembered(target, document, False, semantic_error, near, asked_kind=asked)
-    report = _write(pipeline, document, old, out, expect_version)
-    out.embedded = _store_vector(pipeline, report, vector, out)
+    lock = EmbeddingLock(pipeline.root)  # an ingest resuming chunks leaves this one alone
+    if pipeline.arms.semantic is not None:
+        lock.share(wait=False)  # never behind a long embedding (module embedding_lock)
+    try:
+        report = _write(pipeline, document, old, out, expect_version)
+        out.embedded = _store_vector(pipeline, report, vector, out)
+    finally:
+        lock.release()
     return out
 
 def _write(pipeline: Pipeline, document: Document, old: Document | None,

@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import IO, Any
 
@@ -297,7 +297,8 @@ def write_document(pipeline: Pipeline, tx: Any, doc: Document, chunks: list[Chun
 
 
 def import_lines(memory: Memory, lines: Iterable[str], source: str,
-                 scope: str | None = None) -> ImportReport:
+                 scope: str | None = None,
+                 waiting: Callable[[], None] | None = None) -> ImportReport:
     """Import a JSONL export into ``scope`` (default: the scope named in its header).
 
     Every record and supersede link is checked before anything is written (a bad time, a
@@ -308,7 +309,9 @@ def import_lines(memory: Memory, lines: Iterable[str], source: str,
     newest supersedes the others (:mod:`.handoffs`). The forget log is copied only
     into the scope it was exported from (another scope never held those statements).
     Vectors are computed afterwards, for every chunk of the scope without one (so the
-    same import after an interrupted one embeds what that one left).
+    same import after an interrupted one embeds what that one left), once no ingest
+    stores or embeds in the scope (:meth:`~octomem.engine.pipeline.Pipeline.embed_missing`;
+    ``waiting`` is called before waiting for one), so no chunk is embedded twice.
 
     :raises ImportInterrupted: Ctrl-C while embedding, after the documents were stored.
     :raises OctomemError: a malformed file or record, or a broken supersede link (named
@@ -330,7 +333,7 @@ def import_lines(memory: Memory, lines: Iterable[str], source: str,
     storage = _storage(pipeline)
     report = ImportReport(target)
     stored: list[int] = []
-    with storage.transaction() as tx:
+    with pipeline.embedding(), storage.transaction() as tx:  # others: .embedding_lock
         check_links(incoming, forgotten_in_file, storage, source, target)
         todo = plan(storage, incoming, forgotten_in_file)
         for item in todo.write.values():
@@ -348,7 +351,7 @@ def import_lines(memory: Memory, lines: Iterable[str], source: str,
     if semantic is not None and not pipeline.semantic_error and (
             stored or semantic.missing_count()):  # what an interrupted import left too
         try:
-            report.embedded = pipeline.embed_pending()
+            report.embedded = pipeline.embed_missing(waiting=waiting)
         except (EmbedderUnavailableError, EmbedderMismatchError) as exc:
             report.semantic_error = str(exc)
         except KeyboardInterrupt as exc:  # the documents are stored: say so (trial 16 F25)
