@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -92,6 +93,18 @@ async def test_lists_the_five_tools_with_teaching_descriptions(client: Client) -
     for name in ("remember", "recall", "ingest"):  # what goes where is taught where it matters
         assert "global" in str(tools[name].description) and "local" in str(tools[name].description)
     assert "whatever `top_k`" in str(tools["recall"].description)  # abstention ignores it
+    recall = str(tools["recall"].description)  # what an empty answer means, bands, budget
+    for taught in ("`abstained`", "`nothing_to_rank`", "`scopes_unavailable`", "high (",
+                   "medium (", "low (", "`max_tokens`", "`budget.cut`", "`context: 1`",
+                   "neighbouring turns", "`best_rejected`"):
+        assert taught in recall, taught
+    for tool in tools.values():  # no titles pydantic derives from the argument names
+        assert "title" not in tool.input_schema, tool.name
+        assert all("title" not in p for p in tool.input_schema["properties"].values())
+    # every agent carries the five tools in its context: 13,797 characters before trial
+    # 18 H12's cut (~3,500 tokens), 11,209 after (descriptions and input schemas)
+    assert sum(len(str(t.description)) + len(json.dumps(t.input_schema, separators=(",", ":")))
+               for t in tools.values()) <= 11_500
 
 
 # ---- remember / recall / forget -------------------------------------------------------
