@@ -85,6 +85,21 @@ def test_an_ingest_waits_for_the_one_embedding_and_embeds_nothing_twice(
     assert (status["chunks"], status["chunks_without_vector"]) == (NOTES, 0)
 
 
+def _holding(root: Path, exclusive: bool = False) -> subprocess.Popen[str]:
+    """Start a process that holds the embedding lock of the scope in ``root`` (shared, or
+    exclusively) until it is killed; return it once it holds it."""
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time\n"
+        "from octomem.engine.embedding_lock import EmbeddingLock\n"
+        "lock = EmbeddingLock(sys.argv[1])\n"
+        "lock.share()\n"
+        f"{'lock.exclusive()' if exclusive else ''}\n"
+        "print('held', flush=True)\n"
+        "time.sleep(600)\n"), str(root)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    return holder
+
+
 def test_chunks_of_an_ingest_that_died_are_still_resumed(tmp_path: Path) -> None:
     # a process that holds the lock and dies (killed) releases it: the chunks it left
     # without a vector are embedded by the next ingest, and called so
@@ -92,14 +107,8 @@ def test_chunks_of_an_ingest_that_died_are_still_resumed(tmp_path: Path) -> None
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "a.md").write_text("The billing service uses PostgreSQL 16.\n")
     octomem(tmp_path, "--set", "pipeline.semantic=", "ingest", "notes")  # stored, no vector
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time\n"
-        "from octomem.engine.embedding_lock import EmbeddingLock\n"
-        "EmbeddingLock(sys.argv[1]).share()\n"
-        "print('held', flush=True)\n"
-        "time.sleep(600)\n"), str(tmp_path / ".octomem")], stdout=subprocess.PIPE, text=True)
+    holder = _holding(tmp_path / ".octomem")
     try:
-        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
         holder.kill()
         holder.wait(LIMIT_S)
     finally:
@@ -203,16 +212,8 @@ def test_remember_does_not_wait_behind_an_exclusive_holder(tmp_path: Path) -> No
     once instead of waiting."""
     (tmp_path / ".git").mkdir()
     octomem(tmp_path, "remember", "The billing service uses PostgreSQL 16.")  # the scope
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time\n"
-        "from octomem.engine.embedding_lock import EmbeddingLock\n"
-        "lock = EmbeddingLock(sys.argv[1])\n"
-        "lock.share()\n"
-        "lock.exclusive()\n"
-        "print('held', flush=True)\n"
-        "time.sleep(600)\n"), str(tmp_path / ".octomem")], stdout=subprocess.PIPE, text=True)
+    holder = _holding(tmp_path / ".octomem", exclusive=True)
     try:
-        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
         done = octomem(tmp_path, "remember", "The search cluster runs OpenSearch 2.17.",
                        spawn=True)
         assert holder.poll() is None  # still holding it
