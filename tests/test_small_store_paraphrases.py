@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from octomem.engine import relevance
+from octomem.engine import relevance, relevance_model
 from octomem.engine.memory.facade import open_memory
 from octomem.engine.small_store import SMALL_STORE
 from tests.paraphrase_set import OFF_TOPIC, PARAPHRASES, STATEMENTS
@@ -55,7 +55,12 @@ def test_paraphrases_in_a_small_memory_are_answered(tmp_path: Path) -> None:
 
 def test_without_the_small_store_term_most_are_not(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(relevance, "small_term", lambda weight, reach, least=0: 0.0)
+    def off(weight: float, reach: int | None, least: int = 0) -> float:
+        return 0.0
+
+    # the model adds the term (relevance_model), relevance_of says whether it did
+    monkeypatch.setattr(relevance_model, "small_term", off)
+    monkeypatch.setattr(relevance, "small_term", off)
     answered, wrong, _ = _check(tmp_path)
     assert len(answered) <= 4, answered
     assert wrong == []
