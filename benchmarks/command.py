@@ -19,6 +19,7 @@ from octomem.engine.cli.progress import LineProgress
 from octomem.engine.errors import OctomemError
 from octomem.engine.manager import ArmRegistry, load_registry
 from octomem.engine.settings import LoadedSettings, load_settings
+from octomem.engine.types import Filters
 
 from . import baseline, subsets
 from .cache import IndexCache, ProgressFor
@@ -153,6 +154,22 @@ def _limit(dataset: BeirDataset, limit: int | None) -> BeirDataset:
     )
 
 
+def _others_filters(dataset: BeirDataset, group_by: str | None, abstention: bool,
+                    spec: str | None) -> tuple[dict[str, list[Filters]] | None, int | None]:
+    """Return ``--abstention-groups``'s filters per query and its count (``None``: all).
+
+    :raises OctomemError: given without ``--abstention`` and ``--group-by``, or malformed.
+    """
+    if spec is None:
+        return None, None
+    if not abstention or not group_by:
+        raise OctomemError("--abstention-groups widens the abstention pass's other-group asks: "
+                           "give it with --abstention and --group-by metadata.FIELD")
+    count = subsets.parse_abstention_groups(spec)
+    return (subsets.other_groups_filters(dataset, group_by, count,
+                                         held_groups(dataset, group_by)), count)
+
+
 def run_bench(
     dataset_dir: Path,
     combo_specs: list[str] | None = None,
@@ -168,6 +185,7 @@ def run_bench(
     registry: ArmRegistry | None = None,
     query_filter: str | None = None,
     abstention: bool = False,
+    abstention_groups: str | None = None,
 ) -> BenchResult:
     """Measure every combination on one split of a BEIR folder.
 
@@ -179,7 +197,10 @@ def run_bench(
     :param abstention: also ask each query where nothing answers it: of another group's
         memory with ``group_by``, else of the store without its relevant documents
         (:func:`~.subsets.abstention`).
-    :raises OctomemError: bad folder, split, combination or settings.
+    :param abstention_groups: with ``abstention`` and ``group_by``, also ask each query of
+        that many other groups, or ``all`` of them (:func:`~.subsets.other_groups_filters`).
+    :raises OctomemError: bad folder, split, combination or settings, or
+        ``abstention_groups`` without ``abstention`` and ``group_by`` or not ``all`` / N >= 1.
     """
     started = time.perf_counter()
     load_start = os.getloadavg()[0]
@@ -199,9 +220,10 @@ def run_bench(
                           highlight=False)
     other = other_group_filters(dataset, group_by, whole, held_groups(dataset, group_by)) \
         if abstention and group_by else None
+    others, count = _others_filters(dataset, group_by, abstention, abstention_groups)
 
     def measure(pipeline: Any, run: dict[str, dict[str, float]]) -> dict[str, Any]:
-        return subsets.abstention(pipeline, dataset, filters, other, run)
+        return subsets.abstention(pipeline, dataset, filters, other, run, others, count)
     combos = resolve_combos(combo_specs, registry, settings_for({}))
     results: list[ComboResult] = []
     build: dict[str, Any] = {}

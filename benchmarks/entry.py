@@ -34,6 +34,7 @@ def main(
     save_runs: Path | None = None,
     query_filter: str | None = None,
     abstention: bool = False,
+    abstention_groups: str | None = None,
 ) -> None:
     """Run ``octomem bench`` and print where the report went.
 
@@ -43,6 +44,8 @@ def main(
     :param query_filter: ``metadata.FIELD=v1,v2``: only those queries.
     :param abstention: also ask each query where nothing answers it: of another group's
         memory (with ``group_by``) or of the store without its relevant documents.
+    :param abstention_groups: ``N`` or ``all``: also ask each query of that many other
+        groups (:func:`~octomem.benchmarks.subsets.other_groups_filters`).
     :raises OctomemError: neither or both of ``dataset`` and ``synthetic``, ``--corpus``
         or ``--sources`` without ``--synthetic``, or any error of
         :func:`~octomem.benchmarks.command.run_bench`.
@@ -91,6 +94,7 @@ def main(
         console=console,
         query_filter=query_filter,
         abstention=abstention,
+        abstention_groups=abstention_groups,
     )
     if save_runs is not None:
         from .subsets import save_runs as write_runs

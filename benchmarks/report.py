@@ -228,7 +228,26 @@ def _abstention_table(data: dict[str, Any]) -> list[str]:
         other = "—" if a.get("other_empty") is None else f"{a['other_empty']:.3f}"
         out.append(f"| {r['name']} | {other} | {a['own_empty']:.3f} | "
                    f"{a['own_evidence_at_10']:.3f} | {kept} |")
-    return [*out, *_not_asked(rows[0]["abstention"], col), ""]
+    return [*out, *_not_asked(rows[0]["abstention"], col), *_others_table(rows), ""]
+
+
+def _others_table(rows: list[dict[str, Any]]) -> list[str]:
+    """The wider other-group asks (``--abstention-groups``), when they ran."""
+    if "others_asked" not in rows[0]["abstention"]:
+        return []
+    groups = rows[0]["abstention"]["others_groups"]
+    which = "every other group" if groups == "all" else f"the next {groups} other group(s)"
+    out = ["", f"Each query also asked of {which} among the evaluated queries' groups "
+           "(`--abstention-groups`): asks (query × group), the share of them with no hits, "
+           "and the queries that got hits from at least one. `other empty` above asks one "
+           "group per query.", "",
+           "| row | asks | others empty | queries answered by another group |", "|---|---|---|---|"]
+    for r in rows:
+        a = r["abstention"]
+        empty = "—" if a["others_empty"] is None else f"{a['others_empty']:.3f}"
+        out.append(f"| {r['name']} | {a['others_asked']} | {empty} "
+                   f"| {a['others_queries_answered']} of {a['queries']} |")
+    return out
 
 
 def _not_asked(first: dict[str, Any], col: str) -> list[str]:

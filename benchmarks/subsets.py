@@ -18,11 +18,19 @@
   it (``own_kept``). ``asked_of`` says which of the two ``other`` was. Only groups the
   index holds documents of are asked (a ``--limit`` index holds its queries' groups only):
   ``other_asked`` counts the queries asked, and ``other_empty`` is ``None`` when none was.
+- ``--abstention-groups N|all`` (with ``--group-by``): each query is also asked of ``N``
+  other groups (the next ``N`` in sorted order) or of every other one, among the groups
+  of the queries evaluated (a ``--query-filter`` half is asked of its own half's memories
+  only) that the index holds. Reported beside ``other_empty``, which stays the one-group
+  figure: ``others_asked`` (query × group asks), ``others_empty`` (the share of them
+  with no hits), ``others_groups`` (``N`` or ``"all"``) and ``others_queries_answered``
+  (how many queries got hits from at least one other group). A split of 30 queries
+  gives ``other_empty`` in steps of 1/30; asked of every other group it gives 30 × 29.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -129,6 +137,67 @@ def other_group_filters(dataset: BeirDataset, group_by: str | None,
             if (other := after(g)) is not None}
 
 
+#: ``--abstention-groups``'s value that asks every other group.
+ALL_GROUPS = "all"
+
+
+def parse_abstention_groups(spec: str | None) -> int | None:
+    """Return how many other groups ``--abstention-groups`` asks each query of: ``None``
+    for ``all`` (every other one), else the positive count.
+
+    :raises OctomemError: neither ``all`` nor an integer >= 1.
+    """
+    if spec is None or spec.strip().lower() == ALL_GROUPS:
+        return None
+    try:
+        count = int(spec)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise OctomemError(f"--abstention-groups {spec!r}: expected {ALL_GROUPS!r} (every other "
+                           "group) or a number of other groups >= 1, e.g. 5")
+    return count
+
+
+def other_groups_filters(dataset: BeirDataset, group_by: str | None, count: int | None,
+                         held: set[str] | None = None) -> dict[str, list[Filters]]:
+    """Return, per query, the filters of ``count`` other groups (``None``: every other
+    one): the next ones in sorted order among the queries' own groups that the index
+    holds documents of (``held``; ``None``: every group).
+
+    :raises OctomemError: no ``group_by``, or fewer than two groups among the queries.
+    """
+    field_name = parse_group_by(group_by)
+    if field_name is None:
+        raise OctomemError("--abstention-groups asks each query of other groups' memories: "
+                           "give --group-by metadata.FIELD (LoCoMo: metadata.conv_id)")
+    own = {q: str(dataset.query_metadata.get(q, {}).get(field_name)) for q in dataset.queries}
+    groups = sorted(g for g in set(own.values()) if held is None or g in held)
+    if len(groups) < 2:
+        raise OctomemError(f"--abstention-groups: the queries asked have {len(groups)} "
+                           f"{group_by} value(s) whose documents the index holds; other groups "
+                           "among them are needed (widen --query-filter, drop --limit)")
+    out = {}
+    for qid, group in own.items():
+        at = groups.index(group) if group in groups else len(groups)
+        later = [g for g in groups[at + 1:] + groups[:at] if g != group]
+        out[qid] = [Filters(metadata={field_name: g}) for g in later[:count]]
+    return out
+
+
+def _others(pipeline: Pipeline, dataset: BeirDataset,
+            others: Mapping[str, Sequence[Filters]], count: int | None) -> dict[str, Any]:
+    """Ask every query of each of its other groups (:func:`other_groups_filters`)."""
+    asked = empty = answered = 0
+    for qid, text in dataset.queries.items():
+        passed = [bool(_ids(pipeline, text, f)) for f in others.get(qid, ())]
+        asked, empty = asked + len(passed), empty + passed.count(False)
+        answered += any(passed)
+    return {"others_groups": ALL_GROUPS if count is None else count,
+            "others_asked": asked, "others_empty": empty / asked if asked else None,
+            "others_queries_answered": answered}
+
+
 def _ids(pipeline: Pipeline, text: str, filters: Filters) -> list[str]:
     request = RecallRequest(text, ABSTENTION_TOP_K, filters, "chunk", False)
     answer = recall_scopes([("local", pipeline)], request, memory_knobs(pipeline.settings))
@@ -136,12 +205,15 @@ def _ids(pipeline: Pipeline, text: str, filters: Filters) -> list[str]:
 
 
 def abstention(pipeline: Pipeline, dataset: BeirDataset, own: Mapping[str, Filters],
-               other: Mapping[str, Filters] | None, run: Mapping[str, Mapping[str, float]]
-               ) -> dict[str, Any]:
+               other: Mapping[str, Filters] | None, run: Mapping[str, Mapping[str, float]],
+               others: Mapping[str, Sequence[Filters]] | None = None,
+               others_count: int | None = None) -> dict[str, Any]:
     """Ask every query through ``recall`` as it is asked normally and where nothing
     answers it: of another group (``other``, a filter per query) or, when ``other`` is
     ``None``, of the store with the query's relevant documents hidden from the arms
-    (:func:`.masked.hidden_chunks`). See the module docstring for what is reported."""
+    (:func:`.masked.hidden_chunks`); with ``others`` (:func:`other_groups_filters`, made
+    for ``others_count`` groups, ``None``: all), also of each of those groups. See the
+    module docstring for what is reported."""
     chunks = chunks_by_document(pipeline) if other is None else {}
     empty_other = empty_own = evidence = before = kept = 0
     asked = 0  # queries asked where nothing answers them
@@ -164,7 +236,8 @@ def abstention(pipeline: Pipeline, dataset: BeirDataset, own: Mapping[str, Filte
             before += 1
             kept += bool(relevant & set(answer))
     n = len(dataset.queries)
-    return {"queries": n, "top_k": ABSTENTION_TOP_K,
+    wider = {} if others is None else _others(pipeline, dataset, others, others_count)
+    return {**wider, "queries": n, "top_k": ABSTENTION_TOP_K,
             "asked_of": ASKED_OF_OTHER_GROUP if other is not None else ASKED_OF_REMOVED,
             "other_asked": asked, "other_empty": empty_other / asked if asked else None,
             "own_empty": empty_own / n, "own_evidence_at_10": evidence / n,

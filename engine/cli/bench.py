@@ -64,6 +64,11 @@ def bench(
             "Also ask each query where nothing answers it: of another group's memory (with "
             "--group-by), else of the store without its relevant documents; share answered with no "
             "hits."))] = False,
+    abstention_groups: Annotated[str | None, typer.Option(
+        "--abstention-groups", help=(
+            "With --abstention and --group-by: also ask each query of N other groups (the next "
+            "N), or `all` of them, among the evaluated queries' groups; reported beside the "
+            "one-group figure."))] = None,
 ) -> None:
     """Measure arm combinations on a BEIR folder: quality (ranx) and cost, side by side.
 
@@ -80,6 +85,7 @@ def bench(
         dataset=dataset, combos=combo, split=split, group_by=group_by, out=out, top_k=top_k,
         cache_dir=cache_dir, limit=limit, synthetic=synthetic, corpus=corpus, sources=sources,
         save_runs=save_runs, query_filter=query_filter, abstention=abstention,
+        abstention_groups=abstention_groups,
         config_file=state.config,
         overrides=state.overrides, console=console,
     )
