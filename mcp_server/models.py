@@ -48,6 +48,11 @@ class StatusResult(BaseModel):
     arms: dict[str, str | None] = Field(description="arm kind -> configured arm name (or null)")
     embedder_model: str | None = Field(None, description="identity of the embedding model")
     semantic_available: bool
+    relevance: str | None = Field(
+        None, description="what a hit's relevance, band and abstention are judged from: "
+        "'words and meaning', or 'words only: why' (e.g. an embedder the relevance weights "
+        "are not fitted for: then an answer stored in other words than the query's comes "
+        "back low or not at all, and a low band does not mean the memory lacks it)")
     model_state: ModelState = Field(
         description="embedding model warm-up: starting, loading, ready, failed, not-configured"
     )
@@ -66,7 +71,7 @@ def status_result(
     semantic arm is configured and its model did not fail to load (as for a scope with a
     store, whose ``semantic_available`` does not wait for the model either).
     """
-    shared = ("arms", "embedder_model", "semantic_available")  # reported once, below
+    shared = ("arms", "embedder_model", "semantic_available", "relevance")  # once, below
     scopes = {name: ScopeStatus(**{k: iso(v) if k.endswith("_at") and isinstance(v, int | float)
                                    else v for k, v in info.items() if k not in shared})
               for name, info in status["scopes"].items()}
@@ -80,6 +85,6 @@ def status_result(
         project_root=status["project_root"], scopes=scopes,
         documents=sum(s.documents for s in scopes.values()),
         arms=first.get("arms") or {}, embedder_model=first.get("embedder_model"),
-        semantic_available=available,
+        semantic_available=available, relevance=first.get("relevance"),
         model_state=state, model_error=error, model_load_seconds=seconds,
     )

@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # status --json stays as light as status: no pipeline, no num
 SCOPE_KEYS: tuple[str, ...] = (
     "root", "exists", "documents", "current", "superseded", "forgotten", "chunks",
     "chunks_without_vector", "size_bytes", "arms", "embedder_model", "semantic_available",
-    "semantic_error", "permissions_warning", "unreadable", "not_created")
+    "semantic_error", "relevance", "permissions_warning", "unreadable", "not_created")
 _COUNTS = frozenset({"documents", "current", "superseded", "forgotten", "chunks",
                      "chunks_without_vector", "size_bytes"})
 

@@ -205,18 +205,19 @@ def status(console: Console, info: dict[str, Any], searched_up: bool = False) ->
 
 #: ``status`` keys shown by :func:`status_rows` in their own words (others as they come).
 _SHOWN = {"root", "exists", "documents", "chunks", "chunks_without_vector", "size_bytes",
-          "arms", "embedder_model", "semantic_available", "semantic_error", "current",
+          "arms", "embedder_model", "semantic_available", "semantic_error", "relevance", "current",
           "superseded", "forgotten", "not_created"}
 
 
 def not_created_rows(scope: dict[str, Any]) -> list[tuple[str, str]]:
     """Return a scope without a store as ``(label, text)`` rows: that none exists yet and
     what creates it, then the arms, model and semantic search as configured."""
-    rows = [row for row in status_rows(scope) if row[0] in ("arms", "model", "semantic")]
+    rows = [row for row in status_rows(scope)
+            if row[0] in ("arms", "model", "semantic", "relevance")]
     why = str(scope.get("not_created") or "").removeprefix("no store yet: ")
     return [("store", "none yet" + (f": {why}" if why else "")),
-            *((label, f"{text} (as configured)") if label != "semantic" else (label, text)
-              for label, text in rows)]
+            *((label, f"{text} (as configured)") if label in ("arms", "model")
+              else (label, text) for label, text in rows)]
 
 
 def status_rows(scope: dict[str, Any]) -> list[tuple[str, str]]:
@@ -235,6 +236,8 @@ def status_rows(scope: dict[str, Any]) -> list[tuple[str, str]]:
     rows = [("documents", docs), ("chunks", chunks), ("size", human_size(scope.get("size_bytes"))),
             ("arms", arms), ("model", scope.get("embedder_model") or "(none)"),
             ("semantic", semantic)]
+    if scope.get("relevance"):
+        rows.append(("relevance", f"from {scope['relevance']}"))
     for key, value in scope.items():  # what another storage or arm adds
         if key in _SHOWN or value is None:
             continue

@@ -41,7 +41,7 @@ from .folders import IngestReport, folder_named, reconcile
 from .forget import ForgetOutcome, forget
 from .forget_path import forget_documents, stored_from
 from .gone_turns import gone_turns, retire
-from .health import configured, model_error
+from .health import configured, model_error, relevance_basis
 from .ingest import ingest_groups, merge_reports
 from .limits import check_filter, check_length, check_tags, label
 from .moved import forget_moved
@@ -345,10 +345,11 @@ class Memory:
 
     def status(self, load_model: bool = False) -> dict[str, Any]:
         """Return each scope's root and counts, and ``permissions_warning`` when readable
-        by others. A scope without a store (asking creates none) has ``exists`` false, the
-        arms and model as configured and ``not_created`` saying that the first write
-        creates it (:func:`.health.configured`). A scope whose store cannot be read has
-        ``unreadable``: why, naming its file and what to do.
+        by others, and ``relevance``: what a hit's relevance is judged from with the scope's
+        embedder (:func:`.health.relevance_basis`). A scope without a store (asking creates
+        none) has ``exists`` false, the arms and model as configured and ``not_created``
+        saying that the first write creates it (:func:`.health.configured`). A scope whose
+        store cannot be read has ``unreadable``: why, naming its file and what to do.
 
         :param load_model: load the embedding model, so ``semantic_available`` says whether
             it loads (not only whether one is configured).
@@ -380,6 +381,7 @@ class Memory:
             info["permissions_warning"] = exposed(self.roots.of(scope))
             if load_model and (why := model_error(pipeline)) is not None:
                 info.update(semantic_available=False, semantic_error=why)
+            info["relevance"] = relevance_basis(info)
             scopes[scope] = info
         return {"project_root": str(self.roots.project), "scopes": scopes}
 

@@ -1,5 +1,6 @@
-"""Whether a scope's embedding model would load (``octomem status`` asks), and what
-``status`` says of a scope that has no store yet."""
+"""Whether a scope's embedding model would load (``octomem status`` asks), what a hit's
+relevance is judged from with its embedder, and what ``status`` says of a scope that has
+no store yet."""
 
 from __future__ import annotations
 
@@ -51,6 +52,42 @@ def embedder_error(embedder: Any) -> str | None:
     return None
 
 
+#: How :func:`relevance_basis` begins: relevance from the words and the cosine, or words only.
+FROM_MEANING, FROM_WORDS = "words and meaning", "words only"
+
+
+def relevance_basis(scope: dict[str, Any]) -> str:
+    """Return what a hit's relevance (its band, and abstention) is judged from in a scope
+    whose ``status`` is ``scope`` (its ``arms``, ``embedder_model``,
+    ``semantic_available`` and ``semantic_error``), as ``status`` says it (trial 19 K5).
+
+    The shipped relevance weights use a hit's cosine only for the embedder they were
+    fitted with (:meth:`~octomem.engine.relevance.RelevanceModel.fits`: the bundled
+    MiniLM); with any other embedder (the model2vec plugin, a user's own) the keyword-only
+    weights apply, and a right answer stored in other words than the question's comes back
+    ``low`` or not at all. That was said only in a docstring.
+
+    :returns: :data:`FROM_MEANING` and the model the weights were fitted for, or
+        :data:`FROM_WORDS`, a colon and why (no semantic arm, semantic search unavailable,
+        or weights fitted for another model).
+    """
+    embedder_model = scope.get("embedder_model")
+    if not scope.get("semantic_available"):
+        return (f"{FROM_WORDS}: "
+                + ("semantic search is unavailable" if scope.get("semantic_error")
+                   else "no semantic arm is configured"))
+    from ..relevance import shipped_model
+
+    model = shipped_model()
+    if model.fits(embedder_model):
+        return f"{FROM_MEANING} (the relevance weights are fitted to {model.embedder})"
+    arm = (scope.get("arms") or {}).get("embedder")
+    named = f"the embedder {arm}" if arm else embedder_model or "this embedder"
+    return (f"{FROM_WORDS}: the relevance weights are fitted to the cosines of "
+            f"{model.embedder} and {named} has none, so a hit is judged by the query's "
+            "words it holds: an answer stored in other words comes back low or not at all")
+
+
 def configured(scopes: ScopeSet, load_model: bool) -> dict[str, Any]:
     """Return what ``status`` shows for a scope without a store: the arms the settings
     name, the shared embedder's model id and whether semantic search would work, as
@@ -58,13 +95,15 @@ def configured(scopes: ScopeSet, load_model: bool) -> dict[str, Any]:
     unless ``load_model`` and it has only a ``load()`` step).
 
     :returns: ``{"arms": kind -> name or None, "embedder_model", "semantic_available",
-        "semantic_error", "not_created"}`` (:data:`NOT_CREATED`).
+        "semantic_error", "relevance", "not_created"}`` (:func:`relevance_basis`,
+        :data:`NOT_CREATED`).
     :raises OctomemError: the configured embedder cannot be built (bad options).
     """
     pipeline = scopes.loaded.settings.pipeline
     arms = {kind: getattr(pipeline, kind, None) or None for kind in ARM_KINDS}
     embedder = scopes.shared_arm("embedder") if arms["embedder"] else None
     why = embedder_error(embedder) if load_model and arms["semantic"] else None
-    return {"arms": arms, "embedder_model": getattr(embedder, "model_id", None),
+    info = {"arms": arms, "embedder_model": getattr(embedder, "model_id", None),
             "semantic_available": bool(arms["semantic"] and embedder is not None and not why),
-            "semantic_error": why, "not_created": NOT_CREATED}
+            "semantic_error": why}
+    return {**info, "relevance": relevance_basis(info), "not_created": NOT_CREATED}
