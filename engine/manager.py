@@ -41,6 +41,12 @@ def new_plugin_manager() -> pluggy.PluginManager:
 def load_entry_points(pm: pluggy.PluginManager) -> dict[str, tuple[str, str]]:
     """Import and register every entry point of group ``octomem``, then check hook names.
 
+    Two distributions may declare the same entry point name (``toy = "plug_a"``,
+    ``toy = "plug_b"``): both are loaded, the later one's plugin named
+    ``NAME:DISTRIBUTION`` (pluggy's own loader keeps the first and skips the other without
+    a word, so an installed plugin's arms were missing: trial 19 K9). Their arms then
+    clash only when their names do (:class:`~.errors.DuplicateArmError`, both named).
+
     :returns: plugin name -> (distribution name, version).
 
     :raises PluginLoadError: an entry point failed to import or to register; names the
@@ -51,18 +57,22 @@ def load_entry_points(pm: pluggy.PluginManager) -> dict[str, tuple[str, str]]:
     # parses the whole METADATA file: 24 parses were ~20 ms of a fresh search's start)
     named: dict[int, tuple[str, str]] = {}
     for ep in md.entry_points(group=ENTRY_POINT_GROUP):
-        if pm.get_plugin(ep.name) is not None or pm.is_blocked(ep.name):
-            continue
+        if pm.is_blocked(ep.name) or (pm.get_plugin(ep.name) is not None
+                                      and ep.name not in dists):
+            continue  # blocked, or registered in process under this name
         if ep.dist is not None and id(ep.dist) not in named:
             meta = ep.dist.metadata
             named[id(ep.dist)] = (meta["Name"], meta["Version"])
         dist, version = named[id(ep.dist)] if ep.dist is not None else ("?", "")
+        name = ep.name if ep.name not in dists else f"{ep.name}:{dist}"
         try:
             plugin = ep.load()
-            pm.register(plugin, name=ep.name)
+            if pm.get_name(plugin) is not None:
+                continue  # the same module under another name: its hooks are in already
+            pm.register(plugin, name=name)
         except Exception as exc:  # any import-time failure is the plugin's, report it by name
-            raise PluginLoadError(ep.name, dist, f"{type(exc).__name__}: {exc}") from exc
-        dists[ep.name] = (dist, version)
+            raise PluginLoadError(name, dist, f"{type(exc).__name__}: {exc}") from exc
+        dists[name] = (dist, version)
     pm.check_pending()
     return dists
 

@@ -75,7 +75,8 @@ def install_test_plugin(
 
     Call ``install_test_plugin(module_name, source)``: writes the module and a
     ``.dist-info`` with ``entry_points.txt`` into a folder put first on ``sys.path``
-    (and ``PYTHONPATH``, for subprocesses). Undone after the test.
+    (and ``PYTHONPATH``, for subprocesses). Undone after the test. The entry point is
+    named as the module unless ``entry_point=NAME`` is given.
     """
     site = tmp_path / "site"
     site.mkdir()
@@ -83,7 +84,7 @@ def install_test_plugin(
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]))
     installed: list[str] = []
 
-    def install(module_name: str, source: str) -> Path:
+    def install(module_name: str, source: str, entry_point: str | None = None) -> Path:
         (site / f"{module_name}.py").write_text(textwrap.dedent(source))
         # the folder name must use underscores: importlib.metadata reads the dist name
         # from it up to the first "-" (so "octomem-test-x-..." would shadow "octomem")
@@ -92,7 +93,8 @@ def install_test_plugin(
         (dist / "METADATA").write_text(
             f"Metadata-Version: 2.1\nName: {module_name.replace('_', '-')}\nVersion: 0.0.1\n"
         )
-        (dist / "entry_points.txt").write_text(f"[octomem]\n{module_name} = {module_name}\n")
+        (dist / "entry_points.txt").write_text(
+            f"[octomem]\n{entry_point or module_name} = {module_name}\n")
         installed.append(module_name)
         return site
 
