@@ -41,7 +41,7 @@ from .folders import IngestReport, folder_named, reconcile
 from .forget import ForgetOutcome, forget
 from .forget_path import forget_documents, stored_from
 from .gone_turns import gone_turns, retire
-from .health import configured, model_error, relevance_basis
+from .health import configured, model_error, relevance_basis, words_only_warning
 from .ingest import ingest_groups, merge_reports
 from .limits import check_filter, check_length, check_tags, label
 from .moved import forget_moved
@@ -203,6 +203,8 @@ class Memory:
                 timeless = replace(request, filters=replace(filters, as_of=None))
                 say_not_yet_true(answer, recall_scopes(scoped, timeless, self.knobs),
                                  filters.as_of)
+        if (words_only := words_only_warning(answer, scoped)) is not None:
+            answer.warnings.append(words_only)
         if count:
             for name in answer.scopes:
                 self.recall_log.record(name, [h.chunk.document_id for h in answer.hits

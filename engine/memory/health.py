@@ -4,6 +4,7 @@ no store yet."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..arms import ARM_KINDS
@@ -86,6 +87,35 @@ def relevance_basis(scope: dict[str, Any]) -> str:
     return (f"{FROM_WORDS}: the relevance weights are fitted to the cosines of "
             f"{model.embedder} and {named} has none, so a hit is judged by the query's "
             "words it holds: an answer stored in other words comes back low or not at all")
+
+
+def words_only_warning(answer: Any, scoped: Sequence[tuple[str, Pipeline]]) -> str | None:
+    """Return the ``warnings`` entry of a recall answer whose relevance came from words only
+    because of its embedder (:func:`relevance_basis`), when that matters: the answer
+    abstained or all its hits are ``low``; else ``None``.
+
+    An agent told that an all-``low`` answer means "probably not held" (docs/mcp.md)
+    otherwise says so of a right answer stored in other words (trial 19 K5).
+
+    :param answer: the recall answer (``hits``, ``abstained``, ``arms_ran``).
+    :param scoped: the ``(scope, pipeline)`` pairs searched.
+    """
+    bands = [h.relevance.band for h in answer.hits if h.relevance is not None]
+    if not answer.abstained and (not bands or set(bands) != {"low"}):
+        return None
+    from ..relevance import shipped_model
+
+    model = shipped_model()
+    for _, pipeline in scoped:
+        semantic, embedder = pipeline.arms.semantic, pipeline.arms.embedder
+        if semantic is None or embedder is None or semantic.name not in answer.arms_ran:
+            continue
+        if not model.fits(getattr(embedder, "model_id", None)):
+            return (f"relevance from words only: the relevance weights are not fitted for "
+                    f"the embedder {embedder.name} (octomem status says so), so an answer "
+                    "stored in other words than the query's can come back low or not at "
+                    "all; read the hits, or ask with other words")
+    return None
 
 
 def configured(scopes: ScopeSet, load_model: bool) -> dict[str, Any]:

