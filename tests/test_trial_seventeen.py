@@ -69,7 +69,9 @@ def test_an_existing_folder_gets_no_gitignore(tmp_path: Path) -> None:
     ran = octomem(project, "add", "The ferry leaves at 7",
                   OCTOMEM_GLOBAL_ROOT=str(tmp_path / "global"))
     assert ran.code == 0, ran.err
-    assert sorted(p.name for p in (project / ".octomem").iterdir()) == ["octomem.sqlite3"]
+    # the store and the embedding lock beside it (README), no .gitignore
+    assert sorted(p.name for p in (project / ".octomem").iterdir()) == [
+        "embedding.lock", "octomem.sqlite3"]
 
 
 def test_the_global_folder_octomem_creates_is_ignored_too(tmp_path: Path) -> None:
