@@ -170,6 +170,16 @@ def relevance_of(query: str, text: str, cos: float | None, floor: float,
     :param aside: the hit is an assistant's turn and the query is about its asker
         (:func:`aside`; turns only).
     :param reach: the chunks the query was compared with, ``None``: full runs (turns only).
+    A document's hit that is the keyword run's one entry (the one chunk holding any of
+    the query's words) and holds every content word of the query is at least as relevant
+    as a turn of its cosine and coverage would be (the turn weights; trial 19 K7: in
+    20,000 notes a marker token one note holds, asked alone, had ``kw_z`` 9.95, the most a
+    run of 100 allows, yet its cosine 0.15 under the run's mean (a made-up token embeds
+    near nothing) gave 0.044-0.056 under the document floor, and 4 of 10 such searches
+    answered "nothing stored answers this"; as a turn, 0.25). No SciFact train claim's run
+    is one chunk holding the whole claim: the document weights' figures are unchanged
+    (``benchmarks/results/abstention/sole-match/``).
+
     :param strength: the answer's keyword strength (:func:`keyword_strength`; turns and
         statements with a cosine only; ``None``: not used; the caller gives it only with
         full runs and the keyword arm it was fitted on, :meth:`RelevanceModel.uses_strength`).
@@ -183,6 +193,8 @@ def relevance_of(query: str, text: str, cos: float | None, floor: float,
         lift = None if cos is None or stats.cos_mean is None else cos - stats.cos_mean
         kw_z = stats.kw_z(keyword_score)
         p = sigmoid(model.document.z(cos, cov, lift, kw_z))
+        if stats.kw_entries == 1 and keyword_score is not None and cov >= 1.0:
+            p = max(p, model.probability(cos, cov))  # the sole match: see above
         return Relevance(p, band(p, floor), cos, cov, lift, kw_z, passes=p >= floor)
     strength = strength if cos is not None and model.strength[0] else None
     p = model.probability(cos, cov, unheard, aside, reach, strength)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -132,6 +132,8 @@ class RunStats:
         (:mod:`octomem.engine.relevance`); ``False``: a document's hit gets the turn
         weights and floor.
     :param reach: the semantic run's length when shorter than asked (:func:`short_run`).
+    :param kw_entries: how many entries the keyword run held (before any padding, at
+        most ``k``): 1 when one chunk alone holds any of the query's words.
     """
 
     cos_mean: float | None = None
@@ -139,6 +141,7 @@ class RunStats:
     kw_std: float = 0.0
     background: bool = True
     reach: int | None = None
+    kw_entries: int = field(default=0, compare=False)  # a count beside the statistics
 
     def kw_z(self, score: float | None) -> float:
         """Return ``(score - kw_mean) / kw_std`` (``score`` ``None``: the hit is not in
@@ -193,6 +196,7 @@ def run_stats(cosines: Sequence[float], keyword_scores: Sequence[float],
         keyword_scores = sorted(keyword_scores, reverse=True)[:k]
     cos_mean = sum(cosines) / len(cosines) if cosines else None
     held = len(cosines) if cosines else len(keyword_scores)
+    entries = len(keyword_scores)
     if k is not None and held >= k and len(keyword_scores) < k:
         keyword_scores = [*keyword_scores, *[0.0] * (k - len(keyword_scores))]
     n = len(keyword_scores)
@@ -200,7 +204,7 @@ def run_stats(cosines: Sequence[float], keyword_scores: Sequence[float],
     std = math.sqrt(sum((x - mean) ** 2 for x in keyword_scores) / n) if n > 1 else 0.0
     return RunStats(cos_mean, mean, std,
                     (k is None or held >= k) and not saturated(keyword_scores, k, covered),
-                    short_run(len(cosines), k) if cosines else None)
+                    short_run(len(cosines), k) if cosines else None, entries)
 
 
 def saturated(keyword_scores: Sequence[float], k: int | None, covered: bool = False) -> bool:

@@ -4,6 +4,8 @@
   an unescaped quote) was stored whole, its ``---`` block as the text: its title, tags
   and date were lost without a word, and tag filters and ``--since`` missed the note.
 - K3: an ingest whose vectors a full disk refused ended with status 0.
+- K7: a token that one note of 20,000 holds, searched alone, was answered "nothing
+  stored answers this" 4 times in 10.
 - K8: whether an answer abstained depended on ``top_k`` when a tie of many notes straddled
   the first 10 hits.
 """
@@ -20,6 +22,8 @@ from cli_run import octomem
 from octomem.engine.memory.judge import tie_end
 from octomem.engine.memory.recall import ScopedHit
 from octomem.engine.pipeline import Pipeline
+from octomem.engine.relevance import relevance_of, shipped_model
+from octomem.engine.relevance_features import run_stats
 from octomem.engine.types import Chunk
 
 BROKEN = ('---\ntitle: "Broken "quoted" title"\ntags: [ops]\ndate: 2024-05-01\n---\n'
@@ -122,3 +126,20 @@ def test_a_tie_across_the_judged_cut_is_judged_whole() -> None:
     turns = [*hits[:12], _hit(12, turn=True), *hits[13:]]
     assert tie_end(turns, 10, tied) == 12  # a turn ends a tie (turns keep their order)
     assert tie_end([*hits[:9], _hit(9, turn=True), *hits[10:]], 10, tied) == 10
+
+
+def test_the_sole_keyword_match_of_the_whole_query_is_judged_at_least_as_a_turn() -> None:
+    """K7: a marker token one note of 20,000 holds, asked alone: the note was the keyword
+    run's one entry (``kw_z`` 9.95) but its cosine 0.15, 0.33 under the semantic run's mean,
+    gave 0.044-0.056 under the document floor: "nothing stored answers this"."""
+    model = shipped_model()
+    text = "Note 1234 about billing. Marker token zq01234x."
+    cosines = [0.48 - i / 1000 for i in range(100)]  # a background: the run holds its 100
+    def judged(entries: list[float], query: str = "zq01234x") -> float:
+        stats = run_stats(cosines, entries, 100)
+        return relevance_of(query, text, 0.15, 0.07, embedder=model.embedder, stats=stats,
+                            keyword_score=entries[0]).probability
+    sole = judged([9.9])
+    assert sole == pytest.approx(model.probability(0.15, 1.0)) and sole >= 0.2
+    assert judged([9.9, 2.0]) < sole  # another chunk holds a query word: the document weights
+    assert judged([9.9], "zq01234x invoices") < sole  # the sole match holds half the query
