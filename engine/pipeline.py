@@ -1,12 +1,12 @@
-"""The assembled pipeline: write path (chunk, store, index, embed) and read path
-(arms, fusion, rerank, dedup, top_k: :mod:`.read_path`)."""
+"""The assembled pipeline: write path (chunk, store, index; embedding the stored chunks:
+:mod:`.embed_path`) and read path (arms, fusion, rerank, dedup, top_k: :mod:`.read_path`)."""
 
 from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from collections.abc import Iterable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,6 +15,7 @@ from .arms import TokenCeilings, VersionedStorage
 from .assembly import Arms, build_arms
 from .chunking import CountTokens, split_text, word_count
 from .chunking import embedding_text as embedding_text  # where callers import it
+from .embed_path import EmbedPath, Progress
 from .embedding_lock import EmbeddingLock
 from .errors import (
     AmbiguousMatchError,
@@ -31,12 +32,11 @@ from .token_counts import BatchCounts, Ceilings, title_budget
 from .types import Chunk, Document, new_chunk
 from .writes import DOCS_PER_TRANSACTION as DOCS_PER_TRANSACTION  # where callers import it
 from .writes import TEXT_PER_TRANSACTION as TEXT_PER_TRANSACTION
-from .writes import prepared, ramped, transactions, write_batch
+from .writes import prepared, transactions, write_batch
 
 if TYPE_CHECKING:  # imported where used: the MCP server lists tools before numpy loads
     pass
 
-Progress = Callable[[int], None]
 
 
 def content_hash(document: Document) -> str:
@@ -84,7 +84,7 @@ class AddReport:
     moved: list[str] = field(default_factory=list)
 
 
-class Pipeline(ReadPath):
+class Pipeline(ReadPath, EmbedPath):
     """One scope's storage and arms, assembled from settings.
 
     :param root: the scope's directory (default ``settings.data_dir``).
@@ -266,128 +266,6 @@ class Pipeline(ReadPath):
                     report.semantic_error = str(exc)
                 report.seconds_embedding = time.perf_counter() - start
         return report
-
-    @contextmanager
-    def embedding(self) -> Iterator[None]:
-        """Hold this scope's embedding lock shared (:mod:`.embedding_lock`) while the
-        block stores and embeds chunks, so that another process's :meth:`to_embed` does
-        not take them for chunks left behind; a no-op when held already or without a
-        semantic arm. Enter it before any write transaction (it may wait)."""
-        if self._claim is not None or self.arms.semantic is None:
-            yield
-            return
-        lock = self._claim = EmbeddingLock(self.root)
-        try:
-            lock.share()
-            yield
-        finally:
-            self._claim = None
-            lock.release()
-
-    def embed_missing(self, progress: Progress | None = None,
-                      waiting: Callable[[], None] | None = None) -> int:
-        """Embed every chunk of the scope without a vector (``octomem reindex``, an
-        import) once no other process stores or embeds in this scope, as an ingest
-        resumes chunks (:meth:`to_embed`): inside :meth:`embedding`, the lock taken
-        exclusively first (``waiting`` is called before it waits), the chunks still
-        without a vector then are the ones embedded, with the lock shared again, so that
-        an ingest started meanwhile stores and embeds its own chunks, and none twice.
-
-        :param progress: called with the number of chunks just embedded.
-        :returns: number of chunks embedded.
-        :raises EmbedderMismatchError: stored vectors belong to another model.
-        :raises EmbedderUnavailableError: the model cannot be loaded.
-        """
-        with self.embedding():
-            pending = None
-            if self._claim is not None and self.arms.semantic is not None:
-                self._claim.exclusive(waiting)
-                pending = self.arms.semantic.missing()
-                self._claim.share_again()
-            return self.embed_pending(progress, pending)
-
-    def to_embed(self, report: AddReport, waiting: Callable[[], None] | None = None
-                 ) -> list[int]:
-        """Return the ids of the chunks an add should embed, ascending: those it stored
-        (``report.chunk_ids``) and those of the documents it found unchanged that have no
-        vector of the configured embedder (an earlier add was killed, or its embedder
-        failed, between storing and embedding them), which are set as ``report.resumed``.
-        A document this add stored and then found again unchanged (one file reached twice,
-        e.g. through a symlink beside it: its id is the resolved path) resumes nothing:
-        its chunks are this add's, embedded once. Looks no further than the counts when
-        the scope has no chunk without a vector.
-
-        Inside :meth:`embedding`, with chunks to resume, it first waits until no other
-        process stores or embeds in this scope (``waiting`` is called before it waits)
-        and keeps only the chunks that still have no vector then: another ingest running
-        at the same time embeds its own chunks once, and they are not resumed."""
-        semantic = self.arms.semantic
-        report.resumed = []
-        if report.unchanged and semantic is not None and not self.semantic_error \
-                and semantic.missing_count():
-            missing = set(semantic.missing()).difference(report.chunk_ids)
-            storage = self.arms.storage
-            report.resumed = list(dict.fromkeys(
-                c.id for d in report.unchanged for c in storage.document_chunks(d)
-                if c.id in missing))
-        if report.resumed and self._claim is not None and semantic is not None:
-            self._claim.exclusive(waiting)
-            still = set(semantic.missing())
-            report.resumed = [c for c in report.resumed if c in still]
-            return sorted([c for c in report.chunk_ids if c in still] + report.resumed)
-        return sorted(report.chunk_ids + report.resumed)
-
-    def embed_pending(
-        self, progress: Progress | None = None, chunk_ids: Sequence[int] | None = None,
-        stop: StopRequest | None = None,
-    ) -> int:
-        """Embed every chunk that has no vector of the configured embedder yet, in batches
-        outside write transactions (``octomem reindex``); resumable, as each batch commits.
-
-        :param progress: called with the number of chunks just embedded.
-        :param chunk_ids: embed only these chunks (e.g. those just stored).
-        :param stop: checked before each batch: once requested, the rest is left without
-            a vector (its ``chunks_left`` says how much is left meanwhile).
-        :returns: number of chunks embedded.
-        :raises EmbedderMismatchError: stored vectors belong to another model.
-        :raises EmbedderUnavailableError: the model cannot be loaded.
-        """
-        semantic = self.arms.semantic
-        if semantic is None:
-            return 0
-        if self.semantic_error:
-            raise EmbedderMismatchError(self.semantic_error)
-        done = consumed = 0
-        pending = semantic.missing() if chunk_ids is None else list(chunk_ids)
-        if stop is not None:
-            stop.embedding = True
-        try:
-            for ids in ramped(pending, self.settings.retrieval.embed_batch_size):  # 1st soon
-                if stop is not None:
-                    stop.chunks_left = len(pending) - consumed
-                    if stop.requested:
-                        break
-                done += self._embed_batch(ids, progress)
-                consumed += len(ids)
-        finally:
-            if stop is not None:
-                stop.embedding, stop.chunks_left = False, 0
-        return done
-
-    def _embed_batch(self, ids: list[int], progress: Progress | None) -> int:
-        """Embed the chunks ``ids`` (those still stored) in one batch and store their vectors
-        in one transaction; return how many were embedded."""
-        semantic, embedder = self.arms.semantic, self.arms.embedder
-        assert semantic is not None and embedder is not None
-        chunks = self.arms.storage.get_chunks(ids)
-        if not chunks:
-            return 0
-        vectors = embedder.embed_documents([embedding_text(c) for c in chunks])
-        with self.arms.storage.transaction() as tx:
-            semantic.add(tx, [c.id for c in chunks], vectors)
-        if progress:
-            progress(len(chunks))
-        return len(chunks)
 
     def _delete(self, tx: Any, document_id: str) -> list[int]:
         removed = self.arms.storage.delete_document(tx, document_id)
