@@ -181,12 +181,15 @@ async def run_stdio(server: MCPServer) -> None:
         async def relay() -> None:  # the server's messages to stdout, answers noted
             async with out_receive, write_stream:  # closing it ends the stdout writer
                 async for message in out_receive:
-                    if isinstance(message.message, JSONRPCResponse | JSONRPCError):
-                        unanswered.discard(message.message.id)
                     try:
                         await write_stream.send(message)
                     except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                         return
+                    # answered once the stdout writer holds it (it writes what it holds
+                    # before it ends): noted before, the end of input could cancel this
+                    # send, and a pipelined call's answer was lost (CI, load ~3)
+                    if isinstance(message.message, JSONRPCResponse | JSONRPCError):
+                        unanswered.discard(message.message.id)
 
         async with anyio.create_task_group() as group:
             group.start_soon(screen)
