@@ -91,7 +91,7 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
 
             before = tally.embedded
             try:
-                embedded = pipeline.embed_pending(done, pending)
+                pipeline.embed_pending(done, pending)
             except (StoreWriteError, StoreReadOnlyError) as exc:  # the disk, not the model:
                 tally.unwritten = str(exc)  # the ingest fails (its end says so: fail)
             except OctomemError as exc:
