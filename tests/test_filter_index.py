@@ -151,3 +151,42 @@ def test_values_rendered_as_str_of_the_stored_value(tmp_path: Path) -> None:
     index = FilterIndex()
     index.sync(storage.connection())
     assert np.flatnonzero(index.mask(Filters(metadata={"conv": "None"}))).tolist() == [1, 2, 3, 4]
+
+
+def test_bulk_inserts_are_logged_once_and_an_older_insert_trigger_is_dropped(
+    tmp_path: Path,
+) -> None:
+    """New chunk rows are logged by the storage's inserts, a batch by one statement; the
+    per-row insert trigger a store of before December 4 holds is dropped when it opens."""
+    path = tmp_path / "db.sqlite3"
+    first = SqliteStorage(path)
+    with first.transaction() as tx:  # as an older octomem's schema left it
+        tx.execute("CREATE TRIGGER chunks_log_insert AFTER INSERT ON chunks BEGIN "
+                   "INSERT INTO vector_log (table_name, chunk_id) VALUES ('chunks', NEW.id); END")
+    first.close()
+    reader, writer = SqliteStorage(path), SqliteStorage(path)
+    triggers = {r[0] for r in reader.connection().execute(
+        "SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    assert triggers == {"chunks_log_update", "chunks_log_delete"}
+    index = FilterIndex()
+    index.sync(reader.connection())
+    docs = [Document(f"text {i}", id=f"d{i}", kind="NOTE" if i % 2 else "FACT",
+                     metadata={"conv": f"c{i % 3}"}) for i in range(7)]
+    with writer.transaction() as tx:
+        stored = writer.add_documents(tx, [(d, [Chunk(d.id, 0, d.text), Chunk(d.id, 1, "more")])
+                                           for d in docs])
+    with writer.transaction() as tx:
+        (single,) = writer.add_document(tx, Document("one", id="s", kind="NOTE"),
+                                        [Chunk("s", 0, "one")])
+    ids = [c.id for chunks in stored for c in chunks] + [single.id]
+    logged = [r[0] for r in reader.connection().execute(
+        "SELECT chunk_id FROM vector_log WHERE table_name = 'chunks' ORDER BY seq")]
+    assert logged == ids  # each new row once, in insert order
+    index.sync(reader.connection())
+    mask = index.mask(Filters(metadata={"conv": "c1"}))
+    assert mask is not None
+    assert np.flatnonzero(mask).tolist() == [c.id for d, chunks in zip(docs, stored, strict=True)
+                                             if d.metadata["conv"] == "c1" for c in chunks]
+    assert np.flatnonzero(index.mask(Filters(kinds=("NOTE",)))).tolist() == [
+        c.id for d, chunks in zip(docs, stored, strict=True) if d.kind == "NOTE"
+        for c in chunks] + [single.id]

@@ -18,11 +18,12 @@ table was), and a mask costs a few vector compares (~0.05-0.15 ms at 100k):
 - times and validity: float64 ``created_at``, ``valid_from``, ``valid_to`` (+inf while
   current).
 
-The copy follows ``chunks`` through the change log (:mod:`.changelog`): the storage's
-triggers (:data:`.schema.CHUNK_TRIGGERS`) log every inserted, updated and deleted chunk
-row in the writing transaction, so any writer (another process, an older octomem)
-keeps it exact. The in-RAM arms load it with their own copies (``warm()``) and sync it in
-the read transaction of each search; a process that never warmed (a one-shot CLI call)
+The copy follows ``chunks`` through the change log (:mod:`.changelog`): the storage
+logs every chunk row it inserts (:func:`.schema.log_inserted`) and triggers
+(:data:`.schema.CHUNK_TRIGGERS`) every updated and deleted one, in the writing
+transaction, so any octomem writer (another process included) keeps it exact. The in-RAM
+arms load it with their own copies (``warm()``) and sync it in the read transaction of
+each search; a process that never warmed (a one-shot CLI call)
 keeps the SQL filters.
 
 Memory per chunk id: 1 + 4 + 3 x 8 + 4 bytes, plus 4 per metadata key (~3.7 MiB per 100k
@@ -45,9 +46,10 @@ from octomem.engine.types import Filters
 
 from . import snapshot_sync
 from .filter_snapshot import FilterSnapshots
+from .schema import CHUNKS_LOG
 
-#: The name under which the storage's triggers log changed ``chunks`` rows.
-LOG_NAME = "chunks"
+#: The name under which the storage logs changed ``chunks`` rows.
+LOG_NAME = CHUNKS_LOG
 _COLUMNS = "id, kind, tags, created_at, metadata, valid_from, valid_to"
 
 

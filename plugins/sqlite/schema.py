@@ -22,7 +22,7 @@ the same, by reading the table).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import apsw
@@ -129,18 +129,31 @@ DROP INDEX IF EXISTS documents_content_hash;
 CREATE INDEX IF NOT EXISTS documents_content_prefix ON documents({HASH_KEY});
 """
 
-#: Triggers writing every inserted, updated and deleted ``chunks`` row to the change log
-#: (name ``chunks``) in the writing transaction, for the in-RAM filter index
+#: Triggers writing every updated and deleted ``chunks`` row to the change log (name
+#: ``chunks``) in the writing transaction, for the in-RAM filter index
 #: (:mod:`.filter_index`): any writer keeps it exact, another process or an older octomem
-#: included. The insert trigger prunes the log as :func:`.changelog.record` does.
+#: included. Inserted rows are logged by the storage's two inserts themselves, a batch by
+#: one statement (:func:`log_inserted`): an insert trigger ran per row, ~10 ms of the
+#: ~0.2 s that storing 10k chunks takes (``benchmarks/results/ingest/2026-12-03-round14``).
 CHUNK_TRIGGERS = "".join(
     f"CREATE TRIGGER IF NOT EXISTS chunks_log_{event.lower()} AFTER {event} ON chunks BEGIN "
-    f"INSERT INTO {changelog.TABLE} (table_name, chunk_id) VALUES ('chunks', {row}.id); {prune}"
-    "END;"
-    for event, row, prune in (
-        ("INSERT", "NEW", f"DELETE FROM {changelog.TABLE} WHERE seq <= "
-                          f"(SELECT max(seq) FROM {changelog.TABLE}) - {changelog.KEEP}; "),
-        ("UPDATE", "NEW", ""), ("DELETE", "OLD", "")))
+    f"INSERT INTO {changelog.TABLE} (table_name, chunk_id) VALUES ('chunks', {row}.id); END;"
+    for event, row in (("UPDATE", "NEW"), ("DELETE", "OLD")))
+#: The per-row insert trigger of stores written before December 4 (dropped on open; an
+#: older octomem that opens the store again creates it again, and then logs its own
+#: inserts through it).
+_OLD_INSERT_TRIGGER = "DROP TRIGGER IF EXISTS chunks_log_insert;"
+#: The change log's name of ``chunks`` rows (:data:`.filter_index.LOG_NAME`).
+CHUNKS_LOG = "chunks"
+
+
+def log_inserted(tx: apsw.Connection, chunk_ids: Sequence[int]) -> None:
+    """Log ``chunks`` rows just inserted inside ``tx`` (one statement: :func:`.changelog.record`),
+    as :data:`CHUNK_TRIGGERS` logs updated and deleted ones.
+
+    :param chunk_ids: the new rows' ids, in insert order.
+    """
+    changelog.record(tx, CHUNKS_LOG, chunk_ids)
 
 
 def migrate(tx: apsw.Connection, path: Path, set_meta: Callable[[str, str], None]) -> None:
@@ -216,4 +229,4 @@ def tables_version(tx: apsw.Connection, path: Path) -> int | None:
 def _log_chunks(tx: apsw.Connection) -> None:
     """Create the change log and the triggers logging ``chunks`` rows (idempotent)."""
     changelog.create(tx)
-    tx.execute(CHUNK_TRIGGERS)
+    tx.execute(_OLD_INSERT_TRIGGER + CHUNK_TRIGGERS)

@@ -43,7 +43,7 @@ from .history import SqliteHistory
 from .reads import SqliteReads
 from .reads import first_row as _one
 from .rows import CHUNK_FIELDS, DOC_COLUMNS, chunk_params, inherit, stored_params
-from .schema import SCHEMA_VERSION, migrate
+from .schema import SCHEMA_VERSION, log_inserted, migrate
 from .snapshots import ensure_identity, wait_for_saves
 from .transactions import SqliteTransactions
 
@@ -241,6 +241,7 @@ class SqliteStorage(SqliteTransactions, SqliteReads, SqliteHistory, SqliteCallLo
                 tx, f"INSERT INTO chunks ({CHUNK_FIELDS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) "
                 "RETURNING id", chunk_params(c))
             stored.append(replace(c, id=row[0]))
+        log_inserted(tx, [c.id for c in stored])
         return stored
 
     def add_document(
