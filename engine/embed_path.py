@@ -14,6 +14,7 @@ from .chunking import embedding_text
 from .embedding_lock import EmbeddingLock
 from .errors import EmbedderMismatchError
 from .stopping import StopRequest
+from .vector_reuse import any_vector, reusable
 from .writes import ramped
 
 if TYPE_CHECKING:
@@ -33,6 +34,9 @@ class EmbedPath:
     root: Path  # the scope's folder, where its embedding lock lives
     semantic_error: str | None
     _claim: EmbeddingLock | None  # held by :meth:`embedding`
+    #: chunks given a vector stored for the same text instead of being embedded
+    #: (:mod:`.vector_reuse`), counted since the pipeline was made
+    vectors_reused: int
 
     @contextmanager
     def embedding(self) -> Iterator[None]:
@@ -110,12 +114,16 @@ class EmbedPath:
     ) -> int:
         """Embed every chunk that has no vector of the configured embedder yet, in batches
         outside write transactions (``octomem reindex``); resumable, as each batch commits.
+        A chunk whose embedding text a stored chunk already has a vector of this embedder
+        for (the same document's earlier revision, a document of the same text: a file
+        or transcript that moved) takes a copy of it, written in its batch's transaction,
+        and is not embedded (:mod:`.vector_reuse`; counted in :attr:`vectors_reused`).
 
         :param progress: called with the number of chunks just embedded.
         :param chunk_ids: embed only these chunks (e.g. those just stored).
         :param stop: checked before each batch: once requested, the rest is left without
             a vector (its ``chunks_left`` says how much is left meanwhile).
-        :returns: number of chunks embedded.
+        :returns: number of chunks given a vector (embedded or reused).
         :raises EmbedderMismatchError: stored vectors belong to another model.
         :raises EmbedderUnavailableError: the model cannot be loaded.
         """
@@ -126,6 +134,7 @@ class EmbedPath:
             raise EmbedderMismatchError(self.semantic_error)
         done = consumed = 0
         pending = semantic.missing() if chunk_ids is None else list(chunk_ids)
+        reuse = bool(pending) and any_vector(self.arms.storage, semantic)
         if stop is not None:
             stop.embedding = True
         try:
@@ -134,24 +143,33 @@ class EmbedPath:
                     stop.chunks_left = len(pending) - consumed
                     if stop.requested:
                         break
-                done += self._embed_batch(ids, progress)
+                done += self._embed_batch(ids, progress, reuse)
                 consumed += len(ids)
         finally:
             if stop is not None:
                 stop.embedding, stop.chunks_left = False, 0
         return done
 
-    def _embed_batch(self, ids: list[int], progress: Progress | None) -> int:
-        """Embed the chunks ``ids`` (those still stored) in one batch and store their vectors
-        in one transaction; return how many were embedded."""
+    def _embed_batch(self, ids: list[int], progress: Progress | None, reuse: bool) -> int:
+        """Embed the chunks ``ids`` (those still stored) in one batch, ``reuse``: those a
+        stored vector of the same text is found for excepted (:func:`.vector_reuse.reusable`),
+        and store every vector in one transaction; return how many chunks got one."""
         semantic, embedder = self.arms.semantic, self.arms.embedder
         assert semantic is not None and embedder is not None
-        chunks = self.arms.storage.get_chunks(ids)
+        storage = self.arms.storage
+        chunks = storage.get_chunks(ids)
         if not chunks:
             return 0
-        vectors = embedder.embed_documents([embedding_text(c) for c in chunks])
-        with self.arms.storage.transaction() as tx:
-            semantic.add(tx, [c.id for c in chunks], vectors)
+        copied, copies = reusable(storage, semantic, chunks) if reuse else ([], None)
+        skip = set(copied)
+        rest = [c for c in chunks if c.id not in skip]
+        vectors = embedder.embed_documents([embedding_text(c) for c in rest]) if rest else None
+        with storage.transaction() as tx:
+            if copies is not None:
+                semantic.add(tx, copied, copies)
+            if vectors is not None:
+                semantic.add(tx, [c.id for c in rest], vectors)
+        self.vectors_reused += len(copied)
         if progress:
             progress(len(chunks))
         return len(chunks)

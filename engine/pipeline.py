@@ -100,6 +100,7 @@ class Pipeline(ReadPath, EmbedPath):
         self.arms: Arms = build_arms(loaded, registry, self.root)
         self.semantic_error: str | None = None
         self._claim: EmbeddingLock | None = None  # held by :meth:`embedding`
+        self.vectors_reused = 0  # chunks given a stored vector of the same text: .vector_reuse
         self._counter: tuple[CountTokens, int] | None = None
         self._ceilings: Ceilings | None = None
         #: build the next batches' storage rows ahead (:func:`~.writes.prepare`): False

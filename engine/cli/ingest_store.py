@@ -76,7 +76,7 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
             say_screened(tally, out, readd)
             return
         tally.parts_stored += 1
-        embedded = 0
+        embedded = reused = 0
         pending = pipeline.to_embed(report, lambda: bar.console.print(  # theirs, once
             "note: another ingest is storing or embedding in this scope: waiting until it "
             "is done"))
@@ -89,7 +89,7 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
                 tally.embedded += n
                 bar.advance(task2, n)
 
-            before = tally.embedded
+            before, reused = tally.embedded, pipeline.vectors_reused
             try:
                 pipeline.embed_pending(done, pending)
             except (StoreWriteError, StoreReadOnlyError) as exc:  # the disk, not the model:
@@ -97,13 +97,14 @@ def store(console: Console, pipeline: Pipeline, docs: Iterable[Any], total: int,
             except OctomemError as exc:
                 report.semantic_error = str(exc)
             embedded = tally.embedded - before  # the batches that committed, also after an error
+            reused = pipeline.vectors_reused - reused
         if embedded:
             warm_reranker(pipeline, bar)
     tally.files_added += report.added if files else []
     tally.expected -= len(forgotten)
     render.ingest_report(console, report, embedded, pipeline.semantic_error,
                          label if tally.parts > 1 or named else None, len(forgotten),
-                         len(report.resumed) if embedded else 0, retired)
+                         len(report.resumed) if embedded else 0, retired, reused)
     say_screened(tally, out, readd, console)
 
 

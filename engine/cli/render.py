@@ -47,19 +47,22 @@ def progress(console: Console) -> Progress | LineProgress:
 def ingest_report(console: Console, report: AddReport, embedded: int,
                   semantic_error: str | None, part: str | None = None,
                   forgotten: int = 0, earlier: int = 0,
-                  gone: tuple[int, int] | None = None) -> None:
+                  gone: tuple[int, int] | None = None, reused: int = 0) -> None:
     """Print what an ingest did; ``part`` names which of several parts it was (e.g.
     ``9 files``, ``chat.jsonl (10 turns)``); ``forgotten``: how many documents read were
     in the forget log and not added again; ``earlier``: how many of the chunks embedded an
     earlier (killed) ingest had left without a vector; ``gone``: ``(found, forgotten)``
-    stored turns the transcript no longer holds (:mod:`~..memory.gone_turns`)."""
+    stored turns the transcript no longer holds (:mod:`~..memory.gone_turns`);
+    ``reused``: how many of the ``embedded`` chunks took the vector stored for the same
+    text instead (:mod:`~..vector_reuse`)."""
     console.print(
         f"{part + ': ' if part else ''}added {len(report.added):,}, replaced "
         f"{len(report.replaced):,}{moved(len(report.moved))}, unchanged "
         f"{plural(len(report.unchanged), 'document')}"
         f"{f', {forgotten} forgotten, not re-added' if forgotten else ''}"
         f"{gone_turns(*gone) if gone else ''}; "
-        f"{plural(report.chunks, 'chunk')} indexed, {embedded:,} embedded"
+        f"{plural(report.chunks, 'chunk')} indexed, {embedded - reused:,} embedded"
+        f"{f', {reused:,} given the vector stored for the same text' if reused else ''}"
         f"{f' ({earlier:,} left without a vector by an earlier ingest)' if earlier else ''}",
         highlight=False,
         soft_wrap=True)
