@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -46,3 +47,24 @@ def test_the_readme_names_no_path_of_this_machine_in_its_commands() -> None:
     for needed in ("corpus.jsonl", "queries.jsonl", "qrels/test.tsv", "SciFact",
                    "snap-research/LoCoMo", "LongMemEval", "path/to/scifact"):
         assert needed in section, needed
+
+
+def test_every_json_sample_in_the_docs_parses_as_what_its_block_says() -> None:
+    """A ```json block is one JSON document; a ```jsonl block is one JSON object a line
+    (trial 20 L10: the chat JSON Lines sample sat in a ```json block)."""
+    pages = [DOCS.parent / "README.md", *sorted(DOCS.glob("*.md"))]
+    seen = 0
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for lang, body in re.findall(r"^```(json|jsonl)\n(.*?)^```", text, re.S | re.M):
+            seen += 1
+            where = f"{page.name}: a ```{lang} block starting {body[:60]!r}"
+            if lang == "json":
+                try:
+                    json.loads(body)
+                except ValueError as exc:
+                    raise AssertionError(f"{where} is not one JSON document: {exc}") from exc
+            else:
+                lines = [line for line in body.splitlines() if line.strip()]
+                assert lines and all(isinstance(json.loads(line), dict) for line in lines), where
+    assert seen >= 2

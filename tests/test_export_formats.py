@@ -118,6 +118,7 @@ def test_markdown_has_a_heading_per_kind_and_a_paragraph_per_statement(
     md = _export(memory, "md")
     headings = re.findall(r"^## (.+)$", md, re.M)
     assert headings == ["DOC (1)", "FACT (4)", "PREFERENCE (1)", "Superseded"]
+    assert "` · 6 current entries by kind, newest first" in md  # a DOC is not a statement
     facts = md.split("## FACT (4)")[1].split("## PREFERENCE")[0]
     paragraphs = [p for p in facts.split("\n\n") if p.strip()]
     assert [p.split(" — ")[0] for p in paragraphs] == [  # newest first, by event time
@@ -139,3 +140,10 @@ def test_the_memory_resource_is_ordered_as_it_says(open_project: Callable[[str],
     text = scope_markdown(memory, "local")
     assert "newest first (by when each happened" in text
     assert text.index("Third event") < text.index("Second event") < text.index("First event")
+
+
+def test_markdown_counts_one_statement_in_the_singular(
+        open_project: Callable[[str], Memory]) -> None:
+    memory = open_project("one")
+    memory.remember("Staging runs Postgres 16", kind="FACT")
+    assert "` · 1 current statement by kind, newest first" in _export(memory, "md")

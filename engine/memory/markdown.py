@@ -26,6 +26,8 @@ from .times import iso, unshowable_times
 SNIPPET = 600
 #: The kind of conversation turns: listed last, in the order they were said.
 TURN = "TURN"
+#: The kind of an ingested file's document (not a statement: counted as an entry).
+DOC = "DOC"
 #: How the Markdown export's first line begins (``import`` tells it from other text).
 MARKDOWN_TITLE = "# octomem · "
 
@@ -120,6 +122,15 @@ def _by_kind(docs: Sequence[Document]) -> list[tuple[str, list[Document]]]:
     return grouped
 
 
+def _counted(docs: Sequence[Document]) -> str:
+    """Return ``"1 current statement"``, ``"3 current statements"``, or ``"N current
+    entries"`` when ingested files or conversation turns are among ``docs`` (trial 20 L10:
+    a scope of two ingested files was "2 current statements")."""
+    if any(d.kind in (TURN, DOC) for d in docs):
+        return f"{len(docs)} current {'entry' if len(docs) == 1 else 'entries'}"
+    return f"{len(docs)} current statement{'' if len(docs) == 1 else 's'}"
+
+
 def render_markdown(scope: str, where: str, documents: Sequence[Document],
                     history: Sequence[Document] = (), warnings: list[str] | None = None,
                     snippet: int | None = SNIPPET, gone: Collection[str] = (),
@@ -137,7 +148,7 @@ def render_markdown(scope: str, where: str, documents: Sequence[Document],
     shown = [d for d in documents if unshowable(d) is None]
     old = [d for d in history if unshowable(d) is None]
     lines = [f"{MARKDOWN_TITLE}{scope} memory", "",
-             f"`{where}` · {len(shown)} current statements by kind, newest first (by when "
+             f"`{where}` · {_counted(shown)} by kind, newest first (by when "
              "each happened: its event time, else when it was recorded); conversation turns "
              "in the order they were said.", ""]
     if unlisted:
