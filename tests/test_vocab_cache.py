@@ -21,11 +21,12 @@ from octomem.engine.controls import ESCAPED_CATEGORIES, blank
 from octomem.engine.token_counts import BatchCounts
 from octomem.engine.types import Document
 from octomem.plugins.fastembed import vocab_cache
+from octomem.plugins.fastembed.bert_text import is_bert_wordpiece
 from octomem.plugins.fastembed.embedder import FastembedEmbedder
 from octomem.plugins.fastembed.minilm_tokenizer import tokenizer_dir
 from octomem.plugins.fastembed.options import FastembedOptions
 from octomem.plugins.fastembed.wordpiece_ceilings import shorter_words
-from octomem.plugins.fastembed.wordpiece_count import WordPieceCounter, is_bert_wordpiece
+from octomem.plugins.fastembed.wordpiece_count import WordPieceCounter
 
 TOKENIZER = tokenizer_dir() / "tokenizer.json"
 TEXTS = ["Purring lowers stress.", "“Quoted” — yes", "中文", "café au lait " * 40,

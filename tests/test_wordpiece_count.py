@@ -13,9 +13,10 @@ from tokenizers import Tokenizer
 from tokenizers.normalizers import BertNormalizer
 
 from octomem.plugins.fastembed import wordpiece_count
+from octomem.plugins.fastembed.bert_text import EXPANSION, PRE_TOKEN, is_bert_wordpiece, plain
 from octomem.plugins.fastembed.embedder import FastembedEmbedder
 from octomem.plugins.fastembed.minilm_tokenizer import tokenizer_dir
-from octomem.plugins.fastembed.wordpiece_count import WordPieceCounter, is_bert_wordpiece, plain
+from octomem.plugins.fastembed.wordpiece_count import WordPieceCounter
 
 TOKENIZER = tokenizer_dir() / "tokenizer.json"
 SHARED = Path("/work/shared/data")
@@ -179,7 +180,7 @@ def test_no_character_normalizes_to_more_than_the_expansion() -> None:
     chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
     # spaces apart: NFD reorders marks only up to a space; a CJK character gets spaces
     longest = max(map(len, normalizer.normalize_str(" ".join(chars)).split(" ")))
-    assert longest == wordpiece_count.EXPANSION  # a Hangul syllable: three jamo
+    assert longest == EXPANSION  # a Hangul syllable: three jamo
 
 
 @settings(max_examples=150, deadline=None)
@@ -202,7 +203,7 @@ def test_refined_ceilings_sum_the_pre_tokens(text: str) -> None:
     """Refined, a plain text's ceiling is the sum over its pre-tokens (BERT's, lowercased)
     of 1 for one in the vocabulary, else its length (the longer words alone are looked up)."""
     vocab = _SHARED._vocab
-    words = wordpiece_count._PRE_TOKEN.findall(text.lower())
+    words = PRE_TOKEN.findall(text.lower())
     assert _SHARED.ceilings([text], 0) == [sum(1 if w in vocab else len(w) for w in words)]
 
 

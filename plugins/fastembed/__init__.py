@@ -8,7 +8,9 @@
 - :mod:`.minilm_tokenizer` — the MiniLM tokenizer files, shipped as package data
   (Apache-2.0, see its NOTICE), so the default model loads with no hub access;
 - :mod:`.wordpiece_count` — exact BERT WordPiece token counts without the tokenizer, and
-  their cheap ceilings; :mod:`.wordpiece_ceilings` — the ceilings' byte-level bounds;
+  their cheap ceilings; :mod:`.bert_text` — which texts BERT's normalizer and
+  pre-tokenizer leave plain, and which ``tokenizer.json`` is that kind;
+  :mod:`.wordpiece_ceilings` — the ceilings' byte-level bounds;
   :mod:`.ceiling_arrays` — the ceilings of a whole ingest batch by numpy array operations
   (the GIL released);
 - :mod:`.telemetry` — onnxruntime's telemetry turned off before onnxruntime is imported

@@ -189,7 +189,7 @@ class BatchCeilings:
         """Return the tables of a :class:`~.wordpiece_count.WordPieceCounter`: its
         vocabulary's run entries, its added tokens' first characters (both cases) and
         its test for them."""
-        from .wordpiece_count import EXPANSION
+        from .bert_text import EXPANSION
 
         first = "".join({c for a in counter._added if a for c in (a[0], a[0].upper())})
         return cls(counter._shorter_words(), EXPANSION, first, counter._holds_added)

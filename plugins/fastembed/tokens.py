@@ -15,8 +15,9 @@ from typing import Any, Literal
 
 from octomem.engine.errors import EmbedderUnavailableError
 
+from .bert_text import is_bert_wordpiece
 from .vocab_cache import counter_spec
-from .wordpiece_count import WordPieceCounter, is_bert_wordpiece
+from .wordpiece_count import WordPieceCounter
 
 
 class TokenizerMixin:

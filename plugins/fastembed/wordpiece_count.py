@@ -47,27 +47,13 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from collections.abc import Callable, Sequence
 from itertools import chain
-from pathlib import Path
 from typing import Any
 
+from .bert_text import ALNUM, ASCII, EXPANSION, LONG_WORD, PRE_TOKEN, plain
 from .wordpiece_ceilings import ascii_word_ceiling, segment_ceiling, shorter_words
 
-#: Plain ASCII: BERT's normalizer only lowercases it.
-_ASCII = re.compile(r"[\x20-\x7e\t\n\r]*\Z")
-#: BERT's pre-tokens of a lowercased text of :func:`plain` characters: letter-digit runs,
-#: or one punctuation character (whitespace separates and is dropped).
-_PRE_TOKEN = re.compile(r"[a-z0-9]+|[^\sa-z0-9]")
-#: The pre-tokens of :data:`_PRE_TOKEN` longer than one character (runs of letters and
-#: digits: a run is found whole, as there).
-_LONG_WORD = re.compile(r"[a-z0-9]{2,}")
-_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
-#: The most characters other than spaces that BERT's normalizer makes of one character (a
-#: Hangul syllable: three jamo after NFD); a test checks every code point with the
-#: ``tokenizers`` library's own normalizer.
-EXPANSION = 3
 #: Distinct words (and, apart, distinct segments) a cache holds before it starts over
 #: (~100 bytes each; it starts over at the next call, so it may pass this by one call's).
 CACHE_WORDS = 500_000
@@ -76,49 +62,12 @@ CACHE_WORDS = 500_000
 SEGMENT_CHARS = 64
 
 
-def is_bert_wordpiece(tokenizer_json: Path | dict[str, Any]) -> bool:
-    """Return True when ``tokenizer.json`` describes an uncased BERT WordPiece tokenizer
-    (the only kind :class:`WordPieceCounter` reproduces).
-
-    :param tokenizer_json: the file, or its parsed content.
-    :raises OSError: the file cannot be read.
-    """
-    spec = tokenizer_json if isinstance(tokenizer_json, dict) else json.loads(
-        tokenizer_json.read_text(encoding="utf-8"))
-    normalizer = spec.get("normalizer") or {}
-    return (normalizer.get("type") == "BertNormalizer" and normalizer.get("lowercase") is True
-            and normalizer.get("clean_text") is True
-            and (spec.get("pre_tokenizer") or {}).get("type") == "BertPreTokenizer"
-            and (spec.get("model") or {}).get("type") == "WordPiece")
-
-
-_SAFE: dict[str, bool] = {}
-
-
-def plain(text: str) -> bool:
-    """Return True when BERT's normalizer and pre-tokenizer treat ``text`` as
-    :data:`_PRE_TOKEN` splits it (printable ASCII, tab, newline, carriage return, ``Zs``
-    spaces, and punctuation that decomposition and lowercasing leave unchanged)."""
-    if _ASCII.match(text):
-        return True
-    for char in set(text):
-        safe = _SAFE.get(char)
-        if safe is None:
-            category = unicodedata.category(char)
-            safe = _SAFE[char] = bool(
-                _ASCII.match(char) or category == "Zs" or (
-                    category.startswith("P") and unicodedata.normalize("NFD", char) == char
-                    and char.lower() == char))
-        if not safe:
-            return False
-    return True
-
-
 class WordPieceCounter:
     """Token counts of texts, summed from cached counts of their space-separated segments.
 
-    :param tokenizer: a ``tokenizers.Tokenizer`` for which :func:`is_bert_wordpiece`
-        holds, with no truncation and no padding; ``None`` with ``load``.
+    :param tokenizer: a ``tokenizers.Tokenizer`` for which
+        :func:`~.bert_text.is_bert_wordpiece` holds, with no truncation and no padding;
+        ``None`` with ``load``.
     :param spec: its ``tokenizer.json`` content, parsed (default: read from ``tokenizer``).
     :param load: returns that tokenizer, called the first time a segment needs it (one
         holding an added token); ``spec`` is then required.
@@ -175,7 +124,7 @@ class WordPieceCounter:
         marks) and makes of an ASCII character at most one (controls dropped, whitespace
         a space, lowercased), of any other at most :data:`EXPANSION`; the pre-tokenizer cuts
         the result at whitespace into non-empty pre-tokens (on a plain text:
-        :data:`_PRE_TOKEN`'s); WordPiece makes of a pre-token of n characters at most n
+        :data:`PRE_TOKEN`'s); WordPiece makes of a pre-token of n characters at most n
         pieces (each covers at least one) or one ``[UNK]``; an added token matched first
         is one token for its characters, not all whitespace (else no ceiling is given).
         Tests compare it with the tokenizer on SciFact, LoCoMo and generated strings
@@ -246,12 +195,12 @@ class WordPieceCounter:
         a Python loop over the words cost as much as the WordPiece it saves).
 
         A pre-token of one character counts 1 whether in the vocabulary or not, so only
-        words of two or more letters and digits are looked up (:data:`_LONG_WORD`: a
-        fifth fewer strings made than with :data:`_PRE_TOKEN`); the rest of the sum is
+        words of two or more letters and digits are looked up (:data:`LONG_WORD`: a
+        fifth fewer strings made than with :data:`PRE_TOKEN`); the rest of the sum is
         the text's characters other than whitespace (its pre-tokens' lengths).
         """
         low = text.lower()  # as long as the text: plain characters lowercase to one
-        known = list(filter(self._vocab.__contains__, _LONG_WORD.findall(low)))  # 1 each
+        known = list(filter(self._vocab.__contains__, LONG_WORD.findall(low)))  # 1 each
         if low.isascii():  # BERT's whitespace in plain ASCII: space, \t, \n, \r
             chars = len(low) - low.count(" ") - low.count("\n") - low.count("\t") \
                 - low.count("\r")
@@ -302,7 +251,7 @@ class WordPieceCounter:
         if len(words) >= CACHE_WORDS:
             words = self._words = {}
         get, spaced, word_get = known.__getitem__, self._spaced_added, words.__getitem__
-        ascii_text, pre_tokens, holds_added = _ASCII.match, _PRE_TOKEN.findall, self._holds_added
+        ascii_text, pre_tokens, holds_added = ASCII.match, PRE_TOKEN.findall, self._holds_added
         out: list[int] = []
         pending: list[tuple[int, list[str]]] = []
         whole: list[int] = []
@@ -339,7 +288,7 @@ class WordPieceCounter:
 
     def _word(self, word: str) -> int:
         """Return the count of one pre-token of a plain text (a punctuation character: 1)."""
-        if word[0] not in _ALNUM:
+        if word[0] not in ALNUM:
             return 1
         return 1 if word in self._vocab else self.pieces(word)
 
@@ -428,11 +377,11 @@ class WordPieceCounter:
                 counts[segment] = n
             elif plain(segment) and not self._holds_added(segment):
                 total = 0
-                for word in _PRE_TOKEN.findall(segment.lower()):
+                for word in PRE_TOKEN.findall(segment.lower()):
                     n = words.get(word)
                     if n is None:  # a punctuation character: one token
                         n = words[word] = (1 if word in vocab else pieces(word)) \
-                            if word[0] in _ALNUM else 1
+                            if word[0] in ALNUM else 1
                     total += n
                 counts[segment] = total
             else:
