@@ -31,7 +31,8 @@ from octomem.engine.errors import (
 from octomem.engine.exhaustion import exhaustion
 from octomem.engine.memory.context import MAX_CONTEXT, MIN_TOKENS
 from octomem.engine.memory.forget_path import not_from_path, path_like
-from octomem.engine.memory.limits import label
+from octomem.engine.memory.limits import check_top_k as engine_top_k
+from octomem.engine.memory.limits import tag_labels
 from octomem.engine.memory.remember import KIND_INPUT_PATTERN, kind_refusal
 from octomem.engine.memory.results import (
     ForgetResult,
@@ -196,17 +197,15 @@ def check_kind(kind: str, argument: str = "kind") -> str:
 
 
 def check_tags(tags: Sequence[str] | None, argument: str = "tags") -> tuple[str, ...]:
-    """Return the tags stripped, in Unicode NFC, without repeats (order kept).
+    """Return the tags stripped, in Unicode NFC, without repeats (order kept), as the
+    engine checks them (:func:`~octomem.engine.memory.limits.tag_labels`).
 
     :raises ToolError: naming ``argument`` when a tag is empty.
     """
-    cleaned: list[str] = []
-    for tag in tags or ():
-        if not tag.strip():
-            raise refused(f"{argument}: a tag is empty; give short non-empty labels")
-        if label(tag) not in cleaned:
-            cleaned.append(label(tag))
-    return tuple(cleaned)
+    try:
+        return tuple(tag_labels(tags or (), argument))
+    except InvalidQueryError as exc:
+        raise refused(str(exc)) from None
 
 
 def check_text(text: str, argument: str) -> str:
@@ -220,14 +219,16 @@ def check_text(text: str, argument: str) -> str:
 
 
 def check_top_k(top_k: int | None) -> int | None:
-    """Return ``top_k`` (``None`` means the configured default).
+    """Return ``top_k`` (``None`` means the configured default), as the engine checks it
+    (:func:`~octomem.engine.memory.limits.check_top_k`) before the memory is loaded.
 
     :raises ToolError: naming ``top_k`` when below 1 (its ceiling is the setting
         ``limits.top_k``, checked by the memory).
     """
-    if top_k is not None and top_k < 1:
-        raise refused(f"top_k: must be at least 1, got {top_k}")
-    return top_k
+    try:
+        return engine_top_k(top_k)
+    except InvalidQueryError as exc:
+        raise refused(str(exc)) from None
 
 
 class MemoryTools:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.text import Text
 
-from ..errors import InvalidQueryError, NotFoundError, OctomemError, UsageValueError
+from ..errors import NotFoundError, OctomemError, UsageValueError
 from . import catalog
 from . import options as opt
 from .context import apply_globals, command_memory, console, err, note_project, state
@@ -174,10 +174,10 @@ def add(
             raise UsageValueError(f"TEXT: stdin is not UTF-8 text ({exc.reason} at byte "
                                   f"{exc.start})") from None
     from ..memory.kinds import stored_kinds, unfamiliar_kind
+    from ..memory.limits import tag_labels
     from . import memory as show
 
-    if not all(t.strip() for t in tag or ()):  # as search and the MCP tools refuse it
-        raise InvalidQueryError("tags: a tag is empty; give short non-empty labels")
+    tag_labels(tag or (), "tags")  # an empty tag, as search and the MCP tools refuse it
     memory = _memory()
     note_project(memory, scope)
     try:

@@ -21,7 +21,7 @@ def run_search(query: str, top_k: int | None, explain: bool, as_json: bool,
     :raises InvalidQueryError: a bad kind, an empty tag, or a value the recall refuses.
     :raises OctomemError: the memory cannot be opened or searched.
     """
-    from ..errors import InvalidQueryError
+    from ..memory.limits import tag_labels
     from ..memory.remember import check_kind
     from ..memory.times import as_of_instant
     from . import memory as show
@@ -29,8 +29,7 @@ def run_search(query: str, top_k: int | None, explain: bool, as_json: bool,
     memory = command_memory()
     try:
         kinds, tags = tuple(check_kind(k, "--kind") for k in kind or ()), tuple(tag or ())
-        if not all(t.strip() for t in tags):  # as the MCP tools refuse it
-            raise InvalidQueryError("tags: a tag is empty; give short non-empty labels")
+        tag_labels(tags, "tags")  # an empty tag, as the MCP tools refuse it
         answer = memory.recall(query, scope, top_k, kinds, tags, since,  # type: ignore[arg-type]
                                until, as_of, history, per,  # type: ignore[arg-type]
                                context=context, max_tokens=max_tokens)

@@ -43,7 +43,7 @@ from .forget_path import forget_documents, stored_from
 from .gone_turns import gone_turns, retire
 from .health import configured, model_error, relevance_basis, words_only_warning
 from .ingest import ingest_groups, merge_reports
-from .limits import check_filter, check_length, check_tags, label
+from .limits import check_filter, check_length, check_tags, check_top_k, tag_labels
 from .moved import forget_moved
 from .own_turns import turn_owner
 from .recall import Per, RecallAnswer, RecallRequest, is_answer, recall_scopes
@@ -151,9 +151,7 @@ class Memory:
                      write=False)
         if isinstance(query, str):  # composed and decomposed forms rank alike (trial 14 F10)
             query = unicodedata.normalize("NFC", searchable(query))
-        if top_k is not None and top_k > self.limits.top_k:
-            raise InvalidQueryError(f"top_k: {top_k:,} is more than limits.top_k "
-                                    f"({self.limits.top_k:,})")
+        top_k = check_top_k(top_k, self.limits.top_k)
         if per not in ("chunk", "document"):
             raise InvalidQueryError(f"per: must be 'chunk' or 'document', got {per!r}")
         check_shape(context, max_tokens)
@@ -162,14 +160,15 @@ class Memory:
             raise InvalidQueryError(f"until: {until!r} ends before since ({since!r}) starts: "
                                     "no time is in both")
         check_filter(kinds, self.limits, "kinds")
-        check_filter(tags, self.limits, "tags")
+        labels = tuple(tag_labels(tags, "tags"))  # an empty tag refused, as the tools do
+        check_filter(labels, self.limits, "tags")
         filters = Filters(
-            kinds=tuple(check_kind(k, "kinds") for k in kinds),
-            tags=tuple(label(t) if isinstance(t, str) else t for t in tags),
+            kinds=tuple(check_kind(k, "kinds") for k in kinds), tags=labels,
             valid_after=after, valid_before=before,
             as_of=as_of_instant(as_of), include_superseded=include_superseded,
         )
-        request = RecallRequest(query, top_k or self.settings.retrieval.top_k, filters, per, False)
+        request = RecallRequest(query, self.settings.retrieval.top_k if top_k is None else top_k,
+                                filters, per, False)
         wanted = self._scopes(scope)
         scoped = self.scopes.existing(wanted)
         decided = filtered_out(scoped, filters)  # the filter alone: nothing to search

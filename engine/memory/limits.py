@@ -85,10 +85,11 @@ def _one_label(tag: str, argument: str, outcome: str) -> None:
             f"[{', '.join(f'{chr(34)}{p}{chr(34)}' for p in parts)}]); {outcome}")
 
 
-def _tag_list(tags: Any, argument: str) -> list[str]:
-    """Return ``tags`` stripped, without repeats (order kept).
+def tag_labels(tags: Any, argument: str = "tags") -> list[str]:
+    """Return ``tags`` as octomem stores and filters them (:func:`label`), without repeats
+    (order kept): what ``remember``, ``add``, ``search --tag`` and the MCP tools share.
 
-    :raises InvalidQueryError: not a list of strings, or an empty tag.
+    :raises InvalidQueryError: naming ``argument``: not a list of strings, or an empty tag.
     """
     if isinstance(tags, str) or not isinstance(tags, Sequence | Iterable):
         raise InvalidQueryError(
@@ -124,7 +125,7 @@ def check_tags(tags: Any, limits: Any, argument: str = "tags") -> tuple[str, ...
     :raises InvalidQueryError: naming ``argument`` and the setting; ends ``nothing was
         stored``.
     """
-    cleaned = _tag_list(tags, argument)
+    cleaned = tag_labels(tags, argument)
     check_length(len(cleaned), limits.tags, argument, "limits.tags", unit="tags")
     for tag in cleaned:
         named = f"{argument}: tag {preview(tag, ITEM_CHARS)!r}"
@@ -155,14 +156,17 @@ def refused_tags(tags: Sequence[str], limits: Any) -> str | None:
 
 
 def check_filter(values: Sequence[str], limits: Any, argument: str) -> None:
-    """Refuse a recall filter (``kinds`` or ``tags``) listing more than
-    ``limits.filter_values`` values, a tag longer than ``limits.tag_chars`` (none
-    stored since that limit can match it), or a tag holding a comma (two tags meant:
-    :func:`_one_label`). Other characters are not checked: a tag stored before the label
-    rule still filters.
+    """Refuse a recall filter (``kinds`` or ``tags``) given as one string rather than a
+    list, listing more than ``limits.filter_values`` values, a tag longer than
+    ``limits.tag_chars`` (none stored since that limit can match it), or a tag holding a
+    comma (two tags meant: :func:`_one_label`). Other characters are not checked: a tag
+    stored before the label rule still filters.
 
     :raises InvalidQueryError: naming ``argument`` and the setting.
     """
+    if isinstance(values, str):  # "FACT" would be read as the kinds F, A, C and T
+        raise InvalidQueryError(f"{argument}: must be a list, got the string "
+                                f"{preview(values, ITEM_CHARS)!r}; give [{values[:20]!r}]")
     check_length(len(values), limits.filter_values, argument, "limits.filter_values",
                  unit="values", write=False)
     if argument != "kinds":
@@ -170,6 +174,25 @@ def check_filter(values: Sequence[str], limits: Any, argument: str) -> None:
             named = f"{argument}: tag {preview(tag, ITEM_CHARS)!r}"
             check_length(len(tag), limits.tag_chars, named, "limits.tag_chars", write=False)
             _one_label(tag, argument, "nothing was searched")
+
+
+def check_top_k(top_k: Any, most: int | None = None) -> int | None:
+    """Return ``top_k``, hits wanted in an answer (``None``: the configured
+    ``retrieval.top_k``), as the CLI, the MCP ``recall`` tool and ``Memory.recall`` check it.
+
+    :param most: the ceiling, ``limits.top_k``; ``None``: not checked here.
+    :raises InvalidQueryError: naming ``top_k``: not a whole number, below 1 (0 is not
+        "the default": trial 20 L8), or above ``most``.
+    """
+    if top_k is None:
+        return None
+    if isinstance(top_k, bool) or not isinstance(top_k, int):
+        raise InvalidQueryError(f"top_k: must be a whole number, got {preview(repr(top_k), 40)}")
+    if top_k < 1:
+        raise InvalidQueryError(f"top_k: must be at least 1, got {top_k}")
+    if most is not None and top_k > most:
+        raise InvalidQueryError(f"top_k: {top_k:,} is more than limits.top_k ({most:,})")
+    return top_k
 
 
 def confined(path: Path, roots: Sequence[Path], argument: str = "path_or_text") -> Path:
