@@ -146,15 +146,42 @@ def exposure(path: Path) -> str | None:
             f"folder or file as it is; chmod {wanted} makes it private)")
 
 
-def check_project_root(project_root: Path) -> Path:
+def check_project_root(project_root: Path | str, served: bool = False) -> Path:
     """Return ``project_root`` resolved when it is an existing directory: a typo must not
     start a new, empty project's memory (nor a file be taken for one).
 
+    A leading ``~`` is the home directory, as a shell would expand it (MCP clients' JSON
+    configs pass it unexpanded); a relative path is taken from the working directory. The
+    refusal says which of the two applied and the path it looked at (trial 20 L9: a bare
+    "no such directory" for ``docproj`` and ``~/proj`` in a client config).
+
+    :param served: the MCP server's root, whose working directory and environment the
+        client chose (often ``/``): the refusal asks for an absolute path in its config.
     :raises UsageValueError: it is missing or not a directory (``--project-root PATH: no
-        such directory`` / ``not a directory``).
+        such directory (looked at ...)`` / ``not a directory``).
     """
+    given = str(project_root)
     project = Path(project_root).expanduser().resolve()
     if not project.is_dir():
         why = "not a directory" if project.exists() else "no such directory"
-        raise UsageValueError(f"--project-root {project_root}: {why}")
+        raise UsageValueError(f"--project-root {given}: {why}{_looked_at(given, project, served)}")
     return project
+
+
+def _looked_at(given: str, project: Path, served: bool) -> str:
+    """Return how ``given`` became ``project`` when it was not an absolute path."""
+    expanded = Path(given).expanduser()
+    if given.startswith("~") and expanded.is_absolute():
+        whose = "of the environment the client started the server with" if served else "(HOME)"
+        return (f" (looked at {project}: a leading ~ is expanded as a shell would, to the home "
+                f"directory {whose}; give the absolute path if the project is elsewhere)")
+    if expanded.is_absolute():
+        return ""
+    try:
+        here = os.getcwd()
+    except OSError:  # the working directory was deleted
+        here = "a folder that no longer exists"
+    hint = "; an MCP client chooses it, so give its configuration an absolute path" if served \
+        else ""
+    return (f" (looked at {project}: a relative path is taken from the working directory, "
+            f"{here}{hint})")

@@ -112,7 +112,7 @@ def create_server(
     project = (Path(project_root).expanduser().resolve() if project_root is not None
                else find_project_root())
     if project_root is not None:  # a typo must not start a new, empty project's memory
-        check_project_root(project_root)
+        check_project_root(project_root, served=True)
     elif project == Path(project.anchor):  # a client that starts servers in / (trial 16 F15)
         print(f"octomem: warning: the project is {project} (the server was started there, "
               "and no folder above holds .octomem/ or .git), so the local scope would be "

@@ -1,12 +1,15 @@
-"""Trial 20's small findings: ``Memory.recall`` refuses what the tools refuse (L8)."""
+"""Trial 20's small findings: ``Memory.recall`` refuses what the tools refuse (L8); a
+missing ``--project-root`` says where it looked (L9)."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp_stdio import stdio_client
+from served import OCTOMEM_SERVE, server_env
 
 from octomem.engine.errors import InvalidQueryError
 from octomem.engine.memory.facade import open_memory
@@ -52,3 +55,46 @@ def test_a_filter_given_as_one_string_is_refused_not_split_into_letters(
             memory.recall("on call", **{argument: "FACT"})
     finally:
         memory.close()
+
+
+def _refusal(tmp_path: Path, cwd: Path, root: str) -> str:
+    """Start ``octomem serve --project-root ROOT`` in ``cwd`` as an MCP client would (its
+    JSON config: no shell, so no ``~`` expansion) and return what it printed on stderr."""
+    ran = subprocess.run([*OCTOMEM_SERVE, "--project-root", root], cwd=cwd,
+                         env=server_env(tmp_path), stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 2, (ran.returncode, ran.stderr)
+    return ran.stderr
+
+
+def test_a_relative_or_home_project_root_that_is_missing_says_where_it_looked(
+        tmp_path: Path) -> None:
+    """Trial 20 L9: a client config's ``docproj`` or ``~/proj`` failed with a bare "no
+    such directory", not saying relative to what (the server's working directory, which
+    the client chooses) nor what ``~`` became."""
+    started_in = tmp_path / "client-cwd"
+    started_in.mkdir()
+    relative = _refusal(tmp_path, started_in, "docproj")
+    assert (f"error: --project-root docproj: no such directory (looked at {started_in}/docproj"
+            f": a relative path is taken from the working directory, {started_in}; an MCP "
+            "client chooses it, so give its configuration an absolute path)") in relative
+    home = tmp_path / "home"
+    tilde = _refusal(tmp_path, started_in, "~/proj")
+    assert (f"error: --project-root ~/proj: no such directory (looked at {home}/proj: a "
+            "leading ~ is expanded as a shell would") in tilde
+    cli = octomem(started_in, "--project-root", "nope", "status", ok=False)  # a shell's user
+    assert cli.code == 2 and cli.err.startswith(
+        f"error: --project-root nope: no such directory (looked at {started_in}/nope: a "
+        f"relative path is taken from the working directory, {started_in}); see"), cli.err
+    assert not list(tmp_path.rglob(".octomem")), "a refused root created a memory"
+
+
+def test_a_home_project_root_in_a_client_config_is_the_home_folder(tmp_path: Path) -> None:
+    """``~`` is expanded as a shell would (a JSON config passes it as written): the real
+    MCP client's server opens the project in ``$HOME/proj``."""
+    project = tmp_path / "home" / "proj"
+    project.mkdir(parents=True)
+    with stdio_client(tmp_path, Path("~/proj")) as client:
+        client.ok("remember", text="The on-call rotation changes on Mondays")
+        assert client.ok("status")["project_root"] == str(project)
+    assert (project / ".octomem" / "octomem.sqlite3").is_file()
