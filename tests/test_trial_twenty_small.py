@@ -1,13 +1,16 @@
 """Trial 20's small findings: ``Memory.recall`` refuses what the tools refuse (L8); a
-missing ``--project-root`` says where it looked (L9)."""
+missing ``--project-root`` says where it looked (L9); ``import`` refuses a kind no filter
+could select (L3)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_run import octomem
 from mcp_stdio import stdio_client
 from served import OCTOMEM_SERVE, server_env
 
@@ -98,3 +101,58 @@ def test_a_home_project_root_in_a_client_config_is_the_home_folder(tmp_path: Pat
         client.ok("remember", text="The on-call rotation changes on Mondays")
         assert client.ok("status")["project_root"] == str(project)
     assert (project / ".octomem" / "octomem.sqlite3").is_file()
+
+
+def _exported_with_kinds(tmp_path: Path, kinds: list[str]) -> tuple[Path, list[str]]:
+    """Export a real store of three statements and give its records ``kinds`` (as a script
+    converting another tool's notes would); return the file and the lines."""
+    source = tmp_path / "source"
+    source.mkdir()
+    for text in ("The café closes at nine on Sundays", "Renew the TLS certificate in March",
+                 "The printer is on floor two"):
+        octomem(source, "add", text)
+    exported = tmp_path / "memory.jsonl"
+    octomem(source, "export", str(exported))
+    lines = exported.read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines[1:]]
+    assert [r["type"] for r in records] == ["document"] * 3
+    for record, kind in zip(records, kinds, strict=True):
+        record["kind"] = kind
+    text = [lines[0], *(json.dumps(r, ensure_ascii=False) for r in records)]
+    exported.write_text("\n".join(text) + "\n", encoding="utf-8")
+    return exported, text
+
+
+def test_import_refuses_a_kind_no_filter_can_select_and_stores_nothing(
+        tmp_path: Path) -> None:
+    """Trial 20 L3: ``to-do`` and ``Ünïcode_KIND`` were imported silently, and no
+    ``--kind``/``kinds`` filter (CLI, MCP, API) can ever name them."""
+    exported, lines = _exported_with_kinds(tmp_path, ["FACT", "to-do", "Ünïcode_KIND"])
+    project = tmp_path / "project"
+    project.mkdir()
+    octomem(project, "add", "Deploys go out on Tuesdays")
+    before = octomem(project, "export", "-").out.splitlines()[1:]
+    ran = octomem(project, "import", str(exported), ok=False)
+    assert ran.code == 1, ran.err
+    line = 1 + next(i for i, text in enumerate(lines) if '"to-do"' in text)
+    assert (f"{exported}:{line}: a malformed document record: kind: must be one word of ASCII "
+            "letters, digits and _, starting with a letter, e.g. FACT; got 'to-do' (octomem "
+            "add and every kinds filter refuse such a kind, so no filter could ever select "
+            "this record; give it one that fits, e.g. TO_DO); nothing was imported") in ran.err
+    assert octomem(project, "export", "-").out.splitlines()[1:] == before  # nothing lost
+    fixed = "\n".join(lines).replace('"to-do"', '"TO_DO"')
+    exported.write_text(fixed + "\n", encoding="utf-8")
+    ran = octomem(project, "import", str(exported), ok=False)
+    assert "got 'Ünïcode_KIND'" in ran.err and "e.g. UNICODE_KIND" in ran.err, ran.err
+
+
+def test_import_stores_a_lower_case_kind_in_capitals_as_add_does(tmp_path: Path) -> None:
+    exported, _ = _exported_with_kinds(tmp_path, ["fact", "todo", "Decision"])
+    project = tmp_path / "project"
+    project.mkdir()
+    octomem(project, "import", str(exported))
+    stored = [json.loads(line)["kind"] for line in
+              octomem(project, "export", "-").out.splitlines()[1:]]
+    assert sorted(stored) == ["DECISION", "FACT", "TODO"]
+    hits = octomem(project, "search", "TLS certificate", "--kind", "todo", "--json").json()
+    assert [h["text"] for h in hits["hits"]] == ["Renew the TLS certificate in March"]

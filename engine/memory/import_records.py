@@ -3,16 +3,21 @@ anything.
 
 A record that lacks a field or holds a value of the wrong type is refused with the file,
 the line and the field (``x.jsonl:2: a malformed document record: text: missing``), never
-with Python's own words for it; so is a time octomem does not keep.
+with Python's own words for it; so is a time octomem does not keep, and a kind that no
+``kinds`` filter could select (not one word of ASCII letters, digits and ``_``: the rule
+every octomem writer keeps; a kind in lower case is stored in capitals, as ``add`` does).
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from typing import Any
 
 from ..controls import blank
 from ..errors import OctomemError
 from ..types import DEFAULT_KIND, Chunk, Document, ForgetRecord
+from .remember import kind_refusal
 from .times import EARLIEST, LATEST, in_range
 
 #: Fields of a document record that become :class:`~octomem.engine.types.Document` fields.
@@ -61,6 +66,8 @@ def _check_fields(obj: dict[str, Any]) -> None:
     if blank(obj["text"]):  # as remember, add and ingest refuse it (trial 13 F9)
         raise Malformed("text: empty; no octomem writer stores a document without text")
     _text(obj.get("kind", DEFAULT_KIND), "kind", empty=False)
+    if (why := kind_refusal(obj.get("kind", DEFAULT_KIND))) is not None:
+        raise Malformed(f"{why} ({_unreachable(obj['kind'])})")
     for name in ("title", "uri"):
         _text(obj.get(name), name, nullable=True)
     for name in ("supersedes", "superseded_by"):
@@ -85,6 +92,16 @@ def _check_fields(obj: dict[str, Any]) -> None:
         _whole(chunk["ordinal"], f"chunks[{i}].ordinal", 0)
         _text(chunk["text"], f"chunks[{i}].text")
         _whole(chunk["revision"], f"chunks[{i}].revision", 1)
+
+
+def _unreachable(kind: str) -> str:
+    """Say why a kind outside the kind rule is refused, and a kind in the rule to give it
+    (``to-do`` -> ``TO_DO``, ``Ünïcode_KIND`` -> ``UNICODE_KIND``)."""
+    ascii_only = unicodedata.normalize("NFKD", kind).encode("ascii", "ignore").decode()
+    word = re.sub(r"[^A-Za-z0-9]+", "_", ascii_only).strip("_").upper()[:60]
+    word = "FACT" if not word else word if word[0].isalpha() else f"K_{word}"
+    return ("octomem add and every kinds filter refuse such a kind, so no filter could ever "
+            f"select this record; give it one that fits, e.g. {word}")
 
 
 def _checked_times(obj: dict[str, Any], where: str) -> None:
@@ -126,6 +143,8 @@ def parse_document(obj: dict[str, Any], where: str) -> tuple[Document, list[Chun
     _checked_times(obj, where)
     values = {name: obj[name] for name in DOC_FIELDS if obj.get(name) is not None}
     values["tags"] = tuple(values.get("tags") or ())
+    if "kind" in values:  # stored in capitals, as add stores it: `fact` is filtered as FACT
+        values["kind"] = values["kind"].upper()
     doc = Document(**values)
     chunks = [Chunk(document_id=doc.id, ordinal=c["ordinal"], text=c["text"],
                     revision=c["revision"], valid_from=float(c["valid_from"]),
