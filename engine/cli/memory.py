@@ -295,6 +295,10 @@ def import_report(console: Console, report: ImportReport) -> None:
           "add` would refuse, kept as the file has them (recall's tags filter matches them "
           "exactly; to change a statement's, add its text again with new tags and "
           "--supersedes its id)")
+    _kept(console, report.split_tags, ("document" if len(report.split_tags) == 1 else
+                                       "documents") + " stored with a tag holding a comma "
+          "split into the tags meant, as `octomem add` takes them (recall's tags filter "
+          "refuses a comma)")
     if report.semantic_error:
         console.print(f"[yellow]vectors not written: {escape(report.semantic_error)}[/yellow]")
 

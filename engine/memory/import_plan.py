@@ -56,11 +56,13 @@ CONTENT_FIELDS = ("text", "title", "uri", "kind", "tags", "event_time", "metadat
 
 @dataclass(frozen=True, slots=True)
 class Incoming:
-    """One document record of the file: its line, the document and its chunks."""
+    """One document record of the file: its line, the document and its chunks, and what
+    of its tags was split (``None``: nothing; :mod:`..labels`)."""
 
     line: int
     doc: Document
     chunks: list[Chunk]
+    tags_split: str | None = None
 
 
 @dataclass(slots=True)

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..controls import blank
 from ..errors import OctomemError
+from ..labels import relabelled
 from ..types import DEFAULT_KIND, Chunk, Document, ForgetRecord
 from .remember import kind_refusal
 from .times import EARLIEST, LATEST, in_range
@@ -126,12 +127,17 @@ def _checked_times(obj: dict[str, Any], where: str) -> None:
                 "was imported")
 
 
-def parse_document(obj: dict[str, Any], where: str) -> tuple[Document, list[Chunk]]:
+def parse_document(obj: dict[str, Any], where: str,
+                   ) -> tuple[Document, list[Chunk], str | None]:
     """Return the document and chunks of a record whose times are epoch seconds already.
 
+    The document's tags are made labels, as ``remember`` stores them (stripped, NFC, a
+    tag holding a comma split: :func:`~octomem.engine.labels.relabelled`), so that
+    ``recall``'s tags filter can match every one (trial 20 L12).
+
     :param where: ``file:line``, for the message.
-    :returns: the document and its chunks (one chunk of its text when the record lists
-        none).
+    :returns: the document, its chunks (one chunk of its text when the record lists
+        none) and what of its tags was split (for the import's report) or ``None``.
     :raises OctomemError: naming ``where`` and the field: a field missing or of the wrong
         type, or a time octomem does not keep.
     """
@@ -142,14 +148,15 @@ def parse_document(obj: dict[str, Any], where: str) -> tuple[Document, list[Chun
                            "imported") from None
     _checked_times(obj, where)
     values = {name: obj[name] for name in DOC_FIELDS if obj.get(name) is not None}
-    values["tags"] = tuple(values.get("tags") or ())
+    values["tags"], split = relabelled(values.get("tags") or ())
     if "kind" in values:  # stored in capitals, as add stores it: `fact` is filtered as FACT
         values["kind"] = values["kind"].upper()
     doc = Document(**values)
     chunks = [Chunk(document_id=doc.id, ordinal=c["ordinal"], text=c["text"],
                     revision=c["revision"], valid_from=float(c["valid_from"]),
                     valid_to=c.get("valid_to")) for c in obj.get("chunks") or ()]
-    return doc, chunks or [Chunk(document_id=doc.id, ordinal=0, text=doc.text)]
+    return (doc, chunks or [Chunk(document_id=doc.id, ordinal=0, text=doc.text)],
+            "; ".join(split) or None)
 
 
 def parse_forgotten(obj: dict[str, Any], where: str) -> ForgetRecord:

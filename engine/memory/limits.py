@@ -11,11 +11,11 @@ the user, reads any path.
 from __future__ import annotations
 
 import json
-import unicodedata
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .. import labels
 from ..errors import InvalidQueryError
 
 #: Characters of a long input an answer shows (then "…").
@@ -108,8 +108,8 @@ def tag_labels(tags: Any, argument: str = "tags") -> list[str]:
 def label(tag: str) -> str:
     """Return ``tag`` as octomem stores and filters it: stripped, in Unicode NFC, so that a
     label typed composed (``café``) and one sent decomposed (``cafe`` + U+0301, as macOS
-    file names and some agents write it) are one tag (trial 14 F10)."""
-    return unicodedata.normalize("NFC", tag.strip())
+    file names and some agents write it) are one tag (trial 14 F10; :mod:`..labels`)."""
+    return labels.label(tag)
 
 
 def check_tags(tags: Any, limits: Any, argument: str = "tags") -> tuple[str, ...]:

@@ -173,6 +173,9 @@ class ImportReport:
     :param refused_tags: ``(id, why)`` of documents stored with tags ``remember`` would
         refuse (a space, a control character, too long, too many): kept as the file has
         them, as ``recall``'s tags filter matches them exactly.
+    :param split_tags: ``(id, what)`` of documents written whose tags held a comma: split
+        into the tags meant (``billing,api`` into ``billing`` and ``api``), as ``remember``
+        would have them and ``recall``'s tags filter can name them (:mod:`..labels`).
     :param handoffs_superseded: ``(id, newest id)`` of each handoff superseded because the
         file and the store each held a current one (:mod:`.handoffs`).
     """
@@ -190,6 +193,7 @@ class ImportReport:
     forgotten_known: int = 0
     handoffs_superseded: list[tuple[str, str]] = field(default_factory=list)
     refused_tags: list[tuple[str, str]] = field(default_factory=list)
+    split_tags: list[tuple[str, str]] = field(default_factory=list)
     embedded: int = 0
     semantic_error: str | None = None
 
@@ -344,6 +348,8 @@ def import_lines(memory: Memory, lines: Iterable[str], source: str,
         report.unchanged, report.skipped_forgotten = todo.unchanged, todo.forgotten
         report.refused_tags = [(i.doc.id, why) for i in todo.write.values()
                                if (why := refused_tags(i.doc.tags, memory.settings.limits))]
+        report.split_tags = [(i.doc.id, i.tags_split) for i in todo.write.values()
+                             if i.tags_split]
         report.older, report.conflicts = todo.older, todo.conflicts
         _log_forgotten(pipeline, tx, forgets, same_scope, report)
         report.handoffs_superseded = keep_newest_handoff(storage, tx)

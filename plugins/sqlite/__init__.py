@@ -12,6 +12,8 @@
   sync (a warmed store only);
 - :mod:`.filter_index` — the same filters as numpy masks over an in-RAM copy of the
   chunks' fields, which the in-RAM arms rank under (loaded by their ``warm()``);
+- :mod:`.tag_labels` — tags an older octomem stored decomposed or with a comma, made
+  labels once (NFC, split), so that tags filters reach them;
 - :mod:`.history` — supersede chains, usage counters and the forget log;
 - :mod:`.calls` — the opt-in log of MCP tool calls (setting ``call_log``);
 - :mod:`.changelog` — the change log that keeps in-RAM copies (postings, vectors,
