@@ -10,6 +10,7 @@ folder or file that already exists is left as it is (the user may share it on pu
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -81,6 +82,22 @@ def store_dir(path: Path) -> Path:
     except OSError:
         pass
     return folder
+
+
+def remove_store_dir(folder: Path, also: tuple[str, ...] = ()) -> None:
+    """Remove a store's folder that :func:`store_dir` made, once its store is deleted:
+    the ``.gitignore`` it wrote (if unchanged), the files named in ``also`` (e.g. the
+    empty embedding lock), then the folder itself if nothing else is left in it (else it
+    stays, with what someone put there). Errors are ignored: what cannot go stays."""
+    folder = Path(folder)
+    with contextlib.suppress(OSError):
+        if (folder / ".gitignore").read_text(encoding="utf-8") == STORE_GITIGNORE:
+            (folder / ".gitignore").unlink()
+    for name in also:
+        with contextlib.suppress(OSError):
+            (folder / name).unlink()
+    with contextlib.suppress(OSError):  # not empty: something else lives there
+        folder.rmdir()
 
 
 def private_file(path: Path) -> Path:

@@ -88,11 +88,17 @@ class Pipeline(ReadPath, EmbedPath):
     """One scope's storage and arms, assembled from settings.
 
     :param root: the scope's directory (default ``settings.data_dir``).
-    :raises OctomemError: unknown arm names, impossible combinations, bad options.
+    :param fresh: the store is being created: when it cannot be set up (a full disk
+        refuses the vector set's row) it is deleted again, through the storage's optional
+        ``discard_if_empty()`` ("an ingest that stores nothing creates no store", trial 19
+        K3); an existing store is only closed.
+    :raises OctomemError: unknown arm names, impossible combinations, bad options; the
+        store cannot be written.
     """
 
     def __init__(
-        self, loaded: LoadedSettings, registry: ArmRegistry, root: Path | None = None
+        self, loaded: LoadedSettings, registry: ArmRegistry, root: Path | None = None,
+        fresh: bool = False,
     ) -> None:
         self.loaded = loaded
         self.settings = loaded.settings
@@ -113,6 +119,13 @@ class Pipeline(ReadPath, EmbedPath):
                     self.arms.semantic.bind(tx, embedder.model_id, embedder.dim)
             except EmbedderMismatchError as exc:
                 self.semantic_error = str(exc)
+            except BaseException:
+                discard = getattr(self.arms.storage, "discard_if_empty", None)
+                if fresh and callable(discard):
+                    discard()  # closes it too
+                else:
+                    self.arms.storage.close()
+                raise
 
     def warm(self, kinds: Sequence[str] = ("semantic", "keyword", "storage")) -> list[str]:
         """Let these kinds of arms load now what their first search would (their optional

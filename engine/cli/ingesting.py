@@ -37,7 +37,8 @@
   stored is skipped as unchanged, and its chunks left without a vector are embedded;
   ``octomem reindex`` embeds any scope's), and ends with status 130. Before the first
   batch committed it is one line, ``interrupted before anything was stored``, and a store
-  this ingest created is deleted again (:meth:`~..memory.scopes.ScopeSet.discard_if_empty`).
+  this ingest created is deleted again (:meth:`~..memory.scopes.ScopeSet.discard_if_empty`),
+  as it is when an error ends the ingest before then (a full disk refused the first batch).
 - A transcript's last line that has no newline at its end and is not valid JSON is
   being written: it is left out with a note (``note: FILE:LINE: left out: ...``) and read
   on the next ingest; a malformed line anywhere else is an error.
@@ -148,11 +149,22 @@ def run(console: Console, err: Console, memory: Memory, paths: list[Path] | None
         ingest(tally, console, err, memory, paths, beir, scope, fmt, honour_ignores, readd,
                tags)
     except KeyboardInterrupt:
-        if tally.made and tally.stored == 0 and tally.scope is not None:
-            memory.scopes.discard_if_empty(tally.scope)  # type: ignore[arg-type]
-            tally.pipeline = None  # "an ingest that stores nothing creates no store"
+        discard_unused(memory, tally)
         say_interrupted(err, tally, scope)
         raise typer.Exit(INTERRUPTED) from None
+    except OctomemError:  # e.g. a full disk refused the first batch (trial 19 K3)
+        discard_unused(memory, tally)
+        raise
+
+
+def discard_unused(memory: Memory, tally: Tally) -> None:
+    """Delete the store this ingest created when it stopped (Ctrl-C, an error) before
+    its first batch committed: "an ingest that stores nothing creates no store"
+    (:meth:`~..memory.scopes.ScopeSet.discard_if_empty`, which keeps a store holding
+    anything, e.g. what another process wrote meanwhile)."""
+    if tally.made and tally.stored == 0 and tally.scope is not None:
+        memory.scopes.discard_if_empty(tally.scope)  # type: ignore[arg-type]
+        tally.pipeline = None
 
 
 def ingest(tally: Tally, console: Console, err: Console, memory: Memory,

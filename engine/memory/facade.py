@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
-from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +24,6 @@ from ..files import exposed
 from ..manager import ArmRegistry, load_registry
 from ..settings import LimitsSettings, LoadedSettings, load_settings
 from ..stopping import StopRequest
-from ..turns import TURN_KIND
 from ..types import Document, Filters
 from .context import ShapedAnswer, check_shape, shape
 from .duplicates import NearDuplicate, near_duplicates
@@ -40,9 +38,9 @@ from .empty import (
 from .folders import IngestReport, folder_named, reconcile
 from .forget import ForgetOutcome, forget
 from .forget_path import forget_documents, stored_from
-from .gone_turns import gone_turns, retire
 from .health import configured, model_error, relevance_basis, words_only_warning
-from .ingest import ingest_groups, merge_reports
+from .ingest import ingest_groups
+from .ingest_writes import store_groups
 from .limits import check_filter, check_length, check_tags, check_top_k, tag_labels
 from .moved import forget_moved
 from .own_turns import turn_owner
@@ -53,7 +51,6 @@ from .scopes import SCOPES, ScopeName, ScopeSet, check_scope, memory_knobs, scop
 from .showable import without_unshowable
 from .sources import IngestFormat
 from .times import as_of_instant, parse_time
-from .tombstones import lift, note_screened, screen
 
 if TYPE_CHECKING:  # numpy arrives with the embedder, not at import (MCP start-up)
     import numpy as np
@@ -288,30 +285,16 @@ class Memory:
                                roots, self.limits.file_bytes, report.skipped,
                                turn_owner(self._storage_of(target)), report.unfinished,
                                report.empty_lines, self.limits, report.messages_left_out)
-        if not any(groups) and not self.scopes.created(target):
+        made = not self.scopes.created(target)
+        if not any(groups) and made:
             return target, report  # nothing to store (a folder's files all skipped): no store
         pipeline = self.scopes.require(target, create=True)
-        storage = pipeline.arms.storage
-        files: tuple[list[Document], list[str]] | None = None  # read and added
-        for n, group in enumerate(groups):  # a transcript's turns: one transaction
-            if stop is not None and stop.requested:
-                report.not_stored = sum(len(g) for g in groups[n:])
-                return target, report
-            whole = len(group) if group[0].kind == TURN_KIND else None
-            screened = screen(storage, group, readd)  # what forget keeps out: .tombstones
-            gone = gone_turns(storage, screened.kept) if whole and screened.kept else []
-            note_screened(report, screened, readd)
-            with storage.transaction() if screened.lift else nullcontext() as tx:
-                lift(storage, tx, screened.lift)  # --readd: in the storing transaction
-                added = pipeline.add(screened.kept, per_transaction=whole,
-                                     embed=not screened.lift, stop=stop)
-            if screened.lift:  # embedded outside the write transaction
-                added.embedded = pipeline.embed_pending(None, pipeline.to_embed(added), stop)
-            merge_reports(report, added)
-            if not whole:
-                files = (screened.kept, added.added)
-            report.missing += gone  # turns it no longer holds: retired
-            report.forgotten += retire(target, pipeline, gone, self.on_missing)
+        try:
+            files = store_groups(target, pipeline, groups, report, readd, self.on_missing, stop)
+        except BaseException:  # e.g. a full disk: a store left holding nothing goes (K3)
+            if made:
+                self.scopes.discard_if_empty(target)
+            raise
         folder = folder_named(path_or_text, self.roots.project)
         if folder is not None and not (stop and stop.requested):  # files it no longer holds
             reconcile(target, pipeline, folder, self.on_missing, report, self.roots.project)

@@ -31,7 +31,6 @@ write into a new project does. A storage says so through an optional ``gone()`` 
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import threading
 from dataclasses import dataclass, replace
@@ -41,7 +40,7 @@ from typing import Any, Literal
 from ..assembly import build_embedder, check_arm_settings, check_compatible, store_exists
 from ..embedding_lock import LOCK_NAME
 from ..errors import InvalidQueryError, OctomemError, StoreUnreadableError
-from ..files import STORE_GITIGNORE
+from ..files import remove_store_dir
 from ..manager import ArmRegistry
 from ..pipeline import Pipeline
 from ..project import PROJECT_DIR, find_project_root
@@ -237,13 +236,18 @@ class ScopeSet:
                 return None
             if not self.roots.of(scope).exists():
                 self._made_folders.add(scope)
-            try:
-                pipeline = Pipeline(self.loaded, self.registry, self.roots.of(scope))
+            try:  # a new store that cannot be set up (a full disk) is deleted: Pipeline
+                pipeline = Pipeline(self.loaded, self.registry, self.roots.of(scope),
+                                    fresh=not existed)
             except StoreUnreadableError as exc:
                 self.unreadable[scope] = str(exc)
                 raise
             except PermissionError as exc:  # its folder cannot be made (trial 16 F15)
                 raise cannot_create(scope, exc) from exc
+            except OctomemError:
+                if scope in self._made_folders and not existed:  # its folder too
+                    remove_store_dir(self.roots.of(scope), (LOCK_NAME,))
+                raise
             shared = next(iter(self._open.values()), None)
             if shared is not None:  # one embedder/reranker/dedup per process, not per scope
                 pipeline.arms = replace(
@@ -297,15 +301,8 @@ class ScopeSet:
             return False
         if not discard():
             return False
-        if scope in self._made_folders:
-            folder = self.roots.of(scope)
-            with contextlib.suppress(OSError):  # the .gitignore octomem wrote there
-                if (folder / ".gitignore").read_text(encoding="utf-8") == STORE_GITIGNORE:
-                    (folder / ".gitignore").unlink()
-            with contextlib.suppress(OSError):  # the ingest's embedding lock (empty)
-                (folder / LOCK_NAME).unlink()
-            with contextlib.suppress(OSError):  # not empty: something else lives there
-                folder.rmdir()
+        if scope in self._made_folders:  # with the ingest's embedding lock (empty)
+            remove_store_dir(self.roots.of(scope), (LOCK_NAME,))
         return True
 
     def existing(self, scopes: tuple[ScopeName, ...] = SCOPES) -> list[tuple[ScopeName, Pipeline]]:

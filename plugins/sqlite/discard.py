@@ -45,13 +45,21 @@ def discard_if_empty(storage: Discardable) -> bool:
         empty = holds_nothing(storage.connection())
     except apsw.Error:
         empty = False
-    storage.close()  # the last connection's close removes -wal and -shm itself
     if not empty:
+        storage.close()
         return False
+    delete(storage)
+    return True
+
+
+def delete(storage: Discardable) -> None:
+    """Close ``storage`` and delete its file, the ``-wal`` and ``-shm`` files and the
+    snapshots folder beside it, whatever it holds: for :func:`discard_if_empty`, and for
+    a file the storage was creating when setting it up failed (a full disk, trial 19 K3)."""
+    storage.close()  # the last connection's close removes -wal and -shm itself
     path = storage.path
     for leftover in (path, path.with_name(path.name + "-wal"),
                      path.with_name(path.name + "-shm")):
         with contextlib.suppress(FileNotFoundError):
             leftover.unlink()
     shutil.rmtree(snapshots.folder(path), ignore_errors=True)
-    return True

@@ -115,6 +115,7 @@ class SqliteStorage(SqliteTransactions, SqliteReads, SqliteHistory, SqliteCallLo
         #: the file whose snapshot folder the in-RAM copies use (:mod:`.snapshots`), or None
         self.snapshot_db: Path | None = self.path if snapshots else None
         private_dir(self.path.parent)
+        created = not self.path.exists()
         private_file(self.path)  # its -wal and -shm files take its mode
         self._local = threading.local()
         self._lock = threading.Lock()
@@ -124,8 +125,28 @@ class SqliteStorage(SqliteTransactions, SqliteReads, SqliteHistory, SqliteCallLo
         self._cache: ChunkCache | None = None
         #: checkpoints the WAL in a thread of its own (:mod:`.checkpoints`)
         self.checkpoints = Checkpointer(self.path, self.gone)
-        self._migrate()
+        try:
+            self._migrate()
+        except BaseException as exc:  # a file this was creating is deleted again (K3)
+            self._set_up_failed(created, exc)
+            raise
         self.opened_file = file_id(self.path)
+
+    def _set_up_failed(self, created: bool, exc: BaseException) -> None:
+        """Close the store whose schema could not be written or read; delete it when this
+        storage was creating the file (a full disk: "an ingest that stores nothing creates
+        no store", trial 19 K3); a disk-full error is raised as the one-line
+        :class:`~octomem.engine.errors.StoreWriteError` a write gets."""
+        from .connection import write_failed
+        from .discard import delete
+
+        if created:
+            delete(self)
+        else:
+            self.close()
+        refused = write_failed(self.path, exc)
+        if refused is not None:
+            raise refused from exc
 
     @property
     def fields(self) -> FilterIndex:
