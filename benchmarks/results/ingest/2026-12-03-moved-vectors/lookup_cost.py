@@ -2,36 +2,28 @@
 holds 300 others with vectors; ``reusable()`` over the new chunks in batches of 64 vs
 embedding them, one run (SciFact corpus abstracts 1-600 from /work/shared/data).
 
-Usage: ``python lookup_cost.py SCRATCH_DIR`` (the folder is emptied first).
+Usage: ``python lookup_cost.py SCRATCH_DIR`` (the folder is emptied first; the notes are
+written as :mod:`moved_bench` writes them).
 """
 
-import json
 import os
-import shutil
 import sys
 import time
-from itertools import islice
 from pathlib import Path
+
+from moved_bench import abstracts, write_notes  # beside this file
 
 from octomem.engine.chunking import embedding_text
 from octomem.engine.memory.facade import open_memory
 from octomem.engine.memory.sources import file_document
 from octomem.engine.vector_reuse import reusable
 
-CORPUS = "/work/shared/data/scifact/corpus.jsonl"
-
 
 def main(root: Path) -> None:
-    shutil.rmtree(root, ignore_errors=True)
-    root.mkdir(parents=True)
-    with open(CORPUS, encoding="utf-8") as lines:
-        docs = [json.loads(line) for line in islice(lines, 600)]
+    docs = abstracts(600, root)
     project = root / "p"
     for name, part in (("a", docs[:300]), ("b", docs[300:])):
-        (project / name).mkdir(parents=True)
-        for i, d in enumerate(part):
-            (project / name / f"n{i:03d}.md").write_text(
-                f"# {d.get('title') or i}\n\n{d['text']}\n")
+        write_notes(project / name, part)
     memory = open_memory(project_root=project, global_root=root / "g")
     memory.ingest(str(project / "a"))
     pipe = memory.scopes.get("local")

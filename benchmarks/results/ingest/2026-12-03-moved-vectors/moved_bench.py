@@ -21,19 +21,29 @@ from octomem.engine.memory.facade import open_memory
 CORPUS = "/work/shared/data/scifact/corpus.jsonl"
 
 
-def main(root: Path) -> None:
+def abstracts(n: int, root: Path) -> list[dict]:
+    """Empty ``root`` and return the first ``n`` SciFact corpus records."""
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
     with open(CORPUS, encoding="utf-8") as lines:
-        docs = [json.loads(line) for line in islice(lines, 300)]
+        return [json.loads(line) for line in islice(lines, n)]
+
+
+def write_notes(folder: Path, docs: list[dict]) -> None:
+    """Write each record as a Markdown note in ``folder`` (made)."""
+    folder.mkdir(parents=True)
+    for i, d in enumerate(docs):
+        (folder / f"n{i:03d}.md").write_text(f"# {d.get('title') or i}\n\n{d['text']}\n")
+
+
+def main(root: Path) -> None:
+    docs = abstracts(300, root)
     real_any = embed_path.any_vector
     out = []
     for run, reuse in enumerate([False, True, False, True]):
         project = root / f"p{run}"
         folder = project / "notes"
-        folder.mkdir(parents=True)
-        for i, d in enumerate(docs):
-            (folder / f"n{i:03d}.md").write_text(f"# {d.get('title') or i}\n\n{d['text']}\n")
+        write_notes(folder, docs)
         memory = open_memory(project_root=project, global_root=root / f"g{run}")
         start = time.perf_counter()
         memory.ingest(str(folder))
