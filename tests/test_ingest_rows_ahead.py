@@ -20,6 +20,7 @@ from octomem.engine.manager import load_registry
 from octomem.engine.pipeline import Pipeline
 from octomem.engine.settings import load_settings
 from octomem.engine.types import Document, Query
+from octomem.plugins.sqlite import changelog
 
 
 def _pipeline(root: Path) -> Pipeline:
@@ -43,7 +44,9 @@ def _dump(pipeline: Pipeline) -> dict[str, list[tuple[object, ...]]]:
     conn = pipeline.arms.storage.connection()
     tables = {"documents": "id", "chunks": "id", "fts5_chunks_docsize": "id",
               "vector_log": "seq", "sqlite_sequence": "name"}
-    return {t: conn.execute(f"SELECT * FROM {t} ORDER BY {key}").fetchall()
+    seal = f"seq, table_name, iif(table_name = '{changelog.SEAL}', 0, chunk_id)"  # random
+    return {t: conn.execute(f"SELECT {seal if t == 'vector_log' else '*'} FROM {t} "
+                            f"ORDER BY {key}").fetchall()
             for t, key in tables.items()}
 
 

@@ -235,7 +235,40 @@ def test_a_log_that_no_longer_holds_the_position_is_not_followed(
     _rejected(saved, caplog, "no longer holds its position")
 
 
-@pytest.mark.parametrize("damage", ["truncate", "garbage", "meta"])
+def _add_one(path: Path, text: str, seed: int) -> None:
+    """Store one more document through the arms (its chunk, postings and vector)."""
+    storage = SqliteStorage(path, snapshots=False)
+    keyword = Fts5KeywordArm(storage)
+    semantic = SqliteVecSemanticArm(storage, SqliteVecOptions(scan="vec0"))
+    with storage.transaction() as tx:
+        semantic.bind(tx, "model", DIM)
+        doc = Document(text=text, kind="note", metadata={"group": 1}, created_at=2000.0)
+        chunks = storage.add_document(tx, doc, [Chunk(document_id=doc.id, ordinal=0, text=text)])
+        keyword.index(tx, chunks)
+        semantic.add(tx, [chunks[0].id],
+                      np.random.default_rng(seed).standard_normal((1, DIM)).astype(np.float32))
+    storage.close()
+
+
+def test_a_restored_backup_written_again_does_not_take_the_later_snapshots(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Trial 20 L2: a backup restored over the store, then one write of the same shape as
+    the write it lost, brings the log back to the snapshots' position with the same
+    ``(table, chunk id)`` rows there; the snapshots of the lost state are not taken."""
+    path = tmp_path / "octomem.sqlite3"
+    _build(path)
+    backup = tmp_path / "backup.sqlite3"
+    backup.write_bytes(path.read_bytes())  # closed: no -wal beside it
+    _add_one(path, "zebra crossings repainted every april", seed=1)
+    first = Process(path)
+    first.warm()  # snapshots of the state holding the zebra note
+    first.close()
+    path.write_bytes(backup.read_bytes())  # restored, as docs/mcp.md says (stopped, no -wal)
+    _add_one(path, "vending machine takes only coins", seed=2)
+    _rejected(path, caplog, "no longer holds its position")
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "meta", "empty"])
 def test_a_truncated_or_corrupt_snapshot_is_a_warning_and_exact_answers(
         saved: Path, caplog: pytest.LogCaptureFixture, damage: str) -> None:
     folder = snapshots.folder(saved)
@@ -246,8 +279,8 @@ def test_a_truncated_or_corrupt_snapshot_is_a_warning_and_exact_answers(
             continue
         for array in where.glob("*.npy"):
             data = array.read_bytes()
-            array.write_bytes(data[:len(data) // 2] if damage == "truncate"
-                              else b"\x93NUMPY" + data[50:])
+            array.write_bytes(data[:len(data) // 2] if damage == "truncate" else b""
+                              if damage == "empty" else b"\x93NUMPY" + data[50:])
     _rejected(saved, caplog, "unreadable")
 
 

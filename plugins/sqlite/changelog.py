@@ -19,11 +19,14 @@ after my ``seq``" always means "nothing changed".
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Callable, Sequence
 
 import apsw
 
 TABLE = "vector_log"
+#: The ``table_name`` of the row that ends each write transaction's rows (:func:`seal`).
+SEAL = "txn"
 #: Rows kept after pruning. A reader more than this many changes behind reloads its
 #: whole set (~1 s at 100k vectors), which is rarer than a write and cheaper than
 #: replaying a longer log.
@@ -65,6 +68,26 @@ def record(tx: apsw.Connection, table: str, chunk_ids: Sequence[int]) -> None:
         (table, json.dumps([int(c) for c in chunk_ids])),
     )
     _prune(tx)
+
+
+def seal(tx: apsw.Connection, since: int) -> None:
+    """End a write transaction that logged rows after ``since`` with one more row,
+    ``(SEAL, a random 63-bit number)``, so that a log position names one history, not
+    only a count of rows (:mod:`.snapshots` trusts a snapshot whose position holds the row
+    it recorded). Without it a backup restored over the store and then written to
+    reused the same positions with the same ``(table, chunk id)`` rows, and the snapshots
+    of the state before the restore were taken as current: a search answered with the
+    vector and postings of a statement the restored file no longer held (trial 20 L2).
+    Readers of one table's changes never see these rows. Nothing is written when the
+    transaction logged nothing, or the log does not exist.
+
+    :param since: the newest ``seq`` when the transaction began (:func:`last_seq`).
+    """
+    if not exists(tx):
+        return
+    tx.execute(
+        f"INSERT INTO {TABLE} (table_name, chunk_id) SELECT ?, ? "
+        f"WHERE (SELECT max(seq) FROM {TABLE}) > ?", (SEAL, secrets.randbits(63), int(since)))
 
 
 def record_drop(tx: apsw.Connection, table: str) -> None:

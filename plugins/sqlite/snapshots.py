@@ -18,7 +18,10 @@ from the tables in place, and saved again):
   store, or of a file replaced by another, is never read;
 - its change-log position is not past this file's newest log row, and the log row at
   that position is still there with the same contents: a file restored from a backup,
-  or whose log was pruned past the snapshot, does not match;
+  or whose log was pruned past the snapshot, does not match. Each write transaction
+  ends its log rows with a random one (:func:`.changelog.seal`), so a backup restored
+  and then written to again does not match either, though its log reaches the same
+  position;
 - its files parse, with the names, types and shapes the copy expects (a truncated or
   corrupt file is a warning in the log, never an error);
 - what the copy checks after following the log (row counts, a sample of rows compared
@@ -200,7 +203,7 @@ def load(db: Path, name: str, conn: apsw.Connection, about: dict[str, Any]) -> S
                       for k in meta["arrays"]}
             extra = json.loads((where / "extra.json").read_text())
             return Snapshot(seq, arrays, extra)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, EOFError) as exc:  # EOF: an empty file
         log.warning("%s: ignoring the %s snapshot, unreadable (%s: %s); loading from the "
                     "tables", db, name, type(exc).__name__, exc)
         return None

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import apsw
 
-from . import purge
+from . import changelog, purge
 from .checkpoints import Checkpointer
 from .connection import FileId, gone, gone_error, locked, write_failed
 
@@ -84,9 +84,11 @@ class SqliteTransactions:
         self._local.begun = conn.total_changes()  # rows written before it (chunk cache)
         self._local.pending = pending = {}
         try:
+            logged = changelog.last_seq(conn)
             yield conn
             for step in pending.values():  # before_commit's steps, in registration order
                 step(conn)
+            changelog.seal(conn, logged)
         except BaseException as exc:
             self._local.pending = None
             _roll_back(conn)
