@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,9 +21,11 @@ from .errors import (
     arm_not_found_in,
     config_error,
 )
-from .files import store_dir
+from .files import store_dir, write_gitignore
 from .manager import ArmRegistry
 from .settings import LoadedSettings, PipelineSettings
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +185,40 @@ def build_embedder(loaded: LoadedSettings, registry: ArmRegistry, root: Path) ->
     return None if spec is None else _build(spec, loaded, ArmContext(root=root))
 
 
+#: The ``meta`` key saying that a store's folder got its ``.gitignore`` (trial 20 L1): a
+#: folder made before octomem wrote one (December 3) gets it when a later octomem opens
+#: it, once; a ``.gitignore`` deleted after that stays deleted.
+GITIGNORE_KEY = "gitignore_written"
+
+
+def _gitignore_once(root: Path, storage: Any, created: bool) -> None:
+    """Record that a new store's folder got its ``.gitignore``
+    (:func:`~octomem.engine.files.store_dir`; a folder the user made, empty, is left
+    without one, as before), or give the folder of an older store without one the same
+    file, once per store (:data:`GITIGNORE_KEY` in the storage's ``meta``).
+
+    :param created: the folder was missing or empty before the storage opened it: the
+        store begins now. Otherwise nothing is written while the folder holds its
+        ``.gitignore``, so opening a store takes no write lock (a store made between
+        December 3 and 4 gets the key when its ``.gitignore`` is first missing). A storage
+        without ``get_meta`` / ``set_meta``, or one that cannot be written (read-only), is
+        left alone."""
+    get, put = getattr(storage, "get_meta", None), getattr(storage, "set_meta", None)
+    if get is None or put is None or get(GITIGNORE_KEY) is not None:
+        return
+    if not created:
+        if not write_gitignore(root):
+            return  # it exists (or cannot be written)
+        log.warning("%s: wrote .gitignore ('*') so that git leaves this memory out, as it "
+                    "does a new store's folder; delete it to commit the memory on purpose",
+                    root)
+    try:
+        with storage.transaction() as tx:
+            put(tx, GITIGNORE_KEY, "1")
+    except OctomemError:
+        pass
+
+
 def build_arms(loaded: LoadedSettings, registry: ArmRegistry, root: Path) -> Arms:
     """Check the configured combination, then build storage first and the other arms on it.
 
@@ -192,8 +229,11 @@ def build_arms(loaded: LoadedSettings, registry: ArmRegistry, root: Path) -> Arm
     """
     specs = check_compatible(loaded.settings.pipeline, registry, loaded.source_of)
     check_arm_settings(loaded, registry)
+    folder = Path(root)
+    created = not folder.exists() or next(folder.iterdir(), None) is None  # a store begins
     store_dir(root)
     storage = _build(specs["storage"], loaded, ArmContext(root=root))
+    _gitignore_once(folder, storage, created)
     context = ArmContext(root=root, storage=storage)
     built: dict[str, Any] = {}
     for kind in ARM_KINDS[1:]:  # in order: the embedder before the arms that use it

@@ -76,12 +76,22 @@ def store_dir(path: Path) -> Path:
     if folder.exists():
         return folder
     private_dir(folder)
+    write_gitignore(folder)
+    return folder
+
+
+def write_gitignore(folder: Path) -> bool:
+    """Write :data:`STORE_GITIGNORE` as ``folder/.gitignore`` unless that file exists.
+
+    :returns: whether it was written (``False``: it exists, or cannot be written, which
+        must not stop a store from opening).
+    """
     try:
-        with open_private(folder / ".gitignore", "x") as out:
+        with open_private(Path(folder) / ".gitignore", "x") as out:
             out.write(STORE_GITIGNORE)
     except OSError:
-        pass
-    return folder
+        return False
+    return True
 
 
 def remove_store_dir(folder: Path, also: tuple[str, ...] = ()) -> None:

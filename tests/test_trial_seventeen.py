@@ -21,6 +21,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import apsw
 import pytest
 from cli_run import octomem
 from mcp_stdio import stdio_client
@@ -268,3 +269,30 @@ def test_the_text_an_agent_reads_is_compact_and_the_structured_answer_whole(
             assert "time" not in hit["turn"]  # the hit's event_time says it
     assert any("turn" in h for h in read["hits"]) and any("turn" not in h for h in read["hits"])
     assert len(text) < len(json.dumps(whole, indent=2)) / 2
+
+
+@needs_git
+def test_an_older_store_folder_gets_its_gitignore_once(tmp_path: Path) -> None:
+    """Trial 20 L1: a project store an older octomem made (no ``.gitignore``, no
+    ``meta.gitignore_written``) gets the file, with a warning, when this octomem first
+    opens it; deleted after that, it stays deleted."""
+    repo, env = tmp_path / "repo", {"OCTOMEM_GLOBAL_ROOT": str(tmp_path / "global")}
+    repo.mkdir()
+    git(repo, "init", "-q")
+    assert octomem(repo, "add", "Deploys go out on Tuesdays", **env).code == 0
+    store = repo / ".octomem"
+    (store / ".gitignore").unlink()  # as an older octomem left the folder
+    conn = apsw.Connection(str(store / "octomem.sqlite3"))
+    conn.execute("DELETE FROM meta WHERE key = 'gitignore_written'")
+    conn.close()
+    assert git(repo, "status", "--short") == "?? .octomem/\n"
+    ran = octomem(repo, "search", "when do deploys go out?", spawn=True, **env)
+    assert ran.code == 0, ran.err
+    assert "Deploys go out on Tuesdays" in ran.out
+    assert "wrote .gitignore" in ran.err and "delete it to commit the memory" in ran.err
+    assert (store / ".gitignore").read_text() == STORE_GITIGNORE
+    assert git(repo, "status", "--short") == ""
+    (store / ".gitignore").unlink()  # shared on purpose now
+    again = octomem(repo, "add", "Releases are tagged on Fridays", spawn=True, **env)
+    assert again.code == 0, again.err
+    assert not (store / ".gitignore").exists() and "wrote .gitignore" not in again.err
