@@ -8,6 +8,7 @@ import json
 import logging
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 
 from octomem.engine.types import Chunk, Document, Filters
 from octomem.plugins.fts5.arm import Fts5KeywordArm, Fts5Options
-from octomem.plugins.sqlite import snapshots
+from octomem.plugins.sqlite import snapshot_checksums, snapshots
 from octomem.plugins.sqlite.storage import SqliteStorage
 from octomem.plugins.sqlite_vec.arm import SqliteVecOptions, SqliteVecSemanticArm
 
@@ -282,6 +283,51 @@ def test_a_truncated_or_corrupt_snapshot_is_a_warning_and_exact_answers(
             array.write_bytes(data[:len(data) // 2] if damage == "truncate" else b""
                               if damage == "empty" else b"\x93NUMPY" + data[50:])
     _rejected(saved, caplog, "unreadable")
+
+
+def _flip(saved: Path) -> None:
+    """Damage every array file of every snapshot without changing its size (a bad sector,
+    an interrupted copy): bytes in the middle of its data inverted."""
+    folder = snapshots.folder(saved)
+    for pointer in folder.glob("*.json"):
+        for array in (folder / json.loads(pointer.read_text())["folder"]).glob("*.npy"):
+            data = bytearray(array.read_bytes())
+            middle = 128 + (len(data) - 128) // 2
+            data[middle:middle + 8] = bytes(b ^ 0xFF for b in data[middle:middle + 8])
+            array.write_bytes(bytes(data))
+
+
+def test_same_size_damage_is_caught_by_the_checksums(
+        saved: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Trial 20 L5: flipped bytes parse as the same shapes and types."""
+    _flip(saved)
+    _rejected(saved, caplog, "does not match its checksum")
+
+
+def test_damage_of_a_large_file_is_caught_while_the_copy_is_in_use(
+        saved: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file over ``CHECK_NOW_BYTES`` (here every file) is checked in a thread after the
+    copy restored it: the damage found removes the snapshot, and the copy is loaded from
+    the tables at its next search."""
+    monkeypatch.setattr(snapshot_checksums, "CHECK_NOW_BYTES", 0)
+    _flip(saved)
+    fresh = Process(saved)
+    try:
+        with caplog.at_level(logging.WARNING, logger="octomem"):
+            for f in CASES:  # restored (the filter index by a filtered search), then checked
+                fresh.answers(QUERY, "heron river copper", f)
+            for _ in range(500):  # the checks' threads
+                if caplog.text.count("does not match its checksum") == 3:
+                    break
+                time.sleep(0.01)
+            got = [fresh.answers(QUERY, "heron river copper", f) for f in CASES]
+            # loaded from the tables (twice when the damage also failed the check after
+            # following the log, before the thread found it)
+            assert all(s.loads >= 1 for s in fresh.states().values()), _counts(fresh)
+    finally:
+        fresh.close()
+    assert got == _reference(saved)
+    assert caplog.text.count("does not match its checksum") == 3
 
 
 def test_a_change_that_bypassed_the_log_is_caught_by_the_check(

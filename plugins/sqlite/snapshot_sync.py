@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import apsw
 
 from . import changelog, snapshots
+from .snapshot_checksums import check_later
 
 if TYPE_CHECKING:
     import numpy as np
@@ -43,6 +44,9 @@ class SnapshotState:
     saved_seq: int = -1
     saving: threading.Thread | None = None
     tried: bool = False  # a restore was attempted (one per copy and process)
+    #: set by the check of the restored snapshot's large files when one was damaged: the
+    #: copy is loaded from the tables at its next sync
+    damaged: threading.Event = field(default_factory=threading.Event)
     restores: int = field(default=0)  # snapshots restored (tests count them)
     loads: int = field(default=0)  # whole loads from the tables
 
@@ -97,6 +101,9 @@ def restore(copy: Snapshotted, conn: apsw.Connection) -> bool:
                     "shapes or types); loading from the tables", state.db, copy.snapshot_name())
         return False
     copy.seq, state.saved_seq = snap.seq, snap.seq
+    if snap.where is not None:
+        check_later(state.db, copy.snapshot_name(), snap.where, snap.unchecked,
+                    state.damaged.set)
     return True
 
 
@@ -125,6 +132,9 @@ def sync(copy: Snapshotted, conn: apsw.Connection, log_name: str,
         load_all()
         loaded.append(True)
 
+    if state.damaged.is_set():  # its snapshot's large files did not match their checksums
+        state.damaged.clear()
+        copy.seq = changelog.follow(conn, log_name, -1, whole, apply)
     copy.seq = changelog.follow(conn, log_name, copy.seq, whole, apply)
     if restored and not loaded and not copy.snapshot_agrees(conn):
         log.warning("%s: the %s snapshot disagrees with the tables after following the "
@@ -146,7 +156,7 @@ def current(copy: Snapshotted, last: int) -> bool:
     due. Lets a search that reads ``last`` once skip both copies' syncs (and their read
     transaction) while nothing was written."""
     state = copy.snapshot
-    return copy.seq == last >= 0 and (
+    return copy.seq == last >= 0 and not state.damaged.is_set() and (
         state.db is None or copy.seq - state.saved_seq < snapshots.RESAVE_AFTER)
 
 

@@ -23,7 +23,9 @@ from the tables in place, and saved again):
   and then written to again does not match either, though its log reaches the same
   position;
 - its files parse, with the names, types and shapes the copy expects (a truncated or
-  corrupt file is a warning in the log, never an error);
+  corrupt file is a warning in the log, never an error), and hold the bytes written:
+  each array file's CRC-32, recorded when it was written, is checked before use, or for
+  a large file in a thread while the copy is in use (:mod:`.snapshot_checksums`);
 - what the copy checks after following the log (row counts, a sample of rows compared
   with the tables, FTS5's own totals) agrees.
 """
@@ -38,7 +40,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +49,7 @@ import apsw
 from octomem.engine.files import private_dir
 
 from . import changelog
+from .snapshot_checksums import check_now, checksums
 
 if TYPE_CHECKING:  # imported where arrays are read or written: opening a store stays light
     import numpy as np
@@ -107,11 +110,16 @@ class Snapshot:
     :param seq: the change-log position the arrays reflect.
     :param arrays: name -> array, memory-mapped copy-on-write.
     :param extra: what was saved beside the arrays (JSON values).
+    :param where: its folder.
+    :param unchecked: the CRC-32 of the array files too large to check before use
+        (:func:`.snapshot_checksums.check_later` checks them).
     """
 
     seq: int
     arrays: dict[str, np.ndarray]
     extra: dict[str, Any]
+    where: Path | None = None
+    unchecked: dict[str, int] = field(default_factory=dict)
 
 
 def save(db: Path, name: str, conn: apsw.Connection, seq: int,
@@ -141,7 +149,7 @@ def save(db: Path, name: str, conn: apsw.Connection, seq: int,
             np.save(work / f"{key}.npy", array, allow_pickle=False)
         (work / "extra.json").write_text(json.dumps(extra or {}))
         meta = {"identity": store, "seq": int(seq), "log_row": row, "about": about,
-                "arrays": sorted(arrays)}
+                "arrays": sorted(arrays), "crc32": checksums(work, arrays)}
         (work / "meta.json").write_text(json.dumps(meta))
         for path in work.iterdir():
             path.chmod(0o600)
@@ -195,6 +203,10 @@ def load(db: Path, name: str, conn: apsw.Connection, about: dict[str, Any]) -> S
             why = f"it was written for {meta['about']}, not {about}"
         elif seq > changelog.last_seq(conn) or _log_row(conn, seq) != meta["log_row"]:
             why = f"the change log no longer holds its position {seq} as it was"
+        elif (damaged := check_now(where, meta.get("crc32") or {}))[0] is not None:
+            log.warning("%s: ignoring the %s snapshot, unreadable (its %s.npy does not "
+                        "match its checksum); loading from the tables", db, name, damaged[0])
+            return None
         else:
             # plain ndarray views of the maps: a np.memmap runs Python code on every
             # index and on every array derived from it (~10 us each, 31 times a recall)
@@ -202,7 +214,7 @@ def load(db: Path, name: str, conn: apsw.Connection, about: dict[str, Any]) -> S
                                       allow_pickle=False).view(np.ndarray)
                       for k in meta["arrays"]}
             extra = json.loads((where / "extra.json").read_text())
-            return Snapshot(seq, arrays, extra)
+            return Snapshot(seq, arrays, extra, where, damaged[1])
     except (OSError, ValueError, KeyError, TypeError, EOFError) as exc:  # EOF: an empty file
         log.warning("%s: ignoring the %s snapshot, unreadable (%s: %s); loading from the "
                     "tables", db, name, type(exc).__name__, exc)
