@@ -190,3 +190,50 @@ def test_a_file_an_older_version_wrote_is_rewritten_once_at_the_first_forget(
     memory.forget(memory.remember(OTHERS[1], scope="local").document.id)
     assert _traces(tmp_path) == {}
     assert storage.get_meta(ZEROED_KEY) == "1"
+
+
+def test_a_deletion_by_a_writer_that_does_not_purge_is_purged_when_the_store_opens(
+        tmp_path: Path) -> None:
+    """Trial 20 L6: during an upgrade an older octomem, still running beside this one,
+    forgets a statement; it neither zeroes freed pages nor merges FTS5 nor removes the
+    snapshots this version wrote. The next open by this version purges all of it."""
+    import apsw
+
+    def opened() -> Memory:
+        return open_memory(overrides={"pipeline": {"embedder": "hashing"}},
+                           project_root=tmp_path / "project", global_root=tmp_path / "global")
+
+    (tmp_path / "project").mkdir()
+    memory = opened()
+    for text in OTHERS:
+        memory.remember(text, scope="local")
+    secret = memory.remember(SECRET, scope="local").document
+    _warm(memory)
+    db = memory.scopes.require("local").arms.storage.path
+    memory.close()
+    older = apsw.Connection(str(db))  # as an octomem that knows nothing of purging deletes
+    older.execute("PRAGMA secure_delete=OFF")
+    with older:
+        ids = [r[0] for r in older.execute("SELECT id FROM chunks WHERE document_id = ?",
+                                           (secret.id,))]
+        for chunk_id in ids:
+            older.execute("DELETE FROM fts5_chunks WHERE rowid = ?", (chunk_id,))
+        older.execute("DELETE FROM chunks WHERE document_id = ?", (secret.id,))
+        older.execute("DELETE FROM documents WHERE id = ?", (secret.id,))
+    older.close()
+    left = _traces(tmp_path)
+    assert any(".snapshots" in name for name in left), left
+    assert any(name.endswith("octomem.sqlite3") for name in left), left
+
+    reopened = opened()
+    try:
+        reopened.scopes.require("local")  # opening the store purges
+        assert _traces(tmp_path) == {}
+        hits = reopened.recall("Marta release billing").hits
+        assert hits and hits[0].chunk.text == OTHERS[2]
+        storage = reopened.scopes.require("local").arms.storage
+        assert storage.get_meta("unpurged_delete") is None
+        reopened.forget(reopened.remember("A note to forget", scope="local").document.id)
+        assert storage.get_meta("unpurged_delete") is None  # this octomem's own: purged
+    finally:
+        reopened.close()

@@ -52,9 +52,51 @@ log = logging.getLogger(__name__)
 
 def mark(tx: apsw.Connection) -> None:
     """Record, inside the deleting transaction ``tx`` (after its change-log rows), the
-    change-log position a snapshot must be past to be free of the deleted text."""
+    change-log position a snapshot must be past to be free of the deleted text, and that
+    this deletion is purged here (:data:`.schema.UNPURGED_KEY` cleared)."""
+    from .schema import UNPURGED_KEY
+
     tx.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE "
                "SET value = excluded.value", (PURGED_KEY, str(changelog.last_seq(tx))))
+    tx.execute("DELETE FROM meta WHERE key = ?", (UNPURGED_KEY,))
+
+
+def catch_up(conn: apsw.Connection, db: Path) -> bool:
+    """Purge, when the store opens, a deletion another writer committed without purging
+    (:data:`.schema.UNPURGED_KEY` set: an older octomem, still running beside this one
+    during an upgrade, forgot a statement; trial 20 L6): every FTS5 table of the file
+    merged (``'optimize'``: its deleted rows' terms dropped), the file rewritten
+    (``VACUUM``: that writer may not have zeroed freed pages), the write-ahead log
+    truncated, every snapshot removed; then the key cleared. A step that cannot run now
+    (another connection busy) is logged and the key kept, so the next open tries again.
+
+    :param conn: a connection outside any transaction.
+    :returns: True when a purge ran to its end.
+    """
+    from .schema import UNPURGED_KEY
+
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (UNPURGED_KEY,)).fetchone()
+        if row is None:
+            return False
+        log.warning("%s: text was deleted by a writer that did not purge it (an older "
+                    "octomem?); purging it now", db)
+        fts5 = [r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE "
+            "'CREATE VIRTUAL TABLE % USING fts5(%'")]
+        with conn:
+            for table in fts5:
+                conn.execute(f'INSERT INTO "{table}" ("{table}") VALUES (\'optimize\')')
+        conn.execute("VACUUM")
+        with conn:
+            conn.execute("DELETE FROM meta WHERE key = ?", (UNPURGED_KEY,))
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    except apsw.Error as exc:
+        log.warning("%s: could not purge the text another writer deleted: %s; the next open "
+                    "tries again", db, exc)
+        return False
+    remove_snapshots(db)
+    return True
 
 
 def purged_seq(conn: apsw.Connection) -> int:

@@ -226,7 +226,20 @@ def tables_version(tx: apsw.Connection, path: Path) -> int | None:
         "or move it away to start empty")
 
 
+#: The ``meta`` key a deleted ``documents`` row sets (:data:`UNPURGED_TRIGGER`) and this
+#: octomem's purge clears in the same transaction (:func:`.purge.mark`): when a store
+#: opens with it set, a writer that does not purge (an older octomem, still running
+#: beside this one during an upgrade) deleted text, and :func:`.purge.catch_up` purges.
+UNPURGED_KEY = "unpurged_delete"
+#: Sets :data:`UNPURGED_KEY` for any writer's deletion, an older octomem's included (the
+#: trigger is in the file).
+UNPURGED_TRIGGER = (
+    "CREATE TRIGGER IF NOT EXISTS documents_unpurged AFTER DELETE ON documents BEGIN "
+    f"INSERT INTO meta (key, value) VALUES ('{UNPURGED_KEY}', OLD.id) "
+    "ON CONFLICT(key) DO UPDATE SET value = excluded.value; END;")
+
+
 def _log_chunks(tx: apsw.Connection) -> None:
     """Create the change log and the triggers logging ``chunks`` rows (idempotent)."""
     changelog.create(tx)
-    tx.execute(_OLD_INSERT_TRIGGER + CHUNK_TRIGGERS)
+    tx.execute(_OLD_INSERT_TRIGGER + CHUNK_TRIGGERS + UNPURGED_TRIGGER)

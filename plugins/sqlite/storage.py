@@ -131,6 +131,8 @@ class SqliteStorage(SqliteTransactions, SqliteReads, SqliteHistory, SqliteCallLo
             self._set_up_failed(created, exc)
             raise
         self.opened_file = file_id(self.path)
+        with self.checkpoints.paused():  # its TRUNCATE must not find the thread's running
+            purge.catch_up(self.connection(), self.path)  # what an older writer deleted
 
     def _set_up_failed(self, created: bool, exc: BaseException) -> None:
         """Close the store whose schema could not be written or read; delete it when this
