@@ -167,7 +167,7 @@ def test_bulk_inserts_are_logged_once_and_an_older_insert_trigger_is_dropped(
     reader, writer = SqliteStorage(path), SqliteStorage(path)
     triggers = {r[0] for r in reader.connection().execute(
         "SELECT name FROM sqlite_master WHERE type = 'trigger'")}
-    assert triggers == {"chunks_log_update", "chunks_log_delete"}
+    assert triggers == {"chunks_log_update", "chunks_log_delete", "documents_unpurged"}
     index = FilterIndex()
     index.sync(reader.connection())
     docs = [Document(f"text {i}", id=f"d{i}", kind="NOTE" if i % 2 else "FACT",

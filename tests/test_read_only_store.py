@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import apsw
 import pytest
 from cli_run import octomem
 from mcp_stdio import stdio_client
@@ -77,3 +78,28 @@ def test_mcp_write_is_a_tool_error_recall_answers(tmp_path: Path) -> None:
         assert [h["text"] for h in hits] == ["The fig grows against the south wall"]
         assert "is read-only" in mcp.error("ingest", path_or_text="A text to ingest here")
     assert _texts(project, "fig south wall") == ["The fig grows against the south wall"]
+
+
+def test_an_older_store_read_only_opens_without_its_trigger_update(tmp_path: Path) -> None:
+    """A store of before December 4 (the per-row insert trigger, no ``documents_unpurged``)
+    that cannot be written still answers: the triggers are updated in a transaction of
+    their own, skipped when the file is read-only, and a read writes nothing else (a
+    transaction that logged nothing adds no change-log seal)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    octomem(project, "add", "The kiwi fruit ripens in a paper bag")
+    store = project / ".octomem" / "octomem.sqlite3"
+    conn = apsw.Connection(str(store))
+    with conn:
+        conn.execute("DROP TRIGGER documents_unpurged")
+        conn.execute("CREATE TRIGGER chunks_log_insert AFTER INSERT ON chunks BEGIN INSERT "
+                     "INTO vector_log (table_name, chunk_id) VALUES ('chunks', NEW.id); END")
+    conn.close()
+    with unwritable(store):
+        found = octomem(project, "search", "kiwi paper bag", spawn=True)
+        assert "kiwi fruit" in found.out and "Traceback" not in found.err, found.err
+    octomem(project, "status")  # writable again: updated now
+    conn = apsw.Connection(str(store))
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    conn.close()
+    assert "documents_unpurged" in names and "chunks_log_insert" not in names

@@ -83,11 +83,9 @@ def seal(tx: apsw.Connection, since: int) -> None:
 
     :param since: the newest ``seq`` when the transaction began (:func:`last_seq`).
     """
-    if not exists(tx):
-        return
-    tx.execute(
-        f"INSERT INTO {TABLE} (table_name, chunk_id) SELECT ?, ? "
-        f"WHERE (SELECT max(seq) FROM {TABLE}) > ?", (SEAL, secrets.randbits(63), int(since)))
+    if last_seq(tx) > since:  # read first: an INSERT of no row still needs a writable file
+        tx.execute(f"INSERT INTO {TABLE} (table_name, chunk_id) VALUES (?, ?)",
+                   (SEAL, secrets.randbits(63)))
 
 
 def record_drop(tx: apsw.Connection, table: str) -> None:

@@ -139,9 +139,9 @@ CHUNK_TRIGGERS = "".join(
     f"CREATE TRIGGER IF NOT EXISTS chunks_log_{event.lower()} AFTER {event} ON chunks BEGIN "
     f"INSERT INTO {changelog.TABLE} (table_name, chunk_id) VALUES ('chunks', {row}.id); END;"
     for event, row in (("UPDATE", "NEW"), ("DELETE", "OLD")))
-#: The per-row insert trigger of stores written before December 4 (dropped on open; an
-#: older octomem that opens the store again creates it again, and then logs its own
-#: inserts through it).
+#: The per-row insert trigger of stores written before December 4 (dropped on open,
+#: :func:`update_triggers`; an older octomem that opens the store again creates it again,
+#: and then logs its own inserts through it).
 _OLD_INSERT_TRIGGER = "DROP TRIGGER IF EXISTS chunks_log_insert;"
 #: The change log's name of ``chunks`` rows (:data:`.filter_index.LOG_NAME`).
 CHUNKS_LOG = "chunks"
@@ -190,6 +190,7 @@ def migrate(tx: apsw.Connection, path: Path, set_meta: Callable[[str, str], None
         set_meta("schema_version", str(SCHEMA_VERSION))
         set_meta(ZEROED_KEY, "1")  # written with secure_delete from the start (.purge)
         _log_chunks(tx)
+        update_triggers(tx)
         return
     version = stated if found == 2 and stated == 3 else found  # 3 has 2's tables
     if stated != version:
@@ -242,4 +243,21 @@ UNPURGED_TRIGGER = (
 def _log_chunks(tx: apsw.Connection) -> None:
     """Create the change log and the triggers logging ``chunks`` rows (idempotent)."""
     changelog.create(tx)
-    tx.execute(_OLD_INSERT_TRIGGER + CHUNK_TRIGGERS + UNPURGED_TRIGGER)
+    tx.execute(CHUNK_TRIGGERS)
+
+
+def triggers_due(conn: apsw.Connection) -> bool:
+    """Return whether the file still has the per-row insert trigger of before December 4
+    or lacks :data:`UNPURGED_TRIGGER` (:func:`update_triggers` would write)."""
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = "
+                                        "'trigger'")}
+    return "chunks_log_insert" in names or "documents_unpurged" not in names
+
+
+def update_triggers(tx: apsw.Connection) -> None:
+    """Drop the old insert trigger and create :data:`UNPURGED_TRIGGER`, inside ``tx``.
+
+    Apart from :func:`migrate`, in a transaction of its own: a file that cannot be written
+    (read-only) still opens for reading without them (it takes no writes to log or purge).
+    """
+    tx.execute(_OLD_INSERT_TRIGGER + UNPURGED_TRIGGER)

@@ -28,7 +28,12 @@ import apsw
 from pydantic import BaseModel, Field
 
 from octomem.engine.arms import ArmContext, ArmSpec
-from octomem.engine.errors import IncompatibleArmsError, OctomemError, StoreUnreadableError
+from octomem.engine.errors import (
+    IncompatibleArmsError,
+    OctomemError,
+    StoreReadOnlyError,
+    StoreUnreadableError,
+)
 from octomem.engine.files import private_dir, private_file
 from octomem.engine.hookspecs import hookimpl
 from octomem.engine.types import Chunk, Document
@@ -43,7 +48,7 @@ from .history import SqliteHistory
 from .reads import SqliteReads
 from .reads import first_row as _one
 from .rows import CHUNK_FIELDS, DOC_COLUMNS, chunk_params, inherit, stored_params
-from .schema import SCHEMA_VERSION, log_inserted, migrate
+from .schema import SCHEMA_VERSION, log_inserted, migrate, triggers_due, update_triggers
 from .snapshots import ensure_identity, wait_for_saves
 from .transactions import SqliteTransactions
 
@@ -199,6 +204,12 @@ class SqliteStorage(SqliteTransactions, SqliteReads, SqliteHistory, SqliteCallLo
         except (apsw.CorruptError, apsw.NotADBError) as exc:
             self.close()
             raise StoreUnreadableError(unreadable(self.path, exc)) from exc
+        if triggers_due(self.connection()):
+            try:
+                with self.transaction() as tx:
+                    update_triggers(tx)
+            except StoreReadOnlyError:
+                pass  # read as it is: a store nothing writes to needs neither
 
     def gone(self) -> str | None:
         """Say whether the path still names the file this storage opened (one
