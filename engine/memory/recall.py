@@ -41,7 +41,14 @@ from .history_order import current_first
 from .judge import JUDGED_HITS, is_document, judged, scope_reach, scope_stats, scope_strength
 from .recency import bonus_of
 from .scoped_fusion import Key, ScopedFused, fuse_scopes
-from .scoped_search import embedding, keyword_runs, prepare_semantic, search_scopes, start_embedding
+from .scoped_search import (
+    background_runs,
+    embedding,
+    keyword_runs,
+    prepare_semantic,
+    search_scopes,
+    start_embedding,
+)
 from .scopes import MemoryKnobs
 
 if TYPE_CHECKING:  # imported where used: the MCP server lists tools before numpy loads
@@ -332,7 +339,8 @@ def recall_scopes(
         # the runs' statistics score documents' hits only: none among them, none needed;
         # taken over each run's first candidate_k entries, whatever top_k (judged_depth)
         judged_k = judged_depth(retrieval.candidate_k, k)
-        stats = (scope_stats(runs, pipelines, judged_k, request.text)
+        stats = (scope_stats(background_runs(scoped, request.text, vector, request.filters, k,
+                                             runs), pipelines, judged_k, request.text)
                  if any(is_document(h) for h in hits) else {})
         ties = order_values(hits, fused, retrieval.fusion, retrieval.document_fusion,
                             retrieval.weights)
