@@ -3,7 +3,11 @@ processes, wall and process CPU per round and per-round ratios to the first vari
 
 A variant is ``module.NAME=VALUE[;...]`` (an empty string: as is); ``SWITCH=seconds`` sets
 the GIL switch interval an ingest uses (``quick_switches``' default); ``GC=off``: Python's
-garbage collector off while the batches are prepared and written.
+garbage collector off while the batches are prepared and written. Added in round 14
+(``../2026-12-04-round14``): ``RAMP=a,b,c``, the first transactions that many documents
+(then the default batches); ``SQL=stmt|stmt``, statements run on the new store before the
+clock (e.g. ``DROP TRIGGER ...``); items may also be joined by ``&&`` (a statement may hold
+``;``).
 
 Run: ``PEERS_OUT=DIR python variants.py ROUNDS N VARIANT ...``, e.g. ``variants.py 7 10000 ""
 "octomem.plugins.sqlite.bulk.ROWS_PER_STATEMENT=64" "SWITCH=0.0001"``.
@@ -14,8 +18,32 @@ from pathlib import Path
 HARNESS = str(Path(__file__).resolve().parents[2] / "peers" / "harness.py")
 
 if len(sys.argv) > 1 and sys.argv[1] == "--run":  # one ingest, the variant in ROUND13_SET
-    for item in filter(None, os.environ.get("ROUND13_SET", "").split(";")):
-        target, value = item.split("=")
+    items = os.environ.get("ROUND13_SET", "")
+    for item in filter(None, items.split("&&") if "&&" in items or "SQL=" in items
+                       else items.split(";")):
+        target, value = item.split("=", 1)
+        if target == "RAMP":
+            import octomem.engine.pipeline as pipeline
+            import octomem.engine.writes as writes
+            def ramped(documents, size, sizes=[int(x) for x in value.split(",")],
+                       default=writes.transactions):
+                docs, start = list(documents), 0
+                for part in sizes:
+                    if start < len(docs):
+                        yield docs[start:start + part]
+                    start += part
+                yield from default(docs[start:], size)
+            pipeline.transactions = ramped
+            continue
+        if target == "SQL":
+            import octomem.engine.pipeline as pipeline
+            init = pipeline.Pipeline.__init__
+            def patched(self, *args, init=init, statements=value.split("|"), **kwargs):
+                init(self, *args, **kwargs)
+                for statement in statements:
+                    self.arms.storage.connection().execute(statement)
+            pipeline.Pipeline.__init__ = patched
+            continue
         if target == "GC":
             import gc
             import octomem.engine.pipeline as pipeline
