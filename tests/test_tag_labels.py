@@ -118,3 +118,18 @@ def test_stored_tags_of_an_older_octomem_are_relabelled_once(tmp_path: Path) -> 
                     refunds: json.dumps(["billing", "api", "payments"])}
     conn.close()
     assert _relabel(path) == {}  # marked: later opens read one meta row
+
+
+def test_an_older_store_has_its_tags_relabelled_when_this_version_opens_it(
+        tmp_path: Path) -> None:
+    project = tmp_path / "p"
+    project.mkdir()
+    env = {"OCTOMEM_GLOBAL_ROOT": str(tmp_path / "global")}
+    espresso, refunds = _two(project, env)
+    _as_older_octomem_stored(_store(project), espresso, [NFD])
+    _as_older_octomem_stored(_store(project), refunds, ["billing,api"])
+    assert _search(project, "espresso descaled", NFC, **env) == [espresso]  # opened: relabelled
+    assert _search(project, "refund duplicates", "billing", "api", **env) == [refunds]
+    said = octomem(project, "search", "espresso", "--tag", "nope", **env).out
+    assert NFC in said and NFD not in said, said  # "stored tags: …" names what filters find
+    assert _relabel(_store(project)) == {}  # marked by that open

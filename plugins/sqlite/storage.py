@@ -50,6 +50,7 @@ from .reads import first_row as _one
 from .rows import CHUNK_FIELDS, DOC_COLUMNS, chunk_params, inherit, stored_params
 from .schema import SCHEMA_VERSION, log_inserted, migrate, triggers_due, update_triggers
 from .snapshots import ensure_identity, wait_for_saves
+from .tag_labels import relabel_stored_tags
 from .transactions import SqliteTransactions
 
 log = logging.getLogger(__name__)
@@ -200,6 +201,7 @@ class SqliteStorage(SqliteTransactions, SqliteReads, SqliteHistory, SqliteCallLo
         try:
             with self.transaction() as tx:
                 migrate(tx, self.path, lambda key, value: self.set_meta(tx, key, value))
+                relabel_stored_tags(tx, lambda key, value: self.set_meta(tx, key, value))
                 ensure_identity(tx)  # what snapshots beside the file are checked against
         except (apsw.CorruptError, apsw.NotADBError) as exc:
             self.close()
