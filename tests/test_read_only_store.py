@@ -81,10 +81,10 @@ def test_mcp_write_is_a_tool_error_recall_answers(tmp_path: Path) -> None:
 
 
 def test_an_older_store_read_only_opens_without_its_trigger_update(tmp_path: Path) -> None:
-    """A store of before December 4 (the per-row insert trigger, no ``documents_unpurged``)
-    that cannot be written still answers: the triggers are updated in a transaction of
-    their own, skipped when the file is read-only, and a read writes nothing else (a
-    transaction that logged nothing adds no change-log seal)."""
+    """A store of before December 4 (the per-row insert trigger, no ``documents_unpurged``,
+    tags never relabelled) that cannot be written still answers: that upkeep runs in a
+    transaction of its own, skipped when the file is read-only, and a read writes nothing
+    else (a transaction that logged nothing adds no change-log seal)."""
     project = tmp_path / "project"
     project.mkdir()
     octomem(project, "add", "The kiwi fruit ripens in a paper bag")
@@ -92,6 +92,7 @@ def test_an_older_store_read_only_opens_without_its_trigger_update(tmp_path: Pat
     conn = apsw.Connection(str(store))
     with conn:
         conn.execute("DROP TRIGGER documents_unpurged")
+        conn.execute("DELETE FROM meta WHERE key = 'tags_labelled'")  # tags never relabelled
         conn.execute("CREATE TRIGGER chunks_log_insert AFTER INSERT ON chunks BEGIN INSERT "
                      "INTO vector_log (table_name, chunk_id) VALUES ('chunks', NEW.id); END")
     conn.close()
@@ -101,5 +102,7 @@ def test_an_older_store_read_only_opens_without_its_trigger_update(tmp_path: Pat
     octomem(project, "status")  # writable again: updated now
     conn = apsw.Connection(str(store))
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    labelled = conn.execute("SELECT value FROM meta WHERE key = 'tags_labelled'").fetchall()
     conn.close()
     assert "documents_unpurged" in names and "chunks_log_insert" not in names
+    assert labelled == [("1",)]

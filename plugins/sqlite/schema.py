@@ -134,7 +134,7 @@ CREATE INDEX IF NOT EXISTS documents_content_prefix ON documents({HASH_KEY});
 #: (:mod:`.filter_index`): any writer keeps it exact, another process or an older octomem
 #: included. Inserted rows are logged by the storage's two inserts themselves, a batch by
 #: one statement (:func:`log_inserted`): an insert trigger ran per row, ~10 ms of the
-#: ~0.2 s that storing 10k chunks takes (``benchmarks/results/ingest/2026-12-03-round14``).
+#: ~0.2 s that storing 10k chunks takes (``benchmarks/results/ingest/2026-12-04-round14``).
 CHUNK_TRIGGERS = "".join(
     f"CREATE TRIGGER IF NOT EXISTS chunks_log_{event.lower()} AFTER {event} ON chunks BEGIN "
     f"INSERT INTO {changelog.TABLE} (table_name, chunk_id) VALUES ('chunks', {row}.id); END;"

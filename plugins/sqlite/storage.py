@@ -50,7 +50,7 @@ from .reads import first_row as _one
 from .rows import CHUNK_FIELDS, DOC_COLUMNS, chunk_params, inherit, stored_params
 from .schema import SCHEMA_VERSION, log_inserted, migrate, triggers_due, update_triggers
 from .snapshots import ensure_identity, wait_for_saves
-from .tag_labels import relabel_stored_tags
+from .tag_labels import LABELLED_KEY, relabel_stored_tags
 from .transactions import SqliteTransactions
 
 log = logging.getLogger(__name__)
@@ -201,17 +201,21 @@ class SqliteStorage(SqliteTransactions, SqliteReads, SqliteHistory, SqliteCallLo
         try:
             with self.transaction() as tx:
                 migrate(tx, self.path, lambda key, value: self.set_meta(tx, key, value))
-                relabel_stored_tags(tx, lambda key, value: self.set_meta(tx, key, value))
                 ensure_identity(tx)  # what snapshots beside the file are checked against
         except (apsw.CorruptError, apsw.NotADBError) as exc:
             self.close()
             raise StoreUnreadableError(unreadable(self.path, exc)) from exc
-        if triggers_due(self.connection()):
+        # upkeep of a file an older octomem wrote, apart from the migration and only when
+        # a read says it is due (opening takes no write lock otherwise): a read-only file
+        # is read as it is
+        conn = self.connection()
+        if triggers_due(conn) or self.get_meta(LABELLED_KEY) is None:
             try:
                 with self.transaction() as tx:
                     update_triggers(tx)
+                    relabel_stored_tags(tx, lambda key, value: self.set_meta(tx, key, value))
             except StoreReadOnlyError:
-                pass  # read as it is: a store nothing writes to needs neither
+                pass
 
     def gone(self) -> str | None:
         """Say whether the path still names the file this storage opened (one

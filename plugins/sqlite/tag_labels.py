@@ -40,8 +40,9 @@ def relabel_stored_tags(tx: apsw.Connection,
                         set_meta: Callable[[str, str], None]) -> dict[str, int]:
     """Rewrite the stored tags that are not labels as labels, once per file.
 
-    To be called inside the transaction that opens the file (after the schema
-    migration), so that a failure leaves the file as it was. Nothing is read but the
+    Called when the file opens, after the schema migration, in a write transaction of its
+    own that a read-only file skips (:meth:`~.storage.SqliteStorage._migrate`), so that a
+    failure leaves the file as it was. Nothing is read but the
     ``meta`` row once :data:`LABELLED_KEY` is set.
 
     :param set_meta: writes one ``meta`` key inside the same transaction.
