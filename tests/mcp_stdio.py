@@ -9,6 +9,7 @@ import os
 import select
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -79,7 +80,41 @@ def stdio_client(tmp_path: Path, project: Path, *extra: str, **env: str) -> Iter
                                    env=server_env(tmp_path, **env))
     with start_blocking_portal() as portal:
         with portal.wrap_async_context_manager(Client(params, read_timeout_seconds=60)) as client:
+            servers = _server_pids(project)
             yield SyncClient(portal, client)
+    _wait_gone(servers)
+
+
+def _server_pids(project: Path) -> set[int]:
+    """PIDs of this process's children serving ``project`` (empty where there is no /proc)."""
+    pids = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            command = (stat.parent / "cmdline").read_bytes().split(b"\0")
+        except (OSError, IndexError, ValueError):
+            continue  # the process ended while we looked
+        if parent == os.getpid() and str(project).encode() in command:
+            pids.add(int(stat.parent.name))
+    return pids
+
+
+def _wait_gone(pids: set[int], timeout: float = 30.0) -> None:
+    """Wait until every process in ``pids`` has exited (zombies count as exited).
+
+    The SDK's client gives a server 2 s to exit before it signals it, then abandons one still
+    alive; a test that changes the store's files next must not race a server still closing
+    it (a checkpoint of its WAL would write the store back)."""
+    deadline = time.monotonic() + timeout
+    for pid in pids:
+        while time.monotonic() < deadline:
+            try:
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                break
+            if state in {"Z", "X"}:
+                break
+            time.sleep(0.02)
 
 
 class RawServer:

@@ -85,7 +85,12 @@ def test_mcp_recall_names_the_unreadable_scope(tmp_path: Path) -> None:
     project.mkdir()
     with stdio_client(tmp_path, project) as mcp:
         mcp.ok("remember", text="Gardening club meets on Tuesdays")
-    (project / ".octomem" / "octomem.sqlite3").write_bytes(b"junk, not a database " * 500)
+    store = project / ".octomem" / "octomem.sqlite3"
+    store.write_bytes(b"junk, not a database " * 500)
+    # A server the client had to kill (2 s grace, under load) leaves its WAL, whose copy of
+    # page 1 SQLite reads before the junk: the damage is the whole file set.
+    for side in ("-wal", "-shm"):
+        Path(f"{store}{side}").unlink(missing_ok=True)
     with stdio_client(tmp_path, project) as mcp:
         answer = mcp.ok("recall", query="gardening")
         assert answer["hits"] == [] and "local" in answer["scopes_unavailable"]
