@@ -29,6 +29,7 @@ from typing import Any
 from octomem.engine.errors import OctomemError, StoreUnavailableError
 
 from .failures import display_uri, reason
+from .tag_labels import mark_labelled, relabel_stored_tags
 
 SCHEMA_VERSION = 1
 #: PostgreSQL's identifier limit (NAMEDATALEN - 1), in bytes.
@@ -163,7 +164,8 @@ MIGRATION_LOCK = lock_key("octomem-postgres:migrate")
 
 
 def migrate(tx: Any, schema: str, root: Path) -> None:
-    """Create ``schema`` and its tables, or check an existing one's version.
+    """Create ``schema`` and its tables, or check an existing one's version (and make the
+    tags an older octomem stored labels, once: :mod:`.tag_labels`).
 
     Runs inside the caller's transaction under an advisory lock, so two processes
     opening the same new scope at once do not race.
@@ -181,6 +183,7 @@ def migrate(tx: Any, schema: str, root: Path) -> None:
         tx.execute(
             "INSERT INTO meta (key, value) VALUES ('schema_version', %s), ('scope_root', %s)",
             (str(SCHEMA_VERSION), str(Path(root).expanduser().resolve())))
+        mark_labelled(tx)
         return
     if int(row[0]) > SCHEMA_VERSION:
         raise OctomemError(
@@ -189,6 +192,7 @@ def migrate(tx: Any, schema: str, root: Path) -> None:
     here = str(Path(root).expanduser().resolve())  # a folder moved with its marker
     tx.execute("UPDATE meta SET value = %s WHERE key = 'scope_root' AND value <> %s",
                (here, here))
+    relabel_stored_tags(tx)  # an older octomem's tags, once
 
 
 def store_exists(options: Any, root: Path) -> bool:

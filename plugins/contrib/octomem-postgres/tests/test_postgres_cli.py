@@ -145,3 +145,48 @@ def test_a_moved_project_keeps_its_memory(octomem: Any, tmp_path: Path, postgres
         others = conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = %s",
                               (schema_name(moved / ".octomem"),)).fetchone()[0]
     assert others == 0  # no second schema for the new path
+
+
+def test_tags_an_older_octomem_stored_are_relabelled_when_the_schema_opens(
+        octomem: Any, tmp_path: Path, postgres_uri: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 20 L12 on PostgreSQL: tags stored decomposed (``cafe`` + U+0301) or holding a
+    comma by an older octomem are rewritten as labels once, so the filters find them."""
+    import psycopg
+    from psycopg.types.json import Jsonb
+
+    from octomem_postgres.schema import schema_name
+    from octomem_postgres.tag_labels import LABELLED_KEY
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    espresso = _json(octomem("add", "The espresso machine is descaled every Friday",
+                             "--tag", "kitchen", "--json"))["id"]
+    refunds = _json(octomem("add", "Refund API calls are deduplicated by request id",
+                            "--tag", "payments", "--json"))["id"]
+    schema = schema_name(project / ".octomem")
+    with psycopg.connect(postgres_uri, autocommit=True) as conn:  # as an older octomem did
+        assert conn.execute(f'SELECT value FROM "{schema}".meta WHERE key = %s',
+                            (LABELLED_KEY,)).fetchone() == ("1",)  # a new schema is marked
+        older = ((espresso, ["cafe\u0301"]), (refunds, ["billing,api", " payments "]))
+        for table, key in (("documents", "id"), ("chunks", "document_id")):
+            for doc_id, tags in older:
+                conn.execute(f'UPDATE "{schema}".{table} SET tags = %s WHERE {key} = %s',
+                             (Jsonb(tags), doc_id))
+        conn.execute(f'DELETE FROM "{schema}".meta WHERE key = %s', (LABELLED_KEY,))
+
+    def hits(query: str, *tags: str) -> list[str]:
+        args = [a for tag in tags for a in ("--tag", tag)]
+        return [h["id"] for h in _json(octomem("search", query, *args, "--json"))["hits"]]
+
+    assert hits("espresso descaled", "caf\u00e9") == [espresso]
+    assert hits("refund duplicates", "billing", "api", "payments") == [refunds]
+    with psycopg.connect(postgres_uri, autocommit=True) as conn:
+        stored = dict(conn.execute(f'SELECT id, tags FROM "{schema}".documents').fetchall())
+        chunk = conn.execute(f'SELECT tags FROM "{schema}".chunks WHERE document_id = %s',
+                             (refunds,)).fetchone()[0]
+        marked = conn.execute(f'SELECT value FROM "{schema}".meta WHERE key = %s',
+                              (LABELLED_KEY,)).fetchone()
+    assert stored == {espresso: ["caf\u00e9"], refunds: ["billing", "api", "payments"]}
+    assert chunk == ["billing", "api", "payments"] and marked == ("1",)
