@@ -1,6 +1,6 @@
 """Trial 20's small findings: ``Memory.recall`` refuses what the tools refuse (L8); a
 missing ``--project-root`` says where it looked (L9); ``import`` refuses a kind no filter
-could select (L3)."""
+could select (L3), and ``verify`` finds and repairs one an older import stored."""
 
 from __future__ import annotations
 
@@ -156,3 +156,36 @@ def test_import_stores_a_lower_case_kind_in_capitals_as_add_does(tmp_path: Path)
     assert sorted(stored) == ["DECISION", "FACT", "TODO"]
     hits = octomem(project, "search", "TLS certificate", "--kind", "todo", "--json").json()
     assert [h["text"] for h in hits["hits"]] == ["Renew the TLS certificate in March"]
+
+
+def test_verify_finds_and_repairs_a_kind_an_older_import_stored(project: Path) -> None:
+    """L3's leftover: a store that already holds ``to-do`` or ``fact`` (an older import
+    stored them as given) had them unreachable by every kinds filter, and verify said
+    "every row can be shown"."""
+    import apsw
+
+    todo = octomem(project, "add", "Renew the TLS certificate before March", "--kind", "TODO",
+                   "--json").json()["id"]
+    fact = octomem(project, "add", "The TLS certificate is issued by Let's Encrypt",
+                   "--json").json()["id"]
+    conn = apsw.Connection(str(project / ".octomem" / "octomem.sqlite3"))
+    for doc_id, kind in ((todo, "to-do"), (fact, "fact")):
+        conn.execute("UPDATE documents SET kind = ? WHERE id = ?", (kind, doc_id))
+        conn.execute("UPDATE chunks SET kind = ? WHERE document_id = ?", (kind, doc_id))
+    conn.close()
+    assert octomem(project, "search", "TLS certificate", "--kind", "fact",
+                   "--json").json()["hits"] == []
+
+    found = octomem(project, "verify", ok=False)
+    assert found.code == 1, found.out
+    said = " ".join(found.out.split())
+    assert (f"local: {todo}: kind 'to-do' cannot be selected by any kinds filter (repair "
+            "stores TO_DO)") in said, said
+    assert (f"local: {fact}: kind 'fact' cannot be selected by any kinds filter (repair "
+            "stores FACT)") in said, said
+    octomem(project, "verify", "--repair")
+    assert octomem(project, "verify").code == 0
+    for kind, doc_id in (("to_do", todo), ("fact", fact)):
+        hits = octomem(project, "search", "TLS certificate", "--kind", kind, "--json").json()
+        assert [h["id"] for h in hits["hits"]] == [doc_id]
+        assert hits["hits"][0]["kind"] == kind.upper()

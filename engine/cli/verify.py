@@ -20,9 +20,11 @@ def verify(
     scope: VerifyScopeOpt = None,
 ) -> None:
     """Find stored rows that an answer cannot show (times outside the calendar, left by an
-    older octomem), supersede links that do not hold, and stores that cannot be read; exit
-    status 1 when there are any. With `--repair`: a bad `created_at` or `valid_to` becomes
-    now, a bad `event_time` or `last_recalled_at` is cleared, and the document is written
+    older octomem) or no `--kind` filter can select (`to-do`, `fact`: an older import),
+    supersede links that do not hold, and stores that cannot be read; exit status 1 when
+    there are any. With `--repair`: a bad `created_at` or `valid_to` becomes now, a bad
+    `event_time` or `last_recalled_at` is cleared, a kind becomes one that fits (`TO_DO`,
+    `FACT`), and the document is written
     again (its vectors computed again); a statement current although its successor
     supersedes it is superseded again; one superseded by a forgotten statement is
     current again; a link to nothing on a current statement is dropped; a document whose

@@ -10,15 +10,13 @@ every octomem writer keeps; a kind in lower case is stored in capitals, as ``add
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from typing import Any
 
 from ..controls import blank
 from ..errors import OctomemError
 from ..labels import relabelled
 from ..types import DEFAULT_KIND, Chunk, Document, ForgetRecord
-from .remember import kind_refusal
+from .remember import kind_refusal, kind_within_rule
 from .times import EARLIEST, LATEST, in_range
 
 #: Fields of a document record that become :class:`~octomem.engine.types.Document` fields.
@@ -98,11 +96,8 @@ def _check_fields(obj: dict[str, Any]) -> None:
 def _unreachable(kind: str) -> str:
     """Say why a kind outside the kind rule is refused, and a kind in the rule to give it
     (``to-do`` -> ``TO_DO``, ``Ünïcode_KIND`` -> ``UNICODE_KIND``)."""
-    ascii_only = unicodedata.normalize("NFKD", kind).encode("ascii", "ignore").decode()
-    word = re.sub(r"[^A-Za-z0-9]+", "_", ascii_only).strip("_").upper()[:60]
-    word = "FACT" if not word else word if word[0].isalpha() else f"K_{word}"
     return ("octomem add and every kinds filter refuse such a kind, so no filter could ever "
-            f"select this record; give it one that fits, e.g. {word}")
+            f"select this record; give it one that fits, e.g. {kind_within_rule(kind)}")
 
 
 def _checked_times(obj: dict[str, Any], where: str) -> None:

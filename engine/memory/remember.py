@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,6 +69,15 @@ def kind_refusal(kind: object, argument: str = "kind") -> str | None:
         return f"{argument}: {len(kind):,} characters, more than a kind's 64; got {shown}"
     return (f"{argument}: must be one word of ASCII letters, digits and _, starting with a "
             f"letter, e.g. FACT; got {shown}")
+
+
+def kind_within_rule(kind: str) -> str:
+    """Return a kind within the kind rule for ``kind`` (``to-do`` -> ``TO_DO``,
+    ``Ünïcode_KIND`` -> ``UNICODE_KIND``, ``fact`` -> ``FACT``, ``42`` -> ``K_42``, one with
+    no letter or digit -> ``FACT``): what import suggests and ``verify --repair`` stores."""
+    ascii_only = unicodedata.normalize("NFKD", kind).encode("ascii", "ignore").decode()
+    word = re.sub(r"[^A-Za-z0-9]+", "_", ascii_only).strip("_").upper()[:60]
+    return "FACT" if not word else word if word[0].isalpha() else f"K_{word}"
 
 
 @dataclass(slots=True)

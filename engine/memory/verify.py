@@ -11,6 +11,8 @@ warning; this finds them and, asked to, repairs them:
 - ``valid_to`` of a superseded statement or old chunk becomes the time of the repair (it
   stays history);
 - a chunk's ``valid_from`` becomes its document's;
+- a kind no ``kinds`` filter can select (``to-do``, ``fact``: an import by an older octomem
+  stored it as given) becomes one that fits (``TO_DO``, ``FACT``: what import suggests);
 - a document whose id the forget log says was forgotten (an import by an older octomem
   copied another machine's forget without forgetting it) is forgotten, as logged.
 
@@ -20,6 +22,7 @@ index; vectors are computed again afterwards), as an import would write it.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -30,10 +33,14 @@ from ..pipeline import Pipeline
 from ..types import Chunk, Document, ForgetRecord
 from .facade import Memory
 from .forget import is_tombstone, remove
+from .remember import KIND_INPUT_PATTERN, kind_within_rule
 from .scopes import ScopeName
 from .times import in_range, iso, unshowable_times
 from .transfer import write_document
 from .verify_links import LinkProblem, link_problems
+
+#: A kind as every octomem writer stores it: :data:`~.remember.KIND_INPUT_PATTERN` in capitals.
+STORED_KIND_PATTERN = KIND_INPUT_PATTERN.replace("A-Za-z", "A-Z")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +66,15 @@ def _chunk_problems(chunks: list[Chunk]) -> list[str]:
                                         valid_to=c.valid_to)]
 
 
+def _unselectable_kind(kind: str) -> str | None:
+    """Say why no ``kinds`` filter selects a stored ``kind`` (an import by an older octomem
+    stored ``to-do`` or ``fact`` as given; filters ask one word in capitals), or ``None``."""
+    if re.fullmatch(STORED_KIND_PATTERN, kind):
+        return None
+    return (f"kind {kind!r} cannot be selected by any kinds filter (repair stores "
+            f"{kind_within_rule(kind)})")
+
+
 def _scan(scope: ScopeName, pipeline: Pipeline) -> Iterator[tuple[Problem, Document, list[Chunk]]]:
     storage = pipeline.arms.storage
     if not isinstance(storage, VersionedStorage):
@@ -68,8 +84,11 @@ def _scan(scope: ScopeName, pipeline: Pipeline) -> Iterator[tuple[Problem, Docum
         bad = unshowable_times(created_at=doc.created_at, event_time=doc.event_time,
                                valid_to=doc.valid_to, last_recalled_at=doc.last_recalled_at)
         bad += _chunk_problems(chunks)
-        if bad:
-            yield Problem(scope, doc.id, f"{', '.join(bad)} cannot be shown"), doc, chunks
+        said = [f"{', '.join(bad)} cannot be shown"] if bad else []
+        if (kind := _unselectable_kind(doc.kind)) is not None:
+            said.append(kind)
+        if said:
+            yield Problem(scope, doc.id, "; ".join(said)), doc, chunks
 
 
 def sound(memory: Memory, scopes: tuple[ScopeName, ...]) -> list[tuple[ScopeName, Pipeline]]:
@@ -128,10 +147,12 @@ def repaired(doc: Document, chunks: list[Chunk], now: float) -> tuple[Document, 
     def fix(ts: float | None, fallback: float | None) -> float | None:
         return ts if ts is None or in_range(ts) else fallback
 
-    doc = replace(doc, created_at=fix(doc.created_at, now), event_time=fix(doc.event_time, None),
+    kind = doc.kind if _unselectable_kind(doc.kind) is None else kind_within_rule(doc.kind)
+    doc = replace(doc, kind=kind, created_at=fix(doc.created_at, now),
+                  event_time=fix(doc.event_time, None),
                   valid_to=fix(doc.valid_to, now),
                   last_recalled_at=fix(doc.last_recalled_at, None))
-    return doc, [replace(c, id=0, created_at=doc.created_at,
+    return doc, [replace(c, id=0, kind=kind, created_at=doc.created_at,
                          valid_from=fix(c.valid_from, doc.valid_from),
                          valid_to=fix(c.valid_to, now)) for c in chunks]
 
