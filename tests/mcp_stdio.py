@@ -125,6 +125,7 @@ class RawServer:
             [sys.executable, *server_args(project)], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=server_env(tmp_path, **env))
         self.next_id = 0
+        self._pending = b""  # read from stdout, not yet returned by receive
         reply = self.request("initialize", {
             "protocolVersion": "2025-06-18", "capabilities": {},
             "clientInfo": {"name": "raw", "version": "0"}})
@@ -137,9 +138,26 @@ class RawServer:
         self.proc.stdin.flush()
 
     def receive(self, timeout: float = 30.0) -> dict[str, Any] | None:
+        """Return the next reply line, or ``None`` when none is complete within ``timeout``
+        seconds (or the server closed stdout).
+
+        Reads the pipe's descriptor into a buffer of its own: ``select`` on the buffered
+        ``proc.stdout`` misses the lines a ``readline`` already pulled into Python's
+        buffer, so when the server wrote two answers at once (pipelined calls, a loaded
+        machine) the second was never seen ("only 17 of 18 replies", CI at load 4-5)."""
         assert self.proc.stdout is not None
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
-        return json.loads(self.proc.stdout.readline()) if ready else None
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._pending:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([self.proc.stdout.fileno()], [], [], max(left, 0))
+            if not ready:
+                return None
+            chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
+            if not chunk:
+                return None  # the server closed stdout
+            self._pending += chunk
+        line, self._pending = self._pending.split(b"\n", 1)
+        return json.loads(line)
 
     def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         self.next_id += 1
