@@ -1,10 +1,13 @@
 """Stopping a server while tool calls run (trial 17 G7), on real server processes.
 
-- ``serve --http``: SIGTERM during an ``ingest`` (the real bundled model, so embedding
-  takes seconds): stderr says what the server waits for, the ingest stops at its next
-  embedding batch and its client gets the answer (``stopped``), the process ends with no
-  traceback; a second SIGTERM ends it at once. What is stored stays: every document,
-  the chunks left without a vector counted by ``status``.
+- ``serve --http``: SIGTERM during an ``ingest``: stderr says what the server waits for,
+  the ingest stops at its next embedding batch and its client gets the answer
+  (``stopped``), the process ends with no traceback; a second SIGTERM ends it at once.
+  What is stored stays: every document, the chunks left without a vector counted by
+  ``status``. The embedder holds a chosen batch at a gate the test opens
+  (:data:`GATED_EMBEDDER`), so the ingest is inside that batch when each signal arrives:
+  with a real model the first batches took milliseconds, and a test process slowed by a
+  loaded machine sent its second SIGTERM after the ingest had stopped (CI, load 4-5).
 - stdio: a client writes five ``remember`` calls and closes stdin: each is answered and
   stored (the SDK cancelled all five and one was stored unanswered).
 """
@@ -12,11 +15,12 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
-import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,15 +33,75 @@ from served import Served
 pytestmark = [pytest.mark.slow]
 
 URL_LINE = r"MCP over streamable HTTP at (http://\S+/mcp)"
-#: Notes ingested: enough that the bundled model embeds for seconds on a 2-core machine.
-NOTES = 2500
+#: Notes ingested: several embedding batches (8, 16, 32, ... chunks: writes.ramped).
+NOTES = 300
 #: Bound on waits for the server (a hang guard on a loaded machine, not a speed target).
 LIMIT_S = 240.0
+
+#: An embedder whose n-th ``embed_documents`` call (counted in the server process) stops at
+#: a gate when ``$TEST_GATE_DIR/hold-<n>`` exists: it creates ``entered-<n>`` and waits for
+#: ``release-<n>``. The ingest is then inside that batch for as long as the test wants.
+GATED_EMBEDDER = '''
+import itertools, os, time, zlib
+from pathlib import Path
+import numpy as np
+from octomem.engine.arms import ArmSpec
+from octomem.engine.hookspecs import hookimpl
+
+CALLS = itertools.count(1)
+
+
+class GatedEmbedder:
+    dim, max_tokens, name, model_id = 64, 254, "gated", "gated-stop-test-v1"
+
+    def load(self):
+        pass
+
+    def count_tokens(self, texts):
+        return [len(t.split()) for t in texts]
+
+    def _one(self, text):
+        v = np.zeros(self.dim, dtype=np.float32)
+        for w in text.lower().split():
+            v[zlib.crc32(w.encode()) % self.dim] += 1.0
+        n = np.linalg.norm(v)
+        return v / n if n else np.eye(self.dim, dtype=np.float32)[0]
+
+    def embed_documents(self, texts):
+        call, gate = next(CALLS), Path(os.environ["TEST_GATE_DIR"])
+        if (gate / f"hold-{call}").exists():
+            (gate / f"entered-{call}").touch()
+            deadline = time.monotonic() + 300
+            while not (gate / f"release-{call}").exists() and time.monotonic() < deadline:
+                time.sleep(0.02)
+        if not texts:
+            return np.zeros((0, self.dim), np.float32)
+        return np.stack([self._one(t) for t in texts])
+
+    def embed_query(self, text):
+        return self._one(text)
+
+
+@hookimpl
+def octomem_register_embedders():
+    return [ArmSpec(kind="embedder", name="gated", factory=lambda o, c: GatedEmbedder())]
+'''
 
 
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture
+def gate(tmp_path: Path, install_test_plugin: Callable[[str, str], Path]) -> Iterator[Path]:
+    """The gated embedder installed, and its gate folder (every batch released after)."""
+    install_test_plugin("octomem_test_stop_gate", GATED_EMBEDDER)
+    folder = tmp_path / "gate"
+    folder.mkdir()
+    yield folder
+    for hold in folder.glob("hold-*"):
+        (folder / hold.name.replace("hold-", "release-")).touch()
 
 
 def _notes(project: Path) -> None:
@@ -49,48 +113,39 @@ def _notes(project: Path) -> None:
             f"by operator {i % 11} after alert {100 + i % 900}.\n", encoding="utf-8")
 
 
-def _stored(project: Path) -> int:
-    """Documents committed in the project's store so far (read by another connection)."""
-    path = project / ".octomem" / "octomem.sqlite3"
-    if not path.exists():
-        return 0
-    try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5) as db:
-            return int(db.execute("SELECT count(*) FROM documents").fetchone()[0])
-    except sqlite3.OperationalError:  # the schema is being created
-        return 0
-
-
-def _status(tmp_path: Path, embedder: str = "fastembed") -> dict[str, Any]:
+def _status(tmp_path: Path, embedder: str = "gated") -> dict[str, Any]:
     """The local scope's ``status --json``, read by the CLI with the server's settings."""
     octomem = Path(sys.executable).with_name("octomem")
-    env = server_env(tmp_path, OCTOMEM_PIPELINE__EMBEDDER=embedder)
+    env = server_env(tmp_path, OCTOMEM_PIPELINE__EMBEDDER=embedder,
+                     PYTHONPATH=os.environ.get("PYTHONPATH", ""))  # the gated embedder
     done = subprocess.run([str(octomem), "status", "--json"], cwd=tmp_path / "project",
                           env=env, capture_output=True, text=True, timeout=LIMIT_S)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)["scopes"]["local"]
 
 
-def _serve_and_ingest(tmp_path: Path) -> tuple[Served, str]:
-    """Start an HTTP server with the bundled model and the notes in its project."""
+def _serve(tmp_path: Path, gate: Path, batch: int) -> tuple[Served, str]:
+    """Start an HTTP server with the notes in its project whose ``batch``-th embedding
+    batch will wait at ``gate``."""
     _notes(tmp_path / "project")
-    served = Served(tmp_path, "--http", "127.0.0.1:0", OCTOMEM_PIPELINE__EMBEDDER="fastembed")
-    url = served.wait_for(URL_LINE).group(1)
-    served.wait_for("loaded its model", LIMIT_S)
-    return served, url
+    (gate / f"hold-{batch}").touch()
+    served = Served(tmp_path, "--http", "127.0.0.1:0", OCTOMEM_PIPELINE__EMBEDDER="gated",
+                    TEST_GATE_DIR=str(gate))
+    return served, served.wait_for(URL_LINE).group(1)
 
 
-async def _when_stored(project: Path) -> None:
-    """Return once every note is committed (the ingest is embedding then)."""
+async def _entered(gate: Path, batch: int) -> None:
+    """Return once the ingest is inside its ``batch``-th embedding batch (every note is
+    stored by then: embedding follows the writes)."""
     with anyio.fail_after(LIMIT_S):
-        while _stored(project) < NOTES:
+        while not (gate / f"entered-{batch}").exists():
             await anyio.sleep(0.05)
 
 
 @pytest.mark.anyio
 async def test_sigterm_during_an_ingest_answers_it_and_stops_at_a_batch(
-        tmp_path: Path) -> None:
-    served, url = _serve_and_ingest(tmp_path)
+        tmp_path: Path, gate: Path) -> None:
+    served, url = _serve(tmp_path, gate, batch=2)  # the first batch's vectors are stored
     answer: dict[str, Any] = {}
     try:
         async with Client(url, read_timeout_seconds=LIMIT_S) as client:
@@ -102,9 +157,10 @@ async def test_sigterm_during_an_ingest_answers_it_and_stops_at_a_batch(
 
             async with anyio.create_task_group() as group:
                 group.start_soon(ingest)
-                await _when_stored(tmp_path / "project")
+                await _entered(gate, 2)
                 served.process.send_signal(signal.SIGTERM)
                 line = served.wait_for(r"stopping: waiting for", LIMIT_S).group(0)
+                (gate / "release-2").touch()  # the batch ends; the next one is not begun
         assert served.process.wait(LIMIT_S) == -signal.SIGTERM  # uvicorn re-raises it
     finally:
         served.stop()
@@ -124,8 +180,9 @@ async def test_sigterm_during_an_ingest_answers_it_and_stops_at_a_batch(
 
 
 @pytest.mark.anyio
-async def test_a_second_sigterm_stops_at_once_and_keeps_what_is_stored(tmp_path: Path) -> None:
-    served, url = _serve_and_ingest(tmp_path)
+async def test_a_second_sigterm_stops_at_once_and_keeps_what_is_stored(
+        tmp_path: Path, gate: Path) -> None:
+    served, url = _serve(tmp_path, gate, batch=1)  # the ingest never stores a vector
     try:
         async with Client(url, read_timeout_seconds=LIMIT_S) as client:
             await client.list_tools()
@@ -139,8 +196,9 @@ async def test_a_second_sigterm_stops_at_once_and_keeps_what_is_stored(tmp_path:
             with anyio.move_on_after(LIMIT_S):
                 async with anyio.create_task_group() as group:
                     group.start_soon(ingest)
-                    await _when_stored(tmp_path / "project")
-                    # two signals at once: the first asks to stop, the second ends it
+                    await _entered(gate, 1)
+                    # two signals while the ingest is in its batch: the first asks to
+                    # stop, the second ends the process at once
                     served.process.send_signal(signal.SIGTERM)
                     served.wait_for(r"stopping: waiting for", LIMIT_S)
                     served.process.send_signal(signal.SIGTERM)
@@ -151,12 +209,13 @@ async def test_a_second_sigterm_stops_at_once_and_keeps_what_is_stored(tmp_path:
     finally:
         served.stop()
     said = "".join(served.stderr)
-    assert re.search(r"octomem: stopping now: 1 ingest \(embedding [\d,]+ chunks left\) not "
-                     r"finished; what is stored stays", said), said
+    assert re.search(rf"octomem: stopping now: 1 ingest \(embedding {NOTES:,} chunks left\) "
+                     r"not finished; what is stored stays", said), said
     assert "Traceback" not in said
+    assert served.process.returncode == 128 + signal.SIGTERM
     local = _status(tmp_path)
     assert (local["documents"], local["chunks"]) == (NOTES, NOTES)
-    assert local["chunks_without_vector"] > 0  # found by their words; reindex embeds them
+    assert local["chunks_without_vector"] == NOTES  # found by their words; reindex embeds them
 
 
 def test_stdio_answers_the_calls_read_before_stdin_closed(tmp_path: Path) -> None:
