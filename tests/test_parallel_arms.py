@@ -99,14 +99,27 @@ def _reads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[int]]]:
     return seen
 
 
-def _slow(monkeypatch: pytest.MonkeyPatch, cls: type, name: str) -> None:
-    """Make ``cls.name`` take 0.2 s longer, so the other half of a search ends first."""
+#: Bound on a slow half's wait for the other half's read-ahead (a hang guard only).
+READ_AHEAD_WAIT_S = 60.0
+
+
+def _slow(monkeypatch: pytest.MonkeyPatch, cls: type, name: str,
+          reads: list[tuple[str, list[int]]], side_by_side: dict[str, bool]) -> None:
+    """Make the first call of ``cls.name`` once ``side_by_side["on"]`` is set (the halves
+    of one search side by side) end only once another thread has read chunks (the other
+    half's read-ahead), so the other half ends first whatever the machine's load. A 0.2 s
+    sleep did this before: a half delayed longer than that on a loaded machine found the
+    slow one done and rightly read nothing ahead."""
     import time
 
     real = getattr(cls, name)
 
     def slow(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        time.sleep(0.2)
+        if side_by_side["on"]:
+            side_by_side["on"] = False  # later calls of the search (on any thread) run at once
+            me, deadline = threading.current_thread().name, time.monotonic() + READ_AHEAD_WAIT_S
+            while not any(who != me for who, _ in reads) and time.monotonic() < deadline:
+                time.sleep(0.005)
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(cls, name, slow)
@@ -123,11 +136,11 @@ def test_the_half_that_ends_first_reads_its_chunks_ahead_and_the_answer_is_the_s
     search's, byte for byte."""
     from octomem.plugins.sqlite_vec.arm import SqliteVecSemanticArm
 
-    answers, reads = {}, _reads(monkeypatch)
+    answers, reads, side_by_side = {}, _reads(monkeypatch), {"on": False}
     if slow_half == "embedding":
-        _slow(monkeypatch, HashingEmbedder, "embed_query")
+        _slow(monkeypatch, HashingEmbedder, "embed_query", reads, side_by_side)
     else:
-        _slow(monkeypatch, Fts5KeywordArm, "search")
+        _slow(monkeypatch, Fts5KeywordArm, "search", reads, side_by_side)
     runs: dict[str, list[int]] = {}
     for name, cls in (("fts5", Fts5KeywordArm), ("sqlite-vec", SqliteVecSemanticArm)):
         real = cls.search
@@ -147,6 +160,7 @@ def test_the_half_that_ends_first_reads_its_chunks_ahead_and_the_answer_is_the_s
     pipeline = memory.scopes.require("global")
     for parallel in (True, False):
         object.__setattr__(pipeline.settings.retrieval, "parallel_arms", parallel)
+        side_by_side["on"] = parallel
         reads.clear()
         runs.clear()
         got = pipeline.search(Query("invoice approval archive deploys", top_k=5))
@@ -180,8 +194,8 @@ def test_the_dedup_prepares_the_chunks_read_ahead_on_the_worker(
         return prepare(self, chunks)
 
     monkeypatch.setattr(cosine.CosineDedup, "prepare", recording)
-    reads = _reads(monkeypatch)
-    _slow(monkeypatch, HashingEmbedder, "embed_query")
+    reads, side_by_side = _reads(monkeypatch), {"on": False}
+    _slow(monkeypatch, HashingEmbedder, "embed_query", reads, side_by_side)
     memory = open_memory(overrides={"data_dir": str(data_dir),
                                     "pipeline": {"embedder": "hashing", "dedup": "cosine"}})
     for i, fact in enumerate(FACTS * 8):
@@ -190,6 +204,7 @@ def test_the_dedup_prepares_the_chunks_read_ahead_on_the_worker(
     answers = {}
     for parallel in (True, False):
         object.__setattr__(pipeline.settings.retrieval, "parallel_arms", parallel)
+        side_by_side["on"] = parallel
         prepared.clear()
         reads.clear()
         cosine.normalise_text.cache_clear()
