@@ -171,7 +171,7 @@ class RawServer:
         assert self.proc.stdin is not None
         self.proc.stdin.close()
         try:
-            self.proc.wait(timeout=20)
+            self.proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()

@@ -368,7 +368,7 @@ def test_the_loader_warms_the_semantic_arm_before_the_first_recall(data_dir: Pat
         matrix = semantic._matrices[semantic.bound.table]
         assert matrix.count == 1 and matrix.seq >= 0  # loaded before anyone searched
         keyword = memory.scopes.require("global").arms.keyword
-        loader._run.thread.join(10)  # type: ignore[union-attr]  # then the postings, unawaited
+        loader._run.thread.join(60)  # type: ignore[union-attr]  # then the postings, unawaited
         assert keyword.postings.loaded and keyword.postings.live_rows == 1
         assert [h.chunk.text for h in memory.recall("archived invoices").hits] == [
             "Invoices are archived after 90 days"]
@@ -376,7 +376,7 @@ def test_the_loader_warms_the_semantic_arm_before_the_first_recall(data_dir: Pat
         memory.remember("Receipts are kept for ten years", scope="local")  # a new scope
         thread = loader.warm_new_scopes()
         assert thread is not None
-        thread.join(10)
+        thread.join(60)
         local = memory.scopes.require("local").arms
         assert local.keyword.postings.loaded and local.keyword.postings.live_rows == 1
         assert local.semantic._matrices[local.semantic.bound.table].count == 1

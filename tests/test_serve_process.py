@@ -66,7 +66,7 @@ def test_serve_at_a_terminal_says_it_speaks_mcp_and_ends_on_ctrl_d(tmp_path: Pat
         assert "speaks MCP on stdio" in first
         assert f"claude mcp add octomem -- {OCTOMEM} serve" in first
         os.write(leader, b"\x04")  # Ctrl-D on an empty line: end of input
-        assert proc.wait(timeout=10) == 0
+        assert proc.wait(timeout=60) == 0
     finally:
         proc.kill()
         os.close(leader)
@@ -100,7 +100,7 @@ def test_serve_at_a_terminal_shows_only_its_banner_unless_a_level_is_asked(
         reply = json.loads(proc.stdout.readline())  # the memory is open: it was logged
         assert reply["id"] == 2 and not reply["result"].get("isError"), reply
         os.write(leader, b"\x04")
-        assert proc.wait(timeout=10) == 0
+        assert proc.wait(timeout=60) == 0
         said = proc.stderr.read().decode().splitlines()
     finally:
         proc.kill()

@@ -103,7 +103,7 @@ def test_a_client_ending_its_session_mid_notification_is_one_info_line(
         gone = served.wait_for(r"INFO octomem\.mcp_server\.http_gone: a client went away: "
                                r"its session ended while a message it had sent "
                                r"\(POST /mcp, already answered\) was being delivered; "
-                               r"nothing lost$", limit_s=10)
+                               r"nothing lost$")
         assert gone
     finally:
         served.stop()
