@@ -109,6 +109,22 @@ class KeywordArm(Protocol):
 
 
 @runtime_checkable
+class StoredKeywordIndex(Protocol):
+    """Optional capability of a keyword arm: index chunks its storage has just stored
+    inside ``tx``, knowing only their ids (it reads their title and text from the
+    storage itself, e.g. FTS5 by one ``INSERT ... SELECT`` from ``chunks``), so that an
+    ingest need not make a :class:`Chunk` per stored chunk.
+    """
+
+    def index_stored(self, tx: Any, chunk_ids: Sequence[int]) -> bool:
+        """Index the stored chunks ``chunk_ids`` inside ``tx``, as :meth:`KeywordArm.index`
+        of those chunks would, and return True; or index nothing and return False (ids it
+        cannot index this way), and the caller then calls :meth:`KeywordArm.index` with
+        the chunks."""
+        ...
+
+
+@runtime_checkable
 class Embedder(Protocol):
     """Text to vectors. Loads its model lazily; never blocks construction.
 

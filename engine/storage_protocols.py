@@ -132,7 +132,9 @@ class TextBulkStorage(PreparedBulkStorage, Protocol):
     """Optional capability of a prepared bulk storage: a batch's rows built from each
     document and its chunks' texts, without the pipeline's chunks made first (the 10k
     ingest benchmark: the worker's chunks and rows 0.066 -> 0.044 s of CPU,
-    ``benchmarks/results/ingest/2026-12-03-round12``).
+    ``benchmarks/results/ingest/2026-12-03-round12``), and stored without a
+    :class:`Chunk` per stored chunk either (~1/3 of building a batch's rows:
+    ``benchmarks/results/ingest/2026-12-04-round15``).
     """
 
     def bulk_text_rows(self, documents: Sequence[Document],
@@ -146,11 +148,14 @@ class TextBulkStorage(PreparedBulkStorage, Protocol):
         """
         ...
 
-    def add_text_rows(self, tx: Any, rows: Any) -> list[list[Chunk]]:
+    def add_text_rows(self, tx: Any, rows: Any) -> list[int]:
         """Store the documents of ``rows`` (:meth:`bulk_text_rows`; none of their ids
         stored yet) inside ``tx``.
 
-        :returns: per document, its stored chunks with their new ids, in order.
+        :returns: the new chunk ids, every document's in order, the documents in order
+            (no :class:`Chunk` made: the keyword arm reads what it needs by id,
+            :class:`~octomem.engine.arms.StoredKeywordIndex`, or from
+            :meth:`Storage.get_chunks` inside ``tx``).
         """
         ...
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .arms import BulkStorage, PreparedBulkStorage, TextBulkStorage
+from .arms import BulkStorage, PreparedBulkStorage, StoredKeywordIndex, TextBulkStorage
 from .chunking import CountTokens
 from .controls import blank
 from .errors import InvalidQueryError
@@ -203,7 +203,7 @@ def write_batch(
     pipeline.rows_ahead = not present  # a re-ingest: the next batches' rows would be wasted
     if rows is not None and not present:
         if texts is not None and isinstance(storage, TextBulkStorage):
-            _index_stored(pipeline, tx, storage.add_text_rows(tx, rows), batch, report)
+            _index_ids(pipeline, tx, storage.add_text_rows(tx, rows), batch, report)
             return
         if chunks is not None and isinstance(storage, PreparedBulkStorage):
             pairs = list(zip(batch, chunks, strict=True))
@@ -246,3 +246,19 @@ def _index_stored(
     report.added.extend(doc.id for doc in documents)
     report.chunks += len(stored)
     report.chunk_ids.extend(c.id for c in stored)
+
+
+def _index_ids(
+    pipeline: Pipeline, tx: Any, chunk_ids: list[int], documents: Sequence[Document],
+    report: AddReport,
+) -> None:
+    """Keyword-index the chunks ``chunk_ids`` just stored for the new ``documents`` (by
+    their ids when the arm can, :class:`~.arms.StoredKeywordIndex`; else the chunks read
+    back inside ``tx``) and report them."""
+    keyword = pipeline.arms.keyword
+    if keyword is not None and chunk_ids and not (
+            isinstance(keyword, StoredKeywordIndex) and keyword.index_stored(tx, chunk_ids)):
+        keyword.index(tx, pipeline.arms.storage.get_chunks(chunk_ids))
+    report.added.extend(doc.id for doc in documents)
+    report.chunks += len(chunk_ids)
+    report.chunk_ids.extend(chunk_ids)

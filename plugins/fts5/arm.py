@@ -217,6 +217,18 @@ class Fts5KeywordArm:
             tx.executemany(f"INSERT INTO {TABLE} (rowid, body) VALUES (?, ?)", bodies.items())
         vector_log.record(tx, TABLE, ids)
 
+    def index_stored(self, tx: apsw.Connection, chunk_ids: Sequence[int]) -> bool:
+        """Index stored chunks of consecutive ascending ids, as bulk ingest stores a run,
+        by one statement reading their bodies from ``chunks`` (:func:`_index_range`) and
+        return True; False (nothing written) for other ids: :meth:`index` them then.
+        (:class:`~octomem.engine.arms.StoredKeywordIndex`: no chunk made per stored chunk.)
+        """
+        ids = list(chunk_ids)
+        if not _index_range(tx, ids):
+            return False
+        vector_log.record(tx, TABLE, ids)
+        return True
+
     def remove(self, tx: apsw.Connection, chunk_ids: Sequence[int]) -> None:
         """Drop these chunk ids from the index inside ``tx``; unknown ids are ignored.
 
