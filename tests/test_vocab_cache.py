@@ -22,6 +22,7 @@ from octomem.engine.token_counts import BatchCounts
 from octomem.engine.types import Document
 from octomem.plugins.fastembed import vocab_cache
 from octomem.plugins.fastembed.bert_text import is_bert_wordpiece
+from octomem.plugins.fastembed.ceiling_arrays import VocabularyKeys
 from octomem.plugins.fastembed.embedder import FastembedEmbedder
 from octomem.plugins.fastembed.minilm_tokenizer import tokenizer_dir
 from octomem.plugins.fastembed.options import FastembedOptions
@@ -69,6 +70,17 @@ def test_a_counter_read_from_the_cache_counts_and_bounds_as_one_from_the_json(
 
     monkeypatch.setattr(vocab_cache, "json", SimpleNamespace(loads=no_json))
     second = _counter(tmp_path)
+    assert callable(second._shorter) and second._keys is not None  # read when first needed
+    assert second.batch_ceilings(TEXTS, 0) == reference.batch_ceilings(TEXTS, 0)
+    assert callable(second._shorter)  # the batch ceilings used the cached table alone
+    built, cached = reference._arrays.keys, second._arrays.keys
+    assert cached is second._keys and cached.probes == built.probes
+    # the same keys (their slots among colliding ones may differ: the reference's entries
+    # come from a set, in another order)
+    def slots(keys: VocabularyKeys) -> list[tuple[int, int]]:
+        return sorted(zip(keys.first.tolist(), keys.second.tolist(), strict=True))
+
+    assert slots(cached) == slots(built)
     assert second._vocab == reference._vocab and second._longest == reference._longest
     assert second._added == reference._added and second._prefix == reference._prefix
     assert second._shorter_words() == first._shorter_words() == reference._shorter_words()
@@ -83,6 +95,7 @@ def test_a_damaged_cache_file_is_made_again(tmp_path: Path, damage: bytes | str)
     path = next((tmp_path / "tokenizers").iterdir())
     path.write_bytes(marshal.dumps((vocab_cache.FORMAT, {}, 1, 2, 3))
                      if damage == "marshal-other" else damage)
+    assert vocab_cache._unpacked(path.read_bytes()) is None
     counter = _counter(tmp_path)
     assert counter.count(TEXTS) == _reference().count(TEXTS)
     assert vocab_cache._unpacked(path.read_bytes()) is not None  # written again
@@ -114,10 +127,11 @@ def test_a_vocabulary_with_a_newline_in_an_entry_round_trips(tmp_path: Path) -> 
     spec["model"]["vocab"] = {"ab\ncd": 0, "ef": 1, "[UNK]": 2, "##gh": 3}
     path = tmp_path / "tokenizer.json"
     path.write_text(json.dumps(spec), encoding="utf-8")
-    made, shorter = vocab_cache.counter_spec(path, is_bert_wordpiece, tmp_path)
-    read, again = vocab_cache.counter_spec(path, is_bert_wordpiece, tmp_path)
-    assert list(read["model"]["vocab"]) == list(made["model"]["vocab"])
-    assert shorter == again == {b"ef": 1}  # "ab" and "cd" are no entries
+    made = vocab_cache.counter_spec(path, is_bert_wordpiece, tmp_path)
+    read = vocab_cache.counter_spec(path, is_bert_wordpiece, tmp_path)
+    assert list(read.spec["model"]["vocab"]) == list(made.spec["model"]["vocab"])
+    assert callable(read.shorter) and read.longest == 5  # "ab\ncd"
+    assert made.shorter == read.shorter() == {b"ef": 1}  # "ab" and "cd" are no entries
 
 
 def test_the_run_entries_are_those_a_folded_run_can_equal() -> None:
@@ -155,3 +169,25 @@ def test_a_batch_without_titles_is_sorted_as_the_general_loop_sorts_it() -> None
     assert _sorted_as_before(counts, docs, 254, bounds)
     assert any(counts.fits(d) for d in docs) and not all(counts.fits(d) for d in docs)
     assert counts(texts) == counter.count(texts)
+
+
+@pytest.mark.parametrize("part", ["keys", "run entries"])
+def test_a_cache_file_with_damaged_tables_is_not_trusted(tmp_path: Path, part: str) -> None:
+    _counter(tmp_path)
+    path = next((tmp_path / "tokenizers").iterdir())
+    found = list(marshal.loads(path.read_bytes()))
+    if part == "keys":  # a table one slot short: not this layout
+        probes, first, second = found[6]
+        found[6] = (probes, first[:-8], second[:-8])
+        path.write_bytes(marshal.dumps(tuple(found)))
+        assert vocab_cache._unpacked(path.read_bytes()) is None
+        assert _counter(tmp_path).batch_ceilings(TEXTS, 0) == _reference().batch_ceilings(
+            TEXTS, 0)
+        assert vocab_cache._unpacked(path.read_bytes()) is not None  # written again
+    else:  # marshal bytes of something else than the entries' dict
+        found[5] = marshal.dumps([1, 2])
+        path.write_bytes(marshal.dumps(tuple(found)))
+        tables = vocab_cache._unpacked(path.read_bytes())
+        assert tables is not None and callable(tables.shorter)
+        with pytest.raises(ValueError, match="not a dict"):
+            tables.shorter()

@@ -130,6 +130,25 @@ class VocabularyKeys:
         self.first, self.second = np.zeros(size, np.uint64), np.zeros(size, np.uint64)
         self.first[slots], self.second[slots] = words[order, 0], words[order, 1]
 
+    def tables(self) -> tuple[int, bytes, bytes]:
+        """Return ``(probes, first, second)``: what :meth:`of_tables` makes these keys of
+        again (the slots' bytes, native order), for :mod:`.vocab_cache`."""
+        return self.probes, self.first.tobytes(), self.second.tobytes()
+
+    @classmethod
+    def of_tables(cls, probes: int, first: bytes, second: bytes) -> VocabularyKeys | None:
+        """Return the keys whose :meth:`tables` are these (the arrays read in place, not
+        copied), or ``None`` when they are not tables of this layout (:data:`BITS`)."""
+        size = (1 << cls.BITS) + probes + 1
+        if not (isinstance(probes, int) and 0 <= probes and isinstance(first, bytes)
+                and isinstance(second, bytes) and len(first) == len(second) == 8 * size):
+            return None
+        keys = cls.__new__(cls)
+        keys.probes = probes
+        keys.first = np.frombuffer(first, np.uint64)
+        keys.second = np.frombuffer(second, np.uint64)
+        return keys
+
     def contains(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """Return, per key (its first and second 8 bytes, zero-padded, ``(m,)`` uint64
         each; the first byte not zero), whether it is an entry (``(m,)`` bool)."""
@@ -162,16 +181,16 @@ def _home(first: np.ndarray, second: np.ndarray, bits: int) -> np.ndarray:
 class BatchCeilings:
     """Ceilings of batches of texts (:func:`batch_ceilings`) for one vocabulary.
 
-    :param entries: as :class:`VocabularyKeys`.
+    :param entries: as :class:`VocabularyKeys`, or those keys already made.
     :param expansion: the most characters BERT's normalizer makes of one character.
     :param added_first: the characters an added token can start with (a text holding
         one of them is checked by ``holds_added``).
     :param holds_added: True when a text holds an added token (no refinement then).
     """
 
-    def __init__(self, entries: Collection[bytes], expansion: int, added_first: str,
-                 holds_added: Callable[[str], bool]) -> None:
-        self.keys = VocabularyKeys(entries)
+    def __init__(self, entries: Collection[bytes] | VocabularyKeys, expansion: int,
+                 added_first: str, holds_added: Callable[[str], bool]) -> None:
+        self.keys = entries if isinstance(entries, VocabularyKeys) else VocabularyKeys(entries)
         self.expansion = expansion
         #: ``bytes.translate`` tables: each byte's share of the bound (ASCII whitespace 0,
         #: other ASCII 1, :data:`BEYOND` ``expansion``); 1 for a byte an added token can
@@ -187,12 +206,15 @@ class BatchCeilings:
     @classmethod
     def of(cls, counter: Any) -> BatchCeilings:
         """Return the tables of a :class:`~.wordpiece_count.WordPieceCounter`: its
-        vocabulary's run entries, its added tokens' first characters (both cases) and
+        vocabulary's run entries (its :class:`VocabularyKeys` when it was given them,
+        from :mod:`.vocab_cache`), its added tokens' first characters (both cases) and
         its test for them."""
         from .bert_text import EXPANSION
 
         first = "".join({c for a in counter._added if a for c in (a[0], a[0].upper())})
-        return cls(counter._shorter_words(), EXPANSION, first, counter._holds_added)
+        keys = counter._keys
+        return cls(keys if isinstance(keys, VocabularyKeys) else counter._shorter_words(),
+                   EXPANSION, first, counter._holds_added)
 
     def __call__(self, texts: Sequence[str], refine_above: int | None = None) -> list[int]:
         """Return each text's ceiling (:func:`batch_ceilings`)."""

@@ -77,14 +77,15 @@ class TokenizerMixin:
         if self._counter is False:
             path = self._tokenizer_file()
             try:
-                spec, shorter = counter_spec(path, is_bert_wordpiece, self.options.cache_dir)
+                tables = counter_spec(path, is_bert_wordpiece, self.options.cache_dir)
             except Exception as exc:
                 raise EmbedderUnavailableError(
                     f"{self._describe()}: cannot read tokenizer {str(path)!r}: {exc}"
                 ) from exc
-            self._counter = (WordPieceCounter(spec=spec, load=self._get_tokenizer,
-                                              shorter=shorter)
-                             if is_bert_wordpiece(spec) else None)
+            self._counter = (WordPieceCounter(spec=tables.spec, load=self._get_tokenizer,
+                                              shorter=tables.shorter, longest=tables.longest,
+                                              keys=tables.keys)
+                             if is_bert_wordpiece(tables.spec) else None)
         return self._counter
 
     def vocabulary(self) -> list[str]:

@@ -72,12 +72,17 @@ class WordPieceCounter:
     :param load: returns that tokenizer, called the first time a segment needs it (one
         holding an added token); ``spec`` is then required.
     :param shorter: :func:`.wordpiece_ceilings.shorter_words` of the vocabulary when already
-        made (:mod:`.vocab_cache`); else made when first needed.
+        made (:mod:`.vocab_cache`), or a function that returns it, called when first needed;
+        ``None``: made when first needed.
+    :param longest: the vocabulary's longest entry's length, when already known.
+    :param keys: :class:`.ceiling_arrays.VocabularyKeys` of ``shorter``, when already made
+        (:mod:`.vocab_cache`); else made when :meth:`batch_ceilings` is first called.
     """
 
     def __init__(self, tokenizer: Any = None, spec: dict[str, Any] | None = None,
                  load: Callable[[], Any] | None = None,
-                 shorter: dict[bytes, int] | None = None) -> None:
+                 shorter: dict[bytes, int] | Callable[[], dict[bytes, int]] | None = None,
+                 longest: int | None = None, keys: Any = None) -> None:
         self._tokenizer = tokenizer
         self._load = load
         self._words: dict[str, int] = {}
@@ -106,10 +111,12 @@ class WordPieceCounter:
         self._prefix: str = model.get("continuing_subword_prefix") or "##"
         self._max_chars: int = int(model.get("max_input_chars_per_word") or 100)
         #: No vocabulary entry is longer: a longer match is never tried.
-        self._longest = max(map(len, self._vocab), default=1)
+        self._longest = longest if longest is not None else max(map(len, self._vocab),
+                                                                default=1)
         #: ASCII vocabulary entries as bytes, each to its length less one (what a word in
         #: the vocabulary takes off a text's character count); made when first needed.
-        self._shorter: dict[bytes, int] | None = shorter
+        self._shorter = shorter
+        self._keys = keys
         self._arrays: Any = None  # .ceiling_arrays.BatchCeilings, made when first needed
 
     def ceilings(self, texts: Sequence[str], refine_above: int | None = None
@@ -186,8 +193,9 @@ class WordPieceCounter:
         length less one (:func:`.wordpiece_ceilings.shorter_words`; made when first
         needed)."""
         shorter = self._shorter
-        if shorter is None:
-            shorter = self._shorter = shorter_words(self._vocab)
+        if shorter is None or callable(shorter):
+            shorter = self._shorter = shorter_words(self._vocab) if shorter is None \
+                else shorter()
         return shorter
 
     def _word_ceiling(self, text: str) -> int:
