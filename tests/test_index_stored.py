@@ -15,6 +15,7 @@ from octomem.engine.manager import load_registry
 from octomem.engine.pipeline import Pipeline
 from octomem.engine.settings import load_settings
 from octomem.engine.types import Chunk, Document, Query
+from octomem.plugins.sqlite import changelog
 
 
 def _pipeline(root: Path) -> Pipeline:
@@ -86,4 +87,21 @@ def test_fts5_indexes_by_id_only_a_stored_run(tmp_path: Path) -> None:
         assert [r[0] for r in _index(pipeline)["docsize"]] == list(range(1, 21))
         assert [r[1:] for r in _index(pipeline)["log"][len(before):]] == [
             ("fts5_chunks", i) for i in range(1, 21)]
+    pipeline.close()
+
+
+def test_a_run_of_stored_ids_is_logged_as_a_json_array_of_them_is(tmp_path: Path) -> None:
+    pipeline = _pipeline(tmp_path / "store")
+    pipeline.add(_documents()[:20], embed=False, per_transaction=20)  # chunk ids 1-20
+    storage = pipeline.arms.storage
+    logged = []
+    for ids, stored in (([3, 4, 5, 6], True), ([3, 4, 5, 6], False), ([6, 5, 4, 3], True),
+                        ([3, 5, 4, 6], True), ([30, 31], False)):
+        with storage.transaction() as tx:
+            first = changelog.last_seq(tx)
+            changelog.record(tx, "t", ids, stored=stored)
+            logged.append(tx.execute("SELECT chunk_id FROM vector_log WHERE seq > ? AND "
+                                     "table_name = 't' ORDER BY seq", (first,)).fetchall())
+    assert [[r[0] for r in rows] for rows in logged] == [
+        [3, 4, 5, 6], [3, 4, 5, 6], [6, 5, 4, 3], [3, 5, 4, 6], [30, 31]]  # in the given order
     pipeline.close()

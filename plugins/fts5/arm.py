@@ -207,7 +207,7 @@ class Fts5KeywordArm:
         """
         ids = [chunk.id for chunk in chunks]
         if _index_range(tx, ids):
-            vector_log.record(tx, TABLE, ids)
+            vector_log.record(tx, TABLE, ids, stored=True)
             return
         bodies = {c.id: f"{c.title}\n{c.text}" if c.title else c.text for c in chunks}
         if bodies:  # one statement each for the batch (a repeated id: its last body)
@@ -226,7 +226,7 @@ class Fts5KeywordArm:
         ids = list(chunk_ids)
         if not _index_range(tx, ids):
             return False
-        vector_log.record(tx, TABLE, ids)
+        vector_log.record(tx, TABLE, ids, stored=True)  # _index_range read every one
         return True
 
     def remove(self, tx: apsw.Connection, chunk_ids: Sequence[int]) -> None:

@@ -153,7 +153,7 @@ def log_inserted(tx: apsw.Connection, chunk_ids: Sequence[int]) -> None:
 
     :param chunk_ids: the new rows' ids, in insert order.
     """
-    changelog.record(tx, CHUNKS_LOG, chunk_ids)
+    changelog.record(tx, CHUNKS_LOG, chunk_ids, stored=True)
 
 
 def migrate(tx: apsw.Connection, path: Path, set_meta: Callable[[str, str], None]) -> None:

@@ -230,7 +230,7 @@ class SqliteVecSemanticArm(InRamCopies):
                 and len(set(written)) == len(written):  # new vectors: whole blocks at once
             keep = arr if len(written) == len(ids) else arr[[cid in fields for cid in ids]]
             insert_new(tx, bound.table, written, keep, fields)
-            vector_log.record(tx, bound.table, written)
+            vector_log.record(tx, bound.table, written, stored=True)  # read from chunks
             return
         rows = {cid: (cid, vector.tobytes(), *fields[cid])  # a repeated id: its last vector
                 for cid, vector in zip(ids, arr, strict=True) if cid in fields}
