@@ -8,8 +8,9 @@ a :class:`~octomem.engine.types.CallRecord` in the storage of the scope it addre
 
 What is kept is a **summary**, never the stored or returned text: the tool, outcome,
 latency, hits, and the arguments passed through :data:`ALLOWED` (per tool, the
-arguments whose values are kept; any other string argument is kept as its length in
-characters, ``<name>_chars``, and a list as its length, ``<name>_count``), plus the ids
+arguments whose values are kept when they have their argument's form; any other string
+argument is kept as its length in characters, ``<name>_chars``, and a list as its
+length, ``<name>_count``), an id argument only as the id the call resolved, plus the ids
 the result names. Error messages are not kept (they may quote an argument).
 
 Records are written by one background thread (:class:`CallLogWriter`), in one
@@ -28,18 +29,20 @@ from typing import Any
 
 from octomem.engine.memory.calls import append_calls, call_scope
 from octomem.engine.memory.facade import Memory
+from octomem.engine.memory.remember import KIND_INPUT_PATTERN
 from octomem.engine.types import CallRecord
 
 from .observe import CallSample
 
 log = logging.getLogger(__name__)
 
-#: Per tool, the arguments whose values the call log keeps as given (scopes, kinds,
-#: numbers, flags, dates, ids: never free text).
+#: Per tool, the arguments whose values the call log may keep (scopes, kinds, numbers,
+#: flags, dates, ids: never free text); each is kept only when its value has the form
+#: :func:`_keepable` asks for that argument, else as its size.
 ALLOWED: dict[str, frozenset[str]] = {
     "recall": frozenset({"scope", "top_k", "kinds", "since", "until", "as_of",
                          "include_superseded", "per", "explain", "context", "max_tokens"}),
-    "remember": frozenset({"scope", "kind", "event_time", "supersedes"}),
+    "remember": frozenset({"scope", "kind", "event_time"}),
     "forget": frozenset({"scope"}),
     "ingest": frozenset({"scope"}),
     "status": frozenset(),
@@ -49,28 +52,68 @@ MAX_IDS = 10
 #: Longest the writer waits before writing what has queued (seconds).
 FLUSH_S = 0.5
 _ID = re.compile(r"^[0-9a-f]{32}$")
+_KIND = re.compile(KIND_INPUT_PATTERN)
+#: An ISO-8601 date or time: digits and its separators only (no word fits).
+_TIME = re.compile(r"^[0-9][0-9:.+\-TZtz ]{0,39}$")
+_WORDS = {"scope": frozenset({"local", "global"}), "per": frozenset({"chunk", "document"})}
+_TIMES = frozenset({"since", "until", "as_of", "event_time"})
+#: Per tool, the argument naming an id, and where the result names the id it resolved.
+_RESOLVED = {"forget": ("text_or_id", "forgotten"), "remember": ("supersedes", "superseded")}
 
 
-def summarise(tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """Return what the call log keeps of ``arguments``: allowlisted values as given,
-    other strings as their length (``<name>_chars``), other lists as their length
-    (``<name>_count``), a ``text_or_id`` that is an id as ``id``; nothing else.
+def summarise(tool: str, arguments: Mapping[str, Any],
+              result: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Return what the call log keeps of ``arguments``: allowlisted values of their
+    argument's form as given (a scope or ``per`` among its values, kinds within the kind
+    rule, dates of ISO-8601's characters only, numbers, flags), an id argument
+    (``forget``'s ``text_or_id``, ``remember``'s ``supersedes``) only as the id the call
+    resolved it to (``id``, ``supersedes``); any other string as its length
+    (``<name>_chars``), any other list as its length (``<name>_count``); nothing else. No
+    text a caller typed is kept, so a forget leaves none behind (trial 21: a hex token
+    stored and forgotten by its text was kept as an ``id``).
 
     :param tool: the tool's name (an unknown tool keeps no values).
     :param arguments: the call's arguments as sent.
+    :param result: the tool's structured answer (empty when it failed).
     """
     allowed = ALLOWED.get(tool, frozenset())
     out: dict[str, Any] = {}
     for name, value in arguments.items():
-        if name in allowed and _plain(value):
+        resolved = _resolved_id(tool, name, value, result or {})
+        if resolved is not None:
+            out["id" if name == "text_or_id" else name] = resolved
+        elif name in allowed and _keepable(name, value):
             out[name] = value
-        elif name == "text_or_id" and isinstance(value, str) and _ID.match(value.strip()):
-            out["id"] = value.strip()
         elif isinstance(value, str):
             out[f"{name}_chars"] = len(value)
         elif isinstance(value, list):
             out[f"{name}_count"] = len(value)
     return out
+
+
+def _resolved_id(tool: str, name: str, value: Any, result: Mapping[str, Any]) -> str | None:
+    """The id ``value`` named, if it is the id the call resolved (the statement forgotten
+    or superseded); ``None`` otherwise (a text, or an id that named nothing)."""
+    argument, field = _RESOLVED.get(tool, ("", ""))
+    named = result.get(field) if name == argument else None
+    if not isinstance(value, str) or not isinstance(named, Mapping):
+        return None
+    candidate = value.strip()
+    return candidate if _ID.match(candidate) and named.get("id") == candidate else None
+
+
+def _keepable(name: str, value: Any) -> bool:
+    """Whether ``value`` has the form the allowlisted argument ``name`` takes."""
+    if value is None or isinstance(value, bool | int | float):
+        return True
+    if name in ("kind", "kinds"):
+        values = value if isinstance(value, list) else [value]
+        return all(isinstance(v, str) and _KIND.match(v) for v in values)
+    if not isinstance(value, str):
+        return False
+    if name in _WORDS:
+        return value in _WORDS[name]
+    return name in _TIMES and bool(_TIME.match(value))
 
 
 def result_ids(tool: str, result: Mapping[str, Any]) -> list[str]:
@@ -87,17 +130,10 @@ def result_ids(tool: str, result: Mapping[str, Any]) -> list[str]:
     return [i for i in ids if isinstance(i, str)][:MAX_IDS]
 
 
-def _plain(value: Any) -> bool:
-    if isinstance(value, list):
-        return all(isinstance(v, str) and len(v) <= 64 for v in value)
-    return value is None or isinstance(value, bool | int | float) or (
-        isinstance(value, str) and len(value) <= 64)
-
-
 def record_of(sample: CallSample) -> CallRecord:
     """Return what the call log keeps of ``sample`` (its summary, never a text)."""
     return CallRecord(sample.at, sample.tool, sample.outcome, sample.latency_ms, sample.hits,
-                      summarise(sample.tool, sample.arguments),
+                      summarise(sample.tool, sample.arguments, sample.result),
                       tuple(result_ids(sample.tool, sample.result)))
 
 
