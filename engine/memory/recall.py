@@ -44,6 +44,7 @@ from .scoped_fusion import Key, ScopedFused, fuse_scopes
 from .scoped_search import (
     background_runs,
     embedding,
+    judging_filters,
     keyword_runs,
     prepare_semantic,
     search_scopes,
@@ -339,16 +340,20 @@ def recall_scopes(
         # the runs' statistics score documents' hits only: none among them, none needed;
         # taken over each run's first candidate_k entries, whatever top_k (judged_depth)
         judged_k = judged_depth(retrieval.candidate_k, k)
-        stats = (scope_stats(background_runs(scoped, request.text, vector, request.filters, k,
-                                             runs), pipelines, judged_k, request.text)
+        # every hit is judged against the memory asked, whatever kinds, tags or window
+        # choose the hits shown (scoped_search.judging_filters)
+        wide = background_runs(scoped, request.text, vector, request.filters, k, runs) \
+            if hits else runs
+        stats = (scope_stats(wide, pipelines, judged_k, request.text)
                  if any(is_document(h) for h in hits) else {})
         ties = order_values(hits, fused, retrieval.fusion, retrieval.document_fusion,
                             retrieval.weights)
         hits = judged(hits, request.top_k, request.text, cos, retrieval,
                       getattr(first.embedder, "model_id", None), answer, stats, pipelines,
-                      request.filters, ties, scope_reach(runs, pipelines, judged_k),
+                      judging_filters(request.filters), ties,
+                      scope_reach(wide, pipelines, judged_k),
                       None if all(is_document(h) and stats[h.scope].background for h in hits)
-                      else scope_strength(runs, pipelines, judged_k), places)
+                      else scope_strength(wide, pipelines, judged_k), places)
         if request.filters.include_superseded and request.filters.as_of is None:
             hits = current_first(hits, {s: p.arms.storage for s, p in pipelines.items()})
         for rank, hit in enumerate(hits, start=1):

@@ -209,23 +209,34 @@ def _lexical(scoped: Sequence[tuple[str, Pipeline]], text: str) -> Lexical:
 
 
 def narrows(filters: Filters) -> bool:
-    """Return whether ``filters`` keep only part of what is current at their instant:
-    kinds, tags, metadata, or a ``created`` / ``valid`` window (``as_of`` and
-    ``include_superseded`` choose the instant, not a part)."""
-    return bool(filters.kinds or filters.tags or filters.metadata) or any(
+    """Return whether ``filters`` choose which of the asked memory's hits are shown: kinds,
+    tags, or a ``created`` / ``valid`` window. ``metadata`` chooses the memory asked (one
+    conversation, one source: the benchmarks' ``--group-by``), and ``as_of`` and
+    ``include_superseded`` its instant; neither is a part of it."""
+    return bool(filters.kinds or filters.tags) or any(
         bound is not None for bound in (filters.created_after, filters.created_before,
                                         filters.valid_after, filters.valid_before))
+
+
+def judging_filters(filters: Filters) -> Filters:
+    """Return the filters a hit's relevance is judged under: ``filters`` without what
+    :func:`narrows` (``metadata``, ``as_of`` and ``include_superseded`` kept), so that
+    kinds, tags and time windows decide which hits an answer shows, never how relevant one
+    is (README; trial 21: ``--since`` or ``--tag`` moved a statement from 0.37 to 0.26, and
+    a chat turn shown unfiltered abstained under a window holding it)."""
+    return Filters(metadata=filters.metadata, as_of=filters.as_of,
+                   include_superseded=filters.include_superseded)
 
 
 def background_runs(
     scoped: Sequence[tuple[str, Pipeline]], text: str, vector: Any, filters: Filters, k: int,
     runs: ScopedRuns,
 ) -> ScopedRuns:
-    """Return the runs a document's hit is judged against (:func:`.judge.scope_stats`): the
-    query's runs over each scope's whole store at the filters' instant, so that a filter
-    decides which hits an answer shows, never how relevant a hit is. ``runs`` (this
-    recall's own) when ``filters`` do not :func:`narrows`; else each scope's keyword and
-    semantic arms asked again with ``Filters(as_of=..., include_superseded=...)``.
+    """Return the runs every hit is judged against (:func:`.judge.scope_stats`,
+    :func:`.judge.scope_reach`, :func:`.judge.scope_strength`): the query's runs over the
+    memory asked, under :func:`judging_filters`. ``runs`` (this recall's own) when
+    ``filters`` do not :func:`narrows`; else each scope's keyword and semantic arms asked
+    again.
 
     Trial 20 L7: 182 of 2,852 documents say "the night train to vienna ..."; asked
     "night train to vienna sleeper" with ``kinds: DOC`` the answer abstained (0.054: the
@@ -238,7 +249,7 @@ def background_runs(
     """
     if not narrows(filters):
         return runs
-    wide = Filters(as_of=filters.as_of, include_superseded=filters.include_superseded)
+    wide = judging_filters(filters)
     out = ScopedRuns(by_score=runs.by_score)
     for order, (scope, pipeline) in enumerate(scoped):
         keyword, semantic = pipeline.arms.keyword, pipeline.arms.semantic
