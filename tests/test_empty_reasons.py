@@ -73,7 +73,7 @@ def test_an_abstained_answer_under_a_window_names_the_window(tmp_path: Path) -> 
                   "2024-02-01", "--json", hashing=False).json()
     assert ran["hits"] == [] and ran["nothing_to_rank"] is None
     assert ran["abstained"].endswith(
-        "; only statements that became true from 2024-02-01T00:00:00Z on were searched")
+        "; only what became true or was said from 2024-02-01T00:00:00Z on was searched")
 
 
 @pytest.mark.slow

@@ -97,11 +97,12 @@ def say_why_empty(memory: Memory, scope: str | None, filters: Filters,
                   answer: RecallAnswer) -> None:
     """Say in ``answer`` (which has no hits) why: set its ``nothing_to_rank``
     (:func:`why_empty`), or, when it abstained under a ``since`` / ``until`` window, add
-    that window to its ``abstained`` (only statements from it were searched)."""
+    that window to its ``abstained`` (only what became true or was said in it, statements
+    and chat turns, was searched)."""
     window = _window(filters.valid_after, filters.valid_before)
     if answer.abstained:
         if window:
-            answer.abstained += f"; only statements that became true {window} were searched"
+            answer.abstained += f"; only what became true or was said {window} was searched"
         return
     answer.nothing_to_rank = why_empty(
         memory, scope, filters.kinds, filters.tags, filters.as_of, filters.valid_after,
