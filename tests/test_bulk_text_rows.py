@@ -8,10 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 from types import MappingProxyType
 
+import pytest
+
 from octomem.engine.pipeline import Pipeline
 from octomem.engine.types import Document
 from octomem.plugins.sqlite import changelog
-from octomem.plugins.sqlite.bulk import bulk_rows, bulk_rows_of_texts
+from octomem.plugins.sqlite.bulk import bulk_rows, bulk_rows_of_texts, write_rows
 from octomem.plugins.sqlite.storage import SqliteStorage
 
 
@@ -70,3 +72,14 @@ def test_a_store_written_from_texts_holds_what_add_documents_writes(tmp_path: Pa
     assert stores[0].get_document("a").text == "plain text"
     for s in stores:
         s.close()
+
+
+def test_rows_of_texts_given_to_write_rows_are_refused_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    docs, texts = _documents(), _texts(_documents())
+    store = SqliteStorage(tmp_path / "store.sqlite")
+    with pytest.raises(ValueError, match="write_text_rows"):  # no transaction to roll back
+        write_rows(store.connection(), bulk_rows_of_texts(docs, texts))
+    assert store.counts() == {"documents": 0, "chunks": 0}
+    store.close()

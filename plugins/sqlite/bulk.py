@@ -161,11 +161,13 @@ def write_rows(tx: apsw.Connection, rows: BulkRows) -> list[list[Chunk]]:
     :data:`ROWS_PER_STATEMENT` rows) and set the chunks' new ids.
 
     :returns: per document, its stored chunks in the given order with their new ids.
+    :raises ValueError: ``rows`` are :func:`bulk_rows_of_texts`' (no chunks: written by
+        :func:`write_text_rows`); nothing is written.
     """
-    insert_rows(tx, f"INSERT INTO documents ({DOC_COLUMNS}, content_hash)", 16, rows.documents)
     chunks = rows.chunks
     if chunks is None:
         raise ValueError("rows of texts have no chunks: write them by write_text_rows")
+    insert_rows(tx, f"INSERT INTO documents ({DOC_COLUMNS}, content_hash)", 16, rows.documents)
     if not chunks:
         return [[] for _ in rows.sizes]
     ids = insert_chunks(tx, rows.rows)
