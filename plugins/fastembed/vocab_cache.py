@@ -86,15 +86,14 @@ def _packed(spec: dict[str, Any], shorter: dict[bytes, int], keys: Any) -> bytes
                           marshal.dumps(shorter), keys.tables()))
 
 
-def _run_entries(data: bytes) -> dict[bytes, int]:
-    """Return the run entries of a cache file (:func:`_packed`'s marshal bytes of them).
-
-    :raises ValueError: they are not such a dict.
-    """
-    shorter = marshal.loads(data)
-    if not isinstance(shorter, dict):
-        raise ValueError("the cached run entries are not a dict")
-    return shorter
+def _run_entries(data: bytes, vocab: list[str]) -> dict[bytes, int]:
+    """Return the run entries of a cache file (:func:`_packed`'s marshal bytes of them),
+    or, when the bytes are not such a dict, those made from the vocabulary ``vocab``."""
+    try:
+        shorter = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        shorter = None
+    return shorter if isinstance(shorter, dict) else shorter_words(vocab)
 
 
 def _unpacked(data: bytes) -> CounterTables | None:
@@ -119,7 +118,7 @@ def _unpacked(data: bytes) -> CounterTables | None:
     if len(entries) != size or keys is None:
         return None
     return CounterTables({**spec, "model": {**spec["model"], "vocab": entries}},
-                         lambda: _run_entries(shorter), longest, keys)
+                         lambda: _run_entries(shorter, entries), longest, keys)
 
 
 def counter_spec(path: Path, is_counted: Any, cache_dir: Path | None = None) -> CounterTables:
