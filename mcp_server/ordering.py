@@ -19,9 +19,11 @@ client's connection; over streamable HTTP each client's session has its own, so 
 agent's long ``ingest`` never holds back another agent's ``recall`` (trial 12: 31.6 s
 with one order for the whole server). An HTTP request of protocol 2026-07-28 belongs to
 no session (each is a self-contained POST): it is ordered after nothing, and a client
-sees its write by awaiting its answer first. Writes of different sessions still take
-turns, one at a time, on the memory's write lock
-(:attr:`.loader.MemoryLoader.write_lock`).
+sees its write by awaiting its answer first. Writes of different sessions take turns per
+transaction, not per call: short writes (``remember``, ``forget``) hold the memory's
+write lock (:attr:`.loader.MemoryLoader.write_lock`), ingests their own
+(:attr:`.loader.MemoryLoader.ingest_lock`), and SQLite runs their transactions one at a
+time, so another session's ``remember`` waits for one batch of an ingest, not all of it.
 """
 
 from __future__ import annotations

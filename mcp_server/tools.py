@@ -13,8 +13,8 @@ import logging
 import re
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from typing import Annotated, Literal
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
@@ -54,6 +54,9 @@ from .loader import MemoryLoader, one_line
 from .models import StatusResult, status_result
 from .observe import refuse
 from .stopping import RunningCalls
+
+if TYPE_CHECKING:
+    from octomem.engine.memory.facade import Memory
 
 log = logging.getLogger(__name__)
 
@@ -312,7 +315,7 @@ class MemoryTools:
         def work() -> CallToolResult:
             with tool_errors(), self.running.call("ingest", cancelled) as stop:
                 memory = self.loader.memory(warm=True)
-                with self.loader.write_lock:
+                with self.loader.ingest_lock, self._creating(memory, scope):
                     target, report = memory.ingest(source, scope, title, uri,
                                                    check_tags(tags), format, confine=True,
                                                    readd=readd is True, stop=stop)
@@ -324,6 +327,18 @@ class MemoryTools:
         except anyio.get_cancelled_exc_class():
             cancelled.set()  # the thread stops at its next batch, the lock with it
             raise
+
+    def _creating(self, memory: Memory, scope: str | None) -> AbstractContextManager[object]:
+        """The write lock while an ingest would create ``scope``'s store, else nothing.
+
+        An ingest that creates a store deletes it again when it stores nothing
+        (:meth:`~octomem.engine.memory.scopes.ScopeSet.discard_if_empty`); no other write
+        may store into it meanwhile, or its statement would go with the file. Into an
+        existing store the ingest's transactions take turns with other writes in SQLite.
+        """
+        if memory.scopes.created(scope or "local"):  # type: ignore[arg-type]
+            return nullcontext()
+        return self.loader.write_lock
 
     def status(self) -> Annotated[CallToolResult, StatusResult]:
         """Return both scopes' status and the embedding model's warm-up state."""

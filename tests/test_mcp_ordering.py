@@ -215,6 +215,71 @@ async def test_one_clients_long_ingest_does_not_hold_back_another_clients_recall
         served.stop()
 
 
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_one_clients_long_ingest_does_not_hold_back_another_clients_writes(
+    tmp_path: Path, install_test_plugin: Callable[[str, str], Path], mode: str,
+) -> None:
+    """Trial 21 F1: client A's ingest is held inside its embedding (a gate the test opens);
+    meanwhile client B's ``remember`` and ``forget`` are answered and stored (they waited
+    for A's whole ingest: 29-40 s for 600 files). With sessions, A's own ``remember``, sent
+    after its ingest, still waits for it; at the end everything is stored."""
+    install_test_plugin("octomem_test_gated", GATED_EMBEDDER)
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    served = Served(tmp_path, "--http", "127.0.0.1:0", OCTOMEM_PIPELINE__EMBEDDER="gated",
+                    TEST_GATE_DIR=str(gate))
+    finished: list[str] = []
+    answers: dict[str, dict[str, Any]] = {}
+    try:
+        url = served.wait_for(r"MCP over streamable HTTP at (http://\S+/mcp)").group(1)
+        async with Client(url, read_timeout_seconds=300, mode=mode) as a, \
+                Client(url, read_timeout_seconds=300, mode=mode) as b:
+            _structured(await b.call_tool("remember", {"text": "Upload parts are 8 MiB each"}))
+
+            async def a_call(key: str, tool: str, arguments: dict[str, Any]) -> None:
+                answers[key] = _structured(await a.call_tool(tool, arguments))
+                finished.append(key)
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(a_call, "a ingest", "ingest", {
+                    "path_or_text": "gatedingest: llamas and alpacas graze on the north field",
+                    "title": "llamas"})
+                with anyio.fail_after(120):
+                    while not (gate / "entered").exists():
+                        await anyio.sleep(0.05)
+                group.start_soon(a_call, "a remember", "remember",
+                                 {"text": "The llama shearing is in May"})
+                with anyio.fail_after(120):  # generous: it waits for no ingest
+                    stored = _structured(await b.call_tool(
+                        "remember", {"text": "The kiosk build uses Node 20"}))
+                    finished.append("b remember")
+                    gone = _structured(await b.call_tool(
+                        "forget", {"text_or_id": "Upload parts are 8 MiB each"}))
+                    finished.append("b forget")
+                assert stored["text"] == "The kiosk build uses Node 20"
+                assert gone["forgotten"]["text"] == "Upload parts are 8 MiB each"
+                assert "a ingest" not in finished  # it is still at the gate
+                if mode == "legacy":  # A's remember waits for A's ingest (its session's write)
+                    assert finished == ["b remember", "b forget"]
+                (gate / "release").touch()
+            found = _structured(await b.call_tool(
+                "recall", {"query": "kiosk build Node version", "top_k": 3}))
+            llamas = _structured(await b.call_tool(
+                "recall", {"query": "llamas alpacas north field", "top_k": 3}))
+            shearing = _structured(await b.call_tool(
+                "recall", {"query": "when is the llama shearing", "top_k": 3}))
+        assert sorted(finished) == ["a ingest", "a remember", "b forget", "b remember"]
+        assert len(answers["a ingest"]["added"]) == 1
+        assert answers["a ingest"]["embedded"] == answers["a ingest"]["chunks"] == 1
+        assert "Node 20" in found["hits"][0]["text"]
+        assert "alpacas" in llamas["hits"][0]["text"]
+        assert any("shearing is in May" in hit["text"] for hit in shearing["hits"])
+    finally:
+        (gate / "release").touch()
+        served.stop()
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
