@@ -85,8 +85,12 @@ def test_the_module_run_stops_and_deletes_its_folder_on_sigterm(tmp_path: Any, s
     run = tmp_path / "run"
     run.mkdir(mode=0o700)
     env = {**os.environ, "TMPDIR": str(tmp), "XDG_RUNTIME_DIR": str(run)}
+    # SIGINT as a terminal's Ctrl-C delivers it: a test run started in the background by a
+    # non-interactive shell ignores SIGINT, its children inherit that, and Python then
+    # installs no handler (the module rightly keeps it so; the SIGINT case timed out at 60 s)
     proc = subprocess.Popen([sys.executable, "-W", "ignore", "-m", "octomem_postgres.embedded"],
-                            stdout=subprocess.PIPE, text=True, env=env)
+                            stdout=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert proc.stdout is not None
         assert proc.stdout.readline().startswith("postgresql://")
