@@ -95,10 +95,12 @@ def show_remembered(console: Console, out: Remembered, json_out: bool) -> None:
                             visible(near.document.text), width), len(label))
     if out.semantic_error:
         console.print(f"[yellow]no vector: {escape(out.semantic_error)}[/yellow]")
-    from ..memory.results import future_event
+    from ..memory.results import future_event, held_never
 
     if (note := future_event(out)) is not None:
         emit(console, wrapped(f"note: {note.replace('`as_of`', '`--as-of`')}", width))
+    if (note := held_never(out, cli=True)) is not None:
+        emit(console, wrapped(f"note: {note}", width))
 
 
 def show_forgotten_path(console: Console, path: str, where: Path, scope: str,

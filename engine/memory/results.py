@@ -103,7 +103,8 @@ class RememberResult(ScopedItem):
         None, description="when already stored with another kind than asked: how to change "
         "its kind (remember it again with that kind and `supersedes` set to its id); when "
         "`event_time` is in the future: that the statement is current now, and what `as_of` "
-        "before then answers")
+        "before then answers; when `event_time` is before the superseded statement began: "
+        "that it now holds at no time, and how to keep it valid until this change")
 
 
 def remember_result(out: Remembered) -> RememberResult:
@@ -117,7 +118,9 @@ def remember_result(out: Remembered) -> RememberResult:
         near_duplicates=[near_duplicate_item(n) for n in out.near_duplicates],
         replaced=[scoped_item(out.scope, d) for d in out.replaced],
         superseded=scoped_item(out.scope, out.superseded) if out.superseded else None,
-        already_stored=out.already_stored, message=other_kind(out) or future_event(out),
+        already_stored=out.already_stored,
+        message=other_kind(out) or " ".join(filter(None, (future_event(out), held_never(out))))
+        or None,
     )
 
 
@@ -136,6 +139,29 @@ def future_event(out: Remembered) -> str | None:
             f"(as a supersede is), while `as_of` a time before {when} answers with the one it "
             f"supersedes ({out.superseded.id}); to keep that one current until then, remember "
             "the change when it happens")
+
+
+def held_never(out: Remembered, cli: bool = False) -> str | None:
+    """Say that the statement ``out`` superseded now holds at no time, when this one's
+    ``event_time`` is before the time that one became valid (trial 21: "The office is in
+    Leeds", from 2024-09-01, superseded by "… York" with event_time 2024-01-01, was left
+    valid from 2024-09-01 to 2024-01-01, and no ``as_of`` found it, silently), and how to
+    keep it valid until the change instead (with ``cli``: the CLI's commands and
+    options); ``None`` otherwise."""
+    old, new = out.superseded, out.document
+    if old is None or out.already_stored or new.valid_from >= old.valid_from:
+        return None
+    began, changed = iso(old.valid_from), iso(new.valid_from)
+    as_of, history = ("--as-of", "--include-superseded") if cli else ("`as_of`",
+                                                                     "`include_superseded`")
+    undo = (f"`octomem forget {new.id}` (that makes {old.id} current again) and add it again "
+            "with an --event-time" if cli else
+            f"forget {new.id} (that makes {old.id} current again) and remember it again with "
+            "an event_time")
+    return (f"the superseded statement {old.id} held from {began}, after this one's "
+            f"event_time {changed}: it now holds at no time, so no {as_of} returns it "
+            f"({history} still lists it). That is right if it was never true; if it held "
+            f"until this change, {undo} after {began}")
 
 
 def other_kind(out: Remembered, cli: bool = False) -> str | None:
