@@ -44,7 +44,9 @@ def open_connection(path: Path, busy_timeout_ms: int) -> apsw.Connection:
     """Open ``path`` with sqlite-vec loaded, WAL journaling, foreign keys, a busy timeout
     and ``PRAGMA secure_delete=ON`` (SQLite zeroes deleted content instead of leaving it in
     the page or on the freelist; it is a setting of the connection, not of the file, so
-    every connection that may delete sets it).
+    every connection that may delete sets it). A store on a read-only mount, which SQLite
+    cannot open so (it needs the ``-shm`` file beside it even to read), is opened
+    read-only as immutable instead (:func:`open_on_read_only_mount`).
 
     :raises OctomemError: the file cannot be opened or written (naming it), this SQLite
         cannot load extensions, or sqlite-vec is missing.
@@ -53,7 +55,66 @@ def open_connection(path: Path, busy_timeout_ms: int) -> apsw.Connection:
     try:
         conn = apsw.Connection(str(path))
     except (apsw.CantOpenError, apsw.ReadOnlyError, apsw.PermissionsError) as exc:
+        return open_on_read_only_mount(path, exc)
+    _load_vec0(conn)
+    conn.set_busy_timeout(busy_timeout_ms)
+    try:
+        _journal_wal(conn, busy_timeout_ms)
+    except (apsw.CantOpenError, apsw.ReadOnlyError, apsw.PermissionsError) as exc:
+        conn.close()
+        return open_on_read_only_mount(path, exc)
+    except apsw.BusyError as exc:
+        conn.close()
+        raise locked(path, busy_timeout_ms) from exc
+    conn.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA secure_delete=ON")
+    return conn
+
+
+def open_on_read_only_mount(path: Path, exc: Exception) -> apsw.Connection:
+    """Open ``path``, which SQLite could not open as usual (``exc``), read-only and
+    immutable (``?immutable=1``: no ``-wal`` or ``-shm`` file, no locks) when its folder is
+    on a read-only mount and no write-ahead log beside it holds writes: no process can
+    change a file there, which is what immutable asks (trial 21: a store on a read-only
+    mount answered no search). Every write to it then fails as read-only
+    (:func:`write_failed`).
+
+    :raises OctomemError: :func:`cannot_open`'s error when it is not on a read-only mount,
+        or its ``-wal`` holds writes this way of opening would not read.
+    """
+    if not read_only_mount(path.parent) or _wal_bytes(path) > 0:
         raise cannot_open(path, exc) from exc
+    try:
+        conn = apsw.Connection(f"{path.absolute().as_uri()}?immutable=1",
+                               flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+        conn.execute("SELECT count(*) FROM sqlite_schema").fetchall()
+    except apsw.Error as again:
+        raise cannot_open(path, again) from exc
+    _load_vec0(conn)
+    conn.execute("PRAGMA foreign_keys=ON")
+    return conn
+
+
+def read_only_mount(folder: Path) -> bool:
+    """Whether ``folder`` is on a file system mounted read-only (``statvfs``'s
+    ``ST_RDONLY``; ``False`` when it cannot be examined)."""
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def _wal_bytes(path: Path) -> int:
+    try:
+        return os.stat(f"{path}-wal").st_size
+    except OSError:
+        return 0
+
+
+def _load_vec0(conn: apsw.Connection) -> None:
+    """Load sqlite-vec into ``conn`` (closing it when that fails).
+
+    :raises OctomemError: this SQLite cannot load extensions, or sqlite-vec is missing.
+    """
     try:
         conn.enable_load_extension(True)
         conn.load_extension(vec0_path())
@@ -65,17 +126,6 @@ def open_connection(path: Path, busy_timeout_ms: int) -> apsw.Connection:
             "octomem needs an apsw build that allows loading extensions and the sqlite-vec "
             "package: pip install --force-reinstall apsw sqlite-vec"
         ) from exc
-    conn.set_busy_timeout(busy_timeout_ms)
-    try:
-        _journal_wal(conn, busy_timeout_ms)
-    except (apsw.CantOpenError, apsw.ReadOnlyError, apsw.PermissionsError) as exc:
-        conn.close()
-        raise cannot_open(path, exc) from exc
-    except apsw.BusyError as exc:
-        conn.close()
-        raise locked(path, busy_timeout_ms) from exc
-    conn.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA secure_delete=ON")
-    return conn
 
 
 class StoreLockedError(StoreBusyError, apsw.BusyError):
