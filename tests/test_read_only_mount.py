@@ -92,7 +92,9 @@ def test_cli_reads_a_store_on_a_read_only_mount(project: Path) -> None:
 async def test_mcp_recall_answers_from_a_read_only_mount(tmp_path: Path, project: Path) -> None:
     folder = _store(project)
     before = _files(folder)
-    argv = read_only(folder, sys.executable, *server_args(project))
+    log = tmp_path / "server.log"  # the server's stderr, at level INFO
+    argv = read_only(folder, "sh", "-c", 'exec "$@" 2>"$0"', str(log), sys.executable,
+                     *server_args(project)[:-2], "--log-level", "INFO")
     params = StdioServerParameters(command=argv[0], args=argv[1:],
                                    env=server_env(tmp_path))
     async with Client(params, read_timeout_seconds=120) as client:
@@ -107,6 +109,8 @@ async def test_mcp_recall_answers_from_a_read_only_mount(tmp_path: Path, project
         status = await client.call_tool("status", {})
         assert not status.is_error, status.content
     assert _files(folder) == before
+    logged = log.read_text()  # no snapshot of the in-RAM copies is even tried
+    assert "recall ok" in logged and "snapshot" not in logged, logged
 
 
 def test_a_log_holding_writes_is_not_read_past(tmp_path: Path, project: Path) -> None:

@@ -49,6 +49,7 @@ import apsw
 from octomem.engine.files import private_dir
 
 from . import changelog
+from .connection import read_only_mount
 from .snapshot_checksums import check_now, checksums
 
 if TYPE_CHECKING:  # imported where arrays are read or written: opening a store stays light
@@ -229,12 +230,17 @@ def save_in_background(db: Path, name: str, seq: int, arrays: dict[str, np.ndarr
     """Write a snapshot from a thread with its own read-only connection; a failure is
     logged, never raised.
 
+    Nothing is written (nor logged above debug) for a store on a read-only mount.
+
     :param arrays: copies the caller made (the thread writes them while the copy moves on).
     :param done: called with ``seq`` once the snapshot is written.
     :returns: the started thread (not a daemon: a short-lived process waits for it).
     """
 
     def write() -> None:
+        if read_only_mount(db.parent):  # no folder can be made there (a read-only store)
+            log.debug("%s: on a read-only mount, no %s snapshot written", db, name)
+            return
         try:
             conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
             try:
