@@ -20,10 +20,11 @@ A request body may be as large as any text the limits settings allow, JSON-escap
 (:mod:`.body_limit`); a larger one is refused with a JSON-RPC error naming the setting.
 The metrics endpoint is :mod:`.metrics_http`.
 
-Stopping (SIGTERM, Ctrl-C) while tool calls run (:mod:`.stopping`): the server stops
-listening, says on stderr what it waits for, lets an ingest stop at its next embedding
-batch, answers the calls on their open streams, and ends the other event streams the
-moment those answers are written (:mod:`.open_answers`; sse-starlette would end every
+Stopping (SIGTERM, Ctrl-C) while tool calls run (:mod:`.stopping`): the server says on
+stderr what it waits for, lets an ingest stop at its next embedding batch, answers the
+calls on their open streams, answers listings but no new calls meanwhile
+(:mod:`.draining`), then stops listening and ends the other event streams the moment
+those answers are written (:mod:`.open_answers`; sse-starlette would end every
 stream at the signal: the client was told its call failed while the server went on with
 it for minutes); a second signal ends the process at once.
 """
@@ -46,6 +47,7 @@ from sse_starlette.sse import AppStatus
 from octomem.engine.errors import OctomemError, UsageValueError
 
 from .body_limit import DEFAULT_BODY_LIMIT, BodyLimitAnswer
+from .draining import StoppingGate
 from .http_gone import ClientGoneAnswer, quiet_gone_clients
 from .http_unicode import SurrogateAnswer
 from .open_answers import OpenAnswers
@@ -264,13 +266,14 @@ async def serve_http(server: Any, address: Address, token: str | None,
     answers = OpenAnswers(server.streamable_http_app(
         host=address.host, transport_security=host_checks(address),
         max_request_body_size=max_body[0], session_idle_timeout=session_idle_s))
-    app: Any = SurrogateAnswer(BodyLimitAnswer(ClientGoneAnswer(answers), max_body))
+    gate = StoppingGate(ClientGoneAnswer(answers))
+    app: Any = SurrogateAnswer(BodyLimitAnswer(gate, max_body))
     if token:
         app = BearerTokenGuard(app, token)
     config = uvicorn.Config(app, host=address.host, port=address.port, log_config=None,
                             access_log=False, server_header=False, lifespan="on")
     running: RunningCalls = getattr(server, "running", None) or RunningCalls()
-    runner = StoppingServer(config, running)
+    runner = StoppingServer(config, running, gate)
     AppStatus.disable_automatic_graceful_drain()  # streams end once the calls are answered
     AppStatus.should_exit = False
 
@@ -302,20 +305,34 @@ STOP_POLL_S = 0.05
 #: (seconds): a bound for a client that stops reading its answer; an answer is written
 #: milliseconds after its call returns (:class:`.open_answers.OpenAnswers`).
 ANSWER_LIMIT_S = 10.0
+#: After the answers of the calls it waited for, a stopping server keeps listening until
+#: no request came for this long (seconds), so a client's ``tools/list`` sent right after
+#: its answer is answered (:mod:`.draining`) ...
+QUIET_S = 2.0
+#: ... but no longer than this in all (seconds).
+QUIET_LIMIT_S = 10.0
 
 
 class StoppingServer(uvicorn.Server):
     """uvicorn's server, stopped the way :mod:`.stopping` says: the first SIGTERM or
-    Ctrl-C stops listening and asks the running writes to stop early (one stderr line
-    naming them), a second one while calls still run ends the process at once.
+    Ctrl-C asks the running writes to stop early (one stderr line naming them) and, while
+    they run, keeps listening for what a stopping server still answers (``gate``:
+    :mod:`.draining`) until :func:`end_streams_when_answered` stops it; with no call
+    running it stops listening at once. A second signal while calls still run ends the
+    process at once.
 
     :param running: the server's running tool calls.
+    :param gate: the middleware told that the server is stopping.
     """
 
-    def __init__(self, config: uvicorn.Config, running: RunningCalls) -> None:
+    def __init__(self, config: uvicorn.Config, running: RunningCalls,
+                 gate: StoppingGate | None = None) -> None:
         super().__init__(config)
         self.running = running
+        self.gate = gate
         self.signals = 0
+        #: the first signal, while the server finishes its calls still listening
+        self.draining: int | None = None
 
     def handle_exit(self, sig: int, frame: Any) -> None:
         """Handle SIGTERM or SIGINT (uvicorn installs this as the handler of both)."""
@@ -328,19 +345,33 @@ class StoppingServer(uvicorn.Server):
             line = self.running.request_stop("stopping")
             if line is not None:
                 print(f"octomem: {line}", file=sys.stderr, flush=True)
+                if self.gate is not None:
+                    self.gate.stopping = True
+                    self.draining = sig
+                    return
         super().handle_exit(sig, frame)
+
+    def stop_listening(self) -> None:
+        """End a drain: stop as uvicorn does on the signal that began it (re-raised when
+        the server has stopped)."""
+        if self.draining is not None and not self.should_exit:
+            super().handle_exit(self.draining, None)
 
 
 async def end_streams_when_answered(runner: uvicorn.Server, running: RunningCalls,
                                     answers: OpenAnswers) -> None:
     """Once ``runner`` is stopping, no tool call runs any more and every answer has been
-    written (``answers``; at most :data:`ANSWER_LIMIT_S` after the calls end), end every
-    open event stream (sse-starlette's shutdown flag), so uvicorn's wait for its
-    connections ends."""
-    while not runner.should_exit:
+    written (``answers``; at most :data:`ANSWER_LIMIT_S` after the calls end), and, when
+    it kept listening meanwhile, no request came for :data:`QUIET_S` (a client's
+    ``tools/list`` after its answer), stop listening and end every open event stream
+    (sse-starlette's shutdown flag), so uvicorn's wait for its connections ends."""
+    while not runner.should_exit and getattr(runner, "draining", None) is None:
         await anyio.sleep(STOP_POLL_S)
     while running.busy():
         await anyio.sleep(STOP_POLL_S)
     with anyio.move_on_after(ANSWER_LIMIT_S):
         await answers.written()
+    if isinstance(runner, StoppingServer) and not runner.should_exit:  # it drains
+        await answers.quiet(QUIET_S, QUIET_LIMIT_S, lambda: runner.should_exit)
+        runner.stop_listening()
     AppStatus.should_exit = True

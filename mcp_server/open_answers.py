@@ -10,6 +10,8 @@ instead of a fixed grace period after the calls return (which was 1 s every stop
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -30,6 +32,8 @@ class OpenAnswers:
         self.app = app
         self.open = 0
         self._written: anyio.Event | None = None
+        #: when a counted request last came or was answered (``time.monotonic``)
+        self.last = time.monotonic()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         """Pass the request to the app, counting it while it runs."""
@@ -37,10 +41,12 @@ class OpenAnswers:
             await self.app(scope, receive, send)
             return
         self.open += 1
+        self.last = time.monotonic()
         try:
             await self.app(scope, receive, send)
         finally:
             self.open -= 1
+            self.last = time.monotonic()
             if not self.open and self._written is not None:
                 self._written.set()
                 self._written = None
@@ -51,3 +57,13 @@ class OpenAnswers:
             if self._written is None:
                 self._written = anyio.Event()
             await self._written.wait()
+
+    async def quiet(self, quiet_s: float, limit_s: float, done: Callable[[], bool]) -> None:
+        """Return once no counted request is open and none came or was answered for
+        ``quiet_s`` seconds, once ``done()`` is true, or after ``limit_s`` at most."""
+        with anyio.move_on_after(limit_s):
+            while not done():
+                idle = time.monotonic() - self.last
+                if not self.open and idle >= quiet_s:
+                    return
+                await anyio.sleep(max(0.02, min(quiet_s - idle, 0.1)))

@@ -27,6 +27,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 from mcp_stdio import server_env, structured
 from served import Served
 
@@ -177,6 +178,51 @@ async def test_sigterm_during_an_ingest_answers_it_and_stops_at_a_batch(
     local = _status(tmp_path)  # what is stored stays: every document, the vectors it has
     assert (local["documents"], local["chunks"]) == (NOTES, NOTES)
     assert local["chunks_without_vector"] == left
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_client_that_never_listed_tools_still_gets_the_stopped_answer(
+        tmp_path: Path, gate: Path, mode: str) -> None:
+    """Trial 21 F2: the SDK 2.x client, given the ingest's answer, sends ``tools/list`` to
+    learn its output schema (never listed before); the stopping server had stopped
+    listening and the call ended in ``httpx.ConnectError``. It now answers the listing
+    while it finishes its calls, and refuses new tool calls meanwhile."""
+    served, url = _serve(tmp_path, gate, batch=2)
+    answer: dict[str, Any] = {}
+    refused: list[str] = []
+    try:
+        async with Client(url, read_timeout_seconds=LIMIT_S, mode=mode) as client, \
+                Client(url, read_timeout_seconds=LIMIT_S, mode=mode) as other:
+
+            async def ingest() -> None:
+                answer.update(structured(await client.call_tool(
+                    "ingest", {"path_or_text": "notes"})))
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(ingest)
+                await _entered(gate, 2)
+                served.process.send_signal(signal.SIGTERM)
+                served.wait_for(r"stopping: waiting for", LIMIT_S)
+                listed = await other.list_tools()  # an open session may still list
+                try:
+                    await other.call_tool("remember", {"text": "Sent while stopping"})
+                except MCPError as exc:
+                    refused.append(str(exc))
+                (gate / "release-2").touch()
+        assert served.process.wait(LIMIT_S) == -signal.SIGTERM
+    finally:
+        served.stop()
+    said = "".join(served.stderr)
+    assert "Traceback" not in said and " ERROR " not in said
+    assert answer["counts"]["added"] == NOTES
+    assert answer["message"].startswith("stopped early, the server is shutting down")
+    assert "ingest" in {tool.name for tool in listed.tools}
+    assert refused == ["the server is stopping: it answers the calls already running, "
+                       "and no new ones"]
+    local = _status(tmp_path)
+    assert (local["documents"], local["chunks"]) == (NOTES, NOTES)  # no remember stored
+    assert local["chunks_without_vector"] == NOTES - answer["embedded"]
 
 
 @pytest.mark.anyio
