@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -164,6 +165,52 @@ def _structured(result: CallToolResult) -> dict[str, Any]:
     return result.structured_content
 
 
+class _GatedIngest:
+    """Two SDK clients of one HTTP server; A's ``ingest`` held inside its embedding until
+    :meth:`release` (a gate file the test plugin waits on)."""
+
+    def __init__(self, gate: Path, a: Client, b: Client) -> None:
+        self.gate, self.a, self.b = gate, a, b
+        self.finished: list[str] = []
+        self.answers: dict[str, dict[str, Any]] = {}
+
+    async def a_call(self, key: str, tool: str, arguments: dict[str, Any]) -> None:
+        self.answers[key] = _structured(await self.a.call_tool(tool, arguments))
+        self.finished.append(key)
+
+    async def start(self, group: Any) -> None:
+        """Start A's ingest in ``group`` and return once it waits at the gate."""
+        group.start_soon(self.a_call, "a ingest", "ingest", {
+            "path_or_text": "gatedingest: llamas and alpacas graze on the north field",
+            "title": "llamas"})
+        with anyio.fail_after(120):
+            while not (self.gate / "entered").exists():
+                await anyio.sleep(0.05)
+
+    def release(self) -> None:
+        (self.gate / "release").touch()
+
+
+@asynccontextmanager
+async def _gated_ingest(tmp_path: Path, install_test_plugin: Callable[[str, str], Path],
+                        mode: str) -> AsyncIterator[_GatedIngest]:
+    """A server with the gated embedder, clients A and B, B's statement stored first."""
+    install_test_plugin("octomem_test_gated", GATED_EMBEDDER)
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    served = Served(tmp_path, "--http", "127.0.0.1:0", OCTOMEM_PIPELINE__EMBEDDER="gated",
+                    TEST_GATE_DIR=str(gate))
+    try:
+        url = served.wait_for(r"MCP over streamable HTTP at (http://\S+/mcp)").group(1)
+        async with Client(url, read_timeout_seconds=300, mode=mode) as a, \
+                Client(url, read_timeout_seconds=300, mode=mode) as b:
+            _structured(await b.call_tool("remember", {"text": "Upload parts are 8 MiB each"}))
+            yield _GatedIngest(gate, a, b)
+    finally:
+        (gate / "release").touch()
+        served.stop()
+
+
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 async def test_one_clients_long_ingest_does_not_hold_back_another_clients_recall(
@@ -173,46 +220,22 @@ async def test_one_clients_long_ingest_does_not_hold_back_another_clients_recall
     meanwhile client B's recall is answered. With sessions (``legacy``: the initialize
     handshake, ``mcp-session-id``), A's own recall, sent after its ingest, still waits for
     it; a 2026-07-28 request belongs to no session and waits for nothing."""
-    install_test_plugin("octomem_test_gated", GATED_EMBEDDER)
-    gate = tmp_path / "gate"
-    gate.mkdir()
-    served = Served(tmp_path, "--http", "127.0.0.1:0", OCTOMEM_PIPELINE__EMBEDDER="gated",
-                    TEST_GATE_DIR=str(gate))
-    finished: list[str] = []
-    answers: dict[str, dict[str, Any]] = {}
-    try:
-        url = served.wait_for(r"MCP over streamable HTTP at (http://\S+/mcp)").group(1)
-        async with Client(url, read_timeout_seconds=300, mode=mode) as a, \
-                Client(url, read_timeout_seconds=300, mode=mode) as b:
-            _structured(await b.call_tool("remember", {"text": "Upload parts are 8 MiB each"}))
-
-            async def a_call(key: str, tool: str, arguments: dict[str, Any]) -> None:
-                answers[key] = _structured(await a.call_tool(tool, arguments))
-                finished.append(key)
-
-            async with anyio.create_task_group() as group:
-                group.start_soon(a_call, "a ingest", "ingest", {
-                    "path_or_text": "gatedingest: llamas and alpacas graze on the north field",
-                    "title": "llamas"})
-                with anyio.fail_after(120):
-                    while not (gate / "entered").exists():
-                        await anyio.sleep(0.05)
-                group.start_soon(a_call, "a recall", "recall",
-                                 {"query": "llamas alpacas north field", "top_k": 3})
-                with anyio.fail_after(60):  # generous: it needs no wait at all
-                    answer = _structured(await b.call_tool(
-                        "recall", {"query": "upload parts size", "top_k": 2}))
-                finished.append("b recall")
-                assert answer["hits"] and "8 MiB" in answer["hits"][0]["text"]
-                assert "a ingest" not in finished  # it is still at the gate
-                if mode == "legacy":  # A's recall waits for A's ingest (its session's write)
-                    assert finished == ["b recall"]
-                (gate / "release").touch()
-        assert sorted(finished) == ["a ingest", "a recall", "b recall"]
-        assert "llamas" in answers["a recall"]["hits"][0]["text"]
-    finally:
-        (gate / "release").touch()
-        served.stop()
+    async with _gated_ingest(tmp_path, install_test_plugin, mode) as run:
+        async with anyio.create_task_group() as group:
+            await run.start(group)
+            group.start_soon(run.a_call, "a recall", "recall",
+                             {"query": "llamas alpacas north field", "top_k": 3})
+            with anyio.fail_after(60):  # generous: it needs no wait at all
+                answer = _structured(await run.b.call_tool(
+                    "recall", {"query": "upload parts size", "top_k": 2}))
+            run.finished.append("b recall")
+            assert answer["hits"] and "8 MiB" in answer["hits"][0]["text"]
+            assert "a ingest" not in run.finished  # it is still at the gate
+            if mode == "legacy":  # A's recall waits for A's ingest (its session's write)
+                assert run.finished == ["b recall"]
+            run.release()
+    assert sorted(run.finished) == ["a ingest", "a recall", "b recall"]
+    assert "llamas" in run.answers["a recall"]["hits"][0]["text"]
 
 
 @pytest.mark.anyio
@@ -224,60 +247,37 @@ async def test_one_clients_long_ingest_does_not_hold_back_another_clients_writes
     meanwhile client B's ``remember`` and ``forget`` are answered and stored (they waited
     for A's whole ingest: 29-40 s for 600 files). With sessions, A's own ``remember``, sent
     after its ingest, still waits for it; at the end everything is stored."""
-    install_test_plugin("octomem_test_gated", GATED_EMBEDDER)
-    gate = tmp_path / "gate"
-    gate.mkdir()
-    served = Served(tmp_path, "--http", "127.0.0.1:0", OCTOMEM_PIPELINE__EMBEDDER="gated",
-                    TEST_GATE_DIR=str(gate))
-    finished: list[str] = []
-    answers: dict[str, dict[str, Any]] = {}
-    try:
-        url = served.wait_for(r"MCP over streamable HTTP at (http://\S+/mcp)").group(1)
-        async with Client(url, read_timeout_seconds=300, mode=mode) as a, \
-                Client(url, read_timeout_seconds=300, mode=mode) as b:
-            _structured(await b.call_tool("remember", {"text": "Upload parts are 8 MiB each"}))
-
-            async def a_call(key: str, tool: str, arguments: dict[str, Any]) -> None:
-                answers[key] = _structured(await a.call_tool(tool, arguments))
-                finished.append(key)
-
-            async with anyio.create_task_group() as group:
-                group.start_soon(a_call, "a ingest", "ingest", {
-                    "path_or_text": "gatedingest: llamas and alpacas graze on the north field",
-                    "title": "llamas"})
-                with anyio.fail_after(120):
-                    while not (gate / "entered").exists():
-                        await anyio.sleep(0.05)
-                group.start_soon(a_call, "a remember", "remember",
-                                 {"text": "The llama shearing is in May"})
-                with anyio.fail_after(120):  # generous: it waits for no ingest
-                    stored = _structured(await b.call_tool(
-                        "remember", {"text": "The kiosk build uses Node 20"}))
-                    finished.append("b remember")
-                    gone = _structured(await b.call_tool(
-                        "forget", {"text_or_id": "Upload parts are 8 MiB each"}))
-                    finished.append("b forget")
-                assert stored["text"] == "The kiosk build uses Node 20"
-                assert gone["forgotten"]["text"] == "Upload parts are 8 MiB each"
-                assert "a ingest" not in finished  # it is still at the gate
-                if mode == "legacy":  # A's remember waits for A's ingest (its session's write)
-                    assert finished == ["b remember", "b forget"]
-                (gate / "release").touch()
-            found = _structured(await b.call_tool(
-                "recall", {"query": "kiosk build Node version", "top_k": 3}))
-            llamas = _structured(await b.call_tool(
-                "recall", {"query": "llamas alpacas north field", "top_k": 3}))
-            shearing = _structured(await b.call_tool(
-                "recall", {"query": "when is the llama shearing", "top_k": 3}))
-        assert sorted(finished) == ["a ingest", "a remember", "b forget", "b remember"]
-        assert len(answers["a ingest"]["added"]) == 1
-        assert answers["a ingest"]["embedded"] == answers["a ingest"]["chunks"] == 1
-        assert "Node 20" in found["hits"][0]["text"]
-        assert "alpacas" in llamas["hits"][0]["text"]
-        assert any("shearing is in May" in hit["text"] for hit in shearing["hits"])
-    finally:
-        (gate / "release").touch()
-        served.stop()
+    async with _gated_ingest(tmp_path, install_test_plugin, mode) as run:
+        b = run.b
+        async with anyio.create_task_group() as group:
+            await run.start(group)
+            group.start_soon(run.a_call, "a remember", "remember",
+                             {"text": "The llama shearing is in May"})
+            with anyio.fail_after(120):  # generous: it waits for no ingest
+                stored = _structured(await b.call_tool(
+                    "remember", {"text": "The kiosk build uses Node 20"}))
+                run.finished.append("b remember")
+                gone = _structured(await b.call_tool(
+                    "forget", {"text_or_id": "Upload parts are 8 MiB each"}))
+                run.finished.append("b forget")
+            assert stored["text"] == "The kiosk build uses Node 20"
+            assert gone["forgotten"]["text"] == "Upload parts are 8 MiB each"
+            assert "a ingest" not in run.finished  # it is still at the gate
+            if mode == "legacy":  # A's remember waits for A's ingest (its session's write)
+                assert run.finished == ["b remember", "b forget"]
+            run.release()
+        found = _structured(await b.call_tool(
+            "recall", {"query": "kiosk build Node version", "top_k": 3}))
+        llamas = _structured(await b.call_tool(
+            "recall", {"query": "llamas alpacas north field", "top_k": 3}))
+        shearing = _structured(await b.call_tool(
+            "recall", {"query": "when is the llama shearing", "top_k": 3}))
+    assert sorted(run.finished) == ["a ingest", "a remember", "b forget", "b remember"]
+    ingest = run.answers["a ingest"]
+    assert len(ingest["added"]) == 1 and ingest["embedded"] == ingest["chunks"] == 1
+    assert "Node 20" in found["hits"][0]["text"]
+    assert "alpacas" in llamas["hits"][0]["text"]
+    assert any("shearing is in May" in hit["text"] for hit in shearing["hits"])
 
 
 @pytest.fixture
