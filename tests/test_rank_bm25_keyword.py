@@ -153,3 +153,15 @@ def test_superseded_chunks_stay_out_of_the_default_view(arm_and_storage: tuple[A
     assert "d1" not in current  # the old text of d1 is superseded
     everything = _doc_ids(storage, arm.search("cats running", Filters(include_superseded=True), 5))
     assert "d1" in everything
+
+
+def test_a_possessive_is_not_a_match(build_arm: Callable[..., Any]) -> None:
+    """As ``fts5``: the "s" of "user's" is no query word (trial 21 F4)."""
+    storage = build_arm("storage", "sqlite")
+    arm = build_arm("keyword", "rank-bm25", storage=storage)
+    texts = ["The user's manager is Tom Okafor", "The user works as a nurse",
+             "The user lives in Lisbon", "The user's dog is called Biscuit"]
+    for i, text in enumerate(texts):
+        _add(storage, arm, f"p{i}", text)
+    assert arm.query_terms("what is the user's job?") == ["what", "user", "job"]
+    assert _doc_ids(storage, arm.search("what is the user's job?", Filters(), 4))[0] == "p2"

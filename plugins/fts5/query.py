@@ -1,18 +1,28 @@
 """A query's text as the ``fts5`` arm's search terms, and those terms as an FTS5 query.
 
-User text never reaches ``MATCH`` as FTS5 syntax: it is split into words by FTS5's own
-``unicode61`` tokenizer (case-folded, diacritics removed, as the index holds them), English
-stopwords (and, in a question, its scaffolding) are dropped, and each remaining term is
-double-quoted, so any string is a valid query (:func:`query_terms`, :func:`phrases`,
-:func:`match_expression`). The arm that searches with them: :mod:`.arm`.
+User text never reaches ``MATCH`` as FTS5 syntax: its possessive "'s" is taken off its word
+(option ``clitics``), it is split into words by FTS5's own ``unicode61`` tokenizer
+(case-folded, diacritics removed, as the index holds them), English stopwords (and, in a
+question, its scaffolding) are dropped, and each remaining term is double-quoted, so any
+string is a valid query (:func:`query_terms`, :func:`phrases`, :func:`match_expression`).
+The arm that searches with them: :mod:`.arm`.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from typing import Literal
 
 import apsw
+
+from octomem.engine.words import CLITIC, CLITICS, without_clitics
+
+#: Which clitics a query loses before it is split into words (``Fts5Options.clitics``):
+#: none, the "'s" (:data:`~octomem.engine.words.CLITIC`) or all of them
+#: (:data:`~octomem.engine.words.CLITICS`).
+Clitics = Literal["none", "s", "all"]
+_CLITICS = {"s": CLITIC, "all": CLITICS}
 
 #: Lucene's English stop words (``EnglishAnalyzer.ENGLISH_STOP_WORDS_SET``, Apache Lucene,
 #: ``org.apache.lucene.analysis.en``), which Pyserini's default English analyzer uses for
@@ -58,12 +68,17 @@ def is_question(words: Sequence[str], text: str) -> bool:
 
 
 def query_terms(
-    text: str, stopwords: bool = True, max_terms: int = 256, question_words: bool = False
+    text: str, stopwords: bool = True, max_terms: int = 256, question_words: bool = False,
+    clitics: Clitics = "s",
 ) -> list[str]:
     """Split user text into distinct lowercase search terms, in order of first appearance.
 
     :param text: any string (punctuation, FTS5 operators, NUL bytes and emoji included).
     :param stopwords: drop :data:`ENGLISH_STOPWORDS`.
+    :param clitics: drop the clitics after a word before splitting (:data:`Clitics`): "s"
+        turns "the user's job" into "user", "job", not a lone "s" that every possessive
+        in the index matches (as Lucene's ``EnglishPossessiveFilter`` does in its
+        ``EnglishAnalyzer``).
     :param max_terms: keep at most this many terms.
     :param question_words: drop :data:`QUESTION_WORDS` when the query is a question
         (:func:`is_question`).
@@ -71,7 +86,7 @@ def query_terms(
         digits; everything else separates); empty when none is left.
     """
     terms: dict[str, None] = {}
-    words = _fold(text)
+    words = _fold(without_clitics(text, _CLITICS[clitics]) if clitics != "none" else text)
     drop = QUESTION_WORDS if question_words and is_question(words, text) else frozenset()
     for term in words:
         if (stopwords and term in ENGLISH_STOPWORDS) or term in drop:
@@ -80,7 +95,7 @@ def query_terms(
         if len(terms) >= max_terms:
             break
     if not terms and drop:  # nothing but question words: keep them
-        return query_terms(text, stopwords, max_terms, question_words=False)
+        return query_terms(text, stopwords, max_terms, question_words=False, clitics=clitics)
     return list(terms)
 
 

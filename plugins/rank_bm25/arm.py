@@ -11,8 +11,9 @@ compared row by row in ``octomem bench``.
 
 Text is analysed like the ``fts5`` arm's ``porter unicode61`` tokenizer: Unicode
 case folding, diacritics removed, runs of letters and digits, Porter stemming (the
-original algorithm, Porter 1980, via PyStemmer's Snowball ``porter``); Lucene's English
-stop words are dropped from queries only.
+original algorithm, Porter 1980, via PyStemmer's Snowball ``porter``); a query's
+possessive "'s" (option ``clitics``) and Lucene's English stop words are dropped from
+queries only, as ``fts5`` drops them.
 
 It keeps every stored chunk's term counts in Python objects and **scores every chunk in
 Python on each query** (``BM25Okapi.get_scores`` walks one dict per chunk per query
@@ -36,6 +37,7 @@ from octomem.engine.arms import ArmContext, ArmSpec
 from octomem.engine.errors import OctomemError
 from octomem.engine.hookspecs import hookimpl
 from octomem.engine.types import Chunk, Filters, Hit, Run
+from octomem.engine.words import CLITIC, CLITICS, without_clitics
 
 if TYPE_CHECKING:  # numpy is imported where arrays are made: registering the plugin stays light
     import numpy as np
@@ -64,6 +66,10 @@ class RankBm25Options(BaseModel, extra="forbid", defer_build=True, allow_inf_nan
     )
     stemmer: str | None = Field("porter", description="PyStemmer algorithm, or empty for none")
     stopwords: bool = Field(True, description="drop Lucene's English stop words from queries")
+    clitics: Literal["none", "s", "all"] = Field(
+        "s", description="clitics taken off a query's words, as fts5's option: 'none', 's' "
+        "(\"user's\" asks for user, not for an \"s\") or 'all' (also 't, 'd, 'll, 'm, 're, 've)",
+    )
 
 
 def _fold(text: str) -> str:
@@ -181,6 +187,8 @@ class RankBm25KeywordArm:
 
     def query_terms(self, text: str) -> list[str]:
         """Return the analysed terms of ``text`` (stop words dropped when configured)."""
+        if self.options.clitics != "none":
+            text = without_clitics(text, CLITIC if self.options.clitics == "s" else CLITICS)
         words = _WORD.findall(_fold(text))
         if self.options.stopwords:
             words = [w for w in words if w not in ENGLISH_STOPWORDS]
