@@ -11,6 +11,7 @@ import pytest
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
+from word_hash_embedder import WORD_HASH_METHODS
 
 from octomem.engine.errors import ArmConfigError
 from octomem.mcp_server.server import create_server
@@ -284,17 +285,7 @@ class WordEmbedder:
             if not self._loaded:
                 time.sleep(LOAD_SECONDS)
                 self._loaded = True
-
-    def count_tokens(self, texts):
-        return [len(t.split()) for t in texts]
-
-    def _one(self, text):
-        v = np.zeros(self.dim, dtype=np.float32)
-        for w in text.lower().split():
-            v[zlib.crc32(w.encode()) % self.dim] += 1.0
-        n = np.linalg.norm(v)
-        return v / n if n else np.eye(self.dim, dtype=np.float32)[0]
-
+''' + WORD_HASH_METHODS + '''
     def embed_documents(self, texts):
         self.load()
         if not texts:

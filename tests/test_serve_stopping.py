@@ -30,6 +30,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_stdio import server_env, structured
 from served import Served
+from word_hash_embedder import WORD_HASH_METHODS
 
 pytestmark = [pytest.mark.slow]
 
@@ -57,17 +58,7 @@ class GatedEmbedder:
 
     def load(self):
         pass
-
-    def count_tokens(self, texts):
-        return [len(t.split()) for t in texts]
-
-    def _one(self, text):
-        v = np.zeros(self.dim, dtype=np.float32)
-        for w in text.lower().split():
-            v[zlib.crc32(w.encode()) % self.dim] += 1.0
-        n = np.linalg.norm(v)
-        return v / n if n else np.eye(self.dim, dtype=np.float32)[0]
-
+''' + WORD_HASH_METHODS + '''
     def embed_documents(self, texts):
         call, gate = next(CALLS), Path(os.environ["TEST_GATE_DIR"])
         if (gate / f"hold-{call}").exists():
